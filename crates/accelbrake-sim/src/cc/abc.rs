@@ -1,0 +1,299 @@
+//! The ABC sender (paper §3.1.1, §3.1.3 Eq. 3, §4.1; artifact `tcp_abc.c`, `tcp_abccubic.c`).
+//!
+//! `abc`: on every ACK, for the `n` segments it newly delivers (byte counting),
+//! `w ← w + n` if they were marked accelerate, `w ← w − n` if brake (or legacy CE), plus the additive
+//! increase `n / w` (Eq. 3: one segment per RTT). No slow start and no loss response: like the
+//! artifact, drops are repaired by the transport without touching `w`. Paced at `2·w·MTU / RTT`
+//! (the artifact's `w·100·29e6/rtt_us` ≈ 2·w·1448/RTT, using the latest RTT sample).
+//!
+//! `abc-cubic` (§4.1): keeps `w_abc` (as above) and `w_cubic` (Linux Cubic, reacting to drops and
+//! legacy CE) and sends by `min(w_abc, w_cubic)`; when the sender is window-limited both are capped
+//! at `2 × in-flight` so that the window that is not in control cannot run away.
+//!
+//! Deviations from the artifact (see `docs/abc.md`):
+//! * Additive increase is `n / w` per ACK as in Eq. 3; the artifact adds 1 every `w` ACK events,
+//!   i.e. about half as much with delayed ACKs.
+//! * The artifact only brakes while `w > 5 + n` (a floor of about 6); we clamp at `min_window` = 6.
+//! * The §4.1 cap is `2 × in-flight` as in the paper; the artifact uses `2 × in-flight + 5`.
+
+use super::cubic::{Cubic, CubicConfig};
+use super::{take, AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use crate::error::{Error, Result};
+use crate::packet::{Echo, MTU};
+use crate::time::Time;
+
+/// ABC sender parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AbcConfig {
+    /// Initial window in segments (Linux initial cwnd: 10).
+    pub initial_window: f64,
+    /// Smallest window in segments (artifact: brakes stop at about 6).
+    pub min_window: f64,
+    /// Additive increase of Eq. 3 (switch off for the Fig. 3a ablation).
+    pub additive_increase: bool,
+    /// Pacing gain over `w / RTT` (artifact: ≈ 2); 0 disables pacing.
+    pub pacing_gain: f64,
+}
+
+impl Default for AbcConfig {
+    fn default() -> Self {
+        AbcConfig { initial_window: 10.0, min_window: 6.0, additive_increase: true, pacing_gain: 2.0 }
+    }
+}
+
+impl AbcConfig {
+    /// Parameter names accepted.
+    pub const KEYS: &'static [&'static str] = &["initial_window", "min_window", "additive_increase", "pacing_gain"];
+
+    /// Read overrides from `p` (consuming them).
+    pub fn from_params(p: &mut Params) -> Result<AbcConfig> {
+        let d = AbcConfig::default();
+        let cfg = AbcConfig {
+            initial_window: take(p, "initial_window", d.initial_window),
+            min_window: take(p, "min_window", d.min_window),
+            additive_increase: take(p, "additive_increase", 1.0) != 0.0,
+            pacing_gain: take(p, "pacing_gain", d.pacing_gain),
+        };
+        let bad = |k: &str, m: &str| Err(Error::Param { key: format!("abc.{k}"), msg: m.into() });
+        if !(cfg.min_window.is_finite() && cfg.min_window >= 1.0) {
+            return bad("min_window", "expected a number of segments ≥ 1");
+        }
+        if !(cfg.initial_window.is_finite() && cfg.initial_window >= cfg.min_window) {
+            return bad("initial_window", "expected a number of segments ≥ min_window");
+        }
+        if !(cfg.pacing_gain.is_finite() && cfg.pacing_gain >= 0.0) {
+            return bad("pacing_gain", "expected a number ≥ 0 (0 disables pacing)");
+        }
+        Ok(cfg)
+    }
+}
+
+/// The ABC window rule, shared by both variants.
+#[derive(Clone, Debug)]
+struct AbcWindow {
+    w: f64,
+    cfg: AbcConfig,
+}
+
+impl AbcWindow {
+    fn on_ack(&mut self, ack: &AckInfo) {
+        let n = ack.acked as f64;
+        if n == 0.0 {
+            return;
+        }
+        match ack.echo {
+            Echo::Accelerate => self.w += n,
+            Echo::Brake | Echo::Ce => self.w -= n,
+            Echo::None => {}
+        }
+        if self.cfg.additive_increase {
+            self.w += n / self.w.max(1.0);
+        }
+        self.w = self.w.max(self.cfg.min_window);
+    }
+}
+
+fn pacing(gain: f64, window: f64, ack_rtt: Option<f64>) -> Option<f64> {
+    match ack_rtt {
+        Some(rtt) if gain > 0.0 && rtt > 0.0 => Some(gain * window * MTU as f64 / rtt),
+        _ => None,
+    }
+}
+
+/// Basic ABC sender (`abc`).
+#[derive(Clone, Debug)]
+pub struct Abc {
+    win: AbcWindow,
+    rtt: Option<f64>,
+}
+
+impl Abc {
+    /// A new sender.
+    pub fn new(cfg: AbcConfig) -> Abc {
+        Abc { win: AbcWindow { w: cfg.initial_window, cfg }, rtt: None }
+    }
+}
+
+impl CongestionControl for Abc {
+    fn name(&self) -> &'static str {
+        "abc"
+    }
+    fn window(&self) -> f64 {
+        self.win.w
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        pacing(self.win.cfg.pacing_gain, self.win.w, self.rtt)
+    }
+    fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
+        if let Some(r) = ack.rtt {
+            self.rtt = Some(r.secs_f64());
+        }
+        self.win.on_ack(ack);
+    }
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics { cwnd: self.win.w, pacing_rate: self.pacing_rate(), w_abc: Some(self.win.w), ..Default::default() }
+    }
+}
+
+/// ABC with a Cubic window for non-ABC bottlenecks (`abc-cubic`, paper §4.1).
+pub struct AbcCubic {
+    win: AbcWindow,
+    cubic: Cubic,
+    rtt: Option<f64>,
+}
+
+impl AbcCubic {
+    /// A new sender.
+    pub fn new(cfg: AbcConfig, now: Time) -> AbcCubic {
+        AbcCubic { win: AbcWindow { w: cfg.initial_window, cfg }, cubic: Cubic::new(CubicConfig::default(), now), rtt: None }
+    }
+
+    fn cap(&mut self, in_flight: u32) {
+        let cap = (2.0 * in_flight as f64).max(self.win.cfg.min_window);
+        self.win.w = self.win.w.min(cap);
+        self.cubic.cap_window(cap);
+    }
+}
+
+impl CongestionControl for AbcCubic {
+    fn name(&self) -> &'static str {
+        "abc-cubic"
+    }
+    fn window(&self) -> f64 {
+        self.win.w.min(self.cubic.window())
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        pacing(self.win.cfg.pacing_gain, self.window(), self.rtt)
+    }
+    fn on_sent(&mut self, now: Time, in_flight: u32) {
+        self.cubic.on_sent(now, in_flight);
+    }
+    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+        if let Some(r) = ack.rtt {
+            self.rtt = Some(r.secs_f64());
+        }
+        self.win.on_ack(ack);
+        self.cubic.on_ack(now, ack);
+        if ack.cwnd_limited {
+            self.cap(ack.in_flight);
+        }
+    }
+    fn on_congestion_event(&mut self, now: Time, kind: CongestionKind, in_flight: u32) {
+        self.cubic.on_congestion_event(now, kind, in_flight);
+        self.cap(in_flight);
+    }
+    fn on_recovery_exit(&mut self, now: Time) {
+        self.cubic.on_recovery_exit(now);
+    }
+    fn on_rto(&mut self, now: Time, in_flight: u32) {
+        self.cubic.on_rto(now, in_flight);
+    }
+    fn metrics(&self) -> CcMetrics {
+        let m = self.cubic.metrics();
+        CcMetrics {
+            cwnd: self.window(),
+            ssthresh: m.ssthresh,
+            pacing_rate: self.pacing_rate(),
+            w_abc: Some(self.win.w),
+            w_cubic: Some(self.cubic.window()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Dur;
+
+    fn ack(acked: u32, echo: Echo) -> AckInfo {
+        AckInfo {
+            acked,
+            echo,
+            rtt: Some(Dur::from_millis(100)),
+            min_rtt: Some(Dur::from_millis(100)),
+            srtt: Some(Dur::from_millis(100)),
+            in_flight: 10,
+            cwnd_limited: true,
+            in_recovery: false,
+        }
+    }
+
+    #[test]
+    fn accelerate_and_brake_move_the_window_by_one_per_segment() {
+        let mut a = Abc::new(AbcConfig { additive_increase: false, ..Default::default() });
+        a.on_ack(Time::ZERO, &ack(2, Echo::Accelerate));
+        assert_eq!(a.window(), 12.0);
+        a.on_ack(Time::ZERO, &ack(1, Echo::Brake));
+        assert_eq!(a.window(), 11.0);
+        a.on_ack(Time::ZERO, &ack(1, Echo::Ce));
+        assert_eq!(a.window(), 10.0);
+        a.on_ack(Time::ZERO, &ack(0, Echo::Accelerate));
+        assert_eq!(a.window(), 10.0, "duplicate ACKs carry no new feedback");
+    }
+
+    #[test]
+    fn additive_increase_adds_one_segment_per_window_of_acks() {
+        let mut a = Abc::new(AbcConfig { initial_window: 20.0, ..Default::default() });
+        // Alternate accelerate and brake (f = 1/2): only the additive increase remains.
+        for i in 0..20 {
+            a.on_ack(Time::ZERO, &ack(1, if i % 2 == 0 { Echo::Accelerate } else { Echo::Brake }));
+        }
+        assert!((a.window() - 21.0).abs() < 0.05, "{}", a.window());
+    }
+
+    #[test]
+    fn steady_state_window_is_one_over_one_minus_two_f() {
+        // Paper §3.1.3: with accelerate fraction f, w* = 1 / (1 − 2f). f = 0.45 → w* = 10.
+        let mut a = Abc::new(AbcConfig { initial_window: 30.0, ..Default::default() });
+        let mut tokens = 0.0;
+        for _ in 0..20_000 {
+            tokens += 0.45;
+            let echo = if tokens >= 1.0 {
+                tokens -= 1.0;
+                Echo::Accelerate
+            } else {
+                Echo::Brake
+            };
+            a.on_ack(Time::ZERO, &ack(1, echo));
+        }
+        assert!((a.window() - 10.0).abs() < 1.5, "{}", a.window());
+    }
+
+    #[test]
+    fn brakes_stop_at_the_minimum_window() {
+        let mut a = Abc::new(AbcConfig::default());
+        for _ in 0..100 {
+            a.on_ack(Time::ZERO, &ack(1, Echo::Brake));
+        }
+        assert!(a.window() >= 6.0 && a.window() < 6.5);
+    }
+
+    #[test]
+    fn pacing_is_twice_window_over_rtt() {
+        let mut a = Abc::new(AbcConfig { additive_increase: false, ..Default::default() });
+        a.on_ack(Time::ZERO, &ack(0, Echo::None));
+        a.on_ack(Time::ZERO, &ack(1, Echo::Accelerate));
+        let expect = 2.0 * 11.0 * 1500.0 / 0.1;
+        assert!((a.pacing_rate().unwrap() - expect).abs() < 1e-6);
+    }
+
+    #[test]
+    fn abc_cubic_sends_by_the_smaller_window_and_caps_both() {
+        let mut a = AbcCubic::new(AbcConfig::default(), Time::ZERO);
+        // Accelerates grow w_abc; cubic slow start grows w_cubic too, both capped at 2x in-flight.
+        for _ in 0..50 {
+            let mut k = ack(1, Echo::Accelerate);
+            k.in_flight = 12;
+            a.on_ack(Time::ZERO, &k);
+        }
+        let m = a.metrics();
+        assert!(m.w_abc.unwrap() <= 24.0 && m.w_cubic.unwrap() <= 24.0, "{m:?}");
+        assert_eq!(a.window(), m.w_abc.unwrap().min(m.w_cubic.unwrap()));
+        // A loss cuts w_cubic only (×0.7), so it takes control.
+        let before = m.w_cubic.unwrap();
+        a.on_congestion_event(Time::from_millis(1), CongestionKind::Loss, 24);
+        let m = a.metrics();
+        assert!(m.w_cubic.unwrap() <= before * 0.7 + 1.0, "{m:?}");
+        assert!(a.window() <= m.w_cubic.unwrap());
+    }
+}

@@ -1,0 +1,180 @@
+//! Congestion controllers.
+//!
+//! A controller is a small state machine behind the [`CongestionControl`] trait. It never sees the
+//! connection, the clock or the event loop: the transport calls it with `now` and plain values on
+//! each event (segment sent, ACK with its echoed mark, congestion event, RTO) and reads back a window
+//! (in segments) and an optional pacing rate. The same code can therefore drive a real-time endpoint.
+//!
+//! Windows are in **segments** of [`crate::packet::MSS`] payload bytes; the transport sends while
+//! `pipe < floor(window)`.
+//!
+//! | scheme name | file | notes |
+//! |---|---|---|
+//! | `newreno` | `newreno.rs` | RFC 5681 slow start / congestion avoidance, halving on loss |
+//! | `cubic` | `cubic.rs` | Linux `tcp_cubic` incl. HyStart |
+//! | `abc` | `abc.rs` | ABC sender, paper Eq. 3 |
+//! | `abc-cubic` | `abc.rs` | ABC §4.1: min(w_abc, w_cubic) |
+
+use crate::error::{Error, Result};
+use crate::packet::Echo;
+use crate::time::{Dur, Time};
+use std::collections::BTreeMap;
+
+pub mod abc;
+pub mod cubic;
+pub mod newreno;
+
+/// Everything a controller learns from one ACK.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    /// Segments newly delivered by this ACK (cumulatively acknowledged or newly SACKed). This is
+    /// byte counting (RFC 3465) in units of full segments. Zero for a pure duplicate ACK.
+    pub acked: u32,
+    /// Mark echoed by the receiver for the segments this ACK covers.
+    pub echo: Echo,
+    /// RTT sample from the timestamp echo, if any.
+    pub rtt: Option<Dur>,
+    /// Smallest RTT sample seen so far on the connection.
+    pub min_rtt: Option<Dur>,
+    /// Smoothed RTT (RFC 6298), if there is one.
+    pub srtt: Option<Dur>,
+    /// Segments in flight (RFC 6675 `pipe`) after this ACK was processed.
+    pub in_flight: u32,
+    /// Whether the sender used the whole window at the last transmission opportunity (Linux
+    /// `tcp_is_cwnd_limited`). Controllers should not grow a window that is not being used.
+    pub cwnd_limited: bool,
+    /// Whether the connection is in loss recovery (fast recovery or after an RTO).
+    pub in_recovery: bool,
+}
+
+/// Kind of congestion signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionKind {
+    /// Packet loss detected by SACK / duplicate ACKs (entering fast recovery).
+    Loss,
+    /// An ECN congestion mark (legacy CE echoed as ECE), at most once per RTT.
+    Ecn,
+}
+
+/// Snapshot of a controller's state for time series.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CcMetrics {
+    /// Congestion window (segments).
+    pub cwnd: f64,
+    /// Slow-start threshold (segments), `None` if infinite.
+    pub ssthresh: Option<f64>,
+    /// Pacing rate (bytes per second), if paced.
+    pub pacing_rate: Option<f64>,
+    /// ABC's `w_abc`, if the controller has one.
+    pub w_abc: Option<f64>,
+    /// ABC-Cubic's `w_cubic`, if the controller has one.
+    pub w_cubic: Option<f64>,
+}
+
+/// The congestion-controller interface. All hooks have no-op defaults except the window.
+pub trait CongestionControl: Send {
+    /// Scheme name (as given on the command line).
+    fn name(&self) -> &'static str;
+
+    /// Congestion window in segments. The sender keeps `pipe < floor(window())`.
+    fn window(&self) -> f64;
+
+    /// Pacing rate in bytes per second, or `None` to send as fast as the window allows.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+
+    /// A segment (new or retransmitted) was sent; `in_flight` includes it.
+    #[allow(unused_variables)]
+    fn on_sent(&mut self, now: Time, in_flight: u32) {}
+
+    /// An ACK arrived (including duplicate ACKs, with `acked == 0`).
+    #[allow(unused_variables)]
+    fn on_ack(&mut self, now: Time, ack: &AckInfo) {}
+
+    /// A congestion event: called once when fast recovery starts (loss) or when a legacy ECN mark
+    /// is echoed outside recovery (at most once per RTT). `in_flight` is FlightSize at the event.
+    #[allow(unused_variables)]
+    fn on_congestion_event(&mut self, now: Time, kind: CongestionKind, in_flight: u32) {}
+
+    /// Fast recovery ended (the recovery point was cumulatively acknowledged).
+    #[allow(unused_variables)]
+    fn on_recovery_exit(&mut self, now: Time) {}
+
+    /// The retransmission timer fired.
+    #[allow(unused_variables)]
+    fn on_rto(&mut self, now: Time, in_flight: u32) {}
+
+    /// State for time series.
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics {
+            cwnd: self.window(),
+            pacing_rate: self.pacing_rate(),
+            ..CcMetrics::default()
+        }
+    }
+}
+
+/// Parameter overrides for a controller: `name -> value` (numbers as f64, flags as 0/1).
+pub type Params = BTreeMap<String, f64>;
+
+/// Take a parameter out of `params`, or return `default`.
+pub(crate) fn take(params: &mut Params, key: &str, default: f64) -> f64 {
+    params.remove(key).unwrap_or(default)
+}
+
+/// Fail if any parameter was not consumed by the controller's constructor.
+pub(crate) fn reject_unknown(scheme: &str, params: &Params, known: &[&str]) -> Result<()> {
+    if let Some(k) = params.keys().next() {
+        return Err(Error::Param {
+            key: format!("{scheme}.{k}"),
+            msg: format!("unknown parameter; {scheme} accepts: {}", known.join(", ")),
+        });
+    }
+    Ok(())
+}
+
+/// Names accepted by [`build`].
+pub const SCHEMES: &[&str] = &["newreno", "cubic", "abc", "abc-cubic"];
+
+/// Whether a scheme sends ABC-marked (accelerate) packets and needs the per-packet echo.
+pub fn is_abc(scheme: &str) -> bool {
+    matches!(scheme, "abc" | "abc-cubic")
+}
+
+/// Build a controller by scheme name with parameter overrides (see each scheme's `*Config`).
+pub fn build(scheme: &str, params: &Params, now: Time) -> Result<Box<dyn CongestionControl>> {
+    let mut p = params.clone();
+    let cc: Box<dyn CongestionControl> = match scheme {
+        "newreno" => {
+            let cfg = newreno::NewRenoConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, newreno::NewRenoConfig::KEYS)?;
+            Box::new(newreno::NewReno::new(cfg))
+        }
+        "cubic" => {
+            let cfg = cubic::CubicConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, cubic::CubicConfig::KEYS)?;
+            Box::new(cubic::Cubic::new(cfg, now))
+        }
+        "abc" | "abc-cubic" => {
+            let cfg = abc::AbcConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, abc::AbcConfig::KEYS)?;
+            if scheme == "abc" {
+                Box::new(abc::Abc::new(cfg))
+            } else {
+                Box::new(abc::AbcCubic::new(cfg, now))
+            }
+        }
+        other => {
+            return Err(Error::Param {
+                key: "scheme".into(),
+                msg: format!(
+                    "unknown scheme '{other}'{}; available: {}",
+                    crate::error::did_you_mean(other, SCHEMES),
+                    SCHEMES.join(", ")
+                ),
+            })
+        }
+    };
+    Ok(cc)
+}

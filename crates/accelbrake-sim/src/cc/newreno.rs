@@ -1,0 +1,499 @@
+//! NewReno: RFC 5681 slow start and congestion avoidance with RFC 3465 byte counting, computed the
+//! way Linux `tcp_reno_cong_avoid` does it (integer window, `snd_cwnd_cnt` credit counter).
+//!
+//! Sources:
+//! - RFC 5681 §3.1: slow start while `cwnd < ssthresh`, congestion avoidance of about one segment
+//!   per window of ACKs, eq. 4 `ssthresh = max(FlightSize / 2, 2 * SMSS)` on loss, loss window
+//!   of one segment after a retransmission timeout, ssthresh held constant on repeated timeouts.
+//! - RFC 6582 (NewReno fast recovery) and RFC 6675 (SACK recovery) are run by the transport; during
+//!   recovery the window is held at ssthresh and the transport keeps `pipe < cwnd`.
+//! - RFC 3465: `AckInfo::acked` counts newly delivered segments, not ACKs.
+//! - RFC 6928: initial window of 10 segments.
+//! - Linux `net/ipv4/tcp_cong.c`: [`tcp_slow_start`], [`tcp_cong_avoid_ai`], `tcp_reno_cong_avoid`.
+//! - RFC 8511 (ABE) is why ECN has its own multiplicative decrease `beta_ecn` (equal to `beta`
+//!   until ABE is enabled).
+//!
+//! After an RTO the connection is in RFC 5681 loss recovery (Linux `TCP_CA_Loss`), which is not a
+//! window-reduction state: the window slow-starts from one segment even though
+//! `AckInfo::in_recovery` is set. Only fast recovery (after [`CongestionKind::Loss`]) holds it.
+
+use super::{take, AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use crate::error::{Error, Result};
+use crate::time::Time;
+
+/// Initial window in segments (RFC 6928; Linux `TCP_INIT_CWND`).
+pub const INITIAL_WINDOW: u32 = 10;
+/// Window after a retransmission timeout: the loss window of one segment (RFC 5681 §3.1).
+pub const LOSS_WINDOW: u32 = 1;
+/// Smallest slow-start threshold after a reduction, in segments (RFC 5681 eq. 4: `2 * SMSS`;
+/// Linux `tcp_reno_ssthresh` `max(cwnd >> 1, 2U)`).
+pub const MIN_SSTHRESH: u32 = 2;
+/// Multiplicative decrease on loss (RFC 5681 eq. 4: FlightSize / 2).
+pub const BETA: f64 = 0.5;
+/// Multiplicative decrease on an ECN mark (RFC 3168 §6.1.2: react as to a loss; RFC 8511 ABE
+/// would raise it, e.g. to 0.8).
+pub const BETA_ECN: f64 = 0.5;
+/// An infinite slow-start threshold (initial value; Linux uses `TCP_INFINITE_SSTHRESH`).
+pub const INFINITE_SSTHRESH: u32 = u32::MAX;
+/// Largest accepted initial window, in segments (a sanity bound, not from a standard).
+pub(crate) const MAX_INITIAL_WINDOW: u32 = 1_000_000;
+
+/// Linux `tcp_slow_start` (tcp_cong.c): grow `cwnd` by `acked` but not past `ssthresh`; return the
+/// ACKed segments left over for congestion avoidance. Does nothing if `cwnd >= ssthresh`.
+pub fn tcp_slow_start(cwnd: &mut u32, ssthresh: u32, acked: u32) -> u32 {
+    if *cwnd >= ssthresh {
+        return acked;
+    }
+    let grown = cwnd.saturating_add(acked).min(ssthresh);
+    let used = grown - *cwnd;
+    *cwnd = grown;
+    acked - used
+}
+
+/// Linux `tcp_cong_avoid_ai` (tcp_cong.c): additive increase of one segment per `w` segments
+/// ACKed, with the credit counter `cwnd_cnt` (`snd_cwnd_cnt`). A `w` of zero is treated as one.
+pub fn tcp_cong_avoid_ai(cwnd: &mut u32, cwnd_cnt: &mut u32, w: u32, acked: u32) {
+    let w = w.max(1);
+    // "If credits accumulated at a higher w, apply them gently now."
+    if *cwnd_cnt >= w {
+        *cwnd_cnt = 0;
+        *cwnd = cwnd.saturating_add(1);
+    }
+    *cwnd_cnt = cwnd_cnt.saturating_add(acked);
+    if *cwnd_cnt >= w {
+        let delta = *cwnd_cnt / w;
+        *cwnd_cnt -= delta * w;
+        *cwnd = cwnd.saturating_add(delta);
+    }
+}
+
+/// `scheme.key` parameter error.
+pub(crate) fn param_error(scheme: &str, key: &str, msg: String) -> Error {
+    Error::Param {
+        key: format!("{scheme}.{key}"),
+        msg,
+    }
+}
+
+/// Take a real parameter that must satisfy `ok`; `expected` completes "expected ...".
+pub(crate) fn take_real(
+    params: &mut Params,
+    scheme: &str,
+    key: &str,
+    default: f64,
+    ok: impl Fn(f64) -> bool,
+    expected: &str,
+) -> Result<f64> {
+    let v = take(params, key, default);
+    if v.is_finite() && ok(v) {
+        Ok(v)
+    } else {
+        let msg = format!("got {v}; expected {expected}");
+        Err(param_error(scheme, key, msg))
+    }
+}
+
+/// Take a whole-number parameter in `[min, max]`.
+pub(crate) fn take_whole(
+    params: &mut Params,
+    scheme: &str,
+    key: &str,
+    default: u32,
+    min: u32,
+    max: u32,
+) -> Result<u32> {
+    let v = take(params, key, f64::from(default));
+    if v.is_finite() && v.fract() == 0.0 && v >= f64::from(min) && v <= f64::from(max) {
+        Ok(v as u32)
+    } else {
+        let msg = format!("got {v}; expected a whole number in [{min}, {max}]");
+        Err(param_error(scheme, key, msg))
+    }
+}
+
+/// Take a 0/1 flag parameter.
+pub(crate) fn take_flag(p: &mut Params, scheme: &str, key: &str, default: bool) -> Result<bool> {
+    Ok(take_whole(p, scheme, key, u32::from(default), 0, 1)? == 1)
+}
+
+/// NewReno parameters. Keys (without the `newreno.` prefix) are listed in [`NewRenoConfig::KEYS`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewRenoConfig {
+    /// `initial_window`: initial window in segments. Default 10 (RFC 6928).
+    pub initial_window: u32,
+    /// `beta`: multiplicative decrease on loss and RTO, `ssthresh = max(beta * FlightSize, 2)`,
+    /// in (0, 1]. Default 0.5 (RFC 5681 eq. 4).
+    pub beta: f64,
+    /// `beta_ecn`: multiplicative decrease on an ECN congestion event, in (0, 1]. Default 0.5 (no
+    /// ABE; RFC 8511 suggests 0.8).
+    pub beta_ecn: f64,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        NewRenoConfig {
+            initial_window: INITIAL_WINDOW,
+            beta: BETA,
+            beta_ecn: BETA_ECN,
+        }
+    }
+}
+
+impl NewRenoConfig {
+    /// Parameter names accepted by [`NewRenoConfig::from_params`].
+    pub const KEYS: &'static [&'static str] = &["initial_window", "beta", "beta_ecn"];
+
+    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
+    /// from the defaults. Fails naming the key (e.g. `newreno.beta`) if a value is out of range.
+    pub fn from_params(params: &mut Params) -> Result<NewRenoConfig> {
+        let d = NewRenoConfig::default();
+        let s = "newreno";
+        let frac = |v: f64| v > 0.0 && v <= 1.0;
+        let expected = "a number in (0, 1]";
+        let iw = take_whole(
+            params,
+            s,
+            "initial_window",
+            d.initial_window,
+            1,
+            MAX_INITIAL_WINDOW,
+        )?;
+        Ok(NewRenoConfig {
+            initial_window: iw,
+            beta: take_real(params, s, "beta", d.beta, frac, expected)?,
+            beta_ecn: take_real(params, s, "beta_ecn", d.beta_ecn, frac, expected)?,
+        })
+    }
+}
+
+/// NewReno congestion controller (window in whole segments, like Linux `snd_cwnd`).
+#[derive(Clone, Debug)]
+pub struct NewReno {
+    /// Parameters.
+    cfg: NewRenoConfig,
+    /// Congestion window, segments.
+    cwnd: u32,
+    /// Congestion-avoidance credit: segments ACKed since the last increase (`snd_cwnd_cnt`).
+    cwnd_cnt: u32,
+    /// Slow-start threshold, segments; [`INFINITE_SSTHRESH`] until the first reduction.
+    ssthresh: u32,
+    /// In RTO loss recovery (Linux `TCP_CA_Loss`): the window may grow although the transport
+    /// reports `in_recovery`.
+    in_loss: bool,
+    /// An RTO fired and no new data has been ACKed since: a further RTO keeps ssthresh.
+    rto_backoff: bool,
+}
+
+impl NewReno {
+    /// A controller in slow start with the configured initial window and infinite ssthresh.
+    pub fn new(cfg: NewRenoConfig) -> NewReno {
+        NewReno {
+            cwnd: cfg.initial_window.max(1),
+            cwnd_cnt: 0,
+            ssthresh: INFINITE_SSTHRESH,
+            in_loss: false,
+            rto_backoff: false,
+            cfg,
+        }
+    }
+
+    /// The parameters in use.
+    pub fn config(&self) -> &NewRenoConfig {
+        &self.cfg
+    }
+
+    /// Slow-start threshold in segments, `None` while infinite.
+    pub fn ssthresh(&self) -> Option<f64> {
+        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
+    }
+
+    /// Whether the window is below ssthresh (Linux `tcp_in_slow_start`).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// `max(floor(beta * flight), 2)` (RFC 5681 eq. 4 generalised to any beta).
+    fn reduced(beta: f64, flight: u32) -> u32 {
+        ((beta * f64::from(flight)).floor() as u32).max(MIN_SSTHRESH)
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn window(&self) -> f64 {
+        f64::from(self.cwnd)
+    }
+
+    fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
+        if ack.acked == 0 {
+            return;
+        }
+        self.rto_backoff = false;
+        // Linux tcp_is_cwnd_limited; fast recovery holds the window (RFC 6675).
+        if !ack.cwnd_limited || (ack.in_recovery && !self.in_loss) {
+            return;
+        }
+        // tcp_reno_cong_avoid.
+        let mut acked = ack.acked;
+        if self.in_slow_start() {
+            acked = tcp_slow_start(&mut self.cwnd, self.ssthresh, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let w = self.cwnd;
+        tcp_cong_avoid_ai(&mut self.cwnd, &mut self.cwnd_cnt, w, acked);
+    }
+
+    fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, in_flight: u32) {
+        let beta = match kind {
+            CongestionKind::Loss => self.cfg.beta,
+            CongestionKind::Ecn => self.cfg.beta_ecn,
+        };
+        self.ssthresh = Self::reduced(beta, in_flight);
+        self.cwnd = self.ssthresh;
+        self.cwnd_cnt = 0;
+        self.in_loss = false;
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time) {
+        self.in_loss = false;
+    }
+
+    fn on_rto(&mut self, _now: Time, in_flight: u32) {
+        // RFC 5681 §3.1: ssthresh is held constant when the timer fires again for the same data.
+        if !self.rto_backoff {
+            self.ssthresh = Self::reduced(self.cfg.beta, in_flight);
+        }
+        self.cwnd = LOSS_WINDOW;
+        self.cwnd_cnt = 0;
+        self.in_loss = true;
+        self.rto_backoff = true;
+    }
+
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics {
+            cwnd: self.window(),
+            ssthresh: self.ssthresh(),
+            ..CcMetrics::default()
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::packet::Echo;
+    use crate::time::Dur;
+
+    /// An ACK for `acked` segments with RTT (and minimum RTT) `rtt`, cwnd-limited, nothing left
+    /// in flight, outside recovery.
+    pub(crate) fn stretch_ack(acked: u32, rtt: Dur) -> AckInfo {
+        AckInfo {
+            acked,
+            echo: Echo::None,
+            rtt: Some(rtt),
+            min_rtt: Some(rtt),
+            srtt: Some(rtt),
+            in_flight: 0,
+            cwnd_limited: true,
+            in_recovery: false,
+        }
+    }
+
+    /// A fluid ACK clock shared with the Cubic tests: every round trip, each segment sent in the
+    /// previous round is ACKed individually (spread evenly over `spread * rtt` from the start of
+    /// the round) and the sender refills the window after each ACK.
+    pub(crate) struct Flow {
+        /// Current time.
+        pub now: Time,
+        /// Segments outstanding.
+        pub pipe: u32,
+        /// Smallest RTT seen.
+        pub min_rtt: Option<Dur>,
+        /// Reported as `AckInfo::cwnd_limited`.
+        pub cwnd_limited: bool,
+        /// Reported as `AckInfo::in_recovery`.
+        pub in_recovery: bool,
+    }
+
+    impl Flow {
+        /// A flow that has just sent its initial window at time zero.
+        pub fn new(cc: &dyn CongestionControl) -> Flow {
+            Flow {
+                now: Time::ZERO,
+                pipe: cc.window().floor() as u32,
+                min_rtt: None,
+                cwnd_limited: true,
+                in_recovery: false,
+            }
+        }
+
+        /// The ACK for one segment with RTT sample `rtt`, as seen after it left the pipe.
+        pub fn ack(&mut self, rtt: Dur) -> AckInfo {
+            self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+            self.pipe = self.pipe.saturating_sub(1);
+            AckInfo {
+                min_rtt: self.min_rtt,
+                in_flight: self.pipe,
+                cwnd_limited: self.cwnd_limited,
+                in_recovery: self.in_recovery,
+                ..stretch_ack(1, rtt)
+            }
+        }
+
+        /// One round trip of `rtt`; returns the number of ACKs delivered.
+        pub fn round(&mut self, cc: &mut dyn CongestionControl, rtt: Dur, spread: f64) -> u32 {
+            let start = self.now;
+            let n = self.pipe;
+            for i in 0..n {
+                let off = rtt.nanos() as f64 * spread * f64::from(i) / f64::from(n);
+                self.now = start + Dur::from_nanos(off as u64);
+                let ack = self.ack(rtt);
+                cc.on_ack(self.now, &ack);
+                while f64::from(self.pipe) < cc.window().floor() {
+                    self.pipe += 1;
+                    cc.on_sent(self.now, self.pipe);
+                }
+            }
+            self.now = start + rtt;
+            n
+        }
+    }
+
+    const RTT: Dur = Dur::from_millis(100);
+
+    fn reno() -> NewReno {
+        NewReno::new(NewRenoConfig::default())
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round() {
+        let mut cc = reno();
+        let mut flow = Flow::new(&cc);
+        for expected in [20.0, 40.0, 80.0, 160.0] {
+            flow.round(&mut cc, RTT, 1.0);
+            assert_eq!(cc.window(), expected);
+        }
+        assert!(cc.in_slow_start());
+        assert_eq!(cc.metrics().ssthresh, None);
+    }
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_leftover_goes_to_avoidance() {
+        let mut cwnd = 8;
+        assert_eq!(tcp_slow_start(&mut cwnd, 10, 5), 3);
+        assert_eq!(cwnd, 10);
+        let mut cnt = 0;
+        tcp_cong_avoid_ai(&mut cwnd, &mut cnt, 10, 25);
+        assert_eq!((cwnd, cnt), (12, 5));
+    }
+
+    #[test]
+    fn congestion_avoidance_grows_one_segment_per_window_of_acks() {
+        let mut cc = reno();
+        let mut flow = Flow::new(&cc);
+        flow.round(&mut cc, RTT, 1.0);
+        flow.round(&mut cc, RTT, 1.0);
+        cc.on_congestion_event(flow.now, CongestionKind::Loss, 40);
+        cc.on_recovery_exit(flow.now);
+        assert_eq!((cc.window(), cc.ssthresh()), (20.0, Some(20.0)));
+        flow.pipe = 20;
+        for expected in 21..=30 {
+            flow.round(&mut cc, RTT, 1.0);
+            assert_eq!(cc.window(), f64::from(expected));
+        }
+    }
+
+    #[test]
+    fn loss_halves_flight_size_and_ecn_uses_beta_ecn() {
+        let mut cc = reno();
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 41);
+        assert_eq!((cc.window(), cc.ssthresh()), (20.0, Some(20.0)));
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 3);
+        assert_eq!(cc.window(), 2.0, "never below 2 segments");
+
+        let mut p = Params::new();
+        p.insert("beta_ecn".into(), 0.8);
+        let mut cc = NewReno::new(NewRenoConfig::from_params(&mut p).unwrap());
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 100);
+        assert_eq!(cc.window(), 80.0);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 80);
+        assert_eq!(cc.window(), 40.0);
+    }
+
+    #[test]
+    fn window_is_held_during_fast_recovery() {
+        let mut cc = reno();
+        let mut flow = Flow::new(&cc);
+        cc.on_congestion_event(flow.now, CongestionKind::Loss, 10);
+        flow.in_recovery = true;
+        flow.pipe = 10;
+        flow.round(&mut cc, RTT, 1.0);
+        assert_eq!(cc.window(), 5.0);
+    }
+
+    #[test]
+    fn rto_sets_loss_window_then_slow_starts_and_repeated_rto_keeps_ssthresh() {
+        let mut cc = reno();
+        let mut flow = Flow::new(&cc);
+        flow.round(&mut cc, RTT, 1.0);
+        cc.on_rto(flow.now, 20);
+        assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(10.0)));
+        cc.on_rto(flow.now, 1);
+        assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(10.0)));
+        // Slow start during RTO recovery although the transport reports in_recovery.
+        flow.in_recovery = true;
+        flow.pipe = 1;
+        flow.round(&mut cc, RTT, 1.0);
+        flow.round(&mut cc, RTT, 1.0);
+        assert_eq!(cc.window(), 4.0);
+        cc.on_rto(flow.now, 4);
+        assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(2.0)));
+    }
+
+    #[test]
+    fn no_growth_when_not_cwnd_limited() {
+        let mut cc = reno();
+        let mut flow = Flow::new(&cc);
+        flow.cwnd_limited = false;
+        flow.round(&mut cc, RTT, 1.0);
+        assert_eq!(cc.window(), 10.0);
+    }
+
+    #[test]
+    fn parameter_validation_names_the_key_and_leaves_unknown_keys() {
+        for bad in [-0.5, 0.0, 1.5, f64::NAN, f64::INFINITY] {
+            let mut p = Params::new();
+            p.insert("beta".into(), bad);
+            match NewRenoConfig::from_params(&mut p) {
+                Err(Error::Param { key, msg }) => {
+                    assert_eq!(key, "newreno.beta");
+                    assert!(msg.contains("expected"), "{msg}");
+                }
+                other => panic!("beta {bad} accepted: {other:?}"),
+            }
+        }
+        let mut p = Params::new();
+        p.insert("initial_window".into(), 2.5);
+        let err = NewRenoConfig::from_params(&mut p).unwrap_err();
+        assert!(matches!(err, Error::Param { key, .. } if key == "newreno.initial_window"));
+
+        let mut p = Params::new();
+        p.insert("initial_window".into(), 4.0);
+        p.insert("bogus".into(), 1.0);
+        let cfg = NewRenoConfig::from_params(&mut p).unwrap();
+        assert_eq!(cfg.initial_window, 4);
+        assert_eq!(p.keys().collect::<Vec<_>>(), ["bogus"]);
+        assert_eq!(NewReno::new(cfg).window(), 4.0);
+    }
+
+    #[test]
+    fn controller_is_send() {
+        fn is_send<T: Send>() {}
+        is_send::<NewReno>();
+    }
+}

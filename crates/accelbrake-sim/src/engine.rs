@@ -1,0 +1,526 @@
+//! The simulation loop: hops, flows, events, and measurement.
+//!
+//! A [`Simulation`] is built from a [`Scenario`] and run to its end with [`Simulation::run`]. Each
+//! hop is `queue → link → propagation delay`; a flow's data crosses its `fwd` hops in order and its
+//! ACKs its `rev` hops. Endpoints and queues are sans-IO state machines: the loop hands them `now`
+//! and packets, and asks them when they want to be woken.
+
+use crate::cc;
+use crate::error::{Error, Result};
+use crate::link::{Link, RateLink, Step, Trace, TraceLink};
+use crate::metrics::{FlowMetrics, HopMetrics, Recorder};
+use crate::packet::{Ecn, Kind, Packet};
+use crate::queue::abc::AbcQueue;
+use crate::queue::{DropTail, LinkInfo, Queue};
+use crate::receiver::{EchoMode, Receiver, ReceiverConfig};
+use crate::scenario::{self, AppSpec, LinkSpec, QueueSpec, Scenario};
+use crate::sched::EventQueue;
+use crate::sender::{App, Sender};
+use crate::time::{Dur, Rate, Time};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// An event.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A packet reaches hop `pkt.hop` of its path (or its endpoint past the last hop).
+    Arrive(Packet),
+    /// A hop's link is due: trace opportunity or end of a transmission.
+    Link(u32),
+    /// A flow starts.
+    Start(u32),
+    /// A flow stops sending new data.
+    Stop(u32),
+    /// Sender timer (RTO, pacing, application data).
+    SenderWake(u32),
+    /// Receiver timer (delayed ACK).
+    ReceiverWake(u32),
+    /// Take a time-series sample.
+    Sample,
+}
+
+/// A hop at run time.
+pub(crate) struct Hop {
+    pub(crate) name: String,
+    pub(crate) queue: Box<dyn Queue>,
+    pub(crate) link: Link,
+    pub(crate) delay: Dur,
+    /// Packet on the wire (rate link) or partly sent (trace link).
+    tx: Option<Packet>,
+    /// Window the queue wants capacity over.
+    cap_window: Option<Dur>,
+    pub(crate) m: HopMetrics,
+}
+
+/// A flow at run time.
+pub(crate) struct Flow {
+    pub(crate) scheme: String,
+    pub(crate) sender: Sender,
+    pub(crate) receiver: Receiver,
+    pub(crate) fwd: Vec<u32>,
+    pub(crate) rev: Vec<u32>,
+    pub(crate) extra_delay: Dur,
+    pub(crate) start: Time,
+    pub(crate) stop: Option<Time>,
+    /// Propagation RTT (sum of hop delays both ways plus the extra delay).
+    pub(crate) prop_rtt: Dur,
+    sender_wake: Option<Time>,
+    receiver_wake: Option<Time>,
+    /// Data packets and ACKs of this flow inside the network (queues, links, delay lines).
+    pub(crate) in_network: u64,
+    pub(crate) m: FlowMetrics,
+}
+
+/// Counters about the run itself.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunStats {
+    /// Events processed.
+    pub events: u64,
+    /// Packets that crossed a hop (one count per packet per hop departure).
+    pub hop_departures: u64,
+    /// Data packets sent by all senders.
+    pub data_packets: u64,
+}
+
+/// A simulation built from a scenario.
+pub struct Simulation {
+    pub(crate) now: Time,
+    pub(crate) end: Time,
+    events: EventQueue<Event>,
+    pub(crate) hops: Vec<Hop>,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) rec: Recorder,
+    pub(crate) scenario: Scenario,
+    out: Vec<Packet>,
+    drops: Vec<Packet>,
+    /// Run counters.
+    pub stats: RunStats,
+}
+
+fn build_link(spec: &LinkSpec, key: &str, traces: &mut HashMap<String, Arc<Trace>>) -> Result<Link> {
+    Ok(match spec {
+        LinkSpec::Trace { path, once } => {
+            let tr = match traces.get(path) {
+                Some(t) => t.clone(),
+                None => {
+                    let t = Arc::new(Trace::load(path)?);
+                    traces.insert(path.clone(), t.clone());
+                    t
+                }
+            };
+            Link::Trace(TraceLink::new(tr, *once))
+        }
+        LinkSpec::Constant { mbps } => Link::Rate(RateLink::constant(Rate::from_mbps(*mbps)).map_err(|e| rekey(e, key))?),
+        LinkSpec::Schedule { steps, repeat_ms } => {
+            let steps = steps
+                .iter()
+                .map(|&(t, r)| Step { at: Time(Dur::from_millis_f64(t).0), rate: Rate::from_mbps(r) })
+                .collect();
+            Link::Rate(RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64)).map_err(|e| rekey(e, key))?)
+        }
+    })
+}
+
+fn rekey(e: Error, key: &str) -> Error {
+    match e {
+        Error::Param { key: k, msg } => Error::Param { key: format!("{key}.{}", k.trim_start_matches("link.")), msg },
+        other => other,
+    }
+}
+
+fn build_queue(spec: &QueueSpec, key: &str) -> Result<Box<dyn Queue>> {
+    Ok(match spec {
+        QueueSpec::Droptail { .. } | QueueSpec::Infinite => Box::new(DropTail::new(scenario::queue_limit(spec, key)?)),
+        QueueSpec::Abc { .. } => Box::new(AbcQueue::new(scenario::abc_config(spec, key)?)),
+    })
+}
+
+impl Simulation {
+    /// Build a simulation (reads trace files).
+    pub fn new(scenario: &Scenario) -> Result<Simulation> {
+        scenario.validate()?;
+        let end = Time(Dur::from_millis_f64(scenario.duration_ms).0);
+        let bin = Dur::from_millis_f64(scenario.sample_ms);
+        let mut traces = HashMap::new();
+        let mut hops = Vec::new();
+        for (i, h) in scenario.hops.iter().enumerate() {
+            let key = format!("hops[{i}]");
+            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces)?;
+            let queue = build_queue(&h.queue, &format!("{key}.queue"))?;
+            let cap_window = queue.capacity_window();
+            if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
+                t.keep_window(w);
+            }
+            let name = if h.name.is_empty() { format!("hop{i}") } else { h.name.clone() };
+            hops.push(Hop { name, queue, link, delay: Dur::from_millis_f64(h.delay_ms), tx: None, cap_window, m: HopMetrics::default() });
+        }
+        let mut flows = Vec::new();
+        for spec in scenario.flows.iter() {
+            for _ in 0..spec.count {
+                let id = flows.len() as u32;
+                let start = Time(Dur::from_millis_f64(spec.start_ms).0);
+                let controller = cc::build(&spec.scheme, &scenario::params(spec), start)?;
+                let abc = cc::is_abc(&spec.scheme);
+                let ecn = if abc {
+                    Ecn::ACCELERATE
+                } else if spec.ecn {
+                    Ecn::Ect0
+                } else {
+                    Ecn::NotEct
+                };
+                let app = match spec.app {
+                    AppSpec::Bulk => App::Bulk,
+                    AppSpec::Finite { bytes } => App::Finite { bytes },
+                    AppSpec::Rate { mbps } => App::RateLimited { bytes_per_sec: mbps * 1e6 / 8.0 },
+                };
+                let rcfg = ReceiverConfig {
+                    echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
+                    ack_every: if spec.delayed_ack { 2 } else { 1 },
+                    ..ReceiverConfig::default()
+                };
+                let extra_delay = Dur::from_millis_f64(spec.extra_delay_ms);
+                let fwd: Vec<u32> = spec.fwd.iter().map(|&h| h as u32).collect();
+                let rev: Vec<u32> = spec.rev.iter().map(|&h| h as u32).collect();
+                let prop_rtt = fwd.iter().chain(rev.iter()).fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
+                flows.push(Flow {
+                    scheme: spec.scheme.clone(),
+                    sender: Sender::new(id, controller, ecn, app),
+                    receiver: Receiver::new(id, rcfg),
+                    fwd,
+                    rev,
+                    extra_delay,
+                    start,
+                    stop: spec.stop_ms.map(|s| Time(Dur::from_millis_f64(s).0)),
+                    prop_rtt,
+                    sender_wake: None,
+                    receiver_wake: None,
+                    in_network: 0,
+                    m: FlowMetrics::default(),
+                });
+            }
+        }
+        let rec = Recorder::new(bin, end, scenario.record_packets, hops.len(), flows.len());
+        let mut sim = Simulation {
+            now: Time::ZERO,
+            end,
+            events: EventQueue::new(),
+            hops,
+            flows,
+            rec,
+            scenario: scenario.clone(),
+            out: Vec::new(),
+            drops: Vec::new(),
+            stats: RunStats::default(),
+        };
+        for (i, f) in sim.flows.iter().enumerate() {
+            sim.events.push(f.start, Event::Start(i as u32));
+            if let Some(s) = f.stop {
+                sim.events.push(s, Event::Stop(i as u32));
+            }
+        }
+        for i in 0..sim.hops.len() {
+            if let Link::Trace(t) = &sim.hops[i].link {
+                if let Some(t0) = t.next_opportunity() {
+                    sim.events.push(t0, Event::Link(i as u32));
+                }
+            }
+        }
+        sim.events.push(Time::ZERO, Event::Sample);
+        Ok(sim)
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Run until the scenario's duration.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Process every event up to and including `until` (capped at the scenario's end).
+    pub fn run_until(&mut self, until: Time) {
+        let until = until.min(self.end);
+        while let Some(t) = self.events.peek_time() {
+            if t > until {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            debug_assert!(t >= self.now, "time went backwards");
+            self.now = t;
+            self.stats.events += 1;
+            self.dispatch(ev);
+        }
+        self.now = self.now.max(until);
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(pkt) => self.arrive(pkt),
+            Event::Link(h) => self.link_due(h as usize),
+            Event::Start(f) => {
+                self.flows[f as usize].sender.start(self.now);
+                self.pump_sender(f as usize);
+            }
+            Event::Stop(f) => {
+                self.flows[f as usize].sender.stop();
+                self.pump_sender(f as usize);
+            }
+            Event::SenderWake(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.sender_wake != Some(self.now) {
+                    return; // stale
+                }
+                fl.sender_wake = None;
+                fl.sender.on_timer(self.now);
+                self.pump_sender(f as usize);
+            }
+            Event::ReceiverWake(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.receiver_wake != Some(self.now) {
+                    return;
+                }
+                fl.receiver_wake = None;
+                let mut out = std::mem::take(&mut self.out);
+                fl.receiver.on_timer(self.now, &mut out);
+                self.send_acks(f as usize, &mut out);
+                self.out = out;
+                self.schedule_receiver(f as usize);
+            }
+            Event::Sample => {
+                self.rec.sample(self.now, &self.hops, &self.flows);
+                let next = self.now + self.rec.bin;
+                if next <= self.end {
+                    self.events.push(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    /// Let the sender transmit everything it may now, then arm its timer.
+    fn pump_sender(&mut self, f: usize) {
+        let now = self.now;
+        while let Some(pkt) = self.flows[f].sender.poll_transmit(now) {
+            self.stats.data_packets += 1;
+            let fl = &mut self.flows[f];
+            fl.in_network += 1;
+            let d = fl.extra_delay;
+            if d > Dur::ZERO {
+                self.events.push(now + d, Event::Arrive(pkt));
+            } else {
+                self.arrive(pkt);
+            }
+        }
+        let fl = &mut self.flows[f];
+        if let Some(t) = fl.sender.next_wakeup(now) {
+            let t = t.max(now);
+            if fl.sender_wake.is_none_or(|s| t < s) {
+                fl.sender_wake = Some(t);
+                self.events.push(t, Event::SenderWake(f as u32));
+            }
+        }
+    }
+
+    fn schedule_receiver(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if let Some(t) = fl.receiver.next_wakeup() {
+            let t = t.max(self.now);
+            if fl.receiver_wake.is_none_or(|s| t < s) {
+                fl.receiver_wake = Some(t);
+                self.events.push(t, Event::ReceiverWake(f as u32));
+            }
+        }
+    }
+
+    fn send_acks(&mut self, f: usize, out: &mut Vec<Packet>) {
+        for ack in out.drain(..) {
+            self.flows[f].in_network += 1;
+            self.arrive(ack);
+        }
+    }
+
+    /// A packet reaches the next hop of its path, or its endpoint.
+    fn arrive(&mut self, mut pkt: Packet) {
+        let f = pkt.flow as usize;
+        let path = match pkt.kind {
+            Kind::Data => &self.flows[f].fwd,
+            Kind::Ack => &self.flows[f].rev,
+        };
+        if let Some(&h) = path.get(pkt.hop as usize) {
+            let h = h as usize;
+            let hop = &mut self.hops[h];
+            pkt.enqueued_at = self.now;
+            match hop.queue.enqueue(self.now, pkt) {
+                Ok(()) => {
+                    if matches!(hop.link, Link::Rate(_)) && hop.tx.is_none() {
+                        self.start_tx(h);
+                    }
+                }
+                Err(p) => self.dropped(h, p),
+            }
+            return;
+        }
+        // Past the last hop: deliver to the endpoint.
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        fl.in_network -= 1;
+        match pkt.kind {
+            Kind::Data => {
+                self.rec.delivered(now, &pkt, fl);
+                let mut out = std::mem::take(&mut self.out);
+                fl.receiver.on_data(now, &pkt, &mut out);
+                self.send_acks(f, &mut out);
+                self.out = out;
+                self.schedule_receiver(f);
+            }
+            Kind::Ack => {
+                fl.sender.on_ack(now, &pkt);
+                self.pump_sender(f);
+            }
+        }
+    }
+
+    fn dropped(&mut self, h: usize, pkt: Packet) {
+        self.hops[h].m.drops += 1;
+        let fl = &mut self.flows[pkt.flow as usize];
+        fl.in_network -= 1;
+        if pkt.is_data() {
+            fl.m.data_drops += 1;
+        } else {
+            fl.m.ack_drops += 1;
+        }
+    }
+
+    fn link_info(hop: &mut Hop, now: Time) -> LinkInfo {
+        let overhead = hop.link.wire_bytes(0);
+        match hop.cap_window {
+            Some(w) => LinkInfo { capacity: hop.link.capacity_rate(now, w), overhead },
+            None => LinkInfo { capacity: 0.0, overhead },
+        }
+    }
+
+    fn dequeue(&mut self, h: usize) -> Option<Packet> {
+        let now = self.now;
+        let hop = &mut self.hops[h];
+        let info = Self::link_info(hop, now);
+        let mut drops = std::mem::take(&mut self.drops);
+        let p = hop.queue.dequeue(now, info, &mut drops);
+        for d in drops.drain(..) {
+            self.dropped(h, d);
+        }
+        self.drops = drops;
+        p
+    }
+
+    /// Rate link: put the next queued packet on the wire.
+    fn start_tx(&mut self, h: usize) {
+        let Some(pkt) = self.dequeue(h) else { return };
+        let hop = &mut self.hops[h];
+        let Link::Rate(l) = &hop.link else { unreachable!("start_tx on a trace link") };
+        let done = l.finish_time(self.now, pkt.size);
+        hop.tx = Some(pkt);
+        if done != Time::MAX {
+            self.events.push(done, Event::Link(h as u32));
+        }
+    }
+
+    fn link_due(&mut self, h: usize) {
+        match self.hops[h].link {
+            Link::Rate(_) => {
+                if let Some(pkt) = self.hops[h].tx.take() {
+                    self.depart(h, pkt);
+                }
+                self.start_tx(h);
+            }
+            Link::Trace(_) => self.trace_opportunities(h),
+        }
+    }
+
+    /// Mahimahi `LinkQueue::rationalize`: use every opportunity due now.
+    fn trace_opportunities(&mut self, h: usize) {
+        let now = self.now;
+        loop {
+            let Link::Trace(l) = &mut self.hops[h].link else { unreachable!() };
+            match l.next_opportunity() {
+                Some(t) if t <= now => {}
+                Some(t) => {
+                    self.events.push(t, Event::Link(h as u32));
+                    return;
+                }
+                None => return,
+            }
+            l.take_opportunity();
+            let mut left = crate::link::OPPORTUNITY_BYTES;
+            while left > 0 {
+                let hop = &mut self.hops[h];
+                let Link::Trace(l) = &mut hop.link else { unreachable!() };
+                if l.in_transit_left == 0 {
+                    let Some(pkt) = self.dequeue(h) else { break };
+                    let hop = &mut self.hops[h];
+                    let Link::Trace(l) = &mut hop.link else { unreachable!() };
+                    l.in_transit_left = pkt.size + crate::link::TUN_OVERHEAD;
+                    hop.tx = Some(pkt);
+                    continue;
+                }
+                let amount = left.min(l.in_transit_left);
+                l.in_transit_left -= amount;
+                left -= amount;
+                if l.in_transit_left == 0 {
+                    let pkt = hop.tx.take().expect("packet in transit");
+                    self.depart(h, pkt);
+                }
+            }
+        }
+    }
+
+    /// A packet leaves hop `h`'s link now; it reaches the next hop after the propagation delay.
+    fn depart(&mut self, h: usize, mut pkt: Packet) {
+        let now = self.now;
+        self.stats.hop_departures += 1;
+        let hop = &mut self.hops[h];
+        let sojourn = now - pkt.enqueued_at;
+        pkt.queued_ns += sojourn.0;
+        self.rec.departed(h, now, &pkt, sojourn, hop.link.wire_bytes(pkt.size), &mut hop.m);
+        pkt.hop += 1;
+        self.events.push(now + hop.delay, Event::Arrive(pkt));
+    }
+
+    /// Check packet conservation: every packet a flow put into the network is in a queue, on a
+    /// link, or in an `Arrive` event, and the per-flow counters agree with that census.
+    pub fn check_conservation(&self) -> std::result::Result<(), String> {
+        let counted: u64 = self.flows.iter().map(|f| f.in_network).sum();
+        let queued: u64 = self.hops.iter().map(|h| h.queue.len_packets() as u64).sum();
+        let on_links = self.hops.iter().filter(|h| h.tx.is_some()).count() as u64;
+        let travelling = self.events.iter().filter(|e| matches!(e, Event::Arrive(_))).count() as u64;
+        if counted != queued + on_links + travelling {
+            return Err(format!(
+                "packet conservation violated: flows count {counted} packets in the network, found {queued} queued + {on_links} on links + {travelling} in delay lines"
+            ));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let sent = f.sender.stats.packets_sent;
+            let acks = f.receiver.stats.acks;
+            let accounted = f.receiver.stats.packets + f.m.data_drops + f.sender.stats.acks + f.m.ack_drops + f.in_network;
+            if sent + acks != accounted {
+                return Err(format!(
+                    "flow {i}: {sent} data packets + {acks} ACKs sent, but {} data delivered + {} data dropped + {} ACKs delivered + {} ACKs dropped + {} in the network",
+                    f.receiver.stats.packets, f.m.data_drops, f.sender.stats.acks, f.m.ack_drops, f.in_network
+                ));
+            }
+        }
+        for h in &self.hops {
+            // Accepted packets either left, are still queued, or were dropped by an AQM at dequeue.
+            let s = h.queue.stats();
+            if s.enqueued < s.dequeued + h.queue.len_packets() as u64 {
+                return Err(format!("hop {}: {} packets accepted but {} dequeued and {} queued", h.name, s.enqueued, s.dequeued, h.queue.len_packets()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Events scheduled so far.
+    pub fn events_scheduled(&self) -> u64 {
+        self.events.scheduled()
+    }
+}

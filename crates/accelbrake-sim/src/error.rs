@@ -1,0 +1,80 @@
+//! Errors. Every error names what was wrong (file and line, or parameter key) and what was
+//! expected; none is a panic.
+
+use std::fmt;
+
+/// A simulator error. All variants are fatal for the run that produced them; nothing is retried.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// A trace file could not be read or parsed.
+    Trace {
+        /// File path.
+        path: String,
+        /// 1-based line number, 0 if the error concerns the whole file.
+        line: usize,
+        /// What was wrong and what was expected.
+        msg: String,
+    },
+    /// A scenario or scheme parameter is invalid.
+    Param {
+        /// Dotted key, e.g. `hops[0].queue.delta_ms` or `abc.eta`.
+        key: String,
+        /// What was wrong and what was expected.
+        msg: String,
+    },
+    /// The scenario document itself is malformed (JSON syntax or shape).
+    Scenario(String),
+}
+
+/// Result alias.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Trace { path, line: 0, msg } => write!(f, "trace file {path}: {msg}"),
+            Error::Trace { path, line, msg } => write!(f, "trace file {path}, line {line}: {msg}"),
+            Error::Param { key, msg } => write!(f, "parameter {key}: {msg}"),
+            Error::Scenario(msg) => write!(f, "scenario: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A ", did you mean 'x'?" suffix for the closest known name (edit distance ≤ 3), or "".
+pub fn did_you_mean(name: &str, known: &[&str]) -> String {
+    let best = known
+        .iter()
+        .map(|k| (levenshtein(name, k), *k))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, k)) if d <= 3 => format!(" (did you mean '{k}'?)"),
+        _ => String::new(),
+    }
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        assert_eq!(did_you_mean("cubc", &["cubic", "abc"]), " (did you mean 'cubic'?)");
+        assert_eq!(did_you_mean("zzzzzzzz", &["cubic", "abc"]), "");
+    }
+}

@@ -1,0 +1,454 @@
+//! Links: what takes packets out of a hop's queue and when.
+//!
+//! * [`TraceLink`] follows Mahimahi's `mm-link` exactly (`link_queue.cc`, `rationalize()`): the trace
+//!   lists millisecond timestamps, each line is one delivery opportunity of [`OPPORTUNITY_BYTES`]
+//!   bytes; opportunities are counted in bytes, so several small packets share one and a packet larger
+//!   than the bytes left carries over into later opportunities; bytes with nothing queued are wasted;
+//!   at the end the trace wraps around (`base += last timestamp`) unless it is played `once`.
+//!   Packets depart at the opportunity's time (no serialisation delay within an opportunity).
+//!   Mahimahi counts TUN frames, which carry 4 bytes of header besides the IP packet, so a 1500-byte
+//!   IP packet fills a 1504-byte opportunity exactly; we charge [`TUN_OVERHEAD`] per packet likewise.
+//! * [`RateLink`] serialises one packet at a time at a piecewise-constant rate (a constant link is a
+//!   one-step schedule); a step change mid-packet applies to the rest of that packet.
+//!
+//! Both also tell the router the capacity over a recent window (μ in ABC): for a trace link the
+//! opportunity bytes in the window, used or wasted; for a rate link the integral of its rate.
+
+use crate::error::{Error, Result};
+use crate::time::{Dur, Rate, Time, NS_PER_MS, NS_PER_S};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Bytes per delivery opportunity (Mahimahi `PACKET_SIZE`: 1500-byte MTU + 4-byte TUN header).
+pub const OPPORTUNITY_BYTES: u32 = 1504;
+/// Per-packet framing bytes a trace link charges on top of the IP size (Mahimahi's TUN header).
+pub const TUN_OVERHEAD: u32 = 4;
+
+/// A parsed Mahimahi trace: opportunity timestamps in ms, non-decreasing, last one > 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    /// Where it came from (for messages).
+    pub name: String,
+    /// Opportunity times in ms from the start of one period.
+    pub ms: Vec<u64>,
+}
+
+/// Largest timestamp accepted (about 11.6 days), so that `ms * 1e6` never overflows over many wraps.
+const MAX_TRACE_MS: u64 = 1_000_000_000;
+
+impl Trace {
+    /// Parse trace text. `name` is used in error messages (normally the file path).
+    ///
+    /// Accepts LF or CRLF line ends and blank lines at the very end; anything else that is not a
+    /// non-negative integer is an error naming the line.
+    pub fn parse(name: &str, text: &str) -> Result<Trace> {
+        let err = |line: usize, msg: String| Error::Trace { path: name.to_string(), line, msg };
+        let mut ms = Vec::new();
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut last_nonblank = lines.len();
+        while last_nonblank > 0 && lines[last_nonblank - 1].trim().is_empty() {
+            last_nonblank -= 1;
+        }
+        let mut prev = 0u64;
+        for (i, raw) in lines[..last_nonblank].iter().enumerate() {
+            let line = raw.strip_suffix('\r').unwrap_or(raw).trim();
+            let v: u64 = line.parse().map_err(|_| {
+                let shown: String = line.chars().take(40).collect();
+                err(i + 1, format!("expected a non-negative integer (milliseconds), found '{shown}'"))
+            })?;
+            if v > MAX_TRACE_MS {
+                return Err(err(i + 1, format!("timestamp {v} ms is larger than the maximum {MAX_TRACE_MS}")));
+            }
+            if v < prev {
+                return Err(err(i + 1, format!("timestamps must not decrease ({v} after {prev})")));
+            }
+            prev = v;
+            ms.push(v);
+        }
+        if ms.is_empty() {
+            return Err(err(0, "the trace is empty; expected one millisecond timestamp per line".into()));
+        }
+        if prev == 0 {
+            return Err(err(0, "the last timestamp must be greater than 0 (Mahimahi rule)".into()));
+        }
+        Ok(Trace { name: name.to_string(), ms })
+    }
+
+    /// Read and parse a trace file.
+    pub fn load(path: &str) -> Result<Trace> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Trace {
+            path: path.to_string(),
+            line: 0,
+            msg: format!("cannot read: {e}"),
+        })?;
+        Trace::parse(path, &text)
+    }
+
+    /// Length of one period in ms (the last timestamp).
+    pub fn period_ms(&self) -> u64 {
+        *self.ms.last().unwrap_or(&1)
+    }
+
+    /// Mean capacity in Mbit/s, counting [`OPPORTUNITY_BYTES`] per line.
+    pub fn mean_mbps(&self) -> f64 {
+        self.ms.len() as f64 * OPPORTUNITY_BYTES as f64 * 8.0 / (self.period_ms() as f64 * 1e3)
+    }
+}
+
+/// Mahimahi-style trace-driven link state.
+#[derive(Clone, Debug)]
+pub struct TraceLink {
+    trace: Arc<Trace>,
+    once: bool,
+    /// Index of the next opportunity in `trace.ms`.
+    next: usize,
+    /// Time offset of the current period, ms.
+    base_ms: u64,
+    /// Whether a `once` trace has been used up.
+    finished: bool,
+    /// Bytes of the packet in transit still to send (0 if none).
+    pub(crate) in_transit_left: u32,
+    /// Recent opportunities (time, bytes) for capacity windows, and their byte sum.
+    recent: VecDeque<(Time, u32)>,
+    recent_bytes: u64,
+    /// Longest window anyone asks about.
+    keep: Dur,
+}
+
+impl TraceLink {
+    /// A link following `trace`, wrapping around unless `once`.
+    pub fn new(trace: Arc<Trace>, once: bool) -> TraceLink {
+        TraceLink {
+            trace,
+            once,
+            next: 0,
+            base_ms: 0,
+            finished: false,
+            in_transit_left: 0,
+            recent: VecDeque::new(),
+            recent_bytes: 0,
+            keep: Dur::ZERO,
+        }
+    }
+
+    /// Remember opportunities for capacity windows up to `window` long.
+    pub fn keep_window(&mut self, window: Dur) {
+        self.keep = self.keep.max(window);
+    }
+
+    /// Time of the next opportunity, or `None` when a `once` trace is finished.
+    pub fn next_opportunity(&self) -> Option<Time> {
+        if self.finished {
+            None
+        } else {
+            Some(Time((self.base_ms + self.trace.ms[self.next]) * NS_PER_MS))
+        }
+    }
+
+    /// Consume the next opportunity (which must be due); returns its time.
+    pub fn take_opportunity(&mut self) -> Time {
+        let t = self.next_opportunity().expect("take_opportunity on a finished trace");
+        self.next += 1;
+        if self.next == self.trace.ms.len() {
+            self.next = 0;
+            if self.once {
+                self.finished = true;
+            } else {
+                self.base_ms += self.trace.period_ms();
+            }
+        }
+        if self.keep > Dur::ZERO {
+            self.recent.push_back((t, OPPORTUNITY_BYTES));
+            self.recent_bytes += OPPORTUNITY_BYTES as u64;
+        }
+        t
+    }
+
+    /// Opportunity bytes in `(now - window, now]`; `window` must not exceed what was asked for with
+    /// [`TraceLink::keep_window`].
+    pub fn capacity_bytes(&mut self, now: Time, window: Dur) -> u64 {
+        let horizon = now - self.keep;
+        while let Some(&(t, b)) = self.recent.front() {
+            if t > horizon {
+                break;
+            }
+            self.recent.pop_front();
+            self.recent_bytes -= b as u64;
+        }
+        if window >= self.keep {
+            return self.recent_bytes;
+        }
+        let from = now - window;
+        self.recent.iter().rev().take_while(|(t, _)| *t > from).map(|(_, b)| *b as u64).sum()
+    }
+
+    /// Opportunity bytes in `[from, to)` computed from the trace (for reporting).
+    pub fn opportunity_bytes_between(&self, from: Time, to: Time) -> u64 {
+        let p = self.trace.period_ms() * NS_PER_MS;
+        let n = self.trace.ms.len() as u64;
+        // Opportunities of one period at offsets strictly below x.
+        let below = |x: u64| self.trace.ms.partition_point(|&m| m * NS_PER_MS < x) as u64;
+        // Period k holds offsets k·P + m for every trace value m in (0..=P]; all periods before
+        // q − 1 are complete at time t = q·P + r, period q − 1 is complete except offsets ≥ r + P,
+        // and period q has those below r.
+        let count_before = |t: Time| -> u64 {
+            if self.once {
+                return below(t.0);
+            }
+            let (q, r) = (t.0 / p, t.0 % p);
+            if q == 0 {
+                below(r)
+            } else {
+                (q - 1) * n + below(r + p) + below(r)
+            }
+        };
+        (count_before(to).saturating_sub(count_before(from))) * OPPORTUNITY_BYTES as u64
+    }
+}
+
+/// One step of a rate schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    /// When this rate starts (relative to the start of a period).
+    pub at: Time,
+    /// The rate from then on.
+    pub rate: Rate,
+}
+
+/// A link that serialises packets at a piecewise-constant rate.
+#[derive(Clone, Debug)]
+pub struct RateLink {
+    steps: Vec<Step>,
+    /// If set, the schedule repeats with this period.
+    period: Option<Dur>,
+}
+
+impl RateLink {
+    /// A constant-rate link.
+    pub fn constant(rate: Rate) -> Result<RateLink> {
+        RateLink::schedule(vec![Step { at: Time::ZERO, rate }], None)
+    }
+
+    /// A schedule of rate steps (the first must start at 0, times increasing, rates ≥ 0 and finite),
+    /// repeating every `period` if given (which must be later than the last step).
+    pub fn schedule(steps: Vec<Step>, period: Option<Dur>) -> Result<RateLink> {
+        let bad = |msg: String| Err(Error::Param { key: "link.steps".into(), msg });
+        if steps.is_empty() {
+            return bad("a rate schedule needs at least one step".into());
+        }
+        if steps[0].at != Time::ZERO {
+            return bad("the first step must start at time 0".into());
+        }
+        for w in steps.windows(2) {
+            if w[1].at <= w[0].at {
+                return bad("step times must be strictly increasing".into());
+            }
+        }
+        for s in &steps {
+            if !(s.rate.0.is_finite() && s.rate.0 >= 0.0) {
+                return bad(format!("rate {} bit/s is not a finite non-negative number", s.rate.0));
+            }
+        }
+        if steps.iter().all(|s| s.rate.0 == 0.0) {
+            return bad("at least one step needs a positive rate".into());
+        }
+        if let Some(p) = period {
+            if p.0 <= steps.last().map(|s| s.at.0).unwrap_or(0) {
+                return bad("the repeat period must be longer than the last step's start".into());
+            }
+        }
+        Ok(RateLink { steps, period })
+    }
+
+    /// Rate in force at `t`, and the time at which it next changes (`Time::MAX` if never).
+    fn segment(&self, t: Time) -> (Rate, Time) {
+        let (offset, base) = match self.period {
+            Some(p) => {
+                let k = t.0 / p.0;
+                (Time(t.0 - k * p.0), k * p.0)
+            }
+            None => (t, 0),
+        };
+        let i = self.steps.partition_point(|s| s.at <= offset) - 1;
+        let end = match (self.steps.get(i + 1), self.period) {
+            (Some(next), _) => Time(base + next.at.0),
+            (None, Some(p)) => Time(base + p.0),
+            (None, None) => Time::MAX,
+        };
+        (self.steps[i].rate, end)
+    }
+
+    /// When a packet of `bytes` that starts at `start` finishes (`Time::MAX` if never).
+    pub fn finish_time(&self, start: Time, bytes: u32) -> Time {
+        let mut left_bits = bytes as f64 * 8.0;
+        let mut t = start;
+        // A schedule has finitely many steps per period, so this loop ends: each pass moves to the
+        // next step; if a full period passes with no progress the schedule would be all-zero,
+        // which `schedule` rejects.
+        loop {
+            let (rate, end) = self.segment(t);
+            if rate.0 > 0.0 {
+                let need = Dur(((left_bits * NS_PER_S as f64) / rate.0).ceil() as u64);
+                if end == Time::MAX || t + need <= end {
+                    return t + need;
+                }
+                left_bits -= rate.0 * (end - t).secs_f64();
+            } else if end == Time::MAX {
+                return Time::MAX;
+            }
+            t = end;
+        }
+    }
+
+    /// Bytes the link could carry in `[from, to)` (the integral of the rate).
+    pub fn capacity_bytes_between(&self, from: Time, to: Time) -> f64 {
+        let mut bits = 0.0;
+        let mut t = from;
+        while t < to {
+            let (rate, end) = self.segment(t);
+            let stop = end.min(to);
+            bits += rate.0 * (stop - t).secs_f64();
+            t = stop;
+        }
+        bits / 8.0
+    }
+
+    /// The rate at `t`.
+    pub fn rate_at(&self, t: Time) -> Rate {
+        self.segment(t).0
+    }
+}
+
+/// A hop's link.
+#[derive(Clone, Debug)]
+pub enum Link {
+    /// Mahimahi trace.
+    Trace(TraceLink),
+    /// Piecewise-constant rate.
+    Rate(RateLink),
+}
+
+impl Link {
+    /// Bytes charged against the link for a packet of `ip_bytes`.
+    pub fn wire_bytes(&self, ip_bytes: u32) -> u32 {
+        match self {
+            Link::Trace(_) => ip_bytes + TUN_OVERHEAD,
+            Link::Rate(_) => ip_bytes,
+        }
+    }
+
+    /// Capacity in bytes per second over `(now - window, now]` (the router's μ).
+    pub fn capacity_rate(&mut self, now: Time, window: Dur) -> f64 {
+        let window = if window.0 == 0 { Dur(1) } else { window };
+        let w = Dur(window.0.min(now.0.max(1)));
+        let bytes = match self {
+            Link::Trace(l) => l.capacity_bytes(now, w) as f64,
+            Link::Rate(l) => l.capacity_bytes_between(now - w, now),
+        };
+        bytes / w.secs_f64()
+    }
+
+    /// Opportunity / capacity bytes in `[from, to)`, for utilisation.
+    pub fn capacity_between(&self, from: Time, to: Time) -> f64 {
+        match self {
+            Link::Trace(l) => l.opportunity_bytes_between(from, to) as f64,
+            Link::Rate(l) => l.capacity_bytes_between(from, to),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_crlf_and_trailing_blank_lines() {
+        let t = Trace::parse("x", "1\r\n1\r\n3\r\n\r\n").unwrap();
+        assert_eq!(t.ms, vec![1, 1, 3]);
+    }
+
+    #[test]
+    fn rejects_bad_traces_with_line_numbers() {
+        let e = Trace::parse("f.up", "1\n2\nabc\n").unwrap_err();
+        assert!(matches!(e, Error::Trace { line: 3, .. }), "{e}");
+        let e = Trace::parse("f.up", "5\n4\n").unwrap_err();
+        assert!(matches!(e, Error::Trace { line: 2, .. }), "{e}");
+        assert!(Trace::parse("f", "").is_err());
+        assert!(Trace::parse("f", "0\n0\n").is_err());
+        assert!(Trace::parse("f", "1\n\n2\n").is_err());
+        assert!(Trace::parse("f", "-1\n").is_err());
+        assert!(Trace::parse("f", "99999999999999999999\n").is_err());
+    }
+
+    #[test]
+    fn bw12_is_12_mbit() {
+        let t = Trace::parse("bw12", "1\n").unwrap();
+        assert!((t.mean_mbps() - 12.032).abs() < 1e-9);
+    }
+
+    #[test]
+    fn trace_wraps_around_by_last_timestamp() {
+        let tr = Arc::new(Trace::parse("x", "1\n1\n3\n").unwrap());
+        let mut l = TraceLink::new(tr.clone(), false);
+        let times: Vec<u64> = (0..6).map(|_| l.take_opportunity().0 / NS_PER_MS).collect();
+        assert_eq!(times, vec![1, 1, 3, 4, 4, 6]);
+        let mut once = TraceLink::new(tr, true);
+        for _ in 0..3 {
+            once.take_opportunity();
+        }
+        assert_eq!(once.next_opportunity(), None);
+    }
+
+    #[test]
+    fn opportunity_bytes_between_counts_wraps() {
+        let tr = Arc::new(Trace::parse("x", "1\n1\n3\n").unwrap());
+        let l = TraceLink::new(tr, false);
+        // Opportunities at 1,1,3,4,4,6,7,7,9...: [0, 6 ms) holds 5 of them.
+        assert_eq!(l.opportunity_bytes_between(Time::ZERO, Time::from_millis(6)), 5 * 1504);
+        assert_eq!(l.opportunity_bytes_between(Time::from_millis(4), Time::from_millis(5)), 2 * 1504);
+    }
+
+    #[test]
+    fn capacity_window_counts_recent_opportunities() {
+        let tr = Arc::new(Trace::parse("x", "1\n2\n3\n4\n").unwrap());
+        let mut l = TraceLink::new(tr, false);
+        l.keep_window(Dur::from_millis(2));
+        for _ in 0..4 {
+            l.take_opportunity();
+        }
+        // (2 ms, 4 ms] holds the opportunities at 3 and 4 ms.
+        assert_eq!(l.capacity_bytes(Time::from_millis(4), Dur::from_millis(2)), 2 * 1504);
+    }
+
+    #[test]
+    fn rate_schedule_integrates_across_steps() {
+        let l = RateLink::schedule(
+            vec![
+                Step { at: Time::ZERO, rate: Rate::from_mbps(12.0) },
+                Step { at: Time::from_millis(1), rate: Rate::from_mbps(24.0) },
+            ],
+            Some(Dur::from_millis(2)),
+        )
+        .unwrap();
+        // 1500 B takes 1 ms at 12 Mbit/s; 3000 B = 1 ms at 12 + 0.5 ms at 24.
+        assert_eq!(l.finish_time(Time::ZERO, 1500), Time::from_millis(1));
+        assert_eq!(l.finish_time(Time::ZERO, 3000), Time::from_nanos(1_500_000));
+        assert!((l.capacity_bytes_between(Time::ZERO, Time::from_millis(4)) - 9000.0).abs() < 1e-6);
+        assert_eq!(l.rate_at(Time::from_millis(3)), Rate::from_mbps(24.0));
+    }
+
+    #[test]
+    fn zero_rate_step_stalls_until_next_step() {
+        let l = RateLink::schedule(
+            vec![
+                Step { at: Time::ZERO, rate: Rate(0.0) },
+                Step { at: Time::from_millis(10), rate: Rate::from_mbps(12.0) },
+            ],
+            None,
+        )
+        .unwrap();
+        assert_eq!(l.finish_time(Time::ZERO, 1500), Time::from_millis(11));
+        assert!(RateLink::schedule(vec![Step { at: Time::ZERO, rate: Rate(0.0) }], None).is_err());
+        assert!(RateLink::constant(Rate(f64::NAN)).is_err());
+    }
+}

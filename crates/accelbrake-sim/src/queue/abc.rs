@@ -1,0 +1,345 @@
+//! The ABC router (paper §3.1.2 and Algorithm 1; artifact `cellular_packet_queue.cc`).
+//!
+//! Drop-tail buffer; on every dequeued ABC packet (ECN-capable) it recomputes
+//!
+//! * the target rate `tr = η·μ − (μ/δ)·(x − d_t)⁺` (Eq. 1), with μ the link capacity over the last
+//!   `T` (the router knows the link schedule: every opportunity byte counts, used or wasted) and x
+//!   the queueing delay;
+//! * the accelerate fraction `f = min(tr / (2·cr), 1)` (Eq. 2), cr being the **dequeue** rate of ABC
+//!   packets over the last `T` (or the enqueue rate, for the Fig. 2 ablation);
+//!
+//! and then runs the token bucket of Algorithm 1: `token = min(token + f, limit)`; an accelerate
+//! packet keeps its mark only if `token > 1` (spending one token), otherwise it becomes a brake.
+//! Brakes stay brakes; legacy CE (11) is never touched; non-ECT packets pass unmarked.
+//!
+//! Choices where the paper and the artifact differ (see `docs/abc.md`):
+//! * Eq. 1 as in the paper (η multiplies μ). The artifact multiplies the dequeue rate by η and adds
+//!   0.49 tokens per wasted opportunity, which is the same law on average.
+//! * x is the artifact's estimate: bytes queued (including the departing packet) divided by μ, not
+//!   the departing packet's sojourn time (selectable with `delay_source = sojourn`).
+//! * Only ECN-capable packets count in cr and receive marks, as in the artifact; all queued packets
+//!   count in x.
+//! * Tokens start at 0 (Algorithm 1); the artifact starts at 5.
+
+use super::{Fifo, Limit, LinkInfo, Queue, QueueStats};
+use crate::error::{Error, Result};
+use crate::packet::{Ecn, Packet};
+use crate::time::{Dur, Time};
+use std::collections::VecDeque;
+
+/// How x (queueing delay) is estimated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelaySource {
+    /// Queue length in bytes (including the departing packet) / μ. Artifact behaviour.
+    QueueLength,
+    /// Sojourn time of the departing packet.
+    Sojourn,
+}
+
+/// Which rate Eq. 2 divides by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateSource {
+    /// Dequeue rate (the paper's design).
+    Dequeue,
+    /// Enqueue rate (the ablation of Fig. 2).
+    Enqueue,
+}
+
+/// ABC router parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AbcRouterConfig {
+    /// η: target utilisation (paper §6: 0.98; artifact literal 0.98).
+    pub eta: f64,
+    /// δ: time to drain the excess queue (paper §6 and artifact `exp.sh`: 133 ms).
+    pub delta: Dur,
+    /// d_t: queueing-delay threshold (artifact `exp.sh`: qdelay_ref = 50 ms).
+    pub dt: Dur,
+    /// T: window for μ and cr (artifact: 20 ms).
+    pub window: Dur,
+    /// Token bucket limit (artifact: 5).
+    pub token_limit: f64,
+    /// Rate used in Eq. 2.
+    pub rate_source: RateSource,
+    /// How x is measured.
+    pub delay_source: DelaySource,
+    /// Buffer limit (artifact experiments: 250 packets).
+    pub limit: Limit,
+}
+
+impl Default for AbcRouterConfig {
+    fn default() -> Self {
+        AbcRouterConfig {
+            eta: 0.98,
+            delta: Dur::from_millis(133),
+            dt: Dur::from_millis(50),
+            window: Dur::from_millis(20),
+            token_limit: 5.0,
+            rate_source: RateSource::Dequeue,
+            delay_source: DelaySource::QueueLength,
+            limit: Limit::Packets(250),
+        }
+    }
+}
+
+impl AbcRouterConfig {
+    /// Check ranges; errors name the key under `prefix` (e.g. `hops[0].queue`).
+    pub fn validate(&self, prefix: &str) -> Result<()> {
+        let bad = |k: &str, msg: &str| Err(Error::Param { key: format!("{prefix}.{k}"), msg: msg.into() });
+        if !(self.eta.is_finite() && self.eta > 0.0 && self.eta <= 1.0) {
+            return bad("eta", "expected a number in (0, 1]");
+        }
+        if self.delta.0 == 0 {
+            return bad("delta", "expected a positive time (ms)");
+        }
+        if self.window.0 == 0 {
+            return bad("window", "expected a positive time (ms)");
+        }
+        if !(self.token_limit.is_finite() && self.token_limit >= 1.0) {
+            return bad("token_limit", "expected a number ≥ 1");
+        }
+        Ok(())
+    }
+}
+
+/// Values of the last computation, for time series and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AbcState {
+    /// μ, bytes/s.
+    pub mu: f64,
+    /// cr (or the enqueue rate), bytes/s.
+    pub cr: f64,
+    /// x, seconds.
+    pub x: f64,
+    /// Target rate, bytes/s.
+    pub tr: f64,
+    /// Accelerate fraction.
+    pub f: f64,
+    /// Tokens after marking.
+    pub tokens: f64,
+}
+
+/// A sliding-window byte counter over `(now - window, now]`.
+#[derive(Clone, Debug, Default)]
+struct RateWindow {
+    samples: VecDeque<(Time, u32)>,
+    bytes: u64,
+}
+
+impl RateWindow {
+    fn add(&mut self, now: Time, bytes: u32) {
+        self.samples.push_back((now, bytes));
+        self.bytes += bytes as u64;
+    }
+    fn rate(&mut self, now: Time, window: Dur) -> f64 {
+        let horizon = now - window;
+        while let Some(&(t, b)) = self.samples.front() {
+            if t > horizon || now.0 < window.0 {
+                break;
+            }
+            self.samples.pop_front();
+            self.bytes -= b as u64;
+        }
+        self.bytes as f64 / window.secs_f64()
+    }
+}
+
+/// The ABC router queue.
+#[derive(Clone, Debug)]
+pub struct AbcQueue {
+    fifo: Fifo,
+    cfg: AbcRouterConfig,
+    tokens: f64,
+    rate: RateWindow,
+    state: AbcState,
+}
+
+impl AbcQueue {
+    /// A new ABC queue.
+    pub fn new(cfg: AbcRouterConfig) -> AbcQueue {
+        AbcQueue { fifo: Fifo::new(cfg.limit), cfg, tokens: 0.0, rate: RateWindow::default(), state: AbcState::default() }
+    }
+
+    /// Values of the last computation.
+    pub fn state(&self) -> AbcState {
+        self.state
+    }
+
+    /// Eq. 1: target rate (bytes/s) for capacity `mu` (bytes/s) and queueing delay `x`.
+    pub fn target_rate(&self, mu: f64, x: f64) -> f64 {
+        let excess = (x - self.cfg.dt.secs_f64()).max(0.0);
+        self.cfg.eta * mu - mu / self.cfg.delta.secs_f64() * excess
+    }
+
+    /// Eq. 2: accelerate fraction for target rate `tr` and measured rate `cr` (bytes/s).
+    pub fn accel_fraction(tr: f64, cr: f64) -> f64 {
+        if cr <= 0.0 {
+            return if tr > 0.0 { 1.0 } else { 0.0 };
+        }
+        (tr / (2.0 * cr)).clamp(0.0, 1.0)
+    }
+}
+
+impl Queue for AbcQueue {
+    fn name(&self) -> &'static str {
+        "abc"
+    }
+
+    fn enqueue(&mut self, now: Time, pkt: Packet) -> std::result::Result<(), Packet> {
+        let ect = pkt.ecn.is_ect();
+        let size = pkt.size;
+        self.fifo.push(now, pkt)?;
+        if ect && self.cfg.rate_source == RateSource::Enqueue {
+            self.rate.add(now, size);
+        }
+        Ok(())
+    }
+
+    fn dequeue(&mut self, now: Time, link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
+        let mut pkt = self.fifo.pop()?;
+        if !pkt.ecn.is_ect() {
+            return Some(pkt);
+        }
+        let wire = pkt.size + link.overhead;
+        if self.cfg.rate_source == RateSource::Dequeue {
+            self.rate.add(now, wire);
+        }
+        let cr = self.rate.rate(now, self.cfg.window);
+        let mu = link.capacity;
+        let x = match self.cfg.delay_source {
+            DelaySource::QueueLength => {
+                let queued = self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
+                if mu > 0.0 {
+                    queued as f64 / mu
+                } else {
+                    f64::INFINITY
+                }
+            }
+            DelaySource::Sojourn => (now - pkt.enqueued_at).secs_f64(),
+        };
+        let tr = if mu > 0.0 { self.target_rate(mu, x) } else { 0.0 };
+        let f = Self::accel_fraction(tr, cr);
+        // Algorithm 1.
+        self.tokens = (self.tokens + f).min(self.cfg.token_limit);
+        if pkt.ecn == Ecn::ACCELERATE {
+            if self.tokens > 1.0 {
+                self.tokens -= 1.0;
+            } else {
+                pkt.ecn = Ecn::BRAKE;
+                self.fifo.stats.marked += 1;
+            }
+        }
+        self.state = AbcState { mu, cr, x, tr, f, tokens: self.tokens };
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+    fn stats(&self) -> QueueStats {
+        self.fifo.stats
+    }
+    fn capacity_window(&self) -> Option<Dur> {
+        Some(self.cfg.window)
+    }
+    fn gauge(&self) -> Option<f64> {
+        Some(self.state.f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::MTU;
+
+    fn accel(seq: u32) -> Packet {
+        Packet::data(0, seq, MTU, Ecn::ACCELERATE, Time::ZERO)
+    }
+
+    fn link(mbps: f64) -> LinkInfo {
+        LinkInfo { capacity: mbps * 1e6 / 8.0, overhead: 0 }
+    }
+
+    #[test]
+    fn target_rate_follows_eq1() {
+        let q = AbcQueue::new(AbcRouterConfig::default());
+        let mu = 1.5e6; // 12 Mbit/s in bytes/s
+        assert!((q.target_rate(mu, 0.010) - 0.98 * mu).abs() < 1e-6);
+        // 50 ms over d_t drains at μ·(50/133).
+        let tr = q.target_rate(mu, 0.100);
+        assert!((tr - (0.98 * mu - mu * 0.050 / 0.133)).abs() < 1e-6);
+        assert_eq!(AbcQueue::accel_fraction(1.0, 1.0), 0.5);
+        assert_eq!(AbcQueue::accel_fraction(5.0, 1.0), 1.0);
+        assert_eq!(AbcQueue::accel_fraction(-1.0, 1.0), 0.0);
+    }
+
+    #[test]
+    fn token_bucket_marks_a_fraction_f_accelerate() {
+        // Dequeue 1000 packets at exactly the link rate with an empty queue: cr ≈ μ, so
+        // f = η/2 = 0.49 and about 49 % of the packets keep their accelerate mark.
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let mut accels = 0;
+        let mut t = Time::from_millis(100);
+        for i in 0..1000 {
+            q.enqueue(t, accel(i)).unwrap();
+            let p = q.dequeue(t, link(12.0), &mut d).unwrap();
+            if p.ecn == Ecn::ACCELERATE {
+                accels += 1;
+            } else {
+                assert_eq!(p.ecn, Ecn::BRAKE);
+            }
+            t += Dur::from_millis(1);
+        }
+        assert!((480..=500).contains(&accels), "accelerates: {accels}");
+        assert!((q.state().f - 0.49).abs() < 0.02, "{:?}", q.state());
+    }
+
+    #[test]
+    fn long_queue_brakes_everything_and_ce_is_untouched() {
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let t = Time::from_millis(100);
+        // 250 packets at 12 Mbit/s = 250 ms of queue: tr < 0, f = 0.
+        for i in 0..250 {
+            q.enqueue(t, accel(i)).unwrap();
+        }
+        let mut ce = accel(999);
+        ce.ecn = Ecn::Ce;
+        assert!(q.enqueue(t, ce).is_err(), "buffer of 250 is full");
+        // While more than d_t + 0.98·δ ≈ 180 ms (180 packets) stay queued, tr < 0 and f = 0.
+        let mut brakes = 0;
+        for _ in 0..60 {
+            if q.dequeue(t, link(12.0), &mut d).unwrap().ecn == Ecn::BRAKE {
+                brakes += 1;
+            }
+            assert_eq!(q.state().f, 0.0);
+        }
+        assert_eq!(brakes, 60);
+        q.enqueue(t, ce).unwrap();
+        while let Some(p) = q.dequeue(t, link(12.0), &mut d) {
+            if p.seq == 999 {
+                assert_eq!(p.ecn, Ecn::Ce);
+            }
+        }
+    }
+
+    #[test]
+    fn tokens_never_exceed_the_limit_and_non_ect_passes_unmarked() {
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let t = Time::from_millis(100);
+        let mut plain = accel(0);
+        plain.ecn = Ecn::NotEct;
+        q.enqueue(t, plain).unwrap();
+        assert_eq!(q.dequeue(t, link(100.0), &mut d).unwrap().ecn, Ecn::NotEct);
+        for i in 0..50 {
+            q.enqueue(t, Packet { ecn: Ecn::BRAKE, ..accel(i) }).unwrap();
+            q.dequeue(t, link(1000.0), &mut d).unwrap();
+            assert!(q.state().tokens <= 5.0);
+        }
+        assert_eq!(q.state().tokens, 5.0);
+    }
+}

@@ -1,0 +1,315 @@
+//! The TCP-like receiver: cumulative ACK + SACK, delayed ACKs, ECN echo.
+//!
+//! * ACK every second full segment, or when the delayed-ACK timer (default 40 ms, Linux's
+//!   `TCP_ATO_MIN`) expires; immediately for out-of-order segments, duplicates and segments that fill
+//!   a hole (RFC 5681 §4.2). Linux's quick-ACK mode at connection start is not modelled.
+//! * SACK (RFC 2018): up to 3 blocks, the block holding the segment that triggered the ACK first,
+//!   then the highest other blocks.
+//! * Echo modes: **per-packet** (ABC §4.2 and §6, DCTCP's state machine): the receiver remembers the
+//!   mark of the segments a pending delayed ACK covers; when a segment with a different mark arrives
+//!   it first sends the pending ACK with the old mark, so every ACK's echo is exactly the mark of the
+//!   segments it covers. **Classic** (RFC 3168): after a CE segment every ACK carries ECE until a
+//!   segment with CWR arrives.
+//! * The timestamp echo of an ACK is the send time of the segment that triggered it (TSecr), which
+//!   gives the sender an RTT sample per ACK as Linux gets with timestamps.
+
+use crate::packet::{Ecn, Echo, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::time::{Dur, Time};
+
+/// How the receiver reports ECN marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EchoMode {
+    /// Per-packet echo of accelerate / brake / CE (ABC, DCTCP-style).
+    PerPacket,
+    /// RFC 3168: ECE from a CE segment until CWR.
+    Classic,
+}
+
+/// Receiver configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiverConfig {
+    /// ECN echo mode.
+    pub echo: EchoMode,
+    /// ACK every this many in-order segments (1 disables delayed ACKs; RFC 5681: 2).
+    pub ack_every: u32,
+    /// Delayed-ACK timeout (Linux `TCP_ATO_MIN` = 40 ms; RFC 5681 allows up to 500 ms).
+    pub delack_timeout: Dur,
+}
+
+impl Default for ReceiverConfig {
+    fn default() -> Self {
+        ReceiverConfig { echo: EchoMode::Classic, ack_every: 2, delack_timeout: Dur::from_millis(40) }
+    }
+}
+
+/// Receiver counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReceiverStats {
+    /// Data packets received (including duplicates).
+    pub packets: u64,
+    /// Data bytes received on the wire (IP bytes, including duplicates).
+    pub bytes: u64,
+    /// Segments delivered in order to the application.
+    pub delivered_segments: u64,
+    /// Duplicate segments received.
+    pub duplicates: u64,
+    /// ACKs sent.
+    pub acks: u64,
+}
+
+/// A receiver.
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    flow: u32,
+    cfg: ReceiverConfig,
+    /// Next expected segment.
+    rcv_nxt: u32,
+    /// Out-of-order ranges above `rcv_nxt`, sorted and disjoint.
+    ooo: Vec<SackBlock>,
+    /// In-order segments not yet acknowledged.
+    pending: u32,
+    /// Mark of the pending segments.
+    pending_echo: Echo,
+    /// Timestamp to echo for the pending ACK.
+    pending_ts: Time,
+    /// Delayed-ACK deadline.
+    delack_at: Option<Time>,
+    /// Classic mode: ECE is being sent.
+    ece: bool,
+    /// Counters.
+    pub stats: ReceiverStats,
+}
+
+impl Receiver {
+    /// A receiver for `flow`.
+    pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
+        Receiver {
+            flow,
+            cfg,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            pending: 0,
+            pending_echo: Echo::None,
+            pending_ts: Time::ZERO,
+            delack_at: None,
+            ece: false,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Next expected segment (everything below was delivered in order).
+    pub fn rcv_nxt(&self) -> u32 {
+        self.rcv_nxt
+    }
+
+    /// When the receiver needs to be woken (delayed-ACK timer).
+    pub fn next_wakeup(&self) -> Option<Time> {
+        self.delack_at
+    }
+
+    fn mark_of(&mut self, pkt: &Packet) -> Echo {
+        match self.cfg.echo {
+            EchoMode::PerPacket => match pkt.ecn {
+                Ecn::NotEct => Echo::None,
+                Ecn::Ect1 => Echo::Accelerate,
+                Ecn::Ect0 => Echo::Brake,
+                Ecn::Ce => Echo::Ce,
+            },
+            EchoMode::Classic => {
+                if pkt.ecn == Ecn::Ce {
+                    self.ece = true;
+                } else if pkt.cwr {
+                    self.ece = false;
+                }
+                if self.ece {
+                    Echo::Ce
+                } else {
+                    Echo::None
+                }
+            }
+        }
+    }
+
+    fn emit(&mut self, now: Time, echo: Echo, ts: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
+        let mut ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
+        // SACK blocks: the one holding `latest` first, then the highest others.
+        let mut n = 0;
+        let first = latest.and_then(|s| self.ooo.iter().position(|b| b.start <= s && s < b.end));
+        if let Some(i) = first {
+            ack.sack[0] = self.ooo[i];
+            n = 1;
+        }
+        for (i, b) in self.ooo.iter().enumerate().rev() {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            if Some(i) != first {
+                ack.sack[n] = *b;
+                n += 1;
+            }
+        }
+        ack.n_sack = n as u8;
+        out.push(ack);
+        self.stats.acks += 1;
+        self.pending = 0;
+        self.delack_at = None;
+    }
+
+    /// A data segment arrived; ACKs to send are pushed to `out`.
+    pub fn on_data(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        self.stats.packets += 1;
+        self.stats.bytes += pkt.size as u64;
+        let mark = self.mark_of(pkt);
+        // DCTCP-style: a change of mark flushes the pending delayed ACK with the old mark.
+        if self.pending > 0 && mark != self.pending_echo {
+            let (e, ts) = (self.pending_echo, self.pending_ts);
+            self.emit(now, e, ts, None, out);
+        }
+        let seq = pkt.seq;
+        if seq == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            self.stats.delivered_segments += 1;
+            let filled_hole = !self.ooo.is_empty();
+            if let Some(b) = self.ooo.first().copied() {
+                if b.start == self.rcv_nxt {
+                    self.stats.delivered_segments += (b.end - b.start) as u64;
+                    self.rcv_nxt = b.end;
+                    self.ooo.remove(0);
+                }
+            }
+            self.pending += 1;
+            self.pending_echo = mark;
+            self.pending_ts = pkt.ts;
+            if filled_hole || self.pending >= self.cfg.ack_every {
+                self.emit(now, mark, pkt.ts, None, out);
+            } else if self.delack_at.is_none() {
+                self.delack_at = Some(now + self.cfg.delack_timeout);
+            }
+        } else if seq > self.rcv_nxt {
+            self.insert_ooo(seq);
+            self.emit(now, mark, pkt.ts, Some(seq), out);
+        } else {
+            self.stats.duplicates += 1;
+            self.emit(now, mark, pkt.ts, None, out);
+        }
+    }
+
+    fn insert_ooo(&mut self, seq: u32) {
+        let i = self.ooo.partition_point(|b| b.end < seq);
+        if let Some(b) = self.ooo.get_mut(i) {
+            if b.start <= seq && seq < b.end {
+                self.stats.duplicates += 1;
+                return;
+            }
+            if b.end == seq {
+                b.end += 1;
+                if let Some(next) = self.ooo.get(i + 1).copied() {
+                    if next.start == seq + 1 {
+                        self.ooo[i].end = next.end;
+                        self.ooo.remove(i + 1);
+                    }
+                }
+                return;
+            }
+            if b.start == seq + 1 {
+                b.start = seq;
+                return;
+            }
+        }
+        self.ooo.insert(i, SackBlock { start: seq, end: seq + 1 });
+    }
+
+    /// The delayed-ACK timer may have expired.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if let Some(t) = self.delack_at {
+            if t <= now && self.pending > 0 {
+                let (e, ts) = (self.pending_echo, self.pending_ts);
+                self.emit(now, e, ts, None, out);
+            } else if t <= now {
+                self.delack_at = None;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::MTU;
+
+    fn seg(seq: u32, ecn: Ecn) -> Packet {
+        Packet::data(0, seq, MTU, ecn, Time::from_millis(seq as u64))
+    }
+
+    fn per_packet() -> Receiver {
+        Receiver::new(0, ReceiverConfig { echo: EchoMode::PerPacket, ..Default::default() })
+    }
+
+    #[test]
+    fn acks_every_second_segment_and_on_timer() {
+        let mut r = per_packet();
+        let mut out = Vec::new();
+        let t = Time::from_millis(1);
+        r.on_data(t, &seg(0, Ecn::Ect1), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(r.next_wakeup(), Some(t + Dur::from_millis(40)));
+        r.on_data(t, &seg(1, Ecn::Ect1), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 2);
+        r.on_data(t, &seg(2, Ecn::Ect1), &mut out);
+        r.on_timer(Time::from_millis(41), &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].seq, 3);
+        assert_eq!(r.next_wakeup(), None);
+    }
+
+    #[test]
+    fn a_change_of_mark_flushes_the_pending_ack_with_the_old_mark() {
+        let mut r = per_packet();
+        let mut out = Vec::new();
+        let t = Time::from_millis(1);
+        r.on_data(t, &seg(0, Ecn::Ect1), &mut out); // accelerate, pending
+        r.on_data(t, &seg(1, Ecn::Ect0), &mut out); // brake: flush the accelerate first
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].seq, out[0].echo), (1, Echo::Accelerate));
+        r.on_data(t, &seg(2, Ecn::Ect0), &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[1].seq, out[1].echo), (3, Echo::Brake));
+    }
+
+    #[test]
+    fn out_of_order_segments_get_immediate_sack() {
+        let mut r = per_packet();
+        let mut out = Vec::new();
+        let t = Time::from_millis(1);
+        r.on_data(t, &seg(0, Ecn::NotEct), &mut out);
+        r.on_data(t, &seg(2, Ecn::NotEct), &mut out);
+        r.on_data(t, &seg(3, Ecn::NotEct), &mut out);
+        r.on_data(t, &seg(5, Ecn::NotEct), &mut out);
+        assert_eq!(out.len(), 3);
+        let last = out[2];
+        assert_eq!(last.seq, 1);
+        assert_eq!(last.sack_blocks(), &[SackBlock { start: 5, end: 6 }, SackBlock { start: 2, end: 4 }]);
+        // Filling the hole acks everything up to the next hole at once.
+        r.on_data(t, &seg(1, Ecn::NotEct), &mut out);
+        assert_eq!(out.last().unwrap().seq, 4);
+        assert_eq!(r.rcv_nxt(), 4);
+        r.on_data(t, &seg(4, Ecn::NotEct), &mut out);
+        assert_eq!(r.rcv_nxt(), 6);
+        assert_eq!(r.stats.delivered_segments, 6);
+    }
+
+    #[test]
+    fn classic_ece_is_sticky_until_cwr() {
+        let mut r = Receiver::new(0, ReceiverConfig { ack_every: 1, ..Default::default() });
+        let mut out = Vec::new();
+        let t = Time::from_millis(1);
+        r.on_data(t, &seg(0, Ecn::Ce), &mut out);
+        r.on_data(t, &seg(1, Ecn::Ect0), &mut out);
+        let mut cwr = seg(2, Ecn::Ect0);
+        cwr.cwr = true;
+        r.on_data(t, &cwr, &mut out);
+        let echoes: Vec<Echo> = out.iter().map(|a| a.echo).collect();
+        assert_eq!(echoes, vec![Echo::Ce, Echo::Ce, Echo::None]);
+    }
+}

@@ -1,0 +1,375 @@
+//! Scenario description: hops (queue → link → delay), flows over chains of hops, run settings.
+//!
+//! A scenario is plain data (serde), usually written as JSON by the Python layer. Units are those a
+//! networking person expects: milliseconds and Mbit/s. [`Scenario::validate`] checks every value and
+//! names the offending key; nothing panics on bad input.
+//!
+//! ```json
+//! {"duration_ms": 140000, "seed": 1,
+//!  "hops": [{"name": "uplink", "link": {"type": "trace", "path": "traces/Verizon-LTE-short.up"},
+//!            "queue": {"type": "abc", "packets": 250}, "delay_ms": 50},
+//!           {"name": "ack-link", "link": {"type": "constant", "mbps": 12},
+//!            "queue": {"type": "infinite"}, "delay_ms": 50}],
+//!  "flows": [{"scheme": "abc", "fwd": [0], "rev": [1]}]}
+//! ```
+
+use crate::cc::{self, Params};
+use crate::error::{Error, Result};
+use crate::queue::abc::{AbcRouterConfig, DelaySource, RateSource};
+use crate::queue::Limit;
+use crate::time::Dur;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+fn default_one() -> u32 {
+    1
+}
+fn default_sample() -> f64 {
+    100.0
+}
+fn default_true() -> bool {
+    true
+}
+
+/// A whole simulation.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Simulated time, ms.
+    pub duration_ms: f64,
+    /// Master seed for every random stream.
+    #[serde(default)]
+    pub seed: u64,
+    /// The hops flows can cross.
+    pub hops: Vec<HopSpec>,
+    /// The flows.
+    pub flows: Vec<FlowSpec>,
+    /// Bin width of time series, ms.
+    #[serde(default = "default_sample")]
+    pub sample_ms: f64,
+    /// Keep per-packet records (deliveries and per-hop departures).
+    #[serde(default = "default_true")]
+    pub record_packets: bool,
+}
+
+/// One hop: a queue feeding a link, then a propagation delay.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HopSpec {
+    /// Name used in outputs.
+    #[serde(default)]
+    pub name: String,
+    /// The link.
+    pub link: LinkSpec,
+    /// The queue in front of the link.
+    pub queue: QueueSpec,
+    /// One-way propagation delay after the link, ms (like `mm-delay`).
+    #[serde(default)]
+    pub delay_ms: f64,
+}
+
+/// A link.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum LinkSpec {
+    /// A Mahimahi trace file.
+    Trace {
+        /// File path.
+        path: String,
+        /// Play the trace once instead of wrapping around (`mm-link --once`).
+        #[serde(default)]
+        once: bool,
+    },
+    /// A constant rate.
+    Constant {
+        /// Rate, Mbit/s.
+        mbps: f64,
+    },
+    /// Piecewise-constant rate: `[[start_ms, mbps], ...]`, first at 0.
+    Schedule {
+        /// Steps.
+        steps: Vec<(f64, f64)>,
+        /// Repeat every this many ms.
+        #[serde(default)]
+        repeat_ms: Option<f64>,
+    },
+}
+
+/// A queue.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// Drop-tail with a packet or byte limit.
+    Droptail {
+        /// Limit in packets.
+        #[serde(default)]
+        packets: Option<u64>,
+        /// Limit in bytes.
+        #[serde(default)]
+        bytes: Option<u64>,
+    },
+    /// Never drops.
+    Infinite,
+    /// ABC router.
+    Abc {
+        /// Limit in packets (default 250).
+        #[serde(default)]
+        packets: Option<u64>,
+        /// Limit in bytes.
+        #[serde(default)]
+        bytes: Option<u64>,
+        /// η (default 0.98).
+        #[serde(default)]
+        eta: Option<f64>,
+        /// δ, ms (default 133).
+        #[serde(default)]
+        delta_ms: Option<f64>,
+        /// d_t, ms (default 50).
+        #[serde(default)]
+        dt_ms: Option<f64>,
+        /// T, ms (default 20).
+        #[serde(default)]
+        window_ms: Option<f64>,
+        /// Token limit (default 5).
+        #[serde(default)]
+        token_limit: Option<f64>,
+        /// `dequeue` (default) or `enqueue`.
+        #[serde(default)]
+        rate_source: Option<String>,
+        /// `qlen` (default) or `sojourn`.
+        #[serde(default)]
+        delay_source: Option<String>,
+    },
+}
+
+/// What the flow's application does.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum AppSpec {
+    /// Always has data.
+    Bulk,
+    /// Sends this many bytes, then ends.
+    Finite {
+        /// Payload bytes.
+        bytes: u64,
+    },
+    /// Application data arrives at this rate.
+    Rate {
+        /// Mbit/s of payload.
+        mbps: f64,
+    },
+}
+
+/// One flow (or `count` identical flows).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Congestion-control scheme (see `cc::SCHEMES`).
+    pub scheme: String,
+    /// Scheme parameter overrides.
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    /// Hops of the data path, in order.
+    pub fwd: Vec<usize>,
+    /// Hops of the ACK path, in order.
+    pub rev: Vec<usize>,
+    /// Extra one-way delay at the sender for data, ms (per-flow RTT differences).
+    #[serde(default)]
+    pub extra_delay_ms: f64,
+    /// Start time, ms.
+    #[serde(default)]
+    pub start_ms: f64,
+    /// Stop time (no new data after it), ms.
+    #[serde(default)]
+    pub stop_ms: Option<f64>,
+    /// Application.
+    #[serde(default = "default_app")]
+    pub app: AppSpec,
+    /// How many identical flows.
+    #[serde(default = "default_one")]
+    pub count: u32,
+    /// ECN on for non-ABC schemes (sends ECT(0), RFC 3168 receiver). ABC schemes always use ECN.
+    #[serde(default)]
+    pub ecn: bool,
+    /// Delayed ACKs (ACK every 2nd segment / 40 ms).
+    #[serde(default = "default_true")]
+    pub delayed_ack: bool,
+}
+
+fn default_app() -> AppSpec {
+    AppSpec::Bulk
+}
+
+/// Check that `v` is finite and within `[lo, hi]`.
+pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<()> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(Error::Param { key: key.into(), msg: format!("got {v}; expected {what}") })
+    }
+}
+
+/// Longest simulated duration accepted (one week).
+const MAX_DURATION_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
+
+impl Scenario {
+    /// Parse JSON, naming the problem on failure.
+    pub fn from_json(text: &str) -> Result<Scenario> {
+        let s: Scenario = serde_json::from_str(text).map_err(|e| Error::Scenario(e.to_string()))?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Check every value (everything but trace file contents).
+    pub fn validate(&self) -> Result<()> {
+        check_range("duration_ms", self.duration_ms, 1e-6, MAX_DURATION_MS, "a positive duration in ms (at most one week)")?;
+        check_range("sample_ms", self.sample_ms, 1.0, MAX_DURATION_MS, "a bin width ≥ 1 ms")?;
+        if self.hops.is_empty() {
+            return Err(Error::Param { key: "hops".into(), msg: "at least one hop is needed".into() });
+        }
+        if self.hops.len() > 255 {
+            return Err(Error::Param { key: "hops".into(), msg: "at most 255 hops".into() });
+        }
+        for (i, h) in self.hops.iter().enumerate() {
+            let k = format!("hops[{i}]");
+            check_range(&format!("{k}.delay_ms"), h.delay_ms, 0.0, 1e7, "a delay ≥ 0 ms")?;
+            match &h.link {
+                LinkSpec::Trace { path, .. } => {
+                    if path.is_empty() {
+                        return Err(Error::Param { key: format!("{k}.link.path"), msg: "empty trace path".into() });
+                    }
+                }
+                LinkSpec::Constant { mbps } => check_range(&format!("{k}.link.mbps"), *mbps, 1e-6, 1e6, "a rate > 0 Mbit/s")?,
+                LinkSpec::Schedule { steps, repeat_ms } => {
+                    if steps.is_empty() {
+                        return Err(Error::Param { key: format!("{k}.link.steps"), msg: "at least one [start_ms, mbps] step".into() });
+                    }
+                    for (j, (t, r)) in steps.iter().enumerate() {
+                        check_range(&format!("{k}.link.steps[{j}][0]"), *t, 0.0, MAX_DURATION_MS, "a start time ≥ 0 ms")?;
+                        check_range(&format!("{k}.link.steps[{j}][1]"), *r, 0.0, 1e6, "a rate ≥ 0 Mbit/s")?;
+                    }
+                    if let Some(p) = repeat_ms {
+                        check_range(&format!("{k}.link.repeat_ms"), *p, 1e-6, MAX_DURATION_MS, "a positive period in ms")?;
+                    }
+                }
+            }
+            queue_limit(&h.queue, &format!("{k}.queue"))?;
+            if let QueueSpec::Abc { .. } = &h.queue {
+                abc_config(&h.queue, &format!("{k}.queue"))?;
+            }
+        }
+        if self.flows.is_empty() {
+            return Err(Error::Param { key: "flows".into(), msg: "at least one flow is needed".into() });
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            let k = format!("flows[{i}]");
+            if !cc::SCHEMES.contains(&f.scheme.as_str()) {
+                return Err(Error::Param {
+                    key: format!("{k}.scheme"),
+                    msg: format!(
+                        "unknown scheme '{}'{}; available: {}",
+                        f.scheme,
+                        crate::error::did_you_mean(&f.scheme, cc::SCHEMES),
+                        cc::SCHEMES.join(", ")
+                    ),
+                });
+            }
+            cc::build(&f.scheme, &f.params, crate::time::Time::ZERO)?;
+            for (name, path) in [("fwd", &f.fwd), ("rev", &f.rev)] {
+                if path.len() > 255 {
+                    return Err(Error::Param { key: format!("{k}.{name}"), msg: "at most 255 hops per path".into() });
+                }
+                for &h in path.iter() {
+                    if h >= self.hops.len() {
+                        return Err(Error::Param {
+                            key: format!("{k}.{name}"),
+                            msg: format!("hop index {h} out of range (there are {} hops)", self.hops.len()),
+                        });
+                    }
+                }
+            }
+            check_range(&format!("{k}.extra_delay_ms"), f.extra_delay_ms, 0.0, 1e7, "a delay ≥ 0 ms")?;
+            check_range(&format!("{k}.start_ms"), f.start_ms, 0.0, MAX_DURATION_MS, "a start time ≥ 0 ms")?;
+            if let Some(s) = f.stop_ms {
+                check_range(&format!("{k}.stop_ms"), s, f.start_ms, MAX_DURATION_MS, "a stop time ≥ start_ms")?;
+            }
+            if f.count == 0 || f.count > 100_000 {
+                return Err(Error::Param { key: format!("{k}.count"), msg: "expected 1 to 100000 flows".into() });
+            }
+            match f.app {
+                AppSpec::Finite { bytes } if bytes == 0 => {
+                    return Err(Error::Param { key: format!("{k}.app.bytes"), msg: "expected a positive size".into() })
+                }
+                AppSpec::Rate { mbps } => check_range(&format!("{k}.app.mbps"), mbps, 1e-9, 1e6, "a rate > 0 Mbit/s")?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The buffer limit of a queue spec.
+pub(crate) fn queue_limit(q: &QueueSpec, key: &str) -> Result<Limit> {
+    let (packets, bytes, default) = match q {
+        QueueSpec::Infinite => return Ok(Limit::Infinite),
+        QueueSpec::Droptail { packets, bytes } => (*packets, *bytes, None),
+        QueueSpec::Abc { packets, bytes, .. } => (*packets, *bytes, Some(Limit::Packets(250))),
+    };
+    match (packets, bytes) {
+        (Some(_), Some(_)) => Err(Error::Param { key: key.into(), msg: "give either packets or bytes, not both".into() }),
+        (Some(0), None) => Err(Error::Param { key: format!("{key}.packets"), msg: "expected a limit ≥ 1 packet".into() }),
+        (None, Some(b)) if b < 1500 => Err(Error::Param { key: format!("{key}.bytes"), msg: "expected a limit ≥ 1500 bytes".into() }),
+        (Some(p), None) => Ok(Limit::Packets(p)),
+        (None, Some(b)) => Ok(Limit::Bytes(b)),
+        (None, None) => default.ok_or_else(|| Error::Param {
+            key: key.into(),
+            msg: "a drop-tail queue needs a limit: packets=N or bytes=N".into(),
+        }),
+    }
+}
+
+/// The ABC router configuration of an `abc` queue spec.
+pub(crate) fn abc_config(q: &QueueSpec, key: &str) -> Result<AbcRouterConfig> {
+    let QueueSpec::Abc { eta, delta_ms, dt_ms, window_ms, token_limit, rate_source, delay_source, .. } = q else {
+        return Err(Error::Param { key: key.into(), msg: "not an abc queue".into() });
+    };
+    let d = AbcRouterConfig::default();
+    let ms = |name: &str, v: Option<f64>, def: Dur, lo: f64| -> Result<Dur> {
+        match v {
+            None => Ok(def),
+            Some(x) => {
+                check_range(&format!("{key}.{name}"), x, lo, 1e7, if lo > 0.0 { "a positive time in ms" } else { "a time ≥ 0 ms" })?;
+                Ok(Dur::from_millis_f64(x))
+            }
+        }
+    };
+    let cfg = AbcRouterConfig {
+        eta: eta.unwrap_or(d.eta),
+        delta: ms("delta_ms", *delta_ms, d.delta, 1e-3)?,
+        dt: ms("dt_ms", *dt_ms, d.dt, 0.0)?,
+        window: ms("window_ms", *window_ms, d.window, 1e-3)?,
+        token_limit: token_limit.unwrap_or(d.token_limit),
+        rate_source: match rate_source.as_deref() {
+            None | Some("dequeue") => RateSource::Dequeue,
+            Some("enqueue") => RateSource::Enqueue,
+            Some(o) => {
+                return Err(Error::Param { key: format!("{key}.rate_source"), msg: format!("'{o}'; expected 'dequeue' or 'enqueue'") })
+            }
+        },
+        delay_source: match delay_source.as_deref() {
+            None | Some("qlen") => DelaySource::QueueLength,
+            Some("sojourn") => DelaySource::Sojourn,
+            Some(o) => {
+                return Err(Error::Param { key: format!("{key}.delay_source"), msg: format!("'{o}'; expected 'qlen' or 'sojourn'") })
+            }
+        },
+        limit: queue_limit(q, key)?,
+    };
+    cfg.validate(key)?;
+    Ok(cfg)
+}
+
+/// Scheme parameters as `Params`.
+pub(crate) fn params(f: &FlowSpec) -> Params {
+    f.params.clone()
+}

@@ -1,0 +1,487 @@
+//! The TCP-like sender: segments, SACK scoreboard, RFC 6675 loss recovery, RFC 6298 RTO, pacing.
+//!
+//! * Sequence numbers count segments. New data is sent while `pipe < floor(cwnd)` (RFC 6675), where
+//!   pipe counts segments sent and neither acknowledged, SACKed nor marked lost (plus retransmissions).
+//! * Loss detection (RFC 6675 `IsLost` with DupThresh = 3): a segment is lost once three segments
+//!   above it are SACKed. Detected losses start fast recovery (one congestion event per recovery,
+//!   recovery point = highest segment sent); lost segments are retransmitted before new data.
+//!   A lost retransmission is only recovered by the RTO (no RACK), as in RFC 6675.
+//! * RTO per RFC 6298 with Linux's 200 ms minimum (`TCP_RTO_MIN`) and 1 s initial value,
+//!   exponential backoff up to 120 s (`TCP_RTO_MAX`). On expiry every unSACKed outstanding segment
+//!   is marked lost and retransmitted under the controller's loss window.
+//! * RTT samples come from the ACK's timestamp echo (RFC 7323 style, so Karn's rule is not needed).
+//! * ECN: the controller is told about a legacy CE echo at most once per RTT (RFC 3168 §6.1.2) and
+//!   the next data segment carries CWR.
+//! * Pacing: if the controller gives a rate, consecutive segments leave at least size/rate apart.
+
+use crate::cc::{AckInfo, CongestionControl, CongestionKind};
+use crate::packet::{Ecn, Echo, Packet, HEADER_BYTES, MSS};
+use crate::time::{Dur, Time};
+use std::collections::VecDeque;
+
+/// Linux `TCP_RTO_MIN`.
+pub const RTO_MIN: Dur = Dur::from_millis(200);
+/// RFC 6298 §2.1 initial RTO.
+pub const RTO_INITIAL: Dur = Dur::from_secs(1);
+/// Linux `TCP_RTO_MAX`.
+pub const RTO_MAX: Dur = Dur::from_secs(120);
+/// RFC 6675 DupThresh.
+const DUP_THRESH: usize = 3;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+const RETRANS: u8 = 4;
+
+fn in_pipe(flags: u8) -> bool {
+    flags & SACKED == 0 && (flags & LOST == 0 || flags & RETRANS != 0)
+}
+
+/// What the application gives the sender.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum App {
+    /// Always has data.
+    Bulk,
+    /// A transfer of this many payload bytes, then the flow ends.
+    Finite {
+        /// Payload bytes.
+        bytes: u64,
+    },
+    /// Data arrives at a constant rate (bytes per second of payload).
+    RateLimited {
+        /// Payload bytes per second.
+        bytes_per_sec: f64,
+    },
+}
+
+/// Sender counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    /// Data packets sent (including retransmissions).
+    pub packets_sent: u64,
+    /// Bytes sent on the wire.
+    pub bytes_sent: u64,
+    /// Retransmitted packets.
+    pub retransmits: u64,
+    /// Fast-recovery episodes.
+    pub recoveries: u64,
+    /// RTO expiries.
+    pub timeouts: u64,
+    /// ECN congestion reactions.
+    pub ecn_reactions: u64,
+    /// ACKs received.
+    pub acks: u64,
+}
+
+/// A sender.
+pub struct Sender {
+    flow: u32,
+    /// The congestion controller.
+    pub cc: Box<dyn CongestionControl>,
+    ecn: Ecn,
+    app: App,
+    /// Segments the application has made available so far (`u32::MAX` for bulk).
+    avail: u32,
+    /// Total segments for a finite flow.
+    total: Option<u32>,
+    last_size: u32,
+    started: Option<Time>,
+    stopped: bool,
+    snd_una: u32,
+    snd_nxt: u32,
+    /// Flags for segments `snd_una..snd_nxt`.
+    sb: VecDeque<u8>,
+    pipe: u32,
+    /// The three highest SACKed segments, highest first.
+    top_sacked: [Option<u32>; DUP_THRESH],
+    /// Segments below this were checked by loss marking.
+    lost_upto: u32,
+    /// Lowest segment that may need a retransmission.
+    retx_cursor: u32,
+    /// Lost segments not yet retransmitted.
+    lost_pending: u32,
+    recovery_point: Option<u32>,
+    ecn_recover: u32,
+    send_cwr: bool,
+    srtt: Option<Dur>,
+    rttvar: Dur,
+    rto: Dur,
+    backoff: u32,
+    min_rtt: Option<Dur>,
+    latest_rtt: Option<Dur>,
+    rto_at: Option<Time>,
+    next_send: Time,
+    cwnd_limited: bool,
+    /// When a finite flow finished (all data acknowledged).
+    pub completed_at: Option<Time>,
+    /// Counters.
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    /// A sender for `flow`; `ecn` is the codepoint put on data (NotEct, ECT(0) for classic ECN,
+    /// ECT(1) = accelerate for ABC).
+    pub fn new(flow: u32, cc: Box<dyn CongestionControl>, ecn: Ecn, app: App) -> Sender {
+        let (avail, total, last_size) = match app {
+            App::Bulk => (u32::MAX, None, MSS),
+            App::Finite { bytes } => {
+                let segs = bytes.div_ceil(MSS as u64).clamp(1, u32::MAX as u64 - 1) as u32;
+                let last = (bytes - (segs as u64 - 1) * MSS as u64).clamp(1, MSS as u64) as u32;
+                (segs, Some(segs), last)
+            }
+            App::RateLimited { .. } => (0, None, MSS),
+        };
+        Sender {
+            flow,
+            cc,
+            ecn,
+            app,
+            avail,
+            total,
+            last_size,
+            started: None,
+            stopped: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            sb: VecDeque::new(),
+            pipe: 0,
+            top_sacked: [None; DUP_THRESH],
+            lost_upto: 0,
+            retx_cursor: 0,
+            lost_pending: 0,
+            recovery_point: None,
+            ecn_recover: 0,
+            send_cwr: false,
+            srtt: None,
+            rttvar: Dur::ZERO,
+            rto: RTO_INITIAL,
+            backoff: 1,
+            min_rtt: None,
+            latest_rtt: None,
+            rto_at: None,
+            next_send: Time::ZERO,
+            cwnd_limited: true,
+            completed_at: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Start sending at `now`.
+    pub fn start(&mut self, now: Time) {
+        self.started = Some(now);
+        self.next_send = now;
+    }
+
+    /// Stop sending new data (the flow's stop time); outstanding data is still recovered.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+        self.avail = self.avail.min(self.snd_nxt);
+    }
+
+    /// Segments in flight (RFC 6675 pipe).
+    pub fn pipe(&self) -> u32 {
+        self.pipe
+    }
+    /// Smoothed RTT.
+    pub fn srtt(&self) -> Option<Dur> {
+        self.srtt
+    }
+    /// Minimum RTT seen.
+    pub fn min_rtt(&self) -> Option<Dur> {
+        self.min_rtt
+    }
+    /// Lowest unacknowledged segment.
+    pub fn snd_una(&self) -> u32 {
+        self.snd_una
+    }
+    /// Next new segment.
+    pub fn snd_nxt(&self) -> u32 {
+        self.snd_nxt
+    }
+    /// Whether the sender is in loss recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.recovery_point.is_some()
+    }
+
+    fn flags(&mut self, seq: u32) -> &mut u8 {
+        &mut self.sb[(seq - self.snd_una) as usize]
+    }
+
+    fn set_flags(&mut self, seq: u32, new: u8) {
+        let f = self.flags(seq);
+        let old = *f;
+        *f = new;
+        match (in_pipe(old), in_pipe(new)) {
+            (true, false) => self.pipe -= 1,
+            (false, true) => self.pipe += 1,
+            _ => {}
+        }
+    }
+
+    fn update_app(&mut self, now: Time) {
+        if let (App::RateLimited { bytes_per_sec }, Some(start), false) = (self.app, self.started, self.stopped) {
+            let secs = (now - start).secs_f64();
+            self.avail = ((secs * bytes_per_sec) / MSS as f64).floor().min(u32::MAX as f64 - 1.0) as u32;
+        }
+    }
+
+    /// When the sender wants to be woken: RTO, pacing release, or the next application data.
+    pub fn next_wakeup(&self, _now: Time) -> Option<Time> {
+        let mut t = self.rto_at;
+        if self.started.is_some() && self.completed_at.is_none() {
+            let has_data = self.lost_pending > 0 || self.snd_nxt < self.avail;
+            let window_open = (self.pipe as f64) < self.cc.window().floor().max(1.0);
+            if window_open {
+                let wake = if has_data {
+                    Some(self.next_send)
+                } else if let (App::RateLimited { bytes_per_sec }, Some(start), false) =
+                    (self.app, self.started, self.stopped)
+                {
+                    // Time at which the next segment becomes available.
+                    let secs = (self.avail as f64 + 1.0) * MSS as f64 / bytes_per_sec;
+                    Some(start + Dur::from_secs_f64(secs).max(Dur(1)))
+                } else {
+                    None
+                };
+                t = match (t, wake) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+        }
+        t
+    }
+
+    /// Produce the next packet to send now, if the window, pacing and application allow.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        self.started?;
+        if now < self.next_send {
+            return None;
+        }
+        self.update_app(now);
+        let cwnd = self.cc.window().floor().max(1.0) as u32;
+        if self.pipe >= cwnd {
+            self.cwnd_limited = true;
+            return None;
+        }
+        let (seq, retx) = if let Some(seq) = self.next_lost() {
+            (seq, true)
+        } else if self.snd_nxt < self.avail {
+            (self.snd_nxt, false)
+        } else {
+            self.cwnd_limited = false;
+            return None;
+        };
+        if retx {
+            let f = *self.flags(seq);
+            self.set_flags(seq, f | RETRANS);
+            self.lost_pending -= 1;
+            self.retx_cursor = seq + 1;
+            self.stats.retransmits += 1;
+        } else {
+            self.sb.push_back(0);
+            self.snd_nxt += 1;
+            self.pipe += 1;
+        }
+        let payload = if Some(seq + 1) == self.total { self.last_size } else { MSS };
+        let mut pkt = Packet::data(self.flow, seq, payload + HEADER_BYTES, self.ecn, now);
+        if self.send_cwr {
+            pkt.cwr = true;
+            self.send_cwr = false;
+        }
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += pkt.size as u64;
+        self.cc.on_sent(now, self.pipe);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
+        }
+        if let Some(rate) = self.cc.pacing_rate() {
+            if rate > 0.0 && rate.is_finite() {
+                self.next_send = now + Dur::from_secs_f64(pkt.size as f64 / rate);
+            }
+        }
+        Some(pkt)
+    }
+
+    /// Lowest lost segment not yet retransmitted.
+    fn next_lost(&mut self) -> Option<u32> {
+        if self.lost_pending == 0 {
+            return None;
+        }
+        let mut s = self.retx_cursor.max(self.snd_una);
+        while s < self.snd_nxt {
+            let f = self.sb[(s - self.snd_una) as usize];
+            if f & LOST != 0 && f & RETRANS == 0 && f & SACKED == 0 {
+                self.retx_cursor = s;
+                return Some(s);
+            }
+            s += 1;
+        }
+        // Counter drifted (segments acknowledged before retransmission): resynchronise.
+        self.lost_pending = 0;
+        None
+    }
+
+    fn rtt_sample(&mut self, rtt: Dur) {
+        self.latest_rtt = Some(rtt);
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        // RFC 6298 §2.2–2.3.
+        match self.srtt {
+            None => {
+                self.srtt = Some(rtt);
+                self.rttvar = Dur(rtt.0 / 2);
+            }
+            Some(srtt) => {
+                let diff = Dur(srtt.0.abs_diff(rtt.0));
+                self.rttvar = Dur((3 * self.rttvar.0 + diff.0) / 4);
+                self.srtt = Some(Dur((7 * srtt.0 + rtt.0) / 8));
+            }
+        }
+        let srtt = self.srtt.unwrap_or(rtt);
+        self.rto = (srtt + self.rttvar.saturating_mul(4)).max(RTO_MIN).min(RTO_MAX);
+    }
+
+    fn note_sacked(&mut self, seq: u32) {
+        // Keep the DupThresh highest SACKed segments.
+        let mut v = seq;
+        for slot in self.top_sacked.iter_mut() {
+            match *slot {
+                Some(s) if s >= v => {}
+                Some(s) => {
+                    *slot = Some(v);
+                    v = s;
+                }
+                None => {
+                    *slot = Some(v);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// An ACK arrived.
+    pub fn on_ack(&mut self, now: Time, ack: &Packet) {
+        self.stats.acks += 1;
+        let mut acked = 0u32;
+        let cum = ack.seq.min(self.snd_nxt);
+        let advanced = cum > self.snd_una;
+        while self.snd_una < cum {
+            let f = self.sb.pop_front().unwrap_or(SACKED);
+            if in_pipe(f) {
+                self.pipe -= 1;
+            }
+            if f & SACKED == 0 {
+                acked += 1;
+                if f & LOST != 0 && f & RETRANS == 0 {
+                    self.lost_pending = self.lost_pending.saturating_sub(1);
+                }
+            }
+            self.snd_una += 1;
+        }
+        for b in ack.sack_blocks() {
+            let start = b.start.max(self.snd_una);
+            let end = b.end.min(self.snd_nxt);
+            for s in start..end {
+                let f = *self.flags(s);
+                if f & SACKED == 0 {
+                    if f & LOST != 0 && f & RETRANS == 0 {
+                        self.lost_pending = self.lost_pending.saturating_sub(1);
+                    }
+                    self.set_flags(s, f | SACKED);
+                    acked += 1;
+                    self.note_sacked(s);
+                }
+            }
+        }
+        if acked > 0 && ack.ts <= now {
+            self.rtt_sample(now - ack.ts);
+        }
+        // RFC 6675 loss marking: everything below the DupThresh-th highest SACKed segment.
+        let mut newly_lost = false;
+        if let Some(threshold) = self.top_sacked[DUP_THRESH - 1] {
+            let from = self.lost_upto.max(self.snd_una);
+            for s in from..threshold.min(self.snd_nxt) {
+                let f = *self.flags(s);
+                if f & (SACKED | LOST) == 0 {
+                    self.set_flags(s, f | LOST);
+                    self.lost_pending += 1;
+                    self.retx_cursor = self.retx_cursor.min(s);
+                    newly_lost = true;
+                }
+            }
+            self.lost_upto = self.lost_upto.max(threshold);
+        }
+        let flight = self.snd_nxt - self.snd_una;
+        if newly_lost && self.recovery_point.is_none() {
+            self.recovery_point = Some(self.snd_nxt);
+            self.ecn_recover = self.snd_nxt;
+            self.stats.recoveries += 1;
+            self.cc.on_congestion_event(now, CongestionKind::Loss, flight);
+        }
+        if let Some(rp) = self.recovery_point {
+            if self.snd_una >= rp {
+                self.recovery_point = None;
+                self.cc.on_recovery_exit(now);
+            }
+        }
+        // Legacy ECN: react at most once per RTT, and not during loss recovery (RFC 3168 §6.1.2).
+        if ack.echo == Echo::Ce && self.recovery_point.is_none() && self.snd_una > self.ecn_recover {
+            self.ecn_recover = self.snd_nxt;
+            self.send_cwr = true;
+            self.stats.ecn_reactions += 1;
+            self.cc.on_congestion_event(now, CongestionKind::Ecn, flight);
+        }
+        let info = AckInfo {
+            acked,
+            echo: ack.echo,
+            rtt: if acked > 0 { self.latest_rtt } else { None },
+            min_rtt: self.min_rtt,
+            srtt: self.srtt,
+            in_flight: self.pipe,
+            cwnd_limited: self.cwnd_limited,
+            in_recovery: self.recovery_point.is_some(),
+        };
+        self.cc.on_ack(now, &info);
+        // RFC 6298 §5.2–5.3: restart the timer on new data acknowledged, stop it when all is.
+        if advanced {
+            self.backoff = 1;
+            self.rto_at = if self.snd_una == self.snd_nxt { None } else { Some(now + self.rto) };
+        }
+        if let Some(total) = self.total {
+            if self.snd_una >= total && self.completed_at.is_none() {
+                self.completed_at = Some(now);
+                self.rto_at = None;
+            }
+        }
+    }
+
+    /// Timers may have expired.
+    pub fn on_timer(&mut self, now: Time) {
+        let Some(at) = self.rto_at else { return };
+        if at > now {
+            return;
+        }
+        if self.snd_una == self.snd_nxt {
+            self.rto_at = None;
+            return;
+        }
+        // RFC 6298 §5.4–5.7 and RFC 5681 §3.1: back off, mark everything outstanding lost.
+        self.stats.timeouts += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        self.cc.on_rto(now, flight);
+        self.lost_pending = 0;
+        for s in self.snd_una..self.snd_nxt {
+            let f = *self.flags(s);
+            if f & SACKED == 0 {
+                self.set_flags(s, LOST);
+                self.lost_pending += 1;
+            }
+        }
+        self.lost_upto = self.snd_nxt;
+        self.retx_cursor = self.snd_una;
+        self.recovery_point = Some(self.snd_nxt);
+        self.ecn_recover = self.snd_nxt;
+        self.backoff = (self.backoff * 2).min(1 << 10);
+        self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
+        self.next_send = now;
+    }
+}
