@@ -1,0 +1,60 @@
+"""accelbrake: a fast, deterministic packet-level simulator for congestion control on wireless links.
+
+Quick start::
+
+    import accelbrake
+    scenario = accelbrake.build_scenario("abc", trace="traces/Verizon-LTE-short.up", duration_s=30)
+    result = accelbrake.simulate(scenario)
+    print(result.summary_table())
+    result.to_dir("out/abc")
+
+The simulator itself is the Rust extension :mod:`accelbrake._core`; this package builds scenarios
+(:mod:`accelbrake.scenarios`), turns results into pandas tables (:mod:`accelbrake.results`), draws
+them (:mod:`accelbrake.plots`) and provides the ``accelbrake`` command line (:mod:`accelbrake.cli`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from accelbrake._core import SimulationError, __version__
+
+# The extension declares the exception in a module called `_core`; give it its public home so that
+# it prints as `accelbrake.SimulationError` and survives pickling (e.g. across a process pool).
+SimulationError.__module__ = "accelbrake"
+
+from accelbrake.scenarios import (  # noqa: E402
+    SCHEMES,
+    ScenarioError,
+    apply_sets,
+    build_scenario,
+    load_scenario_file,
+)
+
+if TYPE_CHECKING:
+    from accelbrake.results import Result, simulate
+
+__all__ = [
+    "SCHEMES",
+    "Result",
+    "ScenarioError",
+    "SimulationError",
+    "__version__",
+    "apply_sets",
+    "build_scenario",
+    "load_scenario_file",
+    "simulate",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # `simulate` and `Result` need pandas; import it only when they are first used.
+    if name in ("simulate", "Result"):
+        from accelbrake import results
+
+        return getattr(results, name)
+    raise AttributeError(f"module 'accelbrake' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), "simulate", "Result"])

@@ -13,7 +13,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-create_exception!(_core, SimulationError, PyValueError, "Invalid scenario, parameter or trace file.");
+create_exception!(
+    accelbrake._core,
+    SimulationError,
+    PyValueError,
+    "Invalid scenario, parameter or trace file."
+);
 
 fn to_py(e: Error) -> PyErr {
     SimulationError::new_err(e.to_string())
@@ -23,7 +28,9 @@ fn to_py(e: Error) -> PyErr {
 #[pyfunction]
 fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
     let scenario = Scenario::from_json(scenario_json).map_err(to_py)?;
-    let result = py.detach(|| accelbrake_sim::simulate(&scenario)).map_err(to_py)?;
+    let result = py
+        .detach(|| accelbrake_sim::simulate(&scenario))
+        .map_err(to_py)?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| SimulationError::new_err(format!("cannot serialise the summary: {e}")))?;
     let out = PyDict::new(py);
@@ -36,7 +43,13 @@ fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
                 Column::F64(v) => ("<f8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
                 Column::I64(v) => ("<i8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
             };
-            let pair = PyTuple::new(py, [dtype.into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?;
+            let pair = PyTuple::new(
+                py,
+                [
+                    dtype.into_pyobject(py)?.into_any(),
+                    PyBytes::new(py, &bytes).into_any(),
+                ],
+            )?;
             cols.set_item(col, pair)?;
         }
         tables.set_item(name, cols)?;

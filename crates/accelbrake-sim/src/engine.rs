@@ -13,6 +13,7 @@ use crate::packet::{Ecn, Kind, Packet};
 use crate::queue::abc::AbcQueue;
 use crate::queue::{DropTail, LinkInfo, Queue};
 use crate::receiver::{EchoMode, Receiver, ReceiverConfig};
+use crate::rng::Rng;
 use crate::scenario::{self, AppSpec, LinkSpec, QueueSpec, Scenario};
 use crate::sched::EventQueue;
 use crate::sender::{App, Sender};
@@ -25,6 +26,8 @@ use std::sync::Arc;
 enum Event {
     /// A packet reaches hop `pkt.hop` of its path (or its endpoint past the last hop).
     Arrive(Packet),
+    /// An ACK that reached its sender is processed after the host's jitter.
+    Process(Packet),
     /// A hop's link is due: trace opportunity or end of a transmission.
     Link(u32),
     /// A flow starts.
@@ -66,6 +69,12 @@ pub(crate) struct Flow {
     pub(crate) prop_rtt: Dur,
     sender_wake: Option<Time>,
     receiver_wake: Option<Time>,
+    /// Upper bound of the sender host's ACK-processing jitter.
+    jitter: Dur,
+    /// The flow's random stream.
+    rng: Rng,
+    /// When the last jittered ACK will be processed.
+    ack_ready: Time,
     /// Data packets and ACKs of this flow inside the network (queues, links, delay lines).
     pub(crate) in_network: u64,
     pub(crate) m: FlowMetrics,
@@ -97,7 +106,11 @@ pub struct Simulation {
     pub stats: RunStats,
 }
 
-fn build_link(spec: &LinkSpec, key: &str, traces: &mut HashMap<String, Arc<Trace>>) -> Result<Link> {
+fn build_link(
+    spec: &LinkSpec,
+    key: &str,
+    traces: &mut HashMap<String, Arc<Trace>>,
+) -> Result<Link> {
     Ok(match spec {
         LinkSpec::Trace { path, once } => {
             let tr = match traces.get(path) {
@@ -110,27 +123,40 @@ fn build_link(spec: &LinkSpec, key: &str, traces: &mut HashMap<String, Arc<Trace
             };
             Link::Trace(TraceLink::new(tr, *once))
         }
-        LinkSpec::Constant { mbps } => Link::Rate(RateLink::constant(Rate::from_mbps(*mbps)).map_err(|e| rekey(e, key))?),
+        LinkSpec::Constant { mbps } => {
+            Link::Rate(RateLink::constant(Rate::from_mbps(*mbps)).map_err(|e| rekey(e, key))?)
+        }
         LinkSpec::Schedule { steps, repeat_ms } => {
             let steps = steps
                 .iter()
-                .map(|&(t, r)| Step { at: Time(Dur::from_millis_f64(t).0), rate: Rate::from_mbps(r) })
+                .map(|&(t, r)| Step {
+                    at: Time(Dur::from_millis_f64(t).0),
+                    rate: Rate::from_mbps(r),
+                })
                 .collect();
-            Link::Rate(RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64)).map_err(|e| rekey(e, key))?)
+            Link::Rate(
+                RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64))
+                    .map_err(|e| rekey(e, key))?,
+            )
         }
     })
 }
 
 fn rekey(e: Error, key: &str) -> Error {
     match e {
-        Error::Param { key: k, msg } => Error::Param { key: format!("{key}.{}", k.trim_start_matches("link.")), msg },
+        Error::Param { key: k, msg } => Error::Param {
+            key: format!("{key}.{}", k.trim_start_matches("link.")),
+            msg,
+        },
         other => other,
     }
 }
 
 fn build_queue(spec: &QueueSpec, key: &str) -> Result<Box<dyn Queue>> {
     Ok(match spec {
-        QueueSpec::Droptail { .. } | QueueSpec::Infinite => Box::new(DropTail::new(scenario::queue_limit(spec, key)?)),
+        QueueSpec::Droptail { .. } | QueueSpec::Infinite => {
+            Box::new(DropTail::new(scenario::queue_limit(spec, key)?))
+        }
         QueueSpec::Abc { .. } => Box::new(AbcQueue::new(scenario::abc_config(spec, key)?)),
     })
 }
@@ -151,8 +177,20 @@ impl Simulation {
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
                 t.keep_window(w);
             }
-            let name = if h.name.is_empty() { format!("hop{i}") } else { h.name.clone() };
-            hops.push(Hop { name, queue, link, delay: Dur::from_millis_f64(h.delay_ms), tx: None, cap_window, m: HopMetrics::default() });
+            let name = if h.name.is_empty() {
+                format!("hop{i}")
+            } else {
+                h.name.clone()
+            };
+            hops.push(Hop {
+                name,
+                queue,
+                link,
+                delay: Dur::from_millis_f64(h.delay_ms),
+                tx: None,
+                cap_window,
+                m: HopMetrics::default(),
+            });
         }
         let mut flows = Vec::new();
         for spec in scenario.flows.iter() {
@@ -171,17 +209,26 @@ impl Simulation {
                 let app = match spec.app {
                     AppSpec::Bulk => App::Bulk,
                     AppSpec::Finite { bytes } => App::Finite { bytes },
-                    AppSpec::Rate { mbps } => App::RateLimited { bytes_per_sec: mbps * 1e6 / 8.0 },
+                    AppSpec::Rate { mbps } => App::RateLimited {
+                        bytes_per_sec: mbps * 1e6 / 8.0,
+                    },
                 };
                 let rcfg = ReceiverConfig {
-                    echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
+                    echo: if abc {
+                        EchoMode::PerPacket
+                    } else {
+                        EchoMode::Classic
+                    },
                     ack_every: if spec.delayed_ack { 2 } else { 1 },
                     ..ReceiverConfig::default()
                 };
                 let extra_delay = Dur::from_millis_f64(spec.extra_delay_ms);
                 let fwd: Vec<u32> = spec.fwd.iter().map(|&h| h as u32).collect();
                 let rev: Vec<u32> = spec.rev.iter().map(|&h| h as u32).collect();
-                let prop_rtt = fwd.iter().chain(rev.iter()).fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
+                let prop_rtt = fwd
+                    .iter()
+                    .chain(rev.iter())
+                    .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
                     sender: Sender::new(id, controller, ecn, app),
@@ -194,6 +241,9 @@ impl Simulation {
                     prop_rtt,
                     sender_wake: None,
                     receiver_wake: None,
+                    jitter: Dur::from_micros_f64(spec.host_jitter_us),
+                    rng: Rng::stream(scenario.seed, 1 + id as u64),
+                    ack_ready: Time::ZERO,
                     in_network: 0,
                     m: FlowMetrics::default(),
                 });
@@ -258,6 +308,7 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Arrive(pkt) => self.arrive(pkt),
+            Event::Process(pkt) => self.process_ack(pkt),
             Event::Link(h) => self.link_due(h as usize),
             Event::Start(f) => {
                 self.flows[f as usize].sender.start(self.now);
@@ -291,7 +342,7 @@ impl Simulation {
             Event::Sample => {
                 self.rec.sample(self.now, &self.hops, &self.flows);
                 let next = self.now + self.rec.bin;
-                if next <= self.end {
+                if next < self.end {
                     self.events.push(next, Event::Sample);
                 }
             }
@@ -375,10 +426,27 @@ impl Simulation {
                 self.schedule_receiver(f);
             }
             Kind::Ack => {
-                fl.sender.on_ack(now, &pkt);
-                self.pump_sender(f);
+                if fl.jitter > Dur::ZERO {
+                    // Host jitter, FIFO per flow: ACKs are never reordered by it.
+                    let t = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
+                    fl.ack_ready = t;
+                    fl.in_network += 1;
+                    self.events.push(t, Event::Process(pkt));
+                } else {
+                    self.process_ack(pkt);
+                }
             }
         }
+    }
+
+    fn process_ack(&mut self, pkt: Packet) {
+        let f = pkt.flow as usize;
+        let fl = &mut self.flows[f];
+        if fl.jitter > Dur::ZERO {
+            fl.in_network -= 1;
+        }
+        fl.sender.on_ack(self.now, &pkt);
+        self.pump_sender(f);
     }
 
     fn dropped(&mut self, h: usize, pkt: Packet) {
@@ -395,8 +463,14 @@ impl Simulation {
     fn link_info(hop: &mut Hop, now: Time) -> LinkInfo {
         let overhead = hop.link.wire_bytes(0);
         match hop.cap_window {
-            Some(w) => LinkInfo { capacity: hop.link.capacity_rate(now, w), overhead },
-            None => LinkInfo { capacity: 0.0, overhead },
+            Some(w) => LinkInfo {
+                capacity: hop.link.capacity_rate(now, w),
+                overhead,
+            },
+            None => LinkInfo {
+                capacity: 0.0,
+                overhead,
+            },
         }
     }
 
@@ -417,7 +491,9 @@ impl Simulation {
     fn start_tx(&mut self, h: usize) {
         let Some(pkt) = self.dequeue(h) else { return };
         let hop = &mut self.hops[h];
-        let Link::Rate(l) = &hop.link else { unreachable!("start_tx on a trace link") };
+        let Link::Rate(l) = &hop.link else {
+            unreachable!("start_tx on a trace link")
+        };
         let done = l.finish_time(self.now, pkt.size);
         hop.tx = Some(pkt);
         if done != Time::MAX {
@@ -437,40 +513,47 @@ impl Simulation {
         }
     }
 
-    /// Mahimahi `LinkQueue::rationalize`: use every opportunity due now.
+    /// Trace link: use every opportunity due now (Mahimahi `LinkQueue::rationalize`).
     fn trace_opportunities(&mut self, h: usize) {
         let now = self.now;
-        loop {
-            let Link::Trace(l) = &mut self.hops[h].link else { unreachable!() };
-            match l.next_opportunity() {
-                Some(t) if t <= now => {}
-                Some(t) => {
-                    self.events.push(t, Event::Link(h as u32));
-                    return;
-                }
-                None => return,
-            }
-            l.take_opportunity();
-            let mut left = crate::link::OPPORTUNITY_BYTES;
-            while left > 0 {
-                let hop = &mut self.hops[h];
-                let Link::Trace(l) = &mut hop.link else { unreachable!() };
-                if l.in_transit_left == 0 {
-                    let Some(pkt) = self.dequeue(h) else { break };
-                    let hop = &mut self.hops[h];
-                    let Link::Trace(l) = &mut hop.link else { unreachable!() };
-                    l.in_transit_left = pkt.size + crate::link::TUN_OVERHEAD;
-                    hop.tx = Some(pkt);
-                    continue;
-                }
-                let amount = left.min(l.in_transit_left);
-                l.in_transit_left -= amount;
-                left -= amount;
-                if l.in_transit_left == 0 {
-                    let pkt = hop.tx.take().expect("packet in transit");
-                    self.depart(h, pkt);
-                }
-            }
+        let mut drops = std::mem::take(&mut self.drops);
+        let mut departed = std::mem::take(&mut self.out);
+        let hop = &mut self.hops[h];
+        let Link::Trace(link) = &mut hop.link else {
+            unreachable!("trace_opportunities on a rate link")
+        };
+        let queue = &mut hop.queue;
+        let cap_window = hop.cap_window;
+        link.serve(
+            now,
+            &mut hop.tx,
+            |l| {
+                let capacity = cap_window.map_or(0.0, |w| {
+                    let w = Dur(w.0.min(now.0.max(1)));
+                    l.capacity_bytes(now, w) as f64 / w.secs_f64()
+                });
+                queue.dequeue(
+                    now,
+                    LinkInfo {
+                        capacity,
+                        overhead: crate::link::TUN_OVERHEAD,
+                    },
+                    &mut drops,
+                )
+            },
+            |p| departed.push(p),
+        );
+        let next = link.next_opportunity();
+        for d in drops.drain(..) {
+            self.dropped(h, d);
+        }
+        for p in departed.drain(..) {
+            self.depart(h, p);
+        }
+        self.drops = drops;
+        self.out = departed;
+        if let Some(t) = next {
+            self.events.push(t, Event::Link(h as u32));
         }
     }
 
@@ -481,7 +564,14 @@ impl Simulation {
         let hop = &mut self.hops[h];
         let sojourn = now - pkt.enqueued_at;
         pkt.queued_ns += sojourn.0;
-        self.rec.departed(h, now, &pkt, sojourn, hop.link.wire_bytes(pkt.size), &mut hop.m);
+        self.rec.departed(
+            h,
+            now,
+            &pkt,
+            sojourn,
+            hop.link.wire_bytes(pkt.size),
+            &mut hop.m,
+        );
         pkt.hop += 1;
         self.events.push(now + hop.delay, Event::Arrive(pkt));
     }
@@ -492,7 +582,11 @@ impl Simulation {
         let counted: u64 = self.flows.iter().map(|f| f.in_network).sum();
         let queued: u64 = self.hops.iter().map(|h| h.queue.len_packets() as u64).sum();
         let on_links = self.hops.iter().filter(|h| h.tx.is_some()).count() as u64;
-        let travelling = self.events.iter().filter(|e| matches!(e, Event::Arrive(_))).count() as u64;
+        let travelling = self
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Arrive(_) | Event::Process(_)))
+            .count() as u64;
         if counted != queued + on_links + travelling {
             return Err(format!(
                 "packet conservation violated: flows count {counted} packets in the network, found {queued} queued + {on_links} on links + {travelling} in delay lines"
@@ -501,7 +595,11 @@ impl Simulation {
         for (i, f) in self.flows.iter().enumerate() {
             let sent = f.sender.stats.packets_sent;
             let acks = f.receiver.stats.acks;
-            let accounted = f.receiver.stats.packets + f.m.data_drops + f.sender.stats.acks + f.m.ack_drops + f.in_network;
+            let accounted = f.receiver.stats.packets
+                + f.m.data_drops
+                + f.sender.stats.acks
+                + f.m.ack_drops
+                + f.in_network;
             if sent + acks != accounted {
                 return Err(format!(
                     "flow {i}: {sent} data packets + {acks} ACKs sent, but {} data delivered + {} data dropped + {} ACKs delivered + {} ACKs dropped + {} in the network",
@@ -513,7 +611,13 @@ impl Simulation {
             // Accepted packets either left, are still queued, or were dropped by an AQM at dequeue.
             let s = h.queue.stats();
             if s.enqueued < s.dequeued + h.queue.len_packets() as u64 {
-                return Err(format!("hop {}: {} packets accepted but {} dequeued and {} queued", h.name, s.enqueued, s.dequeued, h.queue.len_packets()));
+                return Err(format!(
+                    "hop {}: {} packets accepted but {} dequeued and {} queued",
+                    h.name,
+                    s.enqueued,
+                    s.dequeued,
+                    h.queue.len_packets()
+                ));
             }
         }
         Ok(())

@@ -74,7 +74,10 @@ mod tests {
 
     #[test]
     fn suggests_close_names_only() {
-        assert_eq!(did_you_mean("cubc", &["cubic", "abc"]), " (did you mean 'cubic'?)");
+        assert_eq!(
+            did_you_mean("cubc", &["cubic", "abc"]),
+            " (did you mean 'cubic'?)"
+        );
         assert_eq!(did_you_mean("zzzzzzzz", &["cubic", "abc"]), "");
     }
 }

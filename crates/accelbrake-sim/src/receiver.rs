@@ -13,7 +13,7 @@
 //! * The timestamp echo of an ACK is the send time of the segment that triggered it (TSecr), which
 //!   gives the sender an RTT sample per ACK as Linux gets with timestamps.
 
-use crate::packet::{Ecn, Echo, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{Echo, Ecn, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{Dur, Time};
 
 /// How the receiver reports ECN marks.
@@ -38,7 +38,11 @@ pub struct ReceiverConfig {
 
 impl Default for ReceiverConfig {
     fn default() -> Self {
-        ReceiverConfig { echo: EchoMode::Classic, ack_every: 2, delack_timeout: Dur::from_millis(40) }
+        ReceiverConfig {
+            echo: EchoMode::Classic,
+            ack_every: 2,
+            delack_timeout: Dur::from_millis(40),
+        }
     }
 }
 
@@ -130,7 +134,14 @@ impl Receiver {
         }
     }
 
-    fn emit(&mut self, now: Time, echo: Echo, ts: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
+    fn emit(
+        &mut self,
+        now: Time,
+        echo: Echo,
+        ts: Time,
+        latest: Option<u32>,
+        out: &mut Vec<Packet>,
+    ) {
         let mut ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
         // SACK blocks: the one holding `latest` first, then the highest others.
         let mut n = 0;
@@ -216,7 +227,13 @@ impl Receiver {
                 return;
             }
         }
-        self.ooo.insert(i, SackBlock { start: seq, end: seq + 1 });
+        self.ooo.insert(
+            i,
+            SackBlock {
+                start: seq,
+                end: seq + 1,
+            },
+        );
     }
 
     /// The delayed-ACK timer may have expired.
@@ -242,7 +259,13 @@ mod tests {
     }
 
     fn per_packet() -> Receiver {
-        Receiver::new(0, ReceiverConfig { echo: EchoMode::PerPacket, ..Default::default() })
+        Receiver::new(
+            0,
+            ReceiverConfig {
+                echo: EchoMode::PerPacket,
+                ..Default::default()
+            },
+        )
     }
 
     #[test]
@@ -289,7 +312,13 @@ mod tests {
         assert_eq!(out.len(), 3);
         let last = out[2];
         assert_eq!(last.seq, 1);
-        assert_eq!(last.sack_blocks(), &[SackBlock { start: 5, end: 6 }, SackBlock { start: 2, end: 4 }]);
+        assert_eq!(
+            last.sack_blocks(),
+            &[
+                SackBlock { start: 5, end: 6 },
+                SackBlock { start: 2, end: 4 }
+            ]
+        );
         // Filling the hole acks everything up to the next hole at once.
         r.on_data(t, &seg(1, Ecn::NotEct), &mut out);
         assert_eq!(out.last().unwrap().seq, 4);
@@ -301,7 +330,13 @@ mod tests {
 
     #[test]
     fn classic_ece_is_sticky_until_cwr() {
-        let mut r = Receiver::new(0, ReceiverConfig { ack_every: 1, ..Default::default() });
+        let mut r = Receiver::new(
+            0,
+            ReceiverConfig {
+                ack_every: 1,
+                ..Default::default()
+            },
+        );
         let mut out = Vec::new();
         let t = Time::from_millis(1);
         r.on_data(t, &seg(0, Ecn::Ce), &mut out);

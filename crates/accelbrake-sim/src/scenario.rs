@@ -194,7 +194,20 @@ pub struct FlowSpec {
     /// Delayed ACKs (ACK every 2nd segment / 40 ms).
     #[serde(default = "default_true")]
     pub delayed_ack: bool,
+    /// Sender host jitter, µs: each ACK is processed after a uniform random delay in
+    /// `[0, host_jitter_us]` (order preserved), drawn from the flow's seeded stream. Models OS
+    /// scheduling noise and breaks the phase locking a perfectly deterministic simulation shows
+    /// between paced flows and deterministic markers (Floyd & Jacobson 1991). 0 disables it.
+    #[serde(default = "default_jitter")]
+    pub host_jitter_us: f64,
 }
+
+fn default_jitter() -> f64 {
+    DEFAULT_HOST_JITTER_US
+}
+
+/// Default sender host jitter, µs.
+pub const DEFAULT_HOST_JITTER_US: f64 = 100.0;
 
 fn default_app() -> AppSpec {
     AppSpec::Bulk
@@ -205,7 +218,10 @@ pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Re
     if v.is_finite() && v >= lo && v <= hi {
         Ok(())
     } else {
-        Err(Error::Param { key: key.into(), msg: format!("got {v}; expected {what}") })
+        Err(Error::Param {
+            key: key.into(),
+            msg: format!("got {v}; expected {what}"),
+        })
     }
 }
 
@@ -222,34 +238,88 @@ impl Scenario {
 
     /// Check every value (everything but trace file contents).
     pub fn validate(&self) -> Result<()> {
-        check_range("duration_ms", self.duration_ms, 1e-6, MAX_DURATION_MS, "a positive duration in ms (at most one week)")?;
-        check_range("sample_ms", self.sample_ms, 1.0, MAX_DURATION_MS, "a bin width ≥ 1 ms")?;
+        check_range(
+            "duration_ms",
+            self.duration_ms,
+            1e-6,
+            MAX_DURATION_MS,
+            "a positive duration in ms (at most one week)",
+        )?;
+        check_range(
+            "sample_ms",
+            self.sample_ms,
+            1.0,
+            MAX_DURATION_MS,
+            "a bin width ≥ 1 ms",
+        )?;
         if self.hops.is_empty() {
-            return Err(Error::Param { key: "hops".into(), msg: "at least one hop is needed".into() });
+            return Err(Error::Param {
+                key: "hops".into(),
+                msg: "at least one hop is needed".into(),
+            });
         }
         if self.hops.len() > 255 {
-            return Err(Error::Param { key: "hops".into(), msg: "at most 255 hops".into() });
+            return Err(Error::Param {
+                key: "hops".into(),
+                msg: "at most 255 hops".into(),
+            });
         }
         for (i, h) in self.hops.iter().enumerate() {
             let k = format!("hops[{i}]");
-            check_range(&format!("{k}.delay_ms"), h.delay_ms, 0.0, 1e7, "a delay ≥ 0 ms")?;
+            check_range(
+                &format!("{k}.delay_ms"),
+                h.delay_ms,
+                0.0,
+                1e7,
+                "a delay ≥ 0 ms",
+            )?;
             match &h.link {
                 LinkSpec::Trace { path, .. } => {
                     if path.is_empty() {
-                        return Err(Error::Param { key: format!("{k}.link.path"), msg: "empty trace path".into() });
+                        return Err(Error::Param {
+                            key: format!("{k}.link.path"),
+                            msg: "empty trace path".into(),
+                        });
                     }
                 }
-                LinkSpec::Constant { mbps } => check_range(&format!("{k}.link.mbps"), *mbps, 1e-6, 1e6, "a rate > 0 Mbit/s")?,
+                LinkSpec::Constant { mbps } => check_range(
+                    &format!("{k}.link.mbps"),
+                    *mbps,
+                    1e-6,
+                    1e6,
+                    "a rate > 0 Mbit/s",
+                )?,
                 LinkSpec::Schedule { steps, repeat_ms } => {
                     if steps.is_empty() {
-                        return Err(Error::Param { key: format!("{k}.link.steps"), msg: "at least one [start_ms, mbps] step".into() });
+                        return Err(Error::Param {
+                            key: format!("{k}.link.steps"),
+                            msg: "at least one [start_ms, mbps] step".into(),
+                        });
                     }
                     for (j, (t, r)) in steps.iter().enumerate() {
-                        check_range(&format!("{k}.link.steps[{j}][0]"), *t, 0.0, MAX_DURATION_MS, "a start time ≥ 0 ms")?;
-                        check_range(&format!("{k}.link.steps[{j}][1]"), *r, 0.0, 1e6, "a rate ≥ 0 Mbit/s")?;
+                        check_range(
+                            &format!("{k}.link.steps[{j}][0]"),
+                            *t,
+                            0.0,
+                            MAX_DURATION_MS,
+                            "a start time ≥ 0 ms",
+                        )?;
+                        check_range(
+                            &format!("{k}.link.steps[{j}][1]"),
+                            *r,
+                            0.0,
+                            1e6,
+                            "a rate ≥ 0 Mbit/s",
+                        )?;
                     }
                     if let Some(p) = repeat_ms {
-                        check_range(&format!("{k}.link.repeat_ms"), *p, 1e-6, MAX_DURATION_MS, "a positive period in ms")?;
+                        check_range(
+                            &format!("{k}.link.repeat_ms"),
+                            *p,
+                            1e-6,
+                            MAX_DURATION_MS,
+                            "a positive period in ms",
+                        )?;
                     }
                 }
             }
@@ -259,7 +329,10 @@ impl Scenario {
             }
         }
         if self.flows.is_empty() {
-            return Err(Error::Param { key: "flows".into(), msg: "at least one flow is needed".into() });
+            return Err(Error::Param {
+                key: "flows".into(),
+                msg: "at least one flow is needed".into(),
+            });
         }
         for (i, f) in self.flows.iter().enumerate() {
             let k = format!("flows[{i}]");
@@ -277,30 +350,73 @@ impl Scenario {
             cc::build(&f.scheme, &f.params, crate::time::Time::ZERO)?;
             for (name, path) in [("fwd", &f.fwd), ("rev", &f.rev)] {
                 if path.len() > 255 {
-                    return Err(Error::Param { key: format!("{k}.{name}"), msg: "at most 255 hops per path".into() });
+                    return Err(Error::Param {
+                        key: format!("{k}.{name}"),
+                        msg: "at most 255 hops per path".into(),
+                    });
                 }
                 for &h in path.iter() {
                     if h >= self.hops.len() {
                         return Err(Error::Param {
                             key: format!("{k}.{name}"),
-                            msg: format!("hop index {h} out of range (there are {} hops)", self.hops.len()),
+                            msg: format!(
+                                "hop index {h} out of range (there are {} hops)",
+                                self.hops.len()
+                            ),
                         });
                     }
                 }
             }
-            check_range(&format!("{k}.extra_delay_ms"), f.extra_delay_ms, 0.0, 1e7, "a delay ≥ 0 ms")?;
-            check_range(&format!("{k}.start_ms"), f.start_ms, 0.0, MAX_DURATION_MS, "a start time ≥ 0 ms")?;
+            check_range(
+                &format!("{k}.extra_delay_ms"),
+                f.extra_delay_ms,
+                0.0,
+                1e7,
+                "a delay ≥ 0 ms",
+            )?;
+            check_range(
+                &format!("{k}.host_jitter_us"),
+                f.host_jitter_us,
+                0.0,
+                1e6,
+                "a jitter between 0 and 10^6 µs",
+            )?;
+            check_range(
+                &format!("{k}.start_ms"),
+                f.start_ms,
+                0.0,
+                MAX_DURATION_MS,
+                "a start time ≥ 0 ms",
+            )?;
             if let Some(s) = f.stop_ms {
-                check_range(&format!("{k}.stop_ms"), s, f.start_ms, MAX_DURATION_MS, "a stop time ≥ start_ms")?;
+                check_range(
+                    &format!("{k}.stop_ms"),
+                    s,
+                    f.start_ms,
+                    MAX_DURATION_MS,
+                    "a stop time ≥ start_ms",
+                )?;
             }
             if f.count == 0 || f.count > 100_000 {
-                return Err(Error::Param { key: format!("{k}.count"), msg: "expected 1 to 100000 flows".into() });
+                return Err(Error::Param {
+                    key: format!("{k}.count"),
+                    msg: "expected 1 to 100000 flows".into(),
+                });
             }
             match f.app {
-                AppSpec::Finite { bytes } if bytes == 0 => {
-                    return Err(Error::Param { key: format!("{k}.app.bytes"), msg: "expected a positive size".into() })
+                AppSpec::Finite { bytes: 0 } => {
+                    return Err(Error::Param {
+                        key: format!("{k}.app.bytes"),
+                        msg: "expected a positive size".into(),
+                    })
                 }
-                AppSpec::Rate { mbps } => check_range(&format!("{k}.app.mbps"), mbps, 1e-9, 1e6, "a rate > 0 Mbit/s")?,
+                AppSpec::Rate { mbps } => check_range(
+                    &format!("{k}.app.mbps"),
+                    mbps,
+                    1e-9,
+                    1e6,
+                    "a rate > 0 Mbit/s",
+                )?,
                 _ => {}
             }
         }
@@ -316,9 +432,18 @@ pub(crate) fn queue_limit(q: &QueueSpec, key: &str) -> Result<Limit> {
         QueueSpec::Abc { packets, bytes, .. } => (*packets, *bytes, Some(Limit::Packets(250))),
     };
     match (packets, bytes) {
-        (Some(_), Some(_)) => Err(Error::Param { key: key.into(), msg: "give either packets or bytes, not both".into() }),
-        (Some(0), None) => Err(Error::Param { key: format!("{key}.packets"), msg: "expected a limit ≥ 1 packet".into() }),
-        (None, Some(b)) if b < 1500 => Err(Error::Param { key: format!("{key}.bytes"), msg: "expected a limit ≥ 1500 bytes".into() }),
+        (Some(_), Some(_)) => Err(Error::Param {
+            key: key.into(),
+            msg: "give either packets or bytes, not both".into(),
+        }),
+        (Some(0), None) => Err(Error::Param {
+            key: format!("{key}.packets"),
+            msg: "expected a limit ≥ 1 packet".into(),
+        }),
+        (None, Some(b)) if b < 1500 => Err(Error::Param {
+            key: format!("{key}.bytes"),
+            msg: "expected a limit ≥ 1500 bytes".into(),
+        }),
         (Some(p), None) => Ok(Limit::Packets(p)),
         (None, Some(b)) => Ok(Limit::Bytes(b)),
         (None, None) => default.ok_or_else(|| Error::Param {
@@ -330,15 +455,38 @@ pub(crate) fn queue_limit(q: &QueueSpec, key: &str) -> Result<Limit> {
 
 /// The ABC router configuration of an `abc` queue spec.
 pub(crate) fn abc_config(q: &QueueSpec, key: &str) -> Result<AbcRouterConfig> {
-    let QueueSpec::Abc { eta, delta_ms, dt_ms, window_ms, token_limit, rate_source, delay_source, .. } = q else {
-        return Err(Error::Param { key: key.into(), msg: "not an abc queue".into() });
+    let QueueSpec::Abc {
+        eta,
+        delta_ms,
+        dt_ms,
+        window_ms,
+        token_limit,
+        rate_source,
+        delay_source,
+        ..
+    } = q
+    else {
+        return Err(Error::Param {
+            key: key.into(),
+            msg: "not an abc queue".into(),
+        });
     };
     let d = AbcRouterConfig::default();
     let ms = |name: &str, v: Option<f64>, def: Dur, lo: f64| -> Result<Dur> {
         match v {
             None => Ok(def),
             Some(x) => {
-                check_range(&format!("{key}.{name}"), x, lo, 1e7, if lo > 0.0 { "a positive time in ms" } else { "a time ≥ 0 ms" })?;
+                check_range(
+                    &format!("{key}.{name}"),
+                    x,
+                    lo,
+                    1e7,
+                    if lo > 0.0 {
+                        "a positive time in ms"
+                    } else {
+                        "a time ≥ 0 ms"
+                    },
+                )?;
                 Ok(Dur::from_millis_f64(x))
             }
         }
@@ -353,14 +501,20 @@ pub(crate) fn abc_config(q: &QueueSpec, key: &str) -> Result<AbcRouterConfig> {
             None | Some("dequeue") => RateSource::Dequeue,
             Some("enqueue") => RateSource::Enqueue,
             Some(o) => {
-                return Err(Error::Param { key: format!("{key}.rate_source"), msg: format!("'{o}'; expected 'dequeue' or 'enqueue'") })
+                return Err(Error::Param {
+                    key: format!("{key}.rate_source"),
+                    msg: format!("'{o}'; expected 'dequeue' or 'enqueue'"),
+                })
             }
         },
         delay_source: match delay_source.as_deref() {
             None | Some("qlen") => DelaySource::QueueLength,
             Some("sojourn") => DelaySource::Sojourn,
             Some(o) => {
-                return Err(Error::Param { key: format!("{key}.delay_source"), msg: format!("'{o}'; expected 'qlen' or 'sojourn'") })
+                return Err(Error::Param {
+                    key: format!("{key}.delay_source"),
+                    msg: format!("'{o}'; expected 'qlen' or 'sojourn'"),
+                })
             }
         },
         limit: queue_limit(q, key)?,

@@ -12,10 +12,13 @@
 //! * RTT samples come from the ACK's timestamp echo (RFC 7323 style, so Karn's rule is not needed).
 //! * ECN: the controller is told about a legacy CE echo at most once per RTT (RFC 3168 §6.1.2) and
 //!   the next data segment carries CWR.
-//! * Pacing: if the controller gives a rate, consecutive segments leave at least size/rate apart.
+//! * Pacing: if the controller gives a rate, segments leave in bursts of about 1 ms of data (at
+//!   least 2 segments, Linux's TSO autosizing) spaced so the average is the pacing rate. Pacing
+//!   single segments instead makes competing ABC flows' marks nearly random and their windows
+//!   wander far from the fair share (measured: Jain index 0.63–0.93 instead of ≥ 0.98 in Fig. 3).
 
 use crate::cc::{AckInfo, CongestionControl, CongestionKind};
-use crate::packet::{Ecn, Echo, Packet, HEADER_BYTES, MSS};
+use crate::packet::{Echo, Ecn, Packet, HEADER_BYTES, MSS};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -25,6 +28,8 @@ pub const RTO_MIN: Dur = Dur::from_millis(200);
 pub const RTO_INITIAL: Dur = Dur::from_secs(1);
 /// Linux `TCP_RTO_MAX`.
 pub const RTO_MAX: Dur = Dur::from_secs(120);
+/// Linux `tcp_min_tso_segs`: paced senders release at least this many segments at once.
+pub const PACING_MIN_BURST: u32 = 2;
 /// RFC 6675 DupThresh.
 const DUP_THRESH: usize = 3;
 
@@ -110,6 +115,11 @@ pub struct Sender {
     latest_rtt: Option<Dur>,
     rto_at: Option<Time>,
     next_send: Time,
+    /// Segments left in the current pacing burst, and when that burst started.
+    burst_left: u32,
+    burst_sent: u32,
+    burst_start: Time,
+    pace_rate_size: (f64, u32),
     cwnd_limited: bool,
     /// When a finite flow finished (all data acknowledged).
     pub completed_at: Option<Time>,
@@ -159,6 +169,10 @@ impl Sender {
             latest_rtt: None,
             rto_at: None,
             next_send: Time::ZERO,
+            burst_left: 0,
+            burst_sent: 0,
+            burst_start: Time::ZERO,
+            pace_rate_size: (1.0, 0),
             cwnd_limited: true,
             completed_at: None,
             stats: SenderStats::default(),
@@ -218,9 +232,13 @@ impl Sender {
     }
 
     fn update_app(&mut self, now: Time) {
-        if let (App::RateLimited { bytes_per_sec }, Some(start), false) = (self.app, self.started, self.stopped) {
+        if let (App::RateLimited { bytes_per_sec }, Some(start), false) =
+            (self.app, self.started, self.stopped)
+        {
             let secs = (now - start).secs_f64();
-            self.avail = ((secs * bytes_per_sec) / MSS as f64).floor().min(u32::MAX as f64 - 1.0) as u32;
+            self.avail = ((secs * bytes_per_sec) / MSS as f64)
+                .floor()
+                .min(u32::MAX as f64 - 1.0) as u32;
         }
     }
 
@@ -236,9 +254,10 @@ impl Sender {
                 } else if let (App::RateLimited { bytes_per_sec }, Some(start), false) =
                     (self.app, self.started, self.stopped)
                 {
-                    // Time at which the next segment becomes available.
+                    // Time at which the next segment becomes available, plus 1 µs so that
+                    // rounding can never make it look not yet available when woken.
                     let secs = (self.avail as f64 + 1.0) * MSS as f64 / bytes_per_sec;
-                    Some(start + Dur::from_secs_f64(secs).max(Dur(1)))
+                    Some(start + Dur::from_secs_f64(secs) + Dur::from_micros(1))
                 } else {
                     None
                 };
@@ -261,6 +280,7 @@ impl Sender {
         let cwnd = self.cc.window().floor().max(1.0) as u32;
         if self.pipe >= cwnd {
             self.cwnd_limited = true;
+            self.end_burst();
             return None;
         }
         let (seq, retx) = if let Some(seq) = self.next_lost() {
@@ -269,6 +289,7 @@ impl Sender {
             (self.snd_nxt, false)
         } else {
             self.cwnd_limited = false;
+            self.end_burst();
             return None;
         };
         if retx {
@@ -282,7 +303,11 @@ impl Sender {
             self.snd_nxt += 1;
             self.pipe += 1;
         }
-        let payload = if Some(seq + 1) == self.total { self.last_size } else { MSS };
+        let payload = if Some(seq + 1) == self.total {
+            self.last_size
+        } else {
+            MSS
+        };
         let mut pkt = Packet::data(self.flow, seq, payload + HEADER_BYTES, self.ecn, now);
         if self.send_cwr {
             pkt.cwr = true;
@@ -294,12 +319,46 @@ impl Sender {
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
         }
-        if let Some(rate) = self.cc.pacing_rate() {
-            if rate > 0.0 && rate.is_finite() {
-                self.next_send = now + Dur::from_secs_f64(pkt.size as f64 / rate);
-            }
-        }
+        self.pace(now, pkt.size);
         Some(pkt)
+    }
+
+    /// Pacing as Linux does it with TSO autosizing (`tcp_tso_autosize`): segments leave in bursts
+    /// of about 1 ms worth of data at the pacing rate (`sk_pacing_shift` = 10), at least
+    /// [`PACING_MIN_BURST`] (`tcp_min_tso_segs`), and a burst of `q` segments is followed by a gap
+    /// so that the average rate is the pacing rate.
+    fn pace(&mut self, now: Time, size: u32) {
+        let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0.0 && r.is_finite()) else {
+            self.burst_left = 0;
+            self.burst_sent = 0;
+            return;
+        };
+        let q = ((rate / 1024.0) / size as f64)
+            .floor()
+            .clamp(PACING_MIN_BURST as f64, 64.0) as u32;
+        if self.burst_left == 0 {
+            self.burst_left = q;
+            self.burst_sent = 0;
+            self.burst_start = now;
+        }
+        self.burst_left -= 1;
+        self.burst_sent += 1;
+        self.pace_rate_size = (rate, size);
+        if self.burst_left == 0 {
+            self.end_burst();
+        }
+    }
+
+    /// Close the current pacing burst (full, or cut short by the window or the application, as a
+    /// TSO skb with fewer segments): the next one may leave `sent × size / rate` after it began.
+    fn end_burst(&mut self) {
+        if self.burst_sent > 0 {
+            let (rate, size) = self.pace_rate_size;
+            self.next_send =
+                self.burst_start + Dur::from_secs_f64(self.burst_sent as f64 * size as f64 / rate);
+        }
+        self.burst_left = 0;
+        self.burst_sent = 0;
     }
 
     /// Lowest lost segment not yet retransmitted.
@@ -337,7 +396,9 @@ impl Sender {
             }
         }
         let srtt = self.srtt.unwrap_or(rtt);
-        self.rto = (srtt + self.rttvar.saturating_mul(4)).max(RTO_MIN).min(RTO_MAX);
+        self.rto = (srtt + self.rttvar.saturating_mul(4))
+            .max(RTO_MIN)
+            .min(RTO_MAX);
     }
 
     fn note_sacked(&mut self, seq: u32) {
@@ -415,7 +476,8 @@ impl Sender {
             self.recovery_point = Some(self.snd_nxt);
             self.ecn_recover = self.snd_nxt;
             self.stats.recoveries += 1;
-            self.cc.on_congestion_event(now, CongestionKind::Loss, flight);
+            self.cc
+                .on_congestion_event(now, CongestionKind::Loss, flight);
         }
         if let Some(rp) = self.recovery_point {
             if self.snd_una >= rp {
@@ -424,11 +486,13 @@ impl Sender {
             }
         }
         // Legacy ECN: react at most once per RTT, and not during loss recovery (RFC 3168 §6.1.2).
-        if ack.echo == Echo::Ce && self.recovery_point.is_none() && self.snd_una > self.ecn_recover {
+        if ack.echo == Echo::Ce && self.recovery_point.is_none() && self.snd_una > self.ecn_recover
+        {
             self.ecn_recover = self.snd_nxt;
             self.send_cwr = true;
             self.stats.ecn_reactions += 1;
-            self.cc.on_congestion_event(now, CongestionKind::Ecn, flight);
+            self.cc
+                .on_congestion_event(now, CongestionKind::Ecn, flight);
         }
         let info = AckInfo {
             acked,
@@ -444,7 +508,11 @@ impl Sender {
         // RFC 6298 §5.2–5.3: restart the timer on new data acknowledged, stop it when all is.
         if advanced {
             self.backoff = 1;
-            self.rto_at = if self.snd_una == self.snd_nxt { None } else { Some(now + self.rto) };
+            self.rto_at = if self.snd_una == self.snd_nxt {
+                None
+            } else {
+                Some(now + self.rto)
+            };
         }
         if let Some(total) = self.total {
             if self.snd_una >= total && self.completed_at.is_none() {

@@ -37,13 +37,23 @@ pub struct AbcConfig {
 
 impl Default for AbcConfig {
     fn default() -> Self {
-        AbcConfig { initial_window: 10.0, min_window: 6.0, additive_increase: true, pacing_gain: 2.0 }
+        AbcConfig {
+            initial_window: 10.0,
+            min_window: 6.0,
+            additive_increase: true,
+            pacing_gain: 2.0,
+        }
     }
 }
 
 impl AbcConfig {
     /// Parameter names accepted.
-    pub const KEYS: &'static [&'static str] = &["initial_window", "min_window", "additive_increase", "pacing_gain"];
+    pub const KEYS: &'static [&'static str] = &[
+        "initial_window",
+        "min_window",
+        "additive_increase",
+        "pacing_gain",
+    ];
 
     /// Read overrides from `p` (consuming them).
     pub fn from_params(p: &mut Params) -> Result<AbcConfig> {
@@ -54,12 +64,20 @@ impl AbcConfig {
             additive_increase: take(p, "additive_increase", 1.0) != 0.0,
             pacing_gain: take(p, "pacing_gain", d.pacing_gain),
         };
-        let bad = |k: &str, m: &str| Err(Error::Param { key: format!("abc.{k}"), msg: m.into() });
+        let bad = |k: &str, m: &str| {
+            Err(Error::Param {
+                key: format!("abc.{k}"),
+                msg: m.into(),
+            })
+        };
         if !(cfg.min_window.is_finite() && cfg.min_window >= 1.0) {
             return bad("min_window", "expected a number of segments ≥ 1");
         }
         if !(cfg.initial_window.is_finite() && cfg.initial_window >= cfg.min_window) {
-            return bad("initial_window", "expected a number of segments ≥ min_window");
+            return bad(
+                "initial_window",
+                "expected a number of segments ≥ min_window",
+            );
         }
         if !(cfg.pacing_gain.is_finite() && cfg.pacing_gain >= 0.0) {
             return bad("pacing_gain", "expected a number ≥ 0 (0 disables pacing)");
@@ -110,7 +128,13 @@ pub struct Abc {
 impl Abc {
     /// A new sender.
     pub fn new(cfg: AbcConfig) -> Abc {
-        Abc { win: AbcWindow { w: cfg.initial_window, cfg }, rtt: None }
+        Abc {
+            win: AbcWindow {
+                w: cfg.initial_window,
+                cfg,
+            },
+            rtt: None,
+        }
     }
 }
 
@@ -131,7 +155,12 @@ impl CongestionControl for Abc {
         self.win.on_ack(ack);
     }
     fn metrics(&self) -> CcMetrics {
-        CcMetrics { cwnd: self.win.w, pacing_rate: self.pacing_rate(), w_abc: Some(self.win.w), ..Default::default() }
+        CcMetrics {
+            cwnd: self.win.w,
+            pacing_rate: self.pacing_rate(),
+            w_abc: Some(self.win.w),
+            ..Default::default()
+        }
     }
 }
 
@@ -145,7 +174,14 @@ pub struct AbcCubic {
 impl AbcCubic {
     /// A new sender.
     pub fn new(cfg: AbcConfig, now: Time) -> AbcCubic {
-        AbcCubic { win: AbcWindow { w: cfg.initial_window, cfg }, cubic: Cubic::new(CubicConfig::default(), now), rtt: None }
+        AbcCubic {
+            win: AbcWindow {
+                w: cfg.initial_window,
+                cfg,
+            },
+            cubic: Cubic::new(CubicConfig::default(), now),
+            rtt: None,
+        }
     }
 
     fn cap(&mut self, in_flight: u32) {
@@ -220,7 +256,10 @@ mod tests {
 
     #[test]
     fn accelerate_and_brake_move_the_window_by_one_per_segment() {
-        let mut a = Abc::new(AbcConfig { additive_increase: false, ..Default::default() });
+        let mut a = Abc::new(AbcConfig {
+            additive_increase: false,
+            ..Default::default()
+        });
         a.on_ack(Time::ZERO, &ack(2, Echo::Accelerate));
         assert_eq!(a.window(), 12.0);
         a.on_ack(Time::ZERO, &ack(1, Echo::Brake));
@@ -233,10 +272,23 @@ mod tests {
 
     #[test]
     fn additive_increase_adds_one_segment_per_window_of_acks() {
-        let mut a = Abc::new(AbcConfig { initial_window: 20.0, ..Default::default() });
+        let mut a = Abc::new(AbcConfig {
+            initial_window: 20.0,
+            ..Default::default()
+        });
         // Alternate accelerate and brake (f = 1/2): only the additive increase remains.
         for i in 0..20 {
-            a.on_ack(Time::ZERO, &ack(1, if i % 2 == 0 { Echo::Accelerate } else { Echo::Brake }));
+            a.on_ack(
+                Time::ZERO,
+                &ack(
+                    1,
+                    if i % 2 == 0 {
+                        Echo::Accelerate
+                    } else {
+                        Echo::Brake
+                    },
+                ),
+            );
         }
         assert!((a.window() - 21.0).abs() < 0.05, "{}", a.window());
     }
@@ -244,7 +296,10 @@ mod tests {
     #[test]
     fn steady_state_window_is_one_over_one_minus_two_f() {
         // Paper §3.1.3: with accelerate fraction f, w* = 1 / (1 − 2f). f = 0.45 → w* = 10.
-        let mut a = Abc::new(AbcConfig { initial_window: 30.0, ..Default::default() });
+        let mut a = Abc::new(AbcConfig {
+            initial_window: 30.0,
+            ..Default::default()
+        });
         let mut tokens = 0.0;
         for _ in 0..20_000 {
             tokens += 0.45;
@@ -270,7 +325,10 @@ mod tests {
 
     #[test]
     fn pacing_is_twice_window_over_rtt() {
-        let mut a = Abc::new(AbcConfig { additive_increase: false, ..Default::default() });
+        let mut a = Abc::new(AbcConfig {
+            additive_increase: false,
+            ..Default::default()
+        });
         a.on_ack(Time::ZERO, &ack(0, Echo::None));
         a.on_ack(Time::ZERO, &ack(1, Echo::Accelerate));
         let expect = 2.0 * 11.0 * 1500.0 / 0.1;
@@ -287,7 +345,10 @@ mod tests {
             a.on_ack(Time::ZERO, &k);
         }
         let m = a.metrics();
-        assert!(m.w_abc.unwrap() <= 24.0 && m.w_cubic.unwrap() <= 24.0, "{m:?}");
+        assert!(
+            m.w_abc.unwrap() <= 24.0 && m.w_cubic.unwrap() <= 24.0,
+            "{m:?}"
+        );
         assert_eq!(a.window(), m.w_abc.unwrap().min(m.w_cubic.unwrap()));
         // A loss cuts w_cubic only (×0.7), so it takes control.
         let before = m.w_cubic.unwrap();

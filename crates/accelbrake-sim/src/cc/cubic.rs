@@ -33,8 +33,8 @@
 //!   although `AckInfo::in_recovery` is set, because Linux's `TCP_CA_Loss` is not a reduction state.
 
 use super::newreno::{
-    take_flag, take_real, take_whole, tcp_cong_avoid_ai, tcp_slow_start, INFINITE_SSTHRESH,
-    INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW, MIN_SSTHRESH,
+    tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW,
+    MAX_INITIAL_WINDOW, MIN_SSTHRESH,
 };
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
 use crate::error::Result;
@@ -152,44 +152,22 @@ impl CubicConfig {
     /// from the defaults. Fails naming the key (e.g. `cubic.beta`) if a value is out of range.
     pub fn from_params(params: &mut Params) -> Result<CubicConfig> {
         let d = CubicConfig::default();
-        let s = "cubic";
+        let mut r = ParamReader::new(params, "cubic");
         let beta_ok = |v: f64| v > 0.0 && v < 1.0 && (1.0..=1023.0).contains(&(v * 1024.0).round());
         let beta_expected = "a number in (0, 1) (resolution 1/1024), e.g. 0.7";
-        let delta_ms = d.hystart_ack_delta.millis_f64();
-        let delta_ok = |v: f64| (0.0..=1000.0).contains(&v);
-        let iw = take_whole(
-            params,
-            s,
-            "initial_window",
-            d.initial_window,
-            1,
-            MAX_INITIAL_WINDOW,
-        )?;
-        let low = take_whole(
-            params,
-            s,
-            "hystart_low_window",
-            d.hystart_low_window,
-            0,
-            u32::MAX,
-        )?;
+        let in_0_1000 = |v: f64| (0.0..=1000.0).contains(&v);
+        let d_ms = d.hystart_ack_delta.millis_f64();
+        let ms = r.real("hystart_ack_delta_ms", d_ms, in_0_1000, "ms in [0, 1000]")?;
         Ok(CubicConfig {
-            initial_window: iw,
-            beta: take_real(params, s, "beta", d.beta, beta_ok, beta_expected)?,
-            c: take_real(params, s, "c", d.c, |v| v > 0.0, "a number > 0, e.g. 0.4")?,
-            fast_convergence: take_flag(params, s, "fast_convergence", d.fast_convergence)?,
-            tcp_friendliness: take_flag(params, s, "tcp_friendliness", d.tcp_friendliness)?,
-            hystart: take_flag(params, s, "hystart", d.hystart)?,
-            hystart_detect: take_whole(params, s, "hystart_detect", d.hystart_detect, 0, 3)?,
-            hystart_low_window: low,
-            hystart_ack_delta: Dur::from_millis_f64(take_real(
-                params,
-                s,
-                "hystart_ack_delta_ms",
-                delta_ms,
-                delta_ok,
-                "milliseconds in [0, 1000]",
-            )?),
+            initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
+            beta: r.real("beta", d.beta, beta_ok, beta_expected)?,
+            c: r.real("c", d.c, |v| v > 0.0, "a number > 0, e.g. 0.4")?,
+            fast_convergence: r.flag("fast_convergence", d.fast_convergence)?,
+            tcp_friendliness: r.flag("tcp_friendliness", d.tcp_friendliness)?,
+            hystart: r.flag("hystart", d.hystart)?,
+            hystart_detect: r.whole("hystart_detect", d.hystart_detect, 0, 3)?,
+            hystart_low_window: r.whole("hystart_low_window", d.hystart_low_window, 0, u32::MAX)?,
+            hystart_ack_delta: Dur::from_millis_f64(ms),
         })
     }
 }
@@ -390,7 +368,11 @@ impl Cubic {
             return;
         }
         // The cubic function runs at most once per UPDATE_MIN_GAP; Reno emulation on every ACK.
-        if bic.epoch_start.is_none() || !since.is_some_and(|d| d < UPDATE_MIN_GAP) {
+        let run_cubic = match (bic.epoch_start, since) {
+            (Some(_), Some(d)) => d >= UPDATE_MIN_GAP,
+            _ => true,
+        };
+        if run_cubic {
             bic.last_cwnd = cwnd;
             bic.last_time = Some(now);
             let epoch_start = match bic.epoch_start {
@@ -577,17 +559,12 @@ mod tests {
         cc.on_congestion_event(Time::ZERO, LOSS, w_max);
         cc.on_recovery_exit(Time::ZERO);
         let mut flow = Flow::new(&cc);
-        let mut round = |j| {
-            (
-                flow.round(&mut cc, rtt, 1.0),
-                (j * rtt).secs_f64(),
-                cc.window(),
-            )
-        };
-        (1..=rounds)
-            .map(|j| round(j))
-            .map(|(_, t, w)| (t, w))
-            .collect()
+        let mut out = Vec::new();
+        for j in 1..=rounds {
+            flow.round(&mut cc, rtt, 1.0);
+            out.push((f64::from(j) * rtt.secs_f64(), cc.window()));
+        }
+        out
     }
 
     #[test]

@@ -67,53 +67,59 @@ pub fn tcp_cong_avoid_ai(cwnd: &mut u32, cwnd_cnt: &mut u32, w: u32, acked: u32)
     }
 }
 
-/// `scheme.key` parameter error.
-pub(crate) fn param_error(scheme: &str, key: &str, msg: String) -> Error {
-    Error::Param {
-        key: format!("{scheme}.{key}"),
-        msg,
-    }
+/// Reads a scheme's parameters out of a [`Params`] map, validating each and naming the key as
+/// `scheme.key` in errors.
+pub(crate) struct ParamReader<'a> {
+    /// The map; read keys are removed.
+    pub params: &'a mut Params,
+    /// Scheme name, the key prefix in errors.
+    pub scheme: &'static str,
 }
 
-/// Take a real parameter that must satisfy `ok`; `expected` completes "expected ...".
-pub(crate) fn take_real(
-    params: &mut Params,
-    scheme: &str,
-    key: &str,
-    default: f64,
-    ok: impl Fn(f64) -> bool,
-    expected: &str,
-) -> Result<f64> {
-    let v = take(params, key, default);
-    if v.is_finite() && ok(v) {
-        Ok(v)
-    } else {
-        let msg = format!("got {v}; expected {expected}");
-        Err(param_error(scheme, key, msg))
+impl<'a> ParamReader<'a> {
+    /// A reader for `scheme`'s keys in `params`.
+    pub fn new(params: &'a mut Params, scheme: &'static str) -> ParamReader<'a> {
+        ParamReader { params, scheme }
     }
-}
 
-/// Take a whole-number parameter in `[min, max]`.
-pub(crate) fn take_whole(
-    params: &mut Params,
-    scheme: &str,
-    key: &str,
-    default: u32,
-    min: u32,
-    max: u32,
-) -> Result<u32> {
-    let v = take(params, key, f64::from(default));
-    if v.is_finite() && v.fract() == 0.0 && v >= f64::from(min) && v <= f64::from(max) {
-        Ok(v as u32)
-    } else {
-        let msg = format!("got {v}; expected a whole number in [{min}, {max}]");
-        Err(param_error(scheme, key, msg))
+    /// `scheme.key` parameter error: "got {v}; expected {expected}".
+    fn error(&self, key: &str, v: f64, expected: &str) -> Error {
+        Error::Param {
+            key: format!("{}.{key}", self.scheme),
+            msg: format!("got {v}; expected {expected}"),
+        }
     }
-}
 
-/// Take a 0/1 flag parameter.
-pub(crate) fn take_flag(p: &mut Params, scheme: &str, key: &str, default: bool) -> Result<bool> {
-    Ok(take_whole(p, scheme, key, u32::from(default), 0, 1)? == 1)
+    /// A finite real satisfying `ok`; `expected` describes the valid values.
+    pub fn real(
+        &mut self,
+        key: &str,
+        default: f64,
+        ok: impl Fn(f64) -> bool,
+        expected: &str,
+    ) -> Result<f64> {
+        let v = take(self.params, key, default);
+        if v.is_finite() && ok(v) {
+            Ok(v)
+        } else {
+            Err(self.error(key, v, expected))
+        }
+    }
+
+    /// A whole number in `[min, max]`.
+    pub fn whole(&mut self, key: &str, default: u32, min: u32, max: u32) -> Result<u32> {
+        let v = take(self.params, key, f64::from(default));
+        if v.is_finite() && v.fract() == 0.0 && v >= f64::from(min) && v <= f64::from(max) {
+            Ok(v as u32)
+        } else {
+            Err(self.error(key, v, &format!("a whole number in [{min}, {max}]")))
+        }
+    }
+
+    /// A flag given as 0 or 1.
+    pub fn flag(&mut self, key: &str, default: bool) -> Result<bool> {
+        Ok(self.whole(key, u32::from(default), 0, 1)? == 1)
+    }
 }
 
 /// NewReno parameters. Keys (without the `newreno.` prefix) are listed in [`NewRenoConfig::KEYS`].
@@ -147,21 +153,12 @@ impl NewRenoConfig {
     /// from the defaults. Fails naming the key (e.g. `newreno.beta`) if a value is out of range.
     pub fn from_params(params: &mut Params) -> Result<NewRenoConfig> {
         let d = NewRenoConfig::default();
-        let s = "newreno";
+        let mut r = ParamReader::new(params, "newreno");
         let frac = |v: f64| v > 0.0 && v <= 1.0;
-        let expected = "a number in (0, 1]";
-        let iw = take_whole(
-            params,
-            s,
-            "initial_window",
-            d.initial_window,
-            1,
-            MAX_INITIAL_WINDOW,
-        )?;
         Ok(NewRenoConfig {
-            initial_window: iw,
-            beta: take_real(params, s, "beta", d.beta, frac, expected)?,
-            beta_ecn: take_real(params, s, "beta_ecn", d.beta_ecn, frac, expected)?,
+            initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
+            beta: r.real("beta", d.beta, frac, "a number in (0, 1]")?,
+            beta_ecn: r.real("beta_ecn", d.beta_ecn, frac, "a number in (0, 1]")?,
         })
     }
 }

@@ -84,7 +84,12 @@ impl Default for AbcRouterConfig {
 impl AbcRouterConfig {
     /// Check ranges; errors name the key under `prefix` (e.g. `hops[0].queue`).
     pub fn validate(&self, prefix: &str) -> Result<()> {
-        let bad = |k: &str, msg: &str| Err(Error::Param { key: format!("{prefix}.{k}"), msg: msg.into() });
+        let bad = |k: &str, msg: &str| {
+            Err(Error::Param {
+                key: format!("{prefix}.{k}"),
+                msg: msg.into(),
+            })
+        };
         if !(self.eta.is_finite() && self.eta > 0.0 && self.eta <= 1.0) {
             return bad("eta", "expected a number in (0, 1]");
         }
@@ -156,7 +161,13 @@ pub struct AbcQueue {
 impl AbcQueue {
     /// A new ABC queue.
     pub fn new(cfg: AbcRouterConfig) -> AbcQueue {
-        AbcQueue { fifo: Fifo::new(cfg.limit), cfg, tokens: 0.0, rate: RateWindow::default(), state: AbcState::default() }
+        AbcQueue {
+            fifo: Fifo::new(cfg.limit),
+            cfg,
+            tokens: 0.0,
+            rate: RateWindow::default(),
+            state: AbcState::default(),
+        }
     }
 
     /// Values of the last computation.
@@ -207,7 +218,8 @@ impl Queue for AbcQueue {
         let mu = link.capacity;
         let x = match self.cfg.delay_source {
             DelaySource::QueueLength => {
-                let queued = self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
+                let queued =
+                    self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
                 if mu > 0.0 {
                     queued as f64 / mu
                 } else {
@@ -216,7 +228,11 @@ impl Queue for AbcQueue {
             }
             DelaySource::Sojourn => (now - pkt.enqueued_at).secs_f64(),
         };
-        let tr = if mu > 0.0 { self.target_rate(mu, x) } else { 0.0 };
+        let tr = if mu > 0.0 {
+            self.target_rate(mu, x)
+        } else {
+            0.0
+        };
         let f = Self::accel_fraction(tr, cr);
         // Algorithm 1.
         self.tokens = (self.tokens + f).min(self.cfg.token_limit);
@@ -228,7 +244,14 @@ impl Queue for AbcQueue {
                 self.fifo.stats.marked += 1;
             }
         }
-        self.state = AbcState { mu, cr, x, tr, f, tokens: self.tokens };
+        self.state = AbcState {
+            mu,
+            cr,
+            x,
+            tr,
+            f,
+            tokens: self.tokens,
+        };
         Some(pkt)
     }
 
@@ -259,7 +282,10 @@ mod tests {
     }
 
     fn link(mbps: f64) -> LinkInfo {
-        LinkInfo { capacity: mbps * 1e6 / 8.0, overhead: 0 }
+        LinkInfo {
+            capacity: mbps * 1e6 / 8.0,
+            overhead: 0,
+        }
     }
 
     #[test]
@@ -336,7 +362,14 @@ mod tests {
         q.enqueue(t, plain).unwrap();
         assert_eq!(q.dequeue(t, link(100.0), &mut d).unwrap().ecn, Ecn::NotEct);
         for i in 0..50 {
-            q.enqueue(t, Packet { ecn: Ecn::BRAKE, ..accel(i) }).unwrap();
+            q.enqueue(
+                t,
+                Packet {
+                    ecn: Ecn::BRAKE,
+                    ..accel(i)
+                },
+            )
+            .unwrap();
             q.dequeue(t, link(1000.0), &mut d).unwrap();
             assert!(q.state().tokens <= 5.0);
         }

@@ -1,0 +1,97 @@
+"""Small file helpers: atomic writes and locating the repository.
+
+Every output file of accelbrake is written atomically: the data goes to a temporary file in the
+destination directory, which is then renamed over the destination with :func:`os.replace`. A reader
+never sees a half-written file, and an interrupted run leaves no partial output behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+#: Prefix of temporary files; anything starting with it in an output directory is a leftover.
+TEMP_PREFIX = ".accelbrake-tmp-"
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; on success rename it to ``path``.
+
+    The temporary file keeps ``path``'s suffix, so writers that pick a format by extension (pandas,
+    matplotlib) behave as for the real name. On error the temporary file is removed and the
+    destination is left untouched.
+    """
+    dest = Path(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=TEMP_PREFIX + dest.stem + ".", suffix=dest.suffix)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        # mkstemp creates 0600 files; give the result the permissions a plain open() would.
+        os.chmod(tmp_path, 0o666 & ~_UMASK)
+        os.replace(tmp_path, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp_path.unlink()
+        raise
+
+
+def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], Any]) -> Path:
+    """Call ``writer(tmp_path)`` and atomically move the result to ``path``; return ``path``."""
+    with atomic_path(path) as tmp:
+        writer(tmp)
+    return Path(path)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> Path:
+    """Write ``obj`` as indented JSON to ``path`` atomically (NaN/inf become null)."""
+    return atomic_write_text(path, json.dumps(_finite(obj), indent=2, allow_nan=False) + "\n")
+
+
+def _finite(obj: Any) -> Any:
+    """Replace non-finite floats by ``None`` so the JSON is standard (as the core's summary is)."""
+    if isinstance(obj, float):
+        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
+        return _finite(obj.item())
+    return obj
+
+
+def package_dir() -> Path:
+    """The directory of the installed ``accelbrake`` package."""
+    return Path(__file__).resolve().parent
+
+
+def find_upwards(relative: str | os.PathLike[str]) -> Path | None:
+    """Find ``relative`` in the package directory or one of its ancestors (the repository root)."""
+    rel = Path(relative)
+    for base in [package_dir(), *package_dir().parents]:
+        candidate = base / rel
+        if candidate.exists():
+            return candidate
+    return None

@@ -1,0 +1,243 @@
+"""Pictures of runs, drawn with matplotlib's object API on the Agg canvas (no pyplot state, no GUI).
+
+* :func:`plot_run`: the ABC paper's Fig. 1 layout — link capacity (shaded) against each flow's
+  throughput, then the per-packet delay of every delivered packet; optionally the windows.
+* :func:`plot_compare`: Pantheon-style utilisation vs 95th-percentile per-packet delay, one point
+  per (trace, scheme), delay axis inverted and logarithmic ("better" is up and to the right).
+
+Files are PNG, SVG or PDF by extension and written atomically.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from accelbrake._io import atomic_path
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from accelbrake.results import Result
+
+__all__ = ["plot_compare", "plot_run"]
+
+_FORMATS = ("png", "svg", "pdf")
+#: Scatter points drawn at most per flow (a deterministic subsample beyond).
+_MAX_POINTS = 200_000
+
+
+def _format_of(path: Path) -> str:
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in _FORMATS:
+        raise ValueError(f"plot file {path}: unknown format '{path.suffix}'; use .png, .svg or .pdf")
+    return fmt
+
+
+def _save(fig: Figure, path: str | os.PathLike[str], dpi: int) -> Path:
+    dest = Path(path)
+    fmt = _format_of(dest)
+    FigureCanvasAgg(fig)
+    with atomic_path(dest) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+    return dest
+
+
+def _to_end(t: Any, y: Any, end: float) -> tuple[np.ndarray, np.ndarray]:
+    """Samples of a step function (value over ``[t_i, t_i+1)``) extended to ``end`` for drawing."""
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    if len(t) and math.isfinite(end) and end > t[-1]:
+        return np.append(t, end), np.append(y, y[-1])
+    return t, y
+
+
+def _stat(d: dict[str, Any] | None, key: str) -> float:
+    v = (d or {}).get(key)
+    return float("nan") if v is None else float(v)
+
+
+def plot_run(
+    result: Result,
+    path: str | os.PathLike[str],
+    *,
+    cwnd: bool = False,
+    title: str | None = None,
+    dpi: int = 150,
+) -> Path:
+    """Draw one run like the ABC paper's Fig. 1 and write it to ``path`` (``.png``/``.svg``/``.pdf``).
+
+    Top: the bottleneck link's capacity (shaded) and each flow's throughput, Mbit/s, per
+    ``sample_ms`` bin. Bottom: per-packet delay (propagation RTT + queueing delay, ms) of every
+    delivered packet against its arrival time, with each flow's 95th percentile; without packet
+    records, the bottleneck's queue length instead. With ``cwnd``, a third panel shows the
+    congestion windows (and ABC's ``w_abc``/``w_cubic`` when the scheme has them), in segments.
+    Returns the path written.
+    """
+    _format_of(Path(path))
+    s = result.summary
+    b = result.bottleneck_hop
+    flows = s.get("flows", [])
+    many = len(flows) > 8
+    colors = [f"C{i % 10}" for i in range(len(flows))]
+
+    nrows = 3 if cwnd else 2
+    fig = Figure(figsize=(10, 3.2 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, 1, sharex=True, squeeze=False)[:, 0]
+
+    # Capacity and throughput.
+    ax = axes[0]
+    # A sample taken exactly at the end of the run covers an empty bin; leave it out.
+    end = float(s.get("duration_s", 0.0)) or math.inf
+    hts = result.hops_ts
+    hts = hts[(hts["hop"] == b) & (hts["t_s"] < end - 1e-9)]
+    hop = s["hops"][b] if b < len(s.get("hops", [])) else {}
+    if len(hts):
+        ax.fill_between(
+            *_to_end(hts["t_s"], hts["capacity_mbps"], end),
+            step="post",
+            color="0.75",
+            alpha=0.8,
+            linewidth=0,
+            label=f"link capacity (mean {_stat(hop, 'capacity_mbps'):.2f} Mbit/s)",
+        )
+    fts = result.flows_ts
+    fts = fts[fts["t_s"] < end - 1e-9]
+    for i, f in enumerate(flows):
+        d = fts[fts["flow"] == f["id"]]
+        label = None if many else f"flow {f['id']} {f['scheme']} ({_stat(f, 'throughput_mbps'):.2f} Mbit/s)"
+        ax.step(
+            *_to_end(d["t_s"], d["throughput_mbps"], end),
+            where="post",
+            color=colors[i],
+            linewidth=1.0,
+            label=label,
+        )
+    ax.set_ylabel("Mbit/s")
+    ax.set_ylim(bottom=0)
+    ax.set_title("throughput vs link capacity", loc="left", fontsize="medium")
+    ax.legend(loc="upper right", fontsize="small")
+    ax.grid(True, alpha=0.3)
+
+    # Per-packet delay.
+    ax = axes[1]
+    pk = result.packets
+    if len(pk):
+        lo, hi = math.inf, 0.0
+        for i, f in enumerate(flows):
+            d = pk[pk["flow"] == f["id"]]
+            if not len(d):
+                continue
+            step = max(1, len(d) // _MAX_POINTS)
+            x = d["recv_s"].to_numpy()[::step]
+            y = d["per_packet_delay_ms"].to_numpy()[::step]
+            lo, hi = min(lo, float(np.min(y))), max(hi, float(np.max(y)))
+            ax.scatter(x, y, s=1.5, color=colors[i], alpha=0.5, linewidths=0, rasterized=True)
+            p95 = _stat(f.get("per_packet_delay_ms"), "p95")
+            label = None if many else f"flow {f['id']} p95 {p95:.0f} ms"
+            ax.axhline(p95, color=colors[i], linestyle="--", linewidth=1.0, label=label)
+        rtts = sorted({_stat(f, "prop_rtt_ms") for f in flows})
+        if rtts and not many:
+            ax.axhline(
+                rtts[0], color="0.3", linestyle=":", linewidth=1.0, label=f"propagation RTT {rtts[0]:g} ms"
+            )
+        if hi > 0 and lo > 0 and hi / lo > 20:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set_ylabel("per-packet delay (ms)")
+        ax.set_title(
+            "per-packet delay = propagation RTT + queueing delay, by arrival time",
+            loc="left",
+            fontsize="medium",
+        )
+    else:
+        if len(hts):
+            ax.step(hts["t_s"], hts["queue_packets"], where="post", color="C3", linewidth=1.0, label="queue")
+        ax.set_ylabel("bottleneck queue (packets)")
+        ax.set_ylim(bottom=0)
+        ax.set_title("bottleneck queue length (no per-packet records)", loc="left", fontsize="medium")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper right", fontsize="small")
+    ax.grid(True, alpha=0.3)
+
+    # Windows.
+    if cwnd:
+        ax = axes[2]
+        for i, f in enumerate(flows):
+            d = fts[fts["flow"] == f["id"]]
+            tag = "" if many else f"flow {f['id']} "
+            ax.step(
+                d["t_s"],
+                d["cwnd"],
+                where="post",
+                color=colors[i],
+                linewidth=1.0,
+                label=None if many else f"{tag}cwnd",
+            )
+            for col, style in (("w_abc", "--"), ("w_cubic", ":")):
+                if col in d and d[col].notna().any():
+                    ax.step(
+                        d["t_s"], d[col], where="post", color=colors[i], linestyle=style, linewidth=0.9,
+                        label=None if many else f"{tag}{col}",
+                    )  # fmt: skip
+        ax.set_ylabel("window (segments)")
+        ax.set_ylim(bottom=0)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="upper right", fontsize="small")
+        ax.grid(True, alpha=0.3)
+
+    axes[-1].set_xlabel("time (s)")
+    axes[-1].set_xlim(0, float(s.get("duration_s", 0)) or None)
+    if title is None:
+        ppd = _stat(s.get("per_packet_delay_ms"), "p95")
+        title = (
+            f"{result.scheme} on {result.link_name}: utilisation {100 * _stat(s, 'utilization'):.1f}%, "
+            f"p95 per-packet delay {ppd:.0f} ms"
+        )
+    fig.suptitle(title)
+    return _save(fig, path, dpi)
+
+
+def plot_compare(table: pd.DataFrame, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
+    """Utilisation (%) vs 95th-percentile per-packet delay (ms) of a comparison table.
+
+    ``table`` needs the columns ``scheme``, ``trace``, ``utilization_pct`` and
+    ``per_packet_delay_p95_ms`` (as printed by ``accelbrake compare``). One marker per trace, one
+    colour per scheme; the large markers are the per-scheme means. The delay axis is logarithmic
+    and inverted, so better is up and to the right.
+    """
+    _format_of(Path(path))
+    fig = Figure(figsize=(7, 5), layout="constrained")
+    ax = fig.subplots()
+    markers = "osD^vP*Xh<>"
+    traces = list(dict.fromkeys(table["trace"]))
+    for i, (scheme, d) in enumerate(table.groupby("scheme", sort=False)):
+        color = f"C{i % 10}"
+        for j, tr in enumerate(traces):
+            e = d[d["trace"] == tr]
+            ax.scatter(
+                e["per_packet_delay_p95_ms"], e["utilization_pct"], color=color,
+                marker=markers[j % len(markers)], s=30, alpha=0.7,
+            )  # fmt: skip
+        x, y = d["per_packet_delay_p95_ms"].mean(), d["utilization_pct"].mean()
+        ax.scatter([x], [y], color=color, marker="o", s=120, edgecolors="black", label=str(scheme), zorder=3)
+        ax.annotate(str(scheme), (x, y), textcoords="offset points", xytext=(6, 6))
+    if len(traces) > 1:
+        for j, tr in enumerate(traces):
+            ax.scatter([], [], color="0.4", marker=markers[j % len(markers)], label=Path(str(tr)).name)
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.invert_xaxis()
+    ax.set_xlabel("95th-percentile per-packet delay (ms, log scale)")
+    ax.set_ylabel("utilisation (%)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title("utilisation vs delay (better: up and right)")
+    return _save(fig, path, dpi)

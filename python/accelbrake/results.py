@@ -1,0 +1,296 @@
+"""Run scenarios and work with their results as pandas tables.
+
+Delay conventions (as in the core's ``metrics.rs``; every column says which delay it is):
+
+* **queueing delay**: time from entering a hop's queue to leaving its link, summed over the data
+  path's hops. On a trace link it includes waiting for a delivery opportunity, exactly what
+  Mahimahi logs as a packet's delay.
+* **per-packet delay**: the flow's propagation RTT + its queueing delay (the ABC paper's
+  convention: 100 ms + Mahimahi queueing delay).
+* **one-way delay**: from the sender's transmission to arrival at the receiver.
+
+Percentiles follow Mahimahi's ``mm-delay-graph``: the sorted value at index ``floor(q·N)``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from accelbrake import _core
+from accelbrake._core import SimulationError
+from accelbrake._io import atomic_path, atomic_write_json, package_dir
+
+__all__ = ["TABLE_COLUMNS", "Result", "simulate"]
+
+#: The tables a run produces and their columns (dtype): ``flows_ts`` and ``hops_ts`` always,
+#: ``packets`` and ``hop_packets`` when the scenario has ``record_packets``.
+TABLE_COLUMNS: dict[str, dict[str, str]] = {
+    "flows_ts": {
+        "t_s": "<f8",
+        "flow": "<i8",
+        "throughput_mbps": "<f8",
+        "cwnd": "<f8",
+        "w_abc": "<f8",
+        "w_cubic": "<f8",
+        "srtt_ms": "<f8",
+        "pacing_mbps": "<f8",
+        "in_flight": "<i8",
+    },
+    "hops_ts": {
+        "t_s": "<f8",
+        "hop": "<i8",
+        "capacity_mbps": "<f8",
+        "throughput_mbps": "<f8",
+        "queue_packets": "<i8",
+        "queue_bytes": "<i8",
+        "abc_f": "<f8",
+    },
+    "packets": {
+        "sent_s": "<f8",
+        "recv_s": "<f8",
+        "queueing_delay_ms": "<f8",
+        "per_packet_delay_ms": "<f8",
+        "one_way_delay_ms": "<f8",
+        "flow": "<i8",
+        "seq": "<i8",
+    },
+    "hop_packets": {
+        "hop": "<i8",
+        "flow": "<i8",
+        "is_ack": "<i8",
+        "seq": "<i8",
+        "enqueue_s": "<f8",
+        "dequeue_s": "<f8",
+        "queueing_delay_ms": "<f8",
+        "size": "<i8",
+    },
+}
+
+
+def _frame(name: str, columns: Mapping[str, tuple[str, bytes]] | None) -> pd.DataFrame:
+    """A DataFrame from the core's ``{column: (dtype, bytes)}``; empty with the documented columns
+    if the table is absent."""
+    if not columns:
+        return pd.DataFrame(
+            {c: np.empty(0, dtype=np.dtype(t)) for c, t in TABLE_COLUMNS.get(name, {}).items()}
+        )
+    return pd.DataFrame({c: np.frombuffer(buf, dtype=np.dtype(dt)) for c, (dt, buf) in columns.items()})
+
+
+def _nan(v: Any) -> float:
+    """JSON null (the core's NaN) → NaN."""
+    return float("nan") if v is None else float(v)
+
+
+class Result:
+    """The outcome of one simulation.
+
+    Attributes:
+        summary: the core's summary (``Summary`` in ``metrics.rs``) as a dict; statistics without
+            samples are ``None``.
+        scenario: the scenario that was run.
+        tables: every table by name (``flows_ts``, ``hops_ts``, ``packets``, ``hop_packets``).
+        flows_ts: per-flow time series, one row per flow per ``sample_ms`` (``t_s``, ``flow``,
+            ``throughput_mbps`` over the bin, ``cwnd``/``w_abc``/``w_cubic`` in segments,
+            ``srtt_ms``, ``pacing_mbps``, ``in_flight``).
+        hops_ts: per-hop time series (``t_s``, ``hop``, ``capacity_mbps``, ``throughput_mbps``,
+            ``queue_packets``, ``queue_bytes``, ``abc_f``).
+        packets: one row per delivered data packet (``sent_s``, ``recv_s``, ``queueing_delay_ms``,
+            ``per_packet_delay_ms``, ``one_way_delay_ms``, ``flow``, ``seq``); empty without
+            ``record_packets``.
+        hop_packets: one row per packet departure from a hop, data and ACKs; empty without
+            ``record_packets``.
+    """
+
+    def __init__(self, summary: dict[str, Any], tables: Mapping[str, pd.DataFrame], scenario: dict[str, Any]):
+        self.summary = summary
+        self.scenario = scenario
+        self.tables: dict[str, pd.DataFrame] = {
+            name: tables.get(name, _frame(name, None)) for name in TABLE_COLUMNS
+        }
+        for name, df in tables.items():
+            self.tables.setdefault(name, df)
+
+    @classmethod
+    def from_core(cls, raw: Mapping[str, Any], scenario: dict[str, Any]) -> Result:
+        """Wrap the dict returned by ``_core.simulate``."""
+        raw_tables = raw.get("tables", {})
+        tables = {name: _frame(name, raw_tables.get(name)) for name in {*TABLE_COLUMNS, *raw_tables}}
+        return cls(json.loads(raw["summary"]), tables, scenario)
+
+    @property
+    def flows_ts(self) -> pd.DataFrame:
+        """Per-flow time series."""
+        return self.tables["flows_ts"]
+
+    @property
+    def hops_ts(self) -> pd.DataFrame:
+        """Per-hop time series."""
+        return self.tables["hops_ts"]
+
+    @property
+    def packets(self) -> pd.DataFrame:
+        """Delivered data packets."""
+        return self.tables["packets"]
+
+    @property
+    def hop_packets(self) -> pd.DataFrame:
+        """Packet departures from hops."""
+        return self.tables["hop_packets"]
+
+    @property
+    def bottleneck_hop(self) -> int:
+        """Index of the bottleneck hop (least capacity on flow 0's data path)."""
+        return int(self.summary.get("bottleneck_hop", 0))
+
+    @property
+    def scheme(self) -> str:
+        """The schemes of the flows, ``+``-joined when they differ."""
+        names = list(dict.fromkeys(f.get("scheme", "?") for f in self.scenario.get("flows", [])))
+        return "+".join(names) if names else "?"
+
+    @property
+    def link_name(self) -> str:
+        """A short name of the bottleneck link: the trace file's name or ``"24 Mbit/s"``."""
+        hops = self.scenario.get("hops", [])
+        if not hops:
+            return "?"
+        link = hops[min(self.bottleneck_hop, len(hops) - 1)].get("link", {})
+        if link.get("type") == "trace":
+            return Path(str(link.get("path", "?"))).name
+        if link.get("type") == "constant":
+            return f"{link.get('mbps'):g} Mbit/s"
+        return str(link.get("type", "?"))
+
+    def __repr__(self) -> str:
+        s = self.summary
+        ppd = s.get("per_packet_delay_ms") or {}
+        return (
+            f"<Result {self.scheme} on {self.link_name}: {s.get('duration_s', 0):g} s, "
+            f"utilization {_nan(s.get('utilization')):.3f}, "
+            f"throughput {_nan(s.get('throughput_mbps')):.2f} Mbit/s, "
+            f"p95 per-packet delay {_nan(ppd.get('p95')):.1f} ms>"
+        )
+
+    def summary_table(self) -> pd.DataFrame:
+        """One row per flow, units in the column names.
+
+        ``capacity_mbps`` is the bottleneck's mean capacity; ``utilization`` is the flow's
+        throughput over it (the link's Mahimahi utilisation, counting framing bytes, is
+        ``summary["utilization"]``). Delay columns give mean/p50/p95/p99 of the queueing delay and
+        of the per-packet delay (propagation RTT + queueing delay), and mean/p95 of the one-way
+        delay, in ms.
+        """
+        hops = self.summary.get("hops", [])
+        b = self.bottleneck_hop
+        cap = _nan(hops[b].get("capacity_mbps")) if b < len(hops) else float("nan")
+        rows = []
+        for f in self.summary.get("flows", []):
+            tput = _nan(f.get("throughput_mbps"))
+            row: dict[str, Any] = {
+                "flow": int(f["id"]),
+                "scheme": f.get("scheme"),
+                "start_s": _nan(f.get("start_s")),
+                "prop_rtt_ms": _nan(f.get("prop_rtt_ms")),
+                "capacity_mbps": cap,
+                "throughput_mbps": tput,
+                "goodput_mbps": _nan(f.get("goodput_mbps")),
+                "utilization": tput / cap if cap > 0 else float("nan"),
+            }
+            for stat_name, prefix, stats in (
+                ("queueing_delay_ms", "queueing_delay", ("mean", "p50", "p95", "p99")),
+                ("per_packet_delay_ms", "per_packet_delay", ("mean", "p50", "p95", "p99")),
+                ("one_way_delay_ms", "one_way_delay", ("mean", "p95")),
+            ):
+                st = f.get(stat_name) or {}
+                for q in stats:
+                    row[f"{prefix}_{q}_ms"] = _nan(st.get(q))
+            row["delivered_packets"] = int((f.get("per_packet_delay_ms") or {}).get("count", 0))
+            for k in ("packets_sent", "retransmits", "drops", "timeouts"):
+                row[k] = int(f.get(k, 0))
+            row["completion_s"] = _nan(f.get("completion_s"))
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def metadata(self) -> dict[str, Any]:
+        """Provenance: versions, git commit, scenario, seed, host and a UTC timestamp."""
+        return {
+            "accelbrake_version": _core.__version__,
+            "git_commit": git_commit(),
+            "seed": self.scenario.get("seed", 0),
+            "scenario": self.scenario,
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "numpy": np.__version__,
+            "pandas": pd.__version__,
+            "argv": list(sys.argv),
+            "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+
+    def to_dir(self, path: str | os.PathLike[str], *, parquet: bool = True) -> Path:
+        """Write the run to directory ``path`` (created if needed) and return it.
+
+        Files: ``summary.json`` (the core's summary), ``metadata.json`` (see :meth:`metadata`),
+        ``scenario.json`` (reusable with ``accelbrake run --scenario``), ``summary_table.csv`` and,
+        for each table, ``<name>.csv`` and ``<name>.parquet``. Every file is written atomically
+        (to a temporary file in the same directory, then renamed with ``os.replace``).
+        """
+        out = Path(path)
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(out / "summary.json", self.summary)
+        atomic_write_json(out / "scenario.json", self.scenario)
+        atomic_write_json(out / "metadata.json", self.metadata())
+        with atomic_path(out / "summary_table.csv") as tmp:
+            self.summary_table().to_csv(tmp, index=False)
+        for name, df in self.tables.items():
+            with atomic_path(out / f"{name}.csv") as tmp:
+                df.to_csv(tmp, index=False)
+            if parquet:
+                with atomic_path(out / f"{name}.parquet") as tmp:
+                    df.to_parquet(tmp, index=False, engine="pyarrow")
+        return out
+
+
+def git_commit() -> str | None:
+    """The commit of the git checkout the package lives in, or ``None`` (not a checkout, no git)."""
+    try:
+        r = subprocess.run(
+            ["git", "-C", str(package_dir()), "rev-parse", "--verify", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = r.stdout.strip()
+    return commit if r.returncode == 0 and commit else None
+
+
+def _dumps(scenario: Mapping[str, Any]) -> str:
+    try:
+        return json.dumps(scenario, allow_nan=False)
+    except ValueError as e:
+        raise SimulationError(f"scenario: {e} (NaN and infinity are not allowed)") from None
+    except TypeError as e:
+        raise SimulationError(f"scenario: {e}") from None
+
+
+def simulate(scenario: Mapping[str, Any]) -> Result:
+    """Run a scenario (a dict in the core's schema, e.g. from :func:`accelbrake.build_scenario`).
+
+    Raises :class:`accelbrake.SimulationError` for an invalid scenario or trace file.
+    """
+    scenario = dict(scenario)
+    return Result.from_core(_core.simulate(_dumps(scenario)), scenario)

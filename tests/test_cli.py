@@ -1,0 +1,202 @@
+"""The command line, mostly through `python -m accelbrake.cli` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+
+import accelbrake
+import pandas as pd
+import pytest
+from accelbrake import cli
+
+# --- subprocess: the real thing ------------------------------------------------------------
+
+
+def test_run_writes_outputs_and_prints_the_table(run_cli, tmp_path):
+    out = tmp_path / "out"
+    png = tmp_path / "x.png"
+    r = run_cli("run", "--scheme", "abc", "--duration", "10", "--out", str(out), "--plot", str(png))
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    for name in ("summary.json", "metadata.json", "packets.csv", "packets.parquet", "flows_ts.parquet"):
+        assert (out / name).stat().st_size > 0, name
+    assert png.read_bytes().startswith(b"\x89PNG")
+    text = r.stdout
+    for word in (
+        "abc",
+        "Verizon-LTE-short.up",
+        "capacity",
+        "throughput",
+        "utilisation",
+        "drops",
+        "retransmits",
+    ):
+        assert word in text, word
+    assert "queueing delay" in text and "per-packet delay" in text
+    assert "per-packet delay = propagation RTT + queueing delay" in text
+    assert "p95 ms" in text and "Mbit/s" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["duration_s"] == pytest.approx(10.0)
+
+
+def test_run_from_another_directory_finds_the_bundled_trace(run_cli, tmp_path):
+    r = run_cli("run", "--duration", "5", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["flows"][0]["scheme"] == "abc"
+    assert summary["duration_s"] == pytest.approx(5.0)
+
+
+def test_bad_set_exits_2_with_one_line(run_cli):
+    r = run_cli("run", "--duration", "5", "--set", "abc.detla=100ms")
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("accelbrake: error: ")
+    assert "abc.detla" in lines[0] and "did you mean 'abc.delta'" in lines[0]
+    assert "Traceback" not in r.stderr
+
+
+def test_malformed_trace_exits_2_naming_the_line(run_cli, tmp_path):
+    bad = tmp_path / "bad.up"
+    bad.write_text("1\n2\nx\n")
+    r = run_cli("run", "--duration", "5", "--trace", str(bad))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1
+    assert str(bad) in r.stderr and "line 3" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_compare_two_schemes_one_trace(run_cli, tmp_path):
+    out = tmp_path / "cmp"
+    r = run_cli(
+        "compare", "--schemes", "abc,cubic", "--traces", "traces/Verizon-LTE-short.up",
+        "--duration", "10", "--jobs", "2", "--out", str(out), "--set", "abc.delta=100ms",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("Verizon-LTE-short.up") and " abc " in line for line in lines)
+    assert any(line.startswith("Verizon-LTE-short.up") and " cubic " in line for line in lines)
+    assert "mean over 1 trace" in r.stdout
+    table = pd.read_csv(out / "compare.csv")
+    assert list(table["scheme"]) == ["abc", "cubic"]
+    for col in ("utilization_pct", "per_packet_delay_p95_ms", "per_packet_delay_mean_ms"):
+        assert table[col].notna().all()
+    doc = json.loads((out / "compare.json").read_text())
+    assert {r["scheme"] for r in doc["mean_over_traces"]} == {"abc", "cubic"}
+    # abc.delta went to the abc run only
+    scenarios = doc["metadata"]["scenarios"]
+    assert scenarios["abc on traces/Verizon-LTE-short.up"]["hops"][0]["queue"]["delta_ms"] == 100.0
+    assert "delta_ms" not in scenarios["cubic on traces/Verizon-LTE-short.up"]["hops"][0]["queue"]
+
+
+def test_module_entry_point(run_cli, tmp_path):
+    r = run_cli("--version", module="accelbrake", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert accelbrake.__version__ in r.stdout
+    r = run_cli(module="accelbrake", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "run" in r.stderr and "compare" in r.stderr and "traces" in r.stderr
+
+
+# --- in-process: fast checks of the same entry point -------------------------------------------
+
+
+def run_main(capsys, *args):
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "--scheme", "cubc"], "did you mean 'cubic'"),
+        (["run", "--trace", "nope.up"], "nope.up"),
+        (["run", "--delay", "-5"], "--delay"),
+        (["run", "--set", "abc.delta=fast"], "abc.delta"),
+        (["run", "--set", "cubic.beta=0.7"], "cubic.beta"),
+        (["run", "--scheme", "cubic", "--set", "cubic.beta=2"], "cubic.beta"),
+        (["run", "--plot", "x.gif", "--duration", "1"], ".gif"),
+        (["run", "--scenario", "missing.json"], "missing.json"),
+        (["run", "--scenario", "x.json", "--scheme", "abc"], "--scheme"),
+        (["compare", "--schemes", "abc,cubc"], "did you mean 'cubic'"),
+        (["compare", "--schemes", "cubic", "--set", "abc.eta=0.9"], "abc.eta"),
+        (["traces", "no-such-dir"], "no-such-dir"),
+    ],
+)
+def test_errors_exit_2(capsys, args, needle):
+    code, out, err = run_main(capsys, *args)
+    assert code == 2
+    assert err.startswith("accelbrake: error: ")
+    assert err.count("\n") == 1
+    assert needle in err
+
+
+def test_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["run", "--duration", "soon"])
+    assert e.value.code == 2
+    assert "--duration" in capsys.readouterr().err
+
+
+def test_help_explains_units(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["run", "--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for needle in ("one-way propagation delay in ms", "Mbit/s", "simulated time in seconds", "packets",
+                   "abc.delta", "cubic.beta", "queue.bytes"):  # fmt: skip
+        assert needle in text, needle
+
+
+def test_run_multiple_flows_table(capsys):
+    code, out, _ = run_main(
+        capsys, "run", "--scheme", "cubic", "--trace", "const:12", "--duration", "5", "--flows", "2"
+    )
+    assert code == 0
+    assert "all flows" in out and "Jain's fairness index" in out
+    assert "0 cubic" in out and "1 cubic" in out
+
+
+def test_run_scenario_file(capsys, tmp_path):
+    sc = accelbrake.build_scenario("newreno", trace="const:12", duration_s=30)
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(sc))
+    code, out, err = run_main(capsys, "run", "--scenario", str(f), "--duration", "2", "--seed", "4", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["duration_s"] == pytest.approx(2.0)
+    assert summary["seed"] == 4
+    assert summary["flows"][0]["scheme"] == "newreno"
+
+
+def test_compare_in_process_json(capsys, tmp_path):
+    code, out, err = run_main(
+        capsys, "compare", "--schemes", "abc", "--schemes", "newreno", "--traces", "const:12",
+        "--duration", "3", "--jobs", "1", "--json", "--no-progress", "--plot", str(tmp_path / "c.svg"),
+    )  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [r["scheme"] for r in doc["rows"]] == ["abc", "newreno"]
+    assert (tmp_path / "c.svg").stat().st_size > 0
+
+
+def test_traces_lists_the_bundled_traces(capsys, repo):
+    code, out, _ = run_main(capsys, "traces", str(repo / "traces"))
+    assert code == 0
+    line = next(x for x in out.splitlines() if "Verizon-LTE-short.up" in x)
+    assert "69367" in line and "140.000" in line and "5.96" in line
+    code, out, _ = run_main(capsys, "traces", "--json", str(repo / "traces" / "bw12.mahi"))
+    assert json.loads(out)[0]["mean_mbps"] == pytest.approx(12.032)
+
+
+def test_traces_reports_bad_files(capsys, tmp_path):
+    (tmp_path / "bad.up").write_text("1\nx\n")
+    (tmp_path / "good.up").write_text("1\n2\n")
+    code, out, _ = run_main(capsys, "traces", str(tmp_path))
+    assert code == 0
+    assert "not a trace: line 2" in out
+    assert "good.up" in out

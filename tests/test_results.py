@@ -1,0 +1,125 @@
+"""Result.to_dir: every file written, atomically; CSV and Parquet round-trip."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import accelbrake
+import numpy as np
+import pandas as pd
+import pytest
+from accelbrake import _io
+from accelbrake.results import TABLE_COLUMNS
+
+EXPECTED = {
+    "summary.json",
+    "metadata.json",
+    "scenario.json",
+    "summary_table.csv",
+    *(f"{t}.csv" for t in TABLE_COLUMNS),
+    *(f"{t}.parquet" for t in TABLE_COLUMNS),
+}
+
+
+@pytest.fixture
+def written(small_result, tmp_path, monkeypatch):
+    """Write the small result, recording every os.replace (the atomic rename)."""
+    renamed = []
+    real_replace = os.replace
+
+    def replace(src, dst):
+        assert os.path.dirname(os.fspath(src)) == os.path.dirname(os.fspath(dst)), (
+            "temp file not in the same dir"
+        )
+        assert os.path.basename(os.fspath(src)).startswith(_io.TEMP_PREFIX)
+        renamed.append(os.path.basename(os.fspath(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_io.os, "replace", replace)
+    out = small_result.to_dir(tmp_path / "run")
+    return out, renamed
+
+
+def test_to_dir_writes_every_file_atomically(written):
+    out, renamed = written
+    names = {p.name for p in out.iterdir()}
+    assert names == EXPECTED  # and nothing else: no temporary files left
+    assert sorted(renamed) == sorted(EXPECTED)  # each file arrived by an atomic rename
+    for p in out.iterdir():
+        assert p.stat().st_size > 0, p.name
+        assert (p.stat().st_mode & 0o777) == 0o666 & ~_io._UMASK
+
+
+def test_json_files(written, small_result):
+    out, _ = written
+    assert json.loads((out / "summary.json").read_text()) == small_result.summary
+    assert json.loads((out / "scenario.json").read_text()) == small_result.scenario
+    meta = json.loads((out / "metadata.json").read_text())
+    for key in ("accelbrake_version", "git_commit", "scenario", "seed", "python", "platform", "created_utc"):
+        assert key in meta, key
+    assert meta["accelbrake_version"] == accelbrake.__version__
+    assert meta["scenario"] == small_result.scenario
+    assert meta["seed"] == small_result.scenario["seed"]
+    assert meta["git_commit"] is None or len(meta["git_commit"]) == 40
+    assert meta["created_utc"].endswith("Z")
+
+
+def test_parquet_round_trip(written, small_result):
+    out, _ = written
+    for name, df in small_result.tables.items():
+        back = pd.read_parquet(out / f"{name}.parquet")
+        pd.testing.assert_frame_equal(back, df, check_dtype=True)
+
+
+def test_csv_round_trip(written, small_result):
+    out, _ = written
+    for name, df in small_result.tables.items():
+        back = pd.read_csv(out / f"{name}.csv")
+        assert list(back.columns) == list(df.columns)
+        assert len(back) == len(df)
+        for col in df.columns:
+            a, b = df[col].to_numpy(dtype=float), back[col].to_numpy(dtype=float)
+            np.testing.assert_allclose(b, a, rtol=1e-12, equal_nan=True, err_msg=f"{name}.{col}")
+    t = pd.read_csv(out / "summary_table.csv")
+    pd.testing.assert_frame_equal(t, small_result.summary_table(), check_dtype=False)
+
+
+def test_empty_tables_round_trip(tmp_path):
+    r = accelbrake.simulate(
+        accelbrake.build_scenario("cubic", trace="const:12", duration_s=2, record_packets=False)
+    )
+    out = r.to_dir(tmp_path / "run")
+    for name in ("packets", "hop_packets"):
+        back = pd.read_parquet(out / f"{name}.parquet")
+        assert back.empty and list(back.columns) == list(TABLE_COLUMNS[name])
+        assert list(pd.read_csv(out / f"{name}.csv").columns) == list(TABLE_COLUMNS[name])
+
+
+def test_to_dir_overwrites(written, small_result):
+    out, _ = written
+    (out / "summary.json").write_text("stale")
+    small_result.to_dir(out)
+    assert json.loads((out / "summary.json").read_text()) == small_result.summary
+    assert {p.name for p in out.iterdir()} == EXPECTED
+
+
+def test_failed_write_leaves_destination_and_no_temp_file(tmp_path):
+    dest = tmp_path / "x.json"
+    dest.write_text("old")
+
+    def writer(p):
+        p.write_text("half")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        _io.atomic_write(dest, writer)
+    assert dest.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_atomic_write_json_nan_is_null(tmp_path):
+    p = _io.atomic_write_json(
+        tmp_path / "a.json", {"x": float("nan"), "y": [1.0, float("inf")], "z": np.float64(2)}
+    )
+    assert json.loads(p.read_text()) == {"x": None, "y": [1.0, None], "z": 2.0}
