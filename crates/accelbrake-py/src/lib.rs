@@ -28,9 +28,7 @@ fn to_py(e: Error) -> PyErr {
 #[pyfunction]
 fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
     let scenario = Scenario::from_json(scenario_json).map_err(to_py)?;
-    let result = py
-        .detach(|| accelbrake_sim::simulate(&scenario))
-        .map_err(to_py)?;
+    let result = py.detach(|| accelbrake_sim::simulate(&scenario)).map_err(to_py)?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| SimulationError::new_err(format!("cannot serialise the summary: {e}")))?;
     let out = PyDict::new(py);
@@ -45,10 +43,7 @@ fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
             };
             let pair = PyTuple::new(
                 py,
-                [
-                    dtype.into_pyobject(py)?.into_any(),
-                    PyBytes::new(py, &bytes).into_any(),
-                ],
+                [dtype.into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()],
             )?;
             cols.set_item(col, pair)?;
         }

@@ -106,11 +106,7 @@ pub struct Simulation {
     pub stats: RunStats,
 }
 
-fn build_link(
-    spec: &LinkSpec,
-    key: &str,
-    traces: &mut HashMap<String, Arc<Trace>>,
-) -> Result<Link> {
+fn build_link(spec: &LinkSpec, key: &str, traces: &mut HashMap<String, Arc<Trace>>) -> Result<Link> {
     Ok(match spec {
         LinkSpec::Trace { path, once } => {
             let tr = match traces.get(path) {
@@ -134,10 +130,7 @@ fn build_link(
                     rate: Rate::from_mbps(r),
                 })
                 .collect();
-            Link::Rate(
-                RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64))
-                    .map_err(|e| rekey(e, key))?,
-            )
+            Link::Rate(RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64)).map_err(|e| rekey(e, key))?)
         }
     })
 }
@@ -154,9 +147,7 @@ fn rekey(e: Error, key: &str) -> Error {
 
 fn build_queue(spec: &QueueSpec, key: &str) -> Result<Box<dyn Queue>> {
     Ok(match spec {
-        QueueSpec::Droptail { .. } | QueueSpec::Infinite => {
-            Box::new(DropTail::new(scenario::queue_limit(spec, key)?))
-        }
+        QueueSpec::Droptail { .. } | QueueSpec::Infinite => Box::new(DropTail::new(scenario::queue_limit(spec, key)?)),
         QueueSpec::Abc { .. } => Box::new(AbcQueue::new(scenario::abc_config(spec, key)?)),
     })
 }
@@ -214,11 +205,7 @@ impl Simulation {
                     },
                 };
                 let rcfg = ReceiverConfig {
-                    echo: if abc {
-                        EchoMode::PerPacket
-                    } else {
-                        EchoMode::Classic
-                    },
+                    echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
                     ack_every: if spec.delayed_ack { 2 } else { 1 },
                     ..ReceiverConfig::default()
                 };
@@ -564,14 +551,8 @@ impl Simulation {
         let hop = &mut self.hops[h];
         let sojourn = now - pkt.enqueued_at;
         pkt.queued_ns += sojourn.0;
-        self.rec.departed(
-            h,
-            now,
-            &pkt,
-            sojourn,
-            hop.link.wire_bytes(pkt.size),
-            &mut hop.m,
-        );
+        self.rec
+            .departed(h, now, &pkt, sojourn, hop.link.wire_bytes(pkt.size), &mut hop.m);
         pkt.hop += 1;
         self.events.push(now + hop.delay, Event::Arrive(pkt));
     }
@@ -595,11 +576,8 @@ impl Simulation {
         for (i, f) in self.flows.iter().enumerate() {
             let sent = f.sender.stats.packets_sent;
             let acks = f.receiver.stats.acks;
-            let accounted = f.receiver.stats.packets
-                + f.m.data_drops
-                + f.sender.stats.acks
-                + f.m.ack_drops
-                + f.in_network;
+            let accounted =
+                f.receiver.stats.packets + f.m.data_drops + f.sender.stats.acks + f.m.ack_drops + f.in_network;
             if sent + acks != accounted {
                 return Err(format!(
                     "flow {i}: {sent} data packets + {acks} ACKs sent, but {} data delivered + {} data dropped + {} ACKs delivered + {} ACKs dropped + {} in the network",

@@ -44,10 +44,7 @@ impl std::error::Error for Error {}
 
 /// A ", did you mean 'x'?" suffix for the closest known name (edit distance ≤ 3), or "".
 pub fn did_you_mean(name: &str, known: &[&str]) -> String {
-    let best = known
-        .iter()
-        .map(|k| (levenshtein(name, k), *k))
-        .min_by_key(|(d, _)| *d);
+    let best = known.iter().map(|k| (levenshtein(name, k), *k)).min_by_key(|(d, _)| *d);
     match best {
         Some((d, k)) if d <= 3 => format!(" (did you mean '{k}'?)"),
         _ => String::new(),
@@ -74,10 +71,7 @@ mod tests {
 
     #[test]
     fn suggests_close_names_only() {
-        assert_eq!(
-            did_you_mean("cubc", &["cubic", "abc"]),
-            " (did you mean 'cubic'?)"
-        );
+        assert_eq!(did_you_mean("cubc", &["cubic", "abc"]), " (did you mean 'cubic'?)");
         assert_eq!(did_you_mean("zzzzzzzz", &["cubic", "abc"]), "");
     }
 }

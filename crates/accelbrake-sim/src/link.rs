@@ -71,10 +71,7 @@ impl Trace {
                 ));
             }
             if v < prev {
-                return Err(err(
-                    i + 1,
-                    format!("timestamps must not decrease ({v} after {prev})"),
-                ));
+                return Err(err(i + 1, format!("timestamps must not decrease ({v} after {prev})")));
             }
             prev = v;
             ms.push(v);
@@ -202,9 +199,7 @@ impl TraceLink {
 
     /// Consume the next opportunity (which must be due); returns its time.
     pub fn take_opportunity(&mut self) -> Time {
-        let t = self
-            .next_opportunity()
-            .expect("take_opportunity on a finished trace");
+        let t = self.next_opportunity().expect("take_opportunity on a finished trace");
         self.next += 1;
         if self.next == self.trace.ms.len() {
             self.next = 0;
@@ -288,13 +283,7 @@ pub struct RateLink {
 impl RateLink {
     /// A constant-rate link.
     pub fn constant(rate: Rate) -> Result<RateLink> {
-        RateLink::schedule(
-            vec![Step {
-                at: Time::ZERO,
-                rate,
-            }],
-            None,
-        )
+        RateLink::schedule(vec![Step { at: Time::ZERO, rate }], None)
     }
 
     /// A schedule of rate steps (the first must start at 0, times increasing, rates ≥ 0 and finite),
@@ -319,10 +308,7 @@ impl RateLink {
         }
         for s in &steps {
             if !(s.rate.0.is_finite() && s.rate.0 >= 0.0) {
-                return bad(format!(
-                    "rate {} bit/s is not a finite non-negative number",
-                    s.rate.0
-                ));
+                return bad(format!("rate {} bit/s is not a finite non-negative number", s.rate.0));
             }
         }
         if steps.iter().all(|s| s.rate.0 == 0.0) {
@@ -480,10 +466,7 @@ mod tests {
         let tr = Arc::new(Trace::parse("x", "1\n1\n3\n").unwrap());
         let l = TraceLink::new(tr, false);
         // Opportunities at 1,1,3,4,4,6,7,7,9...: [0, 6 ms) holds 5 of them.
-        assert_eq!(
-            l.opportunity_bytes_between(Time::ZERO, Time::from_millis(6)),
-            5 * 1504
-        );
+        assert_eq!(l.opportunity_bytes_between(Time::ZERO, Time::from_millis(6)), 5 * 1504);
         assert_eq!(
             l.opportunity_bytes_between(Time::from_millis(4), Time::from_millis(5)),
             2 * 1504
@@ -499,10 +482,7 @@ mod tests {
             l.take_opportunity();
         }
         // (2 ms, 4 ms] holds the opportunities at 3 and 4 ms.
-        assert_eq!(
-            l.capacity_bytes(Time::from_millis(4), Dur::from_millis(2)),
-            2 * 1504
-        );
+        assert_eq!(l.capacity_bytes(Time::from_millis(4), Dur::from_millis(2)), 2 * 1504);
     }
 
     fn serve_all(
@@ -512,12 +492,7 @@ mod tests {
         tx: &mut Option<Packet>,
     ) -> Vec<u32> {
         let mut out = Vec::new();
-        l.serve(
-            Time::from_millis(now_ms),
-            tx,
-            |_| q.pop_front(),
-            |p| out.push(p.seq),
-        );
+        l.serve(Time::from_millis(now_ms), tx, |_| q.pop_front(), |p| out.push(p.seq));
         out
     }
 
@@ -536,10 +511,9 @@ mod tests {
         // ms 3: nothing queued: the whole opportunity is wasted.
         let tr = Arc::new(Trace::parse("x", "1\n2\n3\n").unwrap());
         let mut l = TraceLink::new(tr, false);
-        let mut q: std::collections::VecDeque<Packet> =
-            [sized(0, 500), sized(1, 500), sized(2, 1496), sized(3, 400)]
-                .into_iter()
-                .collect();
+        let mut q: std::collections::VecDeque<Packet> = [sized(0, 500), sized(1, 500), sized(2, 1496), sized(3, 400)]
+            .into_iter()
+            .collect();
         let mut tx = None;
         assert_eq!(serve_all(&mut l, 1, &mut q, &mut tx), vec![0, 1]);
         assert_eq!(tx.map(|p| p.seq), Some(2));

@@ -146,13 +146,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub(crate) fn new(
-        bin: Dur,
-        end: Time,
-        record_packets: bool,
-        _hops: usize,
-        _flows: usize,
-    ) -> Recorder {
+    pub(crate) fn new(bin: Dur, end: Time, record_packets: bool, _hops: usize, _flows: usize) -> Recorder {
         let nbins = (end.0.div_ceil(bin.0.max(1))).max(1) as usize;
         Recorder {
             bin,
@@ -187,15 +181,7 @@ impl Recorder {
         }
     }
 
-    pub(crate) fn departed(
-        &mut self,
-        h: usize,
-        now: Time,
-        pkt: &Packet,
-        sojourn: Dur,
-        wire: u32,
-        m: &mut HopMetrics,
-    ) {
+    pub(crate) fn departed(&mut self, h: usize, now: Time, pkt: &Packet, sojourn: Dur, wire: u32, m: &mut HopMetrics) {
         m.departed_bytes += wire as u64;
         m.departed_pkts += 1;
         if m.bins.is_empty() {
@@ -227,10 +213,8 @@ impl Recorder {
             s.cwnd.push(m.cwnd);
             s.w_abc.push(m.w_abc.unwrap_or(f64::NAN));
             s.w_cubic.push(m.w_cubic.unwrap_or(f64::NAN));
-            s.srtt_ms
-                .push(f.sender.srtt().map_or(f64::NAN, |d| d.millis_f64()));
-            s.pacing_mbps
-                .push(m.pacing_rate.map_or(f64::NAN, |r| r * 8.0 / 1e6));
+            s.srtt_ms.push(f.sender.srtt().map_or(f64::NAN, |d| d.millis_f64()));
+            s.pacing_mbps.push(m.pacing_rate.map_or(f64::NAN, |r| r * 8.0 / 1e6));
             s.in_flight.push(f.sender.pipe() as i64);
         }
         for (i, h) in hops.iter().enumerate() {
@@ -435,8 +419,7 @@ impl Simulation {
             let fin = f.sender.completed_at.map_or(stop, |c| c.min(stop));
             let active = fin.saturating_since(f.start).secs_f64().max(1e-9);
             let rx: u64 = f.m.bins.iter().sum();
-            let goodput_bytes =
-                f.receiver.stats.delivered_segments as f64 * crate::packet::MSS as f64;
+            let goodput_bytes = f.receiver.stats.delivered_segments as f64 * crate::packet::MSS as f64;
             let prop = f.prop_rtt.0;
             all_q.extend_from_slice(&f.m.qdelay_ns);
             all_d.extend(f.m.qdelay_ns.iter().map(|q| q + prop));
@@ -451,10 +434,7 @@ impl Simulation {
                 retransmits: f.sender.stats.retransmits,
                 drops: f.m.data_drops,
                 timeouts: f.sender.stats.timeouts,
-                completion_s: f
-                    .sender
-                    .completed_at
-                    .map(|c| c.saturating_since(f.start).secs_f64()),
+                completion_s: f.sender.completed_at.map(|c| c.saturating_since(f.start).secs_f64()),
                 queueing_delay_ms: Stats::of_ns(&f.m.qdelay_ns, 0),
                 per_packet_delay_ms: Stats::of_ns(&f.m.qdelay_ns, prop),
                 one_way_delay_ms: Stats::of_ns(&f.m.owd_ns, 0),
@@ -492,11 +472,7 @@ impl Simulation {
             let _ = k;
             let b = ((t * 1e9) as u64 / bin.0) as usize;
             let bins = &self.flows[fl as usize].m.bins;
-            let bytes = if b < nb {
-                bins.get(b).copied().unwrap_or(0)
-            } else {
-                0
-            };
+            let bytes = if b < nb { bins.get(b).copied().unwrap_or(0) } else { 0 };
             rx_mbps.push(bytes as f64 * 8.0 / bin.secs_f64() / 1e6);
         }
         let mut t = Table::default();
@@ -541,14 +517,8 @@ impl Simulation {
                 .map(|&f| self.flows[f as usize].prop_rtt.0 as i64)
                 .collect();
             let mut t = Table::default();
-            t.f64(
-                "sent_s",
-                d.sent_ns.iter().map(|&x| x as f64 / 1e9).collect(),
-            );
-            t.f64(
-                "recv_s",
-                d.recv_ns.iter().map(|&x| x as f64 / 1e9).collect(),
-            );
+            t.f64("sent_s", d.sent_ns.iter().map(|&x| x as f64 / 1e9).collect());
+            t.f64("recv_s", d.recv_ns.iter().map(|&x| x as f64 / 1e9).collect());
             t.f64(
                 "queueing_delay_ms",
                 d.queued_ns.iter().map(|&x| x as f64 / 1e6).collect(),
@@ -578,14 +548,8 @@ impl Simulation {
             t.i64("flow", d.flow);
             t.i64("is_ack", d.is_ack);
             t.i64("seq", d.seq);
-            t.f64(
-                "enqueue_s",
-                d.enq_ns.iter().map(|&x| x as f64 / 1e9).collect(),
-            );
-            t.f64(
-                "dequeue_s",
-                d.deq_ns.iter().map(|&x| x as f64 / 1e9).collect(),
-            );
+            t.f64("enqueue_s", d.enq_ns.iter().map(|&x| x as f64 / 1e9).collect());
+            t.f64("dequeue_s", d.deq_ns.iter().map(|&x| x as f64 / 1e9).collect());
             t.f64(
                 "queueing_delay_ms",
                 d.deq_ns

@@ -134,14 +134,7 @@ impl Receiver {
         }
     }
 
-    fn emit(
-        &mut self,
-        now: Time,
-        echo: Echo,
-        ts: Time,
-        latest: Option<u32>,
-        out: &mut Vec<Packet>,
-    ) {
+    fn emit(&mut self, now: Time, echo: Echo, ts: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
         let mut ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
         // SACK blocks: the one holding `latest` first, then the highest others.
         let mut n = 0;
@@ -314,10 +307,7 @@ mod tests {
         assert_eq!(last.seq, 1);
         assert_eq!(
             last.sack_blocks(),
-            &[
-                SackBlock { start: 5, end: 6 },
-                SackBlock { start: 2, end: 4 }
-            ]
+            &[SackBlock { start: 5, end: 6 }, SackBlock { start: 2, end: 4 }]
         );
         // Filling the hole acks everything up to the next hole at once.
         r.on_data(t, &seg(1, Ecn::NotEct), &mut out);

@@ -245,13 +245,7 @@ impl Scenario {
             MAX_DURATION_MS,
             "a positive duration in ms (at most one week)",
         )?;
-        check_range(
-            "sample_ms",
-            self.sample_ms,
-            1.0,
-            MAX_DURATION_MS,
-            "a bin width ≥ 1 ms",
-        )?;
+        check_range("sample_ms", self.sample_ms, 1.0, MAX_DURATION_MS, "a bin width ≥ 1 ms")?;
         if self.hops.is_empty() {
             return Err(Error::Param {
                 key: "hops".into(),
@@ -266,13 +260,7 @@ impl Scenario {
         }
         for (i, h) in self.hops.iter().enumerate() {
             let k = format!("hops[{i}]");
-            check_range(
-                &format!("{k}.delay_ms"),
-                h.delay_ms,
-                0.0,
-                1e7,
-                "a delay ≥ 0 ms",
-            )?;
+            check_range(&format!("{k}.delay_ms"), h.delay_ms, 0.0, 1e7, "a delay ≥ 0 ms")?;
             match &h.link {
                 LinkSpec::Trace { path, .. } => {
                     if path.is_empty() {
@@ -282,13 +270,9 @@ impl Scenario {
                         });
                     }
                 }
-                LinkSpec::Constant { mbps } => check_range(
-                    &format!("{k}.link.mbps"),
-                    *mbps,
-                    1e-6,
-                    1e6,
-                    "a rate > 0 Mbit/s",
-                )?,
+                LinkSpec::Constant { mbps } => {
+                    check_range(&format!("{k}.link.mbps"), *mbps, 1e-6, 1e6, "a rate > 0 Mbit/s")?
+                }
                 LinkSpec::Schedule { steps, repeat_ms } => {
                     if steps.is_empty() {
                         return Err(Error::Param {
@@ -304,13 +288,7 @@ impl Scenario {
                             MAX_DURATION_MS,
                             "a start time ≥ 0 ms",
                         )?;
-                        check_range(
-                            &format!("{k}.link.steps[{j}][1]"),
-                            *r,
-                            0.0,
-                            1e6,
-                            "a rate ≥ 0 Mbit/s",
-                        )?;
+                        check_range(&format!("{k}.link.steps[{j}][1]"), *r, 0.0, 1e6, "a rate ≥ 0 Mbit/s")?;
                     }
                     if let Some(p) = repeat_ms {
                         check_range(
@@ -359,10 +337,7 @@ impl Scenario {
                     if h >= self.hops.len() {
                         return Err(Error::Param {
                             key: format!("{k}.{name}"),
-                            msg: format!(
-                                "hop index {h} out of range (there are {} hops)",
-                                self.hops.len()
-                            ),
+                            msg: format!("hop index {h} out of range (there are {} hops)", self.hops.len()),
                         });
                     }
                 }
@@ -410,13 +385,7 @@ impl Scenario {
                         msg: "expected a positive size".into(),
                     })
                 }
-                AppSpec::Rate { mbps } => check_range(
-                    &format!("{k}.app.mbps"),
-                    mbps,
-                    1e-9,
-                    1e6,
-                    "a rate > 0 Mbit/s",
-                )?,
+                AppSpec::Rate { mbps } => check_range(&format!("{k}.app.mbps"), mbps, 1e-9, 1e6, "a rate > 0 Mbit/s")?,
                 _ => {}
             }
         }

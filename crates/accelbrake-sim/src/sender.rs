@@ -232,13 +232,9 @@ impl Sender {
     }
 
     fn update_app(&mut self, now: Time) {
-        if let (App::RateLimited { bytes_per_sec }, Some(start), false) =
-            (self.app, self.started, self.stopped)
-        {
+        if let (App::RateLimited { bytes_per_sec }, Some(start), false) = (self.app, self.started, self.stopped) {
             let secs = (now - start).secs_f64();
-            self.avail = ((secs * bytes_per_sec) / MSS as f64)
-                .floor()
-                .min(u32::MAX as f64 - 1.0) as u32;
+            self.avail = ((secs * bytes_per_sec) / MSS as f64).floor().min(u32::MAX as f64 - 1.0) as u32;
         }
     }
 
@@ -354,8 +350,7 @@ impl Sender {
     fn end_burst(&mut self) {
         if self.burst_sent > 0 {
             let (rate, size) = self.pace_rate_size;
-            self.next_send =
-                self.burst_start + Dur::from_secs_f64(self.burst_sent as f64 * size as f64 / rate);
+            self.next_send = self.burst_start + Dur::from_secs_f64(self.burst_sent as f64 * size as f64 / rate);
         }
         self.burst_left = 0;
         self.burst_sent = 0;
@@ -396,9 +391,7 @@ impl Sender {
             }
         }
         let srtt = self.srtt.unwrap_or(rtt);
-        self.rto = (srtt + self.rttvar.saturating_mul(4))
-            .max(RTO_MIN)
-            .min(RTO_MAX);
+        self.rto = (srtt + self.rttvar.saturating_mul(4)).max(RTO_MIN).min(RTO_MAX);
     }
 
     fn note_sacked(&mut self, seq: u32) {
@@ -476,8 +469,7 @@ impl Sender {
             self.recovery_point = Some(self.snd_nxt);
             self.ecn_recover = self.snd_nxt;
             self.stats.recoveries += 1;
-            self.cc
-                .on_congestion_event(now, CongestionKind::Loss, flight);
+            self.cc.on_congestion_event(now, CongestionKind::Loss, flight);
         }
         if let Some(rp) = self.recovery_point {
             if self.snd_una >= rp {
@@ -486,13 +478,11 @@ impl Sender {
             }
         }
         // Legacy ECN: react at most once per RTT, and not during loss recovery (RFC 3168 §6.1.2).
-        if ack.echo == Echo::Ce && self.recovery_point.is_none() && self.snd_una > self.ecn_recover
-        {
+        if ack.echo == Echo::Ce && self.recovery_point.is_none() && self.snd_una > self.ecn_recover {
             self.ecn_recover = self.snd_nxt;
             self.send_cwr = true;
             self.stats.ecn_reactions += 1;
-            self.cc
-                .on_congestion_event(now, CongestionKind::Ecn, flight);
+            self.cc.on_congestion_event(now, CongestionKind::Ecn, flight);
         }
         let info = AckInfo {
             acked,

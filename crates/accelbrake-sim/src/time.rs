@@ -126,12 +126,7 @@ impl Sub<Time> for Time {
     type Output = Dur;
     /// Panics in debug builds if `rhs` is later: time differences are never negative.
     fn sub(self, rhs: Time) -> Dur {
-        debug_assert!(
-            self.0 >= rhs.0,
-            "time went backwards: {} < {}",
-            self.0,
-            rhs.0
-        );
+        debug_assert!(self.0 >= rhs.0, "time went backwards: {} < {}", self.0, rhs.0);
         Dur(self.0.saturating_sub(rhs.0))
     }
 }
@@ -215,18 +210,12 @@ mod tests {
         assert_eq!(Time::from_millis(3), Time::from_nanos(3_000_000));
         assert_eq!(Dur::from_secs(2), Dur::from_millis(2000));
         assert_eq!(Dur::from_millis_f64(1.5), Dur::from_micros(1500));
-        assert_eq!(
-            Time::from_millis(5) - Time::from_millis(2),
-            Dur::from_millis(3)
-        );
+        assert_eq!(Time::from_millis(5) - Time::from_millis(2), Dur::from_millis(3));
     }
 
     #[test]
     fn transfer_time_of_an_mtu_at_12_mbps_is_1_ms() {
-        assert_eq!(
-            Rate::from_mbps(12.0).transfer_time(1500),
-            Dur::from_millis(1)
-        );
+        assert_eq!(Rate::from_mbps(12.0).transfer_time(1500), Dur::from_millis(1));
         assert_eq!(Rate(0.0).transfer_time(1), Dur::MAX);
     }
 }

@@ -48,12 +48,7 @@ impl Default for AbcConfig {
 
 impl AbcConfig {
     /// Parameter names accepted.
-    pub const KEYS: &'static [&'static str] = &[
-        "initial_window",
-        "min_window",
-        "additive_increase",
-        "pacing_gain",
-    ];
+    pub const KEYS: &'static [&'static str] = &["initial_window", "min_window", "additive_increase", "pacing_gain"];
 
     /// Read overrides from `p` (consuming them).
     pub fn from_params(p: &mut Params) -> Result<AbcConfig> {
@@ -74,10 +69,7 @@ impl AbcConfig {
             return bad("min_window", "expected a number of segments ≥ 1");
         }
         if !(cfg.initial_window.is_finite() && cfg.initial_window >= cfg.min_window) {
-            return bad(
-                "initial_window",
-                "expected a number of segments ≥ min_window",
-            );
+            return bad("initial_window", "expected a number of segments ≥ min_window");
         }
         if !(cfg.pacing_gain.is_finite() && cfg.pacing_gain >= 0.0) {
             return bad("pacing_gain", "expected a number ≥ 0 (0 disables pacing)");
@@ -280,14 +272,7 @@ mod tests {
         for i in 0..20 {
             a.on_ack(
                 Time::ZERO,
-                &ack(
-                    1,
-                    if i % 2 == 0 {
-                        Echo::Accelerate
-                    } else {
-                        Echo::Brake
-                    },
-                ),
+                &ack(1, if i % 2 == 0 { Echo::Accelerate } else { Echo::Brake }),
             );
         }
         assert!((a.window() - 21.0).abs() < 0.05, "{}", a.window());
@@ -345,10 +330,7 @@ mod tests {
             a.on_ack(Time::ZERO, &k);
         }
         let m = a.metrics();
-        assert!(
-            m.w_abc.unwrap() <= 24.0 && m.w_cubic.unwrap() <= 24.0,
-            "{m:?}"
-        );
+        assert!(m.w_abc.unwrap() <= 24.0 && m.w_cubic.unwrap() <= 24.0, "{m:?}");
         assert_eq!(a.window(), m.w_abc.unwrap().min(m.w_cubic.unwrap()));
         // A loss cuts w_cubic only (×0.7), so it takes control.
         let before = m.w_cubic.unwrap();

@@ -33,8 +33,8 @@
 //!   although `AckInfo::in_recovery` is set, because Linux's `TCP_CA_Loss` is not a reduction state.
 
 use super::newreno::{
-    tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW,
-    MAX_INITIAL_WINDOW, MIN_SSTHRESH,
+    tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW,
+    MIN_SSTHRESH,
 };
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
 use crate::error::Result;
@@ -349,11 +349,7 @@ impl Cubic {
         }
         let delay = rtt.max(MIN_DELAY_SAMPLE);
         bic.delay_min = Some(bic.delay_min.map_or(delay, |d| d.min(delay)));
-        if !bic.found
-            && self.cfg.hystart
-            && self.in_slow_start()
-            && self.cwnd >= self.cfg.hystart_low_window
-        {
+        if !bic.found && self.cfg.hystart && self.in_slow_start() && self.cwnd >= self.cfg.hystart_low_window {
             self.hystart_update(now, delay, ack.in_flight);
         }
     }
@@ -433,8 +429,7 @@ impl Cubic {
     fn recalc_ssthresh(&mut self) -> u32 {
         self.bic.epoch_start = None;
         let w = u64::from(self.cwnd);
-        self.bic.last_max_cwnd = if self.cwnd < self.bic.last_max_cwnd && self.cfg.fast_convergence
-        {
+        self.bic.last_max_cwnd = if self.cwnd < self.bic.last_max_cwnd && self.cfg.fast_convergence {
             (w * (BETA_SCALE + self.beta_1024) / (2 * BETA_SCALE)) as u32
         } else {
             self.cwnd
@@ -615,10 +610,7 @@ mod tests {
         cc.on_rto(Time::ZERO, 100);
         assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(70.0)));
         let bic = &cc.bic;
-        assert_eq!(
-            (bic.last_max_cwnd, bic.epoch_start, bic.delay_min),
-            (0, None, None)
-        );
+        assert_eq!((bic.last_max_cwnd, bic.epoch_start, bic.delay_min), (0, None, None));
         cc.on_rto(Time::ZERO, 100);
         assert_eq!(cc.ssthresh(), Some(70.0), "repeated RTO keeps ssthresh");
         // Slow start during RTO recovery although the transport reports in_recovery.
@@ -658,10 +650,7 @@ mod tests {
         let samples = after_loss(CubicConfig::default(), 1000, RTT, 140);
         for (t, cwnd) in samples.into_iter().skip(9).step_by(10) {
             let w = w_cubic(t, 1000.0, BETA_CUBIC, C_CUBIC);
-            assert!(
-                (cwnd - w).abs() <= 0.01 * w + 2.0,
-                "t {t}: cwnd {cwnd}, W(t) {w}"
-            );
+            assert!((cwnd - w).abs() <= 0.01 * w + 2.0, "t {t}: cwnd {cwnd}, W(t) {w}");
         }
     }
 
@@ -675,18 +664,9 @@ mod tests {
         for ((t, cwnd), (_, cubic_only)) in friendly.into_iter().zip(pure).skip(49).step_by(50) {
             let est = 20.0 * BETA_CUBIC + alpha * t / rtt.secs_f64();
             let cub = w_cubic(t, 20.0, BETA_CUBIC, C_CUBIC);
-            assert!(
-                est > cub + 10.0,
-                "t {t}: W_est {est} should dominate W_cubic {cub}"
-            );
-            assert!(
-                (cwnd - est).abs() <= 0.1 * est,
-                "t {t}: cwnd {cwnd}, W_est {est}"
-            );
-            assert!(
-                (cubic_only - cub).abs() <= 3.0,
-                "t {t}: cubic-only {cubic_only}, {cub}"
-            );
+            assert!(est > cub + 10.0, "t {t}: W_est {est} should dominate W_cubic {cub}");
+            assert!((cwnd - est).abs() <= 0.1 * est, "t {t}: cwnd {cwnd}, W_est {est}");
+            assert!((cubic_only - cub).abs() <= 3.0, "t {t}: cubic-only {cubic_only}, {cub}");
         }
     }
 
@@ -712,11 +692,7 @@ mod tests {
         let cc = hystart_with_rtt(Dur::from_millis(120));
         assert!(!cc.in_slow_start() && cc.bic.found);
         assert_eq!(cc.ssthresh(), Some(cc.window()));
-        assert!(
-            (40.0..160.0).contains(&cc.window()),
-            "exit at {}",
-            cc.window()
-        );
+        assert!((40.0..160.0).contains(&cc.window()), "exit at {}", cc.window());
         let cc = hystart_with_rtt(Dur::from_millis(110));
         assert!(cc.in_slow_start());
         assert_eq!(cc.window(), 640.0);
@@ -784,10 +760,7 @@ mod tests {
         let mut p = Params::from([("beta".into(), 0.8), ("hystart_ack_delta_ms".into(), 1.5)]);
         p.insert("alpha".into(), 1.0);
         let cfg = CubicConfig::from_params(&mut p).unwrap();
-        assert_eq!(
-            (cfg.beta, cfg.hystart_ack_delta),
-            (0.8, Dur::from_micros(1500))
-        );
+        assert_eq!((cfg.beta, cfg.hystart_ack_delta), (0.8, Dur::from_micros(1500)));
         assert_eq!(p.keys().collect::<Vec<_>>(), ["alpha"]);
         let cc = Cubic::new(cfg, Time::ZERO);
         assert_eq!((cc.beta_1024, cc.beta_scale), (819, 23));

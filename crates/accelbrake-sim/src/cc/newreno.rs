@@ -91,13 +91,7 @@ impl<'a> ParamReader<'a> {
     }
 
     /// A finite real satisfying `ok`; `expected` describes the valid values.
-    pub fn real(
-        &mut self,
-        key: &str,
-        default: f64,
-        ok: impl Fn(f64) -> bool,
-        expected: &str,
-    ) -> Result<f64> {
+    pub fn real(&mut self, key: &str, default: f64, ok: impl Fn(f64) -> bool, expected: &str) -> Result<f64> {
         let v = take(self.params, key, default);
         if v.is_finite() && ok(v) {
             Ok(v)

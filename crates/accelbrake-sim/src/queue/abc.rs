@@ -218,8 +218,7 @@ impl Queue for AbcQueue {
         let mu = link.capacity;
         let x = match self.cfg.delay_source {
             DelaySource::QueueLength => {
-                let queued =
-                    self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
+                let queued = self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
                 if mu > 0.0 {
                     queued as f64 / mu
                 } else {
@@ -228,11 +227,7 @@ impl Queue for AbcQueue {
             }
             DelaySource::Sojourn => (now - pkt.enqueued_at).secs_f64(),
         };
-        let tr = if mu > 0.0 {
-            self.target_rate(mu, x)
-        } else {
-            0.0
-        };
+        let tr = if mu > 0.0 { self.target_rate(mu, x) } else { 0.0 };
         let f = Self::accel_fraction(tr, cr);
         // Algorithm 1.
         self.tokens = (self.tokens + f).min(self.cfg.token_limit);

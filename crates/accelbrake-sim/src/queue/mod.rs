@@ -159,9 +159,7 @@ pub struct DropTail {
 impl DropTail {
     /// A drop-tail queue with the given limit.
     pub fn new(limit: Limit) -> DropTail {
-        DropTail {
-            fifo: Fifo::new(limit),
-        }
+        DropTail { fifo: Fifo::new(limit) }
     }
 }
 
@@ -205,24 +203,11 @@ mod tests {
         assert!(q.enqueue(Time::ZERO, pkt(1)).is_ok());
         assert_eq!(q.enqueue(Time::ZERO, pkt(2)).unwrap_err().seq, 2);
         let mut d = Vec::new();
-        assert_eq!(
-            q.dequeue(Time::ZERO, LinkInfo::default(), &mut d)
-                .unwrap()
-                .seq,
-            0
-        );
-        assert_eq!(
-            q.dequeue(Time::ZERO, LinkInfo::default(), &mut d)
-                .unwrap()
-                .seq,
-            1
-        );
+        assert_eq!(q.dequeue(Time::ZERO, LinkInfo::default(), &mut d).unwrap().seq, 0);
+        assert_eq!(q.dequeue(Time::ZERO, LinkInfo::default(), &mut d).unwrap().seq, 1);
         assert!(q.dequeue(Time::ZERO, LinkInfo::default(), &mut d).is_none());
         let s = q.stats();
-        assert_eq!(
-            (s.enqueued, s.dequeued, s.dropped, s.max_packets),
-            (2, 2, 1, 2)
-        );
+        assert_eq!((s.enqueued, s.dequeued, s.dropped, s.max_packets), (2, 2, 1, 2));
     }
 
     #[test]

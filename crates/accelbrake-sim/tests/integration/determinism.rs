@@ -44,14 +44,8 @@ fn conservation_holds_with_drops_several_flows_and_staggered_starts() {
         ]
     });
     let r = run(&v);
-    assert!(
-        r.summary.hops[0].drops > 0,
-        "the scenario should drop packets"
-    );
-    assert!(
-        r.summary.flows[4].completion_s.is_some(),
-        "the finite flow completes"
-    );
+    assert!(r.summary.hops[0].drops > 0, "the scenario should drop packets");
+    assert!(r.summary.flows[4].completion_s.is_some(), "the finite flow completes");
     // Delivered bytes never exceed the link capacity.
     assert!(r.summary.hops[0].utilization <= 1.0 + 1e-9);
 }

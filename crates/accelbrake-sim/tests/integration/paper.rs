@@ -25,26 +25,15 @@ fn abc_and_cubic_on_verizon_uplink() {
     .summary;
     println!(
         "ABC util {:.3} p95 {:.1} ms | Cubic util {:.3} p95 {:.1} ms",
-        abc.utilization,
-        abc.per_packet_delay_ms.p95,
-        cubic.utilization,
-        cubic.per_packet_delay_ms.p95
+        abc.utilization, abc.per_packet_delay_ms.p95, cubic.utilization, cubic.per_packet_delay_ms.p95
     );
-    assert!(
-        abc.utilization >= 0.80,
-        "ABC utilisation {}",
-        abc.utilization
-    );
+    assert!(abc.utilization >= 0.80, "ABC utilisation {}", abc.utilization);
     assert!(
         abc.per_packet_delay_ms.p95 <= 300.0,
         "ABC p95 {}",
         abc.per_packet_delay_ms.p95
     );
-    assert!(
-        cubic.utilization >= 0.90,
-        "Cubic utilisation {}",
-        cubic.utilization
-    );
+    assert!(cubic.utilization >= 0.90, "Cubic utilisation {}", cubic.utilization);
     assert!(
         cubic.per_packet_delay_ms.p95 >= 2.0 * abc.per_packet_delay_ms.p95,
         "Cubic p95 {} vs ABC {}",
@@ -66,11 +55,7 @@ fn abc_fills_a_square_wave_link() {
         "bw12_24: util {:.3} p95 {:.1}",
         r.summary.utilization, r.summary.per_packet_delay_ms.p95
     );
-    assert!(
-        r.summary.utilization >= 0.90,
-        "utilisation {}",
-        r.summary.utilization
-    );
+    assert!(r.summary.utilization >= 0.90, "utilisation {}", r.summary.utilization);
 }
 
 /// Fig. 3: 5 flows with 50 ms RTT on a 24 Mbit/s Mahimahi link (2 opportunities per ms, as the
@@ -96,9 +81,7 @@ fn staggered_flows(additive_increase: bool, seed: u64) -> Vec<f64> {
     let mut out = Vec::new();
     for k in 0..9 {
         let (t0, t1) = (20.0 * k as f64 + 10.0, 20.0 * (k + 1) as f64);
-        let active: Vec<usize> = (0..5)
-            .filter(|&i| 20 * i <= 20 * k && 20 * k < 100 + 20 * i)
-            .collect();
+        let active: Vec<usize> = (0..5).filter(|&i| 20 * i <= 20 * k && 20 * k < 100 + 20 * i).collect();
         if active.len() < 2 {
             continue;
         }
@@ -147,29 +130,15 @@ fn two_abc_bottlenecks_in_series() {
     let r = run(&v);
     let h = &r.tables["hops_ts"];
     let (hop, cap) = (icol(h, "hop"), col(h, "capacity_mbps"));
-    let c0: Vec<f64> = (0..hop.len())
-        .filter(|&i| hop[i] == 0)
-        .map(|i| cap[i])
-        .collect();
-    let c1: Vec<f64> = (0..hop.len())
-        .filter(|&i| hop[i] == 1)
-        .map(|i| cap[i])
-        .collect();
-    let min_cap = c0
-        .iter()
-        .zip(c1.iter())
-        .map(|(a, b)| a.min(*b))
-        .sum::<f64>()
-        / c0.len() as f64;
+    let c0: Vec<f64> = (0..hop.len()).filter(|&i| hop[i] == 0).map(|i| cap[i]).collect();
+    let c1: Vec<f64> = (0..hop.len()).filter(|&i| hop[i] == 1).map(|i| cap[i]).collect();
+    let min_cap = c0.iter().zip(c1.iter()).map(|(a, b)| a.min(*b)).sum::<f64>() / c0.len() as f64;
     let tput = r.summary.flows[0].throughput_mbps;
     println!(
         "series: throughput {tput:.2} Mbit/s, mean min capacity {min_cap:.2}, p95 queueing up {:.1} ms down {:.1} ms",
         r.summary.hops[0].queueing_delay_ms.p95, r.summary.hops[1].queueing_delay_ms.p95
     );
-    assert!(
-        tput >= 0.75 * min_cap,
-        "throughput {tput} vs min capacity {min_cap}"
-    );
+    assert!(tput >= 0.75 * min_cap, "throughput {tput} vs min capacity {min_cap}");
     for hs in &r.summary.hops[..2] {
         assert!(
             hs.queueing_delay_ms.p95 <= 50.0 + 133.0,
@@ -205,11 +174,12 @@ fn abc_cubic_switches_windows_with_the_bottleneck() {
         let (t0, t1) = (5.0 * i as f64 + 1.0, 5.0 * (i + 1) as f64);
         let got = flow_rates(&r, 1, t0, t1)[0];
         let ideal = rate.min(12.0);
-        let idx: Vec<usize> = (0..ts.len())
-            .filter(|&k| ts[k] >= t0 && ts[k] < t1)
-            .collect();
+        let idx: Vec<usize> = (0..ts.len()).filter(|&k| ts[k] >= t0 && ts[k] < t1).collect();
         let abc_limits = idx.iter().filter(|&&k| wa[k] <= wc[k]).count() as f64 / idx.len() as f64;
-        println!("step {i}: wireless {rate} Mbit/s, throughput {got:.2}, ideal {ideal}, w_abc in control {:.0} %", abc_limits * 100.0);
+        println!(
+            "step {i}: wireless {rate} Mbit/s, throughput {got:.2}, ideal {ideal}, w_abc in control {:.0} %",
+            abc_limits * 100.0
+        );
         assert!(got >= 0.85 * ideal, "step {i}: {got} < 0.85 × {ideal}");
         if rate < 10.0 {
             assert!(
