@@ -105,6 +105,8 @@ pub struct Sender {
     /// Lost segments not yet retransmitted.
     lost_pending: u32,
     recovery_point: Option<u32>,
+    /// One retransmission is due regardless of the window (entering fast recovery).
+    fast_retransmit: bool,
     ecn_recover: u32,
     send_cwr: bool,
     srtt: Option<Dur>,
@@ -159,6 +161,7 @@ impl Sender {
             retx_cursor: 0,
             lost_pending: 0,
             recovery_point: None,
+            fast_retransmit: false,
             ecn_recover: 0,
             send_cwr: false,
             srtt: None,
@@ -274,7 +277,10 @@ impl Sender {
         }
         self.update_app(now);
         let cwnd = self.cc.window().floor().max(1.0) as u32;
-        if self.pipe >= cwnd {
+        // RFC 6675 §5 (4.3): the first lost segment is retransmitted on entering recovery even if
+        // the reduced window is full (the fast retransmit).
+        let fast_rtx = std::mem::take(&mut self.fast_retransmit) && self.lost_pending > 0;
+        if self.pipe >= cwnd && !fast_rtx {
             self.cwnd_limited = true;
             self.end_burst();
             return None;
@@ -469,6 +475,7 @@ impl Sender {
             self.recovery_point = Some(self.snd_nxt);
             self.ecn_recover = self.snd_nxt;
             self.stats.recoveries += 1;
+            self.fast_retransmit = true;
             self.cc.on_congestion_event(now, CongestionKind::Loss, flight);
         }
         if let Some(rp) = self.recovery_point {
@@ -541,5 +548,130 @@ impl Sender {
         self.backoff = (self.backoff * 2).min(1 << 10);
         self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
         self.next_send = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::newreno::{NewReno, NewRenoConfig};
+    use crate::packet::SackBlock;
+
+    fn sender() -> Sender {
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, App::Bulk);
+        s.start(Time::ZERO);
+        s
+    }
+
+    fn send_all(s: &mut Sender, now: Time) -> Vec<u32> {
+        std::iter::from_fn(|| s.poll_transmit(now)).map(|p| p.seq).collect()
+    }
+
+    fn ack(cum: u32, sack: &[(u32, u32)], ts: Time) -> Packet {
+        let mut a = Packet::ack(0, cum, Echo::None, ts, ts);
+        for (i, &(start, end)) in sack.iter().enumerate() {
+            a.sack[i] = SackBlock { start, end };
+        }
+        a.n_sack = sack.len() as u8;
+        a
+    }
+
+    #[test]
+    fn initial_window_is_ten_segments() {
+        let mut s = sender();
+        assert_eq!(send_all(&mut s, Time::ZERO), (0..10).collect::<Vec<_>>());
+        assert_eq!(s.pipe(), 10);
+    }
+
+    #[test]
+    fn three_sacks_above_a_hole_mark_it_lost_and_retransmit_it_first() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        // Segment 2 is lost: 0 and 1 are acked, then 3, 4, 5 arrive out of order.
+        s.on_ack(t, &ack(2, &[], Time::ZERO));
+        assert!(!s.in_recovery());
+        s.on_ack(t, &ack(2, &[(3, 4)], Time::ZERO));
+        s.on_ack(t, &ack(2, &[(3, 5)], Time::ZERO));
+        assert!(!s.in_recovery(), "two SACKed segments above are not enough (DupThresh 3)");
+        s.on_ack(t, &ack(2, &[(3, 6)], Time::ZERO));
+        assert!(s.in_recovery());
+        assert_eq!(s.stats.recoveries, 1);
+        // NewReno halves: ssthresh = cwnd = FlightSize/2 = 8/2; pipe = 10 sent − 2 acked − 3 SACKed − 1 lost = 4.
+        assert_eq!(s.cc.window(), 4.0);
+        assert_eq!(s.pipe(), 4);
+        let sent = send_all(&mut s, t);
+        assert_eq!(sent, vec![2], "the fast retransmit goes out although pipe = cwnd");
+        assert_eq!(s.stats.retransmits, 1);
+        // The retransmission fills the hole: everything up to 6 (and beyond) is acked, recovery ends
+        // once the recovery point (10) is passed.
+        s.on_ack(t, &ack(6, &[], t));
+        assert!(s.in_recovery());
+        s.on_ack(t, &ack(11, &[], t));
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats.recoveries, 1);
+    }
+
+    #[test]
+    fn rto_follows_rfc6298_with_the_linux_minimum() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        assert_eq!(s.next_wakeup(Time::ZERO), Some(Time::ZERO + RTO_INITIAL));
+        // A 100 ms sample: SRTT 100, RTTVAR 50 → RTO = max(200 ms, 100 + 4·50) = 300 ms.
+        let t = Time::from_millis(100);
+        s.on_ack(t, &ack(1, &[], Time::ZERO));
+        assert_eq!(s.srtt(), Some(Dur::from_millis(100)));
+        assert_eq!(s.rto, Dur::from_millis(300));
+        // Nothing more arrives: the timer fires 300 ms after the last new ACK.
+        s.on_timer(Time::from_millis(399));
+        assert_eq!(s.stats.timeouts, 0);
+        s.on_timer(Time::from_millis(400));
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.cc.window(), 1.0, "loss window after an RTO");
+        assert_eq!(send_all(&mut s, Time::from_millis(400)), vec![1], "retransmits from snd_una");
+        // Backed off: the next expiry is 2 × RTO later.
+        assert_eq!(s.rto_at, Some(Time::from_millis(400 + 600)));
+    }
+
+    #[test]
+    fn legacy_ce_echo_reacts_once_per_rtt_and_sets_cwr() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        let mut a = ack(1, &[], Time::ZERO);
+        a.echo = Echo::Ce;
+        s.on_ack(t, &a);
+        assert_eq!(s.stats.ecn_reactions, 1);
+        a.seq = 9;
+        s.on_ack(t, &a);
+        assert_eq!(s.stats.ecn_reactions, 1, "at most once per window of data");
+        let p = s.poll_transmit(t).unwrap();
+        assert!(p.cwr);
+    }
+
+    #[test]
+    fn finite_flow_sends_a_short_last_segment_and_completes() {
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, App::Finite { bytes: 3000 });
+        s.start(Time::ZERO);
+        let pkts: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        assert_eq!(pkts.iter().map(|p| p.size).collect::<Vec<_>>(), vec![1500, 1500, 104 + HEADER_BYTES]);
+        s.on_ack(Time::from_millis(10), &ack(3, &[], Time::ZERO));
+        assert_eq!(s.completed_at, Some(Time::from_millis(10)));
+        assert_eq!(s.next_wakeup(Time::from_millis(10)), None);
+    }
+
+    #[test]
+    fn pacing_releases_bursts_of_two_at_the_average_rate() {
+        use crate::cc::abc::{Abc, AbcConfig};
+        let mut s = Sender::new(0, Box::new(Abc::new(AbcConfig::default())), Ecn::ACCELERATE, App::Bulk);
+        s.start(Time::ZERO);
+        // Give the controller an RTT sample of 100 ms: rate = 2 · 10 · 1500 B / 0.1 s = 300 kB/s.
+        assert_eq!(send_all(&mut s, Time::ZERO).len(), 10, "no RTT sample yet: unpaced");
+        s.on_ack(Time::from_millis(100), &ack(3, &[], Time::ZERO));
+        let t = Time::from_millis(100);
+        assert_eq!(send_all(&mut s, t).len(), 2, "a burst of two although the window allows three");
+        let gap = s.next_send - t;
+        let rate = s.cc.pacing_rate().unwrap();
+        assert!((gap.secs_f64() - 2.0 * 1500.0 / rate).abs() < 1e-6, "{gap}");
     }
 }
