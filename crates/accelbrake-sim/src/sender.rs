@@ -9,6 +9,11 @@
 //! * RTO per RFC 6298 with Linux's 200 ms minimum (`TCP_RTO_MIN`) and 1 s initial value,
 //!   exponential backoff up to 120 s (`TCP_RTO_MAX`). On expiry every unSACKed outstanding segment
 //!   is marked lost and retransmitted under the controller's loss window.
+//! * After an RTO only one segment is sent until an ACK of new data arrives, whatever the
+//!   controller's window (Linux `tcp_enter_loss` sets `snd_cwnd = in_flight + 1`; the ABC
+//!   artifact's `cong_control` restores `w_abc` on the next ACK).
+//! * Spurious RTOs are detected with timestamps (Eifel, RFC 3522; Linux `tcp_try_undo_loss`) and
+//!   undone: the controller restores its window, untransmitted "lost" segments are in flight again.
 //! * RTT samples come from the ACK's timestamp echo (RFC 7323 style, so Karn's rule is not needed).
 //! * ECN: the controller is told about a legacy CE echo at most once per RTT (RFC 3168 §6.1.2) and
 //!   the next data segment carries CWR.
@@ -71,6 +76,8 @@ pub struct SenderStats {
     pub recoveries: u64,
     /// RTO expiries.
     pub timeouts: u64,
+    /// RTOs found spurious and undone (Eifel detection).
+    pub spurious_timeouts: u64,
     /// ECN congestion reactions.
     pub ecn_reactions: u64,
     /// ACKs received.
@@ -116,6 +123,8 @@ pub struct Sender {
     min_rtt: Option<Dur>,
     latest_rtt: Option<Dur>,
     rto_at: Option<Time>,
+    /// When the last RTO fired, until the first ACK of new data after it (Eifel detection).
+    rto_fired: Option<Time>,
     next_send: Time,
     /// Segments left in the current pacing burst, and when that burst started.
     burst_left: u32,
@@ -171,6 +180,7 @@ impl Sender {
             min_rtt: None,
             latest_rtt: None,
             rto_at: None,
+            rto_fired: None,
             next_send: Time::ZERO,
             burst_left: 0,
             burst_sent: 0,
@@ -246,7 +256,7 @@ impl Sender {
         let mut t = self.rto_at;
         if self.started.is_some() && self.completed_at.is_none() {
             let has_data = self.lost_pending > 0 || self.snd_nxt < self.avail;
-            let window_open = (self.pipe as f64) < self.cc.window().floor().max(1.0);
+            let window_open = self.pipe < self.send_window();
             if window_open {
                 let wake = if has_data {
                     Some(self.next_send)
@@ -269,6 +279,16 @@ impl Sender {
         t
     }
 
+    /// Segments that may be in flight: the controller's window, or 1 after an RTO until new data
+    /// is acknowledged.
+    fn send_window(&self) -> u32 {
+        if self.rto_fired.is_some() {
+            1
+        } else {
+            self.cc.window().floor().clamp(1.0, u32::MAX as f64) as u32
+        }
+    }
+
     /// Produce the next packet to send now, if the window, pacing and application allow.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         self.started?;
@@ -276,7 +296,7 @@ impl Sender {
             return None;
         }
         self.update_app(now);
-        let cwnd = self.cc.window().floor().max(1.0) as u32;
+        let cwnd = self.send_window();
         // RFC 6675 §5 (4.3): the first lost segment is retransmitted on entering recovery even if
         // the reduced window is full (the fast retransmit).
         let fast_rtx = std::mem::take(&mut self.fast_retransmit) && self.lost_pending > 0;
@@ -455,6 +475,13 @@ impl Sender {
         if acked > 0 && ack.ts <= now {
             self.rtt_sample(now - ack.ts);
         }
+        if advanced {
+            if let Some(fired) = self.rto_fired.take() {
+                if ack.ts < fired {
+                    self.undo_spurious_rto(now);
+                }
+            }
+        }
         // RFC 6675 loss marking: everything below the DupThresh-th highest SACKed segment.
         let mut newly_lost = false;
         if let Some(threshold) = self.top_sacked[DUP_THRESH - 1] {
@@ -519,6 +546,24 @@ impl Sender {
         }
     }
 
+    /// Eifel detection (RFC 3522, with timestamps, as Linux does with `tcp_try_undo_loss`): the
+    /// first ACK of new data after an RTO echoes a transmission from before the RTO, so the original
+    /// segments were not lost. Segments not yet retransmitted are in flight again, the window
+    /// reduction is undone, and loss recovery ends.
+    fn undo_spurious_rto(&mut self, now: Time) {
+        self.stats.spurious_timeouts += 1;
+        for s in self.snd_una..self.snd_nxt {
+            let f = *self.flags(s);
+            if f & LOST != 0 && f & (RETRANS | SACKED) == 0 {
+                self.set_flags(s, f & !LOST);
+                self.lost_pending = self.lost_pending.saturating_sub(1);
+            }
+        }
+        self.recovery_point = None;
+        self.backoff = 1;
+        self.cc.on_spurious_rto(now);
+    }
+
     /// Timers may have expired.
     pub fn on_timer(&mut self, now: Time) {
         let Some(at) = self.rto_at else { return };
@@ -543,6 +588,7 @@ impl Sender {
         }
         self.lost_upto = self.snd_nxt;
         self.retx_cursor = self.snd_una;
+        self.rto_fired = Some(now);
         self.recovery_point = Some(self.snd_nxt);
         self.ecn_recover = self.snd_nxt;
         self.backoff = (self.backoff * 2).min(1 << 10);
@@ -558,7 +604,12 @@ mod tests {
     use crate::packet::SackBlock;
 
     fn sender() -> Sender {
-        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, App::Bulk);
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Bulk,
+        );
         s.start(Time::ZERO);
         s
     }
@@ -593,7 +644,10 @@ mod tests {
         assert!(!s.in_recovery());
         s.on_ack(t, &ack(2, &[(3, 4)], Time::ZERO));
         s.on_ack(t, &ack(2, &[(3, 5)], Time::ZERO));
-        assert!(!s.in_recovery(), "two SACKed segments above are not enough (DupThresh 3)");
+        assert!(
+            !s.in_recovery(),
+            "two SACKed segments above are not enough (DupThresh 3)"
+        );
         s.on_ack(t, &ack(2, &[(3, 6)], Time::ZERO));
         assert!(s.in_recovery());
         assert_eq!(s.stats.recoveries, 1);
@@ -628,7 +682,11 @@ mod tests {
         s.on_timer(Time::from_millis(400));
         assert_eq!(s.stats.timeouts, 1);
         assert_eq!(s.cc.window(), 1.0, "loss window after an RTO");
-        assert_eq!(send_all(&mut s, Time::from_millis(400)), vec![1], "retransmits from snd_una");
+        assert_eq!(
+            send_all(&mut s, Time::from_millis(400)),
+            vec![1],
+            "retransmits from snd_una"
+        );
         // Backed off: the next expiry is 2 × RTO later.
         assert_eq!(s.rto_at, Some(Time::from_millis(400 + 600)));
     }
@@ -651,10 +709,18 @@ mod tests {
 
     #[test]
     fn finite_flow_sends_a_short_last_segment_and_completes() {
-        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, App::Finite { bytes: 3000 });
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Finite { bytes: 3000 },
+        );
         s.start(Time::ZERO);
         let pkts: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
-        assert_eq!(pkts.iter().map(|p| p.size).collect::<Vec<_>>(), vec![1500, 1500, 104 + HEADER_BYTES]);
+        assert_eq!(
+            pkts.iter().map(|p| p.size).collect::<Vec<_>>(),
+            vec![1500, 1500, 104 + HEADER_BYTES]
+        );
         s.on_ack(Time::from_millis(10), &ack(3, &[], Time::ZERO));
         assert_eq!(s.completed_at, Some(Time::from_millis(10)));
         assert_eq!(s.next_wakeup(Time::from_millis(10)), None);
@@ -669,7 +735,11 @@ mod tests {
         assert_eq!(send_all(&mut s, Time::ZERO).len(), 10, "no RTT sample yet: unpaced");
         s.on_ack(Time::from_millis(100), &ack(3, &[], Time::ZERO));
         let t = Time::from_millis(100);
-        assert_eq!(send_all(&mut s, t).len(), 2, "a burst of two although the window allows three");
+        assert_eq!(
+            send_all(&mut s, t).len(),
+            2,
+            "a burst of two although the window allows three"
+        );
         let gap = s.next_send - t;
         let rate = s.cc.pacing_rate().unwrap();
         assert!((gap.secs_f64() - 2.0 * 1500.0 / rate).abs() < 1e-6, "{gap}");

@@ -216,6 +216,9 @@ impl CongestionControl for AbcCubic {
     fn on_rto(&mut self, now: Time, in_flight: u32) {
         self.cubic.on_rto(now, in_flight);
     }
+    fn on_spurious_rto(&mut self, now: Time) {
+        self.cubic.on_spurious_rto(now);
+    }
     fn metrics(&self) -> CcMetrics {
         let m = self.cubic.metrics();
         CcMetrics {

@@ -236,6 +236,8 @@ pub struct Cubic {
     in_fast_recovery: bool,
     /// An RTO fired and nothing was ACKed since (`icsk_retransmits != 0`).
     rto_backoff: bool,
+    /// Window and threshold before the last RTO, for undo (Linux `prior_cwnd`, `prior_ssthresh`).
+    prior: (u32, u32),
 }
 
 impl Cubic {
@@ -260,6 +262,7 @@ impl Cubic {
             in_loss: false,
             in_fast_recovery: false,
             rto_backoff: false,
+            prior: (0, 0),
             cfg,
         }
     }
@@ -499,6 +502,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_rto(&mut self, now: Time, in_flight: u32) {
+        if !self.rto_backoff {
+            self.prior = (self.cwnd, self.ssthresh);
+        }
         // tcp_enter_loss: "Reduce ssthresh if it has not yet been made inside this window."
         if !self.rto_backoff && !self.in_fast_recovery {
             self.ssthresh = self.recalc_ssthresh();
@@ -511,6 +517,16 @@ impl CongestionControl for Cubic {
         self.in_loss = true;
         self.in_fast_recovery = false;
         self.rto_backoff = true;
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction` after a spurious RTO: `cwnd = max(cwnd, prior_cwnd)`
+    /// (`tcp_reno_undo_cwnd`, which Cubic uses too), `ssthresh = max(ssthresh, prior_ssthresh)`.
+    fn on_spurious_rto(&mut self, _now: Time) {
+        let (cwnd, ssthresh) = self.prior;
+        self.cwnd = self.cwnd.max(cwnd);
+        self.ssthresh = self.ssthresh.max(ssthresh);
+        self.in_loss = false;
+        self.rto_backoff = false;
     }
 
     fn metrics(&self) -> CcMetrics {

@@ -105,6 +105,11 @@ pub trait CongestionControl: Send {
     #[allow(unused_variables)]
     fn on_rto(&mut self, now: Time, in_flight: u32) {}
 
+    /// The last RTO turned out to be spurious (the original transmissions were acknowledged):
+    /// undo its window reduction.
+    #[allow(unused_variables)]
+    fn on_spurious_rto(&mut self, now: Time) {}
+
     /// State for time series.
     fn metrics(&self) -> CcMetrics {
         CcMetrics {

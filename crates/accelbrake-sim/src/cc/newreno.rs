@@ -173,6 +173,8 @@ pub struct NewReno {
     in_loss: bool,
     /// An RTO fired and no new data has been ACKed since: a further RTO keeps ssthresh.
     rto_backoff: bool,
+    /// Window and threshold before the last RTO, for undo (Linux `prior_cwnd`, `prior_ssthresh`).
+    prior: (u32, u32),
 }
 
 impl NewReno {
@@ -184,6 +186,7 @@ impl NewReno {
             ssthresh: INFINITE_SSTHRESH,
             in_loss: false,
             rto_backoff: false,
+            prior: (0, 0),
             cfg,
         }
     }
@@ -255,6 +258,9 @@ impl CongestionControl for NewReno {
     }
 
     fn on_rto(&mut self, _now: Time, in_flight: u32) {
+        if !self.rto_backoff {
+            self.prior = (self.cwnd, self.ssthresh);
+        }
         // RFC 5681 §3.1: ssthresh is held constant when the timer fires again for the same data.
         if !self.rto_backoff {
             self.ssthresh = Self::reduced(self.cfg.beta, in_flight);
@@ -263,6 +269,16 @@ impl CongestionControl for NewReno {
         self.cwnd_cnt = 0;
         self.in_loss = true;
         self.rto_backoff = true;
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction` after a spurious RTO: `cwnd = max(cwnd, prior_cwnd)`
+    /// (`tcp_reno_undo_cwnd`, which Cubic uses too), `ssthresh = max(ssthresh, prior_ssthresh)`.
+    fn on_spurious_rto(&mut self, _now: Time) {
+        let (cwnd, ssthresh) = self.prior;
+        self.cwnd = self.cwnd.max(cwnd);
+        self.ssthresh = self.ssthresh.max(ssthresh);
+        self.in_loss = false;
+        self.rto_backoff = false;
     }
 
     fn metrics(&self) -> CcMetrics {

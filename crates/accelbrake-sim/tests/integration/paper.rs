@@ -174,7 +174,9 @@ fn abc_cubic_switches_windows_with_the_bottleneck() {
         let (t0, t1) = (5.0 * i as f64 + 1.0, 5.0 * (i + 1) as f64);
         let got = flow_rates(&r, 1, t0, t1)[0];
         let ideal = rate.min(12.0);
-        let idx: Vec<usize> = (0..ts.len()).filter(|&k| ts[k] >= t0 && ts[k] < t1).collect();
+        // Which window is in control, once the step has settled (its last 2 s): the first
+        // seconds after a change are a transition, sometimes with a timeout that resets both.
+        let idx: Vec<usize> = (0..ts.len()).filter(|&k| ts[k] >= t1 - 2.0 && ts[k] < t1).collect();
         let abc_limits = idx.iter().filter(|&&k| wa[k] <= wc[k]).count() as f64 / idx.len() as f64;
         println!(
             "step {i}: wireless {rate} Mbit/s, throughput {got:.2}, ideal {ideal}, w_abc in control {:.0} %",
