@@ -52,3 +52,27 @@ fn rate_limited_application_gets_its_rate() {
     assert!((2.85..3.05).contains(&g), "goodput {g}");
     assert_eq!(r.summary.hops[0].drops, 0);
 }
+
+#[test]
+fn both_directions_trace_driven_and_per_flow_rtts() {
+    // Data over the Verizon uplink, ACKs over the Verizon downlink (both Mahimahi traces); two
+    // Cubic flows whose RTTs differ by 100 ms through the per-flow extra delay.
+    let v = json!({
+        "duration_ms": 60000, "seed": 1, "record_packets": false,
+        "hops": [
+            {"link": {"type": "trace", "path": trace("Verizon-LTE-short.up")}, "queue": {"type": "droptail", "packets": 250}, "delay_ms": 20},
+            {"link": {"type": "trace", "path": trace("Verizon-LTE-short.down")}, "queue": {"type": "droptail", "packets": 250}, "delay_ms": 20}
+        ],
+        "flows": [
+            {"scheme": "cubic", "fwd": [0], "rev": [1]},
+            {"scheme": "cubic", "fwd": [0], "rev": [1], "extra_delay_ms": 100}
+        ]
+    });
+    let r = run(&v);
+    let f = &r.summary.flows;
+    assert_eq!((f[0].prop_rtt_ms, f[1].prop_rtt_ms), (40.0, 140.0));
+    // Every data packet of flow 1 carries the extra 100 ms in its one-way delay.
+    assert!(f[1].one_way_delay_ms.p50 > f[0].one_way_delay_ms.p50 + 90.0);
+    assert!(r.summary.hops[1].packets > 1000, "ACKs crossed the downlink trace");
+    assert!(r.summary.utilization > 0.9, "{}", r.summary.utilization);
+}
