@@ -30,6 +30,8 @@ enum Event {
     Process(Packet),
     /// A hop's link is due: trace opportunity or end of a transmission.
     Link(u32),
+    /// A hop's queue timer is due.
+    QueueTimer(u32),
     /// A flow starts.
     Start(u32),
     /// A flow stops sending new data.
@@ -52,6 +54,8 @@ pub(crate) struct Hop {
     tx: Option<Packet>,
     /// Window the queue wants capacity over.
     cap_window: Option<Dur>,
+    /// When a `QueueTimer` event is pending for this hop.
+    queue_wake: Option<Time>,
     pub(crate) m: HopMetrics,
 }
 
@@ -179,6 +183,7 @@ impl Simulation {
                 link,
                 delay: Dur::from_millis_f64(h.delay_ms),
                 tx: None,
+                queue_wake: None,
                 cap_window,
                 m: HopMetrics::default(),
             });
@@ -262,6 +267,9 @@ impl Simulation {
                 }
             }
         }
+        for h in 0..sim.hops.len() {
+            sim.schedule_queue(h);
+        }
         sim.events.push(Time::ZERO, Event::Sample);
         Ok(sim)
     }
@@ -297,6 +305,15 @@ impl Simulation {
             Event::Arrive(pkt) => self.arrive(pkt),
             Event::Process(pkt) => self.process_ack(pkt),
             Event::Link(h) => self.link_due(h as usize),
+            Event::QueueTimer(h) => {
+                let hop = &mut self.hops[h as usize];
+                if hop.queue_wake != Some(self.now) {
+                    return; // stale
+                }
+                hop.queue_wake = None;
+                hop.queue.on_timer(self.now);
+                self.schedule_queue(h as usize);
+            }
             Event::Start(f) => {
                 self.flows[f as usize].sender.start(self.now);
                 self.pump_sender(f as usize);
@@ -360,6 +377,18 @@ impl Simulation {
         }
     }
 
+    /// Arm the queue's timer event if it wants one earlier than the pending one.
+    fn schedule_queue(&mut self, h: usize) {
+        let hop = &mut self.hops[h];
+        if let Some(t) = hop.queue.next_timer() {
+            let t = t.max(self.now);
+            if hop.queue_wake.is_none_or(|s| t < s) {
+                hop.queue_wake = Some(t);
+                self.events.push(t, Event::QueueTimer(h as u32));
+            }
+        }
+    }
+
     fn schedule_receiver(&mut self, f: usize) {
         let fl = &mut self.flows[f];
         if let Some(t) = fl.receiver.next_wakeup() {
@@ -396,6 +425,9 @@ impl Simulation {
                     }
                 }
                 Err(p) => self.dropped(h, p),
+            }
+            if self.hops[h].queue_wake.is_none() {
+                self.schedule_queue(h);
             }
             return;
         }

@@ -60,10 +60,18 @@ pub trait Queue: Send {
     fn capacity_window(&self) -> Option<Dur> {
         None
     }
-    /// Time series value specific to this queue (ABC: the last accelerate fraction f).
+    /// Time series value specific to this queue (ABC: the last accelerate fraction f; PIE: the
+    /// drop probability).
     fn gauge(&self) -> Option<f64> {
         None
     }
+    /// When the queue's own timer (e.g. PIE's probability update) next needs to run.
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+    /// Run the queue's timer; called at (or after) the time [`Queue::next_timer`] returned.
+    #[allow(unused_variables)]
+    fn on_timer(&mut self, now: Time) {}
 }
 
 /// Buffer limit.
