@@ -197,7 +197,7 @@ impl Simulation {
                 let abc = cc::is_abc(&spec.scheme);
                 let ecn = if abc {
                     Ecn::ACCELERATE
-                } else if spec.ecn {
+                } else if spec.ecn || cc::needs_ecn(&spec.scheme) {
                     Ecn::Ect0
                 } else {
                     Ecn::NotEct

@@ -116,6 +116,13 @@ pub struct CubicConfig {
     pub hystart_low_window: u32,
     /// `hystart_ack_delta_ms`: largest ACK spacing within an ACK train. Default 2 ms.
     pub hystart_ack_delta: Dur,
+    /// `beta_ecn`: ABE (RFC 8511). `None` (default): an ECN echo is answered like a loss (Linux).
+    /// `Some(b)`: `ssthresh = cwnd = max(b · FlightSize, 2)` on an ECN echo (scheme `cubic-abe`:
+    /// 0.85, the ABE paper's Cubic value); W_max is updated as for a loss.
+    pub beta_ecn: Option<f64>,
+    /// `abe_slow_start`: apply `beta_ecn` also when a mark ends slow start (ABE paper, default);
+    /// off = RFC 8511 authors' reading (slow-start marks use `beta`).
+    pub abe_slow_start: bool,
 }
 
 impl Default for CubicConfig {
@@ -130,6 +137,8 @@ impl Default for CubicConfig {
             hystart_detect: HYSTART_ACK_TRAIN | HYSTART_DELAY,
             hystart_low_window: HYSTART_LOW_WINDOW,
             hystart_ack_delta: HYSTART_ACK_DELTA,
+            beta_ecn: None,
+            abe_slow_start: true,
         }
     }
 }
@@ -146,6 +155,8 @@ impl CubicConfig {
         "hystart_detect",
         "hystart_low_window",
         "hystart_ack_delta_ms",
+        "beta_ecn",
+        "abe_slow_start",
     ];
 
     /// Read and remove the known keys from `params` (unknown keys are left in place), starting
@@ -168,6 +179,8 @@ impl CubicConfig {
             hystart_detect: r.whole("hystart_detect", d.hystart_detect, 0, 3)?,
             hystart_low_window: r.whole("hystart_low_window", d.hystart_low_window, 0, u32::MAX)?,
             hystart_ack_delta: Dur::from_millis_f64(ms),
+            beta_ecn: r.optional_real("beta_ecn", |v| v > 0.0 && v <= 1.0, "a number in (0, 1]")?,
+            abe_slow_start: r.flag("abe_slow_start", d.abe_slow_start)?,
         })
     }
 }
@@ -488,8 +501,17 @@ impl CongestionControl for Cubic {
     }
 
     /// Linux uses `snd_cwnd`, not FlightSize, for CUBIC's reduction; `in_flight` is unused.
-    fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, _in_flight: u32) {
+    fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, in_flight: u32) {
+        let in_slow_start = self.cwnd < self.ssthresh;
+        let abe = match (kind, self.cfg.beta_ecn) {
+            (CongestionKind::Ecn, Some(b)) if self.cfg.abe_slow_start || !in_slow_start => Some(b),
+            _ => None,
+        };
         self.ssthresh = self.recalc_ssthresh();
+        if let Some(b) = abe {
+            // RFC 8511 §3 with FlightSize; recalc_ssthresh above still updated W_max.
+            self.ssthresh = ((b * f64::from(in_flight)) as u32).max(MIN_SSTHRESH);
+        }
         self.cwnd = self.ssthresh;
         self.cwnd_cnt = 0;
         self.in_loss = false;
@@ -787,5 +809,32 @@ mod tests {
     fn controller_is_send() {
         fn is_send<T: Send>() {}
         is_send::<Cubic>();
+    }
+
+    #[test]
+    fn cubic_abe_uses_beta_ecn_times_flight_size_on_ecn_only() {
+        let mut p = Params::from([("beta_ecn".into(), 0.85)]);
+        let cfg = CubicConfig::from_params(&mut p).unwrap();
+        assert_eq!(cfg.beta_ecn, Some(0.85));
+        let mut cc = Cubic::new(cfg, Time::ZERO);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 100);
+        assert_eq!(cc.window(), 85.0);
+        // Loss still uses beta = 717/1024 of cwnd (Linux).
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 85);
+        assert_eq!(cc.window(), (85.0f64 * 717.0 / 1024.0).floor());
+        // Without ABE an ECN echo is a loss.
+        let mut plain = Cubic::new(CubicConfig::default(), Time::ZERO);
+        plain.cap_window(100.0);
+        plain.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 100);
+        assert_eq!(
+            plain.window(),
+            7.0,
+            "10 · 717/1024 → 7: initial window 10, cap only lowers"
+        );
+        let mut bad = Params::from([("beta_ecn".into(), 1.5)]);
+        assert!(CubicConfig::from_params(&mut bad)
+            .unwrap_err()
+            .to_string()
+            .contains("cubic.beta_ecn"));
     }
 }

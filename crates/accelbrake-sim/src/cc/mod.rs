@@ -14,6 +14,8 @@
 //! | `cubic` | `cubic.rs` | Linux `tcp_cubic` incl. HyStart |
 //! | `abc` | `abc.rs` | ABC sender, paper Eq. 3 |
 //! | `abc-cubic` | `abc.rs` | ABC §4.1: min(w_abc, w_cubic) |
+//! | `newreno-abe` | `newreno.rs` | ABE (RFC 8511): ECN echo → β_ecn = 0.8; ECN on |
+//! | `cubic-abe` | `cubic.rs` | ABE: ECN echo → β_ecn = 0.85; ECN on |
 
 use crate::error::{Error, Result};
 use crate::packet::Echo;
@@ -140,7 +142,12 @@ pub(crate) fn reject_unknown(scheme: &str, params: &Params, known: &[&str]) -> R
 }
 
 /// Names accepted by [`build`].
-pub const SCHEMES: &[&str] = &["newreno", "cubic", "abc", "abc-cubic"];
+pub const SCHEMES: &[&str] = &["newreno", "cubic", "abc", "abc-cubic", "newreno-abe", "cubic-abe"];
+
+/// Whether a scheme needs ECN at the endpoints (ECT(0) on data, RFC 3168 receiver).
+pub fn needs_ecn(scheme: &str) -> bool {
+    matches!(scheme, "newreno-abe" | "cubic-abe")
+}
 
 /// Whether a scheme sends ABC-marked (accelerate) packets and needs the per-packet echo.
 pub fn is_abc(scheme: &str) -> bool {
@@ -151,12 +158,20 @@ pub fn is_abc(scheme: &str) -> bool {
 pub fn build(scheme: &str, params: &Params, now: Time) -> Result<Box<dyn CongestionControl>> {
     let mut p = params.clone();
     let cc: Box<dyn CongestionControl> = match scheme {
-        "newreno" => {
+        "newreno" | "newreno-abe" => {
+            if scheme == "newreno-abe" {
+                // RFC 8511 §3.1 recommends beta_ecn = 0.8 for Reno-like TCP.
+                p.entry("beta_ecn".into()).or_insert(0.8);
+            }
             let cfg = newreno::NewRenoConfig::from_params(&mut p)?;
             reject_unknown(scheme, &p, newreno::NewRenoConfig::KEYS)?;
             Box::new(newreno::NewReno::new(cfg))
         }
-        "cubic" => {
+        "cubic" | "cubic-abe" => {
+            if scheme == "cubic-abe" {
+                // The ABE paper's Cubic setting (and FreeBSD's default for Cubic with ABE): 0.85.
+                p.entry("beta_ecn".into()).or_insert(0.85);
+            }
             let cfg = cubic::CubicConfig::from_params(&mut p)?;
             reject_unknown(scheme, &p, cubic::CubicConfig::KEYS)?;
             Box::new(cubic::Cubic::new(cfg, now))

@@ -100,6 +100,15 @@ impl<'a> ParamReader<'a> {
         }
     }
 
+    /// An optional real number (absent → `None`).
+    pub fn optional_real(&mut self, key: &str, ok: impl Fn(f64) -> bool, expected: &str) -> Result<Option<f64>> {
+        match self.params.remove(key) {
+            None => Ok(None),
+            Some(v) if v.is_finite() && ok(v) => Ok(Some(v)),
+            Some(v) => Err(self.error(key, v, expected)),
+        }
+    }
+
     /// A whole number in `[min, max]`.
     pub fn whole(&mut self, key: &str, default: u32, min: u32, max: u32) -> Result<u32> {
         let v = take(self.params, key, f64::from(default));
@@ -127,6 +136,10 @@ pub struct NewRenoConfig {
     /// `beta_ecn`: multiplicative decrease on an ECN congestion event, in (0, 1]. Default 0.5 (no
     /// ABE; RFC 8511 suggests 0.8).
     pub beta_ecn: f64,
+    /// `abe_slow_start`: use `beta_ecn` also when an ECN mark ends slow start (the ABE paper's
+    /// reading, default on); off = RFC 8511 authors' reading: a mark during slow start is answered
+    /// with `beta` like a loss.
+    pub abe_slow_start: bool,
 }
 
 impl Default for NewRenoConfig {
@@ -135,13 +148,14 @@ impl Default for NewRenoConfig {
             initial_window: INITIAL_WINDOW,
             beta: BETA,
             beta_ecn: BETA_ECN,
+            abe_slow_start: true,
         }
     }
 }
 
 impl NewRenoConfig {
     /// Parameter names accepted by [`NewRenoConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &["initial_window", "beta", "beta_ecn"];
+    pub const KEYS: &'static [&'static str] = &["initial_window", "beta", "beta_ecn", "abe_slow_start"];
 
     /// Read and remove the known keys from `params` (unknown keys are left in place), starting
     /// from the defaults. Fails naming the key (e.g. `newreno.beta`) if a value is out of range.
@@ -153,6 +167,7 @@ impl NewRenoConfig {
             initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
             beta: r.real("beta", d.beta, frac, "a number in (0, 1]")?,
             beta_ecn: r.real("beta_ecn", d.beta_ecn, frac, "a number in (0, 1]")?,
+            abe_slow_start: r.flag("abe_slow_start", d.abe_slow_start)?,
         })
     }
 }
@@ -243,8 +258,11 @@ impl CongestionControl for NewReno {
     }
 
     fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, in_flight: u32) {
+        // ABE (RFC 8511 §3): ECN echo → cwnd = max(beta_ecn · FlightSize, 2).
+        let in_slow_start = self.cwnd < self.ssthresh;
         let beta = match kind {
             CongestionKind::Loss => self.cfg.beta,
+            CongestionKind::Ecn if in_slow_start && !self.cfg.abe_slow_start => self.cfg.beta,
             CongestionKind::Ecn => self.cfg.beta_ecn,
         };
         self.ssthresh = Self::reduced(beta, in_flight);
@@ -502,5 +520,39 @@ pub(crate) mod tests {
     fn controller_is_send() {
         fn is_send<T: Send>() {}
         is_send::<NewReno>();
+    }
+
+    #[test]
+    fn abe_backs_off_by_beta_ecn_on_an_ecn_echo_and_by_beta_on_loss() {
+        let mut p = Params::from([("beta_ecn".into(), 0.8)]);
+        let cfg = NewRenoConfig::from_params(&mut p).unwrap();
+        let mut cc = NewReno::new(cfg.clone());
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 100);
+        assert_eq!(cc.window(), 80.0, "max(0.8 · FlightSize, 2)");
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
+        assert_eq!(cc.window(), 50.0);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 2);
+        assert_eq!(cc.window(), 2.0, "never below 2 segments");
+    }
+
+    #[test]
+    fn abe_slow_start_flag_chooses_the_paper_or_the_rfc_reading() {
+        // A fresh flow is in slow start (ssthresh infinite).
+        let mut paper = NewReno::new(NewRenoConfig {
+            beta_ecn: 0.8,
+            ..NewRenoConfig::default()
+        });
+        paper.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 40);
+        assert_eq!(paper.window(), 32.0, "paper: beta_ecn also ends slow start");
+        let mut rfc = NewReno::new(NewRenoConfig {
+            beta_ecn: 0.8,
+            abe_slow_start: false,
+            ..NewRenoConfig::default()
+        });
+        rfc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 40);
+        assert_eq!(rfc.window(), 20.0, "RFC authors: slow-start marks use beta");
+        // Once in congestion avoidance both use beta_ecn.
+        rfc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 40);
+        assert_eq!(rfc.window(), 32.0);
     }
 }
