@@ -1,6 +1,7 @@
 //! Integration tests: whole scenarios against the properties the ABC paper and the issue ask for.
 //! One binary (`mod` per topic) so the crate is linked once.
 
+mod abe;
 mod common;
 mod determinism;
 mod paper;
