@@ -11,6 +11,8 @@ use crate::link::{Link, RateLink, Step, Trace, TraceLink};
 use crate::metrics::{FlowMetrics, HopMetrics, Recorder};
 use crate::packet::{Ecn, Kind, Packet};
 use crate::queue::abc::AbcQueue;
+use crate::queue::codel::CodelQueue;
+use crate::queue::pie::PieQueue;
 use crate::queue::{DropTail, LinkInfo, Queue};
 use crate::receiver::{EchoMode, Receiver, ReceiverConfig};
 use crate::rng::Rng;
@@ -149,10 +151,18 @@ fn rekey(e: Error, key: &str) -> Error {
     }
 }
 
-fn build_queue(spec: &QueueSpec, key: &str) -> Result<Box<dyn Queue>> {
+/// Random stream ids: flows use `1 + flow`, queues `QUEUE_STREAMS + hop`.
+const QUEUE_STREAMS: u64 = 1 << 32;
+
+fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box<dyn Queue>> {
     Ok(match spec {
         QueueSpec::Droptail { .. } | QueueSpec::Infinite => Box::new(DropTail::new(scenario::queue_limit(spec, key)?)),
         QueueSpec::Abc { .. } => Box::new(AbcQueue::new(scenario::abc_config(spec, key)?)),
+        QueueSpec::Codel { .. } => Box::new(CodelQueue::new(scenario::codel_config(spec, key)?)),
+        QueueSpec::Pie { .. } => Box::new(PieQueue::new(
+            scenario::pie_config(spec, key)?,
+            Rng::stream(seed, QUEUE_STREAMS + hop as u64),
+        )),
     })
 }
 
@@ -167,7 +177,7 @@ impl Simulation {
         for (i, h) in scenario.hops.iter().enumerate() {
             let key = format!("hops[{i}]");
             let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces)?;
-            let queue = build_queue(&h.queue, &format!("{key}.queue"))?;
+            let queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
             let cap_window = queue.capacity_window();
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
                 t.keep_window(w);

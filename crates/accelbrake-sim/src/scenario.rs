@@ -16,6 +16,8 @@
 use crate::cc::{self, Params};
 use crate::error::{Error, Result};
 use crate::queue::abc::{AbcRouterConfig, DelaySource, RateSource};
+use crate::queue::codel::CodelConfig;
+use crate::queue::pie::PieConfig;
 use crate::queue::Limit;
 use crate::time::Dur;
 use serde::{Deserialize, Serialize};
@@ -110,6 +112,66 @@ pub enum QueueSpec {
     },
     /// Never drops.
     Infinite,
+    /// CoDel (RFC 8289). Defaults: Linux `codel` (target 5 ms, interval 100 ms, 1000 packets).
+    Codel {
+        /// Limit in packets (default 1000).
+        #[serde(default)]
+        packets: Option<u64>,
+        /// Limit in bytes.
+        #[serde(default)]
+        bytes: Option<u64>,
+        /// Target sojourn time, ms (default 5).
+        #[serde(default)]
+        target_ms: Option<f64>,
+        /// Interval, ms (default 100).
+        #[serde(default)]
+        interval_ms: Option<f64>,
+        /// Bytes below which CoDel never drops (default 1514).
+        #[serde(default)]
+        mtu: Option<u32>,
+        /// Mark ECT packets CE instead of dropping them.
+        #[serde(default)]
+        ecn: bool,
+    },
+    /// PIE (RFC 8033 with Linux `sch_pie` defaults).
+    Pie {
+        /// Limit in packets (default 1000).
+        #[serde(default)]
+        packets: Option<u64>,
+        /// Limit in bytes.
+        #[serde(default)]
+        bytes: Option<u64>,
+        /// Target queueing delay, ms (default 15).
+        #[serde(default)]
+        qdelay_ref_ms: Option<f64>,
+        /// Probability update period, ms (default 15).
+        #[serde(default)]
+        t_update_ms: Option<f64>,
+        /// Burst allowance, ms (default 150).
+        #[serde(default)]
+        max_burst_ms: Option<f64>,
+        /// α, 1/s (default 0.125).
+        #[serde(default)]
+        alpha: Option<f64>,
+        /// β, 1/s (default 1.25).
+        #[serde(default)]
+        beta: Option<f64>,
+        /// Mark ECT packets CE instead of dropping while p ≤ `ecn_prob_max`.
+        #[serde(default)]
+        ecn: bool,
+        /// Largest p at which ECN marks instead of dropping (default 0.1).
+        #[serde(default)]
+        ecn_prob_max: Option<f64>,
+        /// Derandomised drops (RFC 8033 §5.1).
+        #[serde(default)]
+        derandomize: bool,
+        /// Scale p by packet size.
+        #[serde(default)]
+        bytemode: bool,
+        /// Use Linux's departure-rate estimator instead of timestamps.
+        #[serde(default)]
+        dq_rate_estimator: bool,
+    },
     /// ABC router.
     Abc {
         /// Limit in packets (default 250).
@@ -302,8 +364,17 @@ impl Scenario {
                 }
             }
             queue_limit(&h.queue, &format!("{k}.queue"))?;
-            if let QueueSpec::Abc { .. } = &h.queue {
-                abc_config(&h.queue, &format!("{k}.queue"))?;
+            match &h.queue {
+                QueueSpec::Abc { .. } => {
+                    abc_config(&h.queue, &format!("{k}.queue"))?;
+                }
+                QueueSpec::Codel { .. } => {
+                    codel_config(&h.queue, &format!("{k}.queue"))?;
+                }
+                QueueSpec::Pie { .. } => {
+                    pie_config(&h.queue, &format!("{k}.queue"))?;
+                }
+                _ => {}
             }
         }
         if self.flows.is_empty() {
@@ -399,6 +470,9 @@ pub(crate) fn queue_limit(q: &QueueSpec, key: &str) -> Result<Limit> {
         QueueSpec::Infinite => return Ok(Limit::Infinite),
         QueueSpec::Droptail { packets, bytes } => (*packets, *bytes, None),
         QueueSpec::Abc { packets, bytes, .. } => (*packets, *bytes, Some(Limit::Packets(250))),
+        QueueSpec::Codel { packets, bytes, .. } | QueueSpec::Pie { packets, bytes, .. } => {
+            (*packets, *bytes, Some(Limit::Packets(1000)))
+        }
     };
     match (packets, bytes) {
         (Some(_), Some(_)) => Err(Error::Param {
@@ -487,6 +561,99 @@ pub(crate) fn abc_config(q: &QueueSpec, key: &str) -> Result<AbcRouterConfig> {
             }
         },
         limit: queue_limit(q, key)?,
+    };
+    cfg.validate(key)?;
+    Ok(cfg)
+}
+
+/// A duration option in ms: `None` → `default`; otherwise checked (`lo` ≤ value) and converted.
+fn opt_ms(key: &str, v: Option<f64>, default: Dur, lo: f64) -> Result<Dur> {
+    match v {
+        None => Ok(default),
+        Some(x) => {
+            check_range(
+                key,
+                x,
+                lo,
+                1e7,
+                if lo > 0.0 {
+                    "a positive time in ms"
+                } else {
+                    "a time ≥ 0 ms"
+                },
+            )?;
+            Ok(Dur::from_millis_f64(x))
+        }
+    }
+}
+
+/// The CoDel configuration of a `codel` queue spec.
+pub(crate) fn codel_config(q: &QueueSpec, key: &str) -> Result<CodelConfig> {
+    let QueueSpec::Codel {
+        target_ms,
+        interval_ms,
+        mtu,
+        ecn,
+        ..
+    } = q
+    else {
+        return Err(Error::Param {
+            key: key.into(),
+            msg: "not a codel queue".into(),
+        });
+    };
+    let d = CodelConfig::default();
+    let cfg = CodelConfig {
+        target: opt_ms(&format!("{key}.target_ms"), *target_ms, d.target, 1e-6)?,
+        interval: opt_ms(&format!("{key}.interval_ms"), *interval_ms, d.interval, 1e-6)?,
+        mtu: mtu.unwrap_or(d.mtu),
+        ecn: *ecn,
+        limit: queue_limit(q, key)?,
+    };
+    cfg.validate(key)?;
+    Ok(cfg)
+}
+
+/// The PIE configuration of a `pie` queue spec.
+pub(crate) fn pie_config(q: &QueueSpec, key: &str) -> Result<PieConfig> {
+    let QueueSpec::Pie {
+        qdelay_ref_ms,
+        t_update_ms,
+        max_burst_ms,
+        alpha,
+        beta,
+        ecn,
+        ecn_prob_max,
+        derandomize,
+        bytemode,
+        dq_rate_estimator,
+        ..
+    } = q
+    else {
+        return Err(Error::Param {
+            key: key.into(),
+            msg: "not a pie queue".into(),
+        });
+    };
+    let d = PieConfig::default();
+    let real = |name: &str, v: Option<f64>, def: f64, hi: f64| -> Result<f64> {
+        let x = v.unwrap_or(def);
+        check_range(&format!("{key}.{name}"), x, 0.0, hi, &format!("a number in [0, {hi}]"))?;
+        Ok(x)
+    };
+    let cfg = PieConfig {
+        qdelay_ref: opt_ms(&format!("{key}.qdelay_ref_ms"), *qdelay_ref_ms, d.qdelay_ref, 1e-6)?,
+        t_update: opt_ms(&format!("{key}.t_update_ms"), *t_update_ms, d.t_update, 1e-3)?,
+        max_burst: opt_ms(&format!("{key}.max_burst_ms"), *max_burst_ms, d.max_burst, 0.0)?,
+        alpha: real("alpha", *alpha, d.alpha, 1e6)?,
+        beta: real("beta", *beta, d.beta, 1e6)?,
+        ecn: *ecn,
+        ecn_prob_max: real("ecn_prob_max", *ecn_prob_max, d.ecn_prob_max, 1.0)?,
+        derandomize: *derandomize,
+        bytemode: *bytemode,
+        limit: queue_limit(q, key)?,
+        dq_rate_estimator: *dq_rate_estimator,
+        mtu: d.mtu,
     };
     cfg.validate(key)?;
     Ok(cfg)

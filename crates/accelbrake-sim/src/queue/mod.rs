@@ -9,12 +9,16 @@
 //! | `droptail` | this file | tail drop by packets or bytes |
 //! | `infinite` | this file | never drops (Mahimahi's default) |
 //! | `abc` | `abc.rs` | ABC router: drop-tail + accelerate/brake marking on dequeue |
+//! | `codel` | `codel.rs` | CoDel (RFC 8289), drops/marks at dequeue |
+//! | `pie` | `pie.rs` | PIE (RFC 8033, Linux defaults), drops/marks at enqueue, timer-driven |
 
 use crate::packet::Packet;
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
 pub mod abc;
+pub mod codel;
+pub mod pie;
 
 /// What the router knows about its link when it dequeues.
 #[derive(Clone, Copy, Debug, Default)]
