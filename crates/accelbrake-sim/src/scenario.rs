@@ -293,7 +293,16 @@ const MAX_DURATION_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
 impl Scenario {
     /// Parse JSON, naming the problem on failure.
     pub fn from_json(text: &str) -> Result<Scenario> {
-        let s: Scenario = serde_json::from_str(text).map_err(|e| Error::Scenario(e.to_string()))?;
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path.is_empty() || path == "." {
+                Error::Scenario(inner.to_string())
+            } else {
+                Error::Scenario(format!("{path}: {inner}"))
+            }
+        })?;
         s.validate()?;
         Ok(s)
     }
