@@ -527,6 +527,7 @@ impl Sender {
             in_flight: self.pipe,
             cwnd_limited: self.cwnd_limited,
             in_recovery: self.recovery_point.is_some(),
+            ..AckInfo::default()
         };
         self.cc.on_ack(now, &info);
         // RFC 6298 §5.2–5.3: restart the timer on new data acknowledged, stop it when all is.

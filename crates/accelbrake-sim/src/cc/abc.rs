@@ -246,6 +246,7 @@ mod tests {
             in_flight: 10,
             cwnd_limited: true,
             in_recovery: false,
+            ..AckInfo::default()
         }
     }
 

@@ -26,8 +26,25 @@ pub mod abc;
 pub mod cubic;
 pub mod newreno;
 
+/// A delivery-rate sample (Linux `tcp_rate.c`, as BBR uses it): segments delivered between the
+/// transmission of the most recently sent segment this ACK covers and now, over the longer of the
+/// send and ACK intervals.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Delivery rate, bytes per second (segments × MSS / interval).
+    pub delivery_rate: f64,
+    /// Segments delivered over the interval.
+    pub delivered: u64,
+    /// max(send interval, ACK interval).
+    pub interval: Dur,
+    /// `delivered` count when the sampled segment was sent (for round-trip counting).
+    pub prior_delivered: u64,
+    /// The sampled segment was sent while the application limited the sender.
+    pub is_app_limited: bool,
+}
+
 /// Everything a controller learns from one ACK.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct AckInfo {
     /// Segments newly delivered by this ACK (cumulatively acknowledged or newly SACKed). This is
     /// byte counting (RFC 3465) in units of full segments. Zero for a pure duplicate ACK.
@@ -47,6 +64,21 @@ pub struct AckInfo {
     pub cwnd_limited: bool,
     /// Whether the connection is in loss recovery (fast recovery or after an RTO).
     pub in_recovery: bool,
+    /// Segments newly marked lost while processing this ACK.
+    pub lost: u32,
+    /// Segments delivered (acknowledged or SACKed) over the connection so far, this ACK included.
+    pub delivered: u64,
+    /// Lowest unacknowledged segment after this ACK (sequence numbers count segments).
+    pub snd_una: u32,
+    /// Next new segment the sender will send.
+    pub snd_nxt: u32,
+    /// Delivery-rate sample, when this ACK delivered something and the sample is valid.
+    pub rate: Option<RateSample>,
+    /// One-way delay of the segment that triggered this ACK: the receiver's timestamp (its clock
+    /// quantised to the receiver's timestamp granularity) minus the segment's send time. Sender
+    /// and receiver clocks agree here; controllers should still use it relative to its minimum,
+    /// as LEDBAT and PropRate do with real clocks.
+    pub one_way_delay: Option<Dur>,
 }
 
 /// Kind of congestion signal.

@@ -326,6 +326,7 @@ pub(crate) mod tests {
             in_flight: 0,
             cwnd_limited: true,
             in_recovery: false,
+            ..AckInfo::default()
         }
     }
 
