@@ -222,6 +222,7 @@ impl Simulation {
                 let rcfg = ReceiverConfig {
                     echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
                     ack_every: if spec.delayed_ack { 2 } else { 1 },
+                    ts_granularity: Dur::from_micros_f64(spec.rx_ts_granularity_us).max(Dur(1)),
                     ..ReceiverConfig::default()
                 };
                 let extra_delay = Dur::from_millis_f64(spec.extra_delay_ms);

@@ -86,7 +86,7 @@ pub struct SackBlock {
     pub end: u32,
 }
 
-/// A packet in flight. Plain data, `Copy`, ~96 bytes.
+/// A packet in flight. Plain data, `Copy`, about 100 bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Index of the flow this packet belongs to.
@@ -112,6 +112,9 @@ pub struct Packet {
     /// Data: when the sender transmitted it. ACK: timestamp echo (the send time of the data
     /// segment that triggered the ACK), used for RTT samples as with TCP timestamps.
     pub ts: Time,
+    /// ACK only: the receiver's timestamp for the segment whose send time `ts` echoes (its
+    /// arrival, on the receiver's clock quantised to the receiver's timestamp granularity).
+    pub rx_ts: Time,
     /// When it entered the queue of its current hop.
     pub enqueued_at: Time,
     /// Sum of queueing delays (including waiting for a link slot) over the hops crossed so far, ns.
@@ -133,6 +136,7 @@ impl Packet {
             n_sack: 0,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: now,
+            rx_ts: Time::ZERO,
             enqueued_at: now,
             queued_ns: 0,
         }
@@ -152,6 +156,7 @@ impl Packet {
             n_sack: 0,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: ts_echo,
+            rx_ts: Time::ZERO,
             enqueued_at: now,
             queued_ns: 0,
         }

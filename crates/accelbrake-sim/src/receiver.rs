@@ -34,6 +34,9 @@ pub struct ReceiverConfig {
     pub ack_every: u32,
     /// Delayed-ACK timeout (Linux `TCP_ATO_MIN` = 40 ms; RFC 5681 allows up to 500 ms).
     pub delack_timeout: Dur,
+    /// Granularity of the receiver's timestamp clock (Linux TSval: 1 ms). ACKs carry the arrival
+    /// time of the echoed segment rounded down to it, for one-way-delay estimates.
+    pub ts_granularity: Dur,
 }
 
 impl Default for ReceiverConfig {
@@ -42,6 +45,7 @@ impl Default for ReceiverConfig {
             echo: EchoMode::Classic,
             ack_every: 2,
             delack_timeout: Dur::from_millis(40),
+            ts_granularity: Dur::from_millis(1),
         }
     }
 }
@@ -76,6 +80,8 @@ pub struct Receiver {
     pending_echo: Echo,
     /// Timestamp to echo for the pending ACK.
     pending_ts: Time,
+    /// Arrival time of the segment whose timestamp is echoed.
+    pending_rx: Time,
     /// Delayed-ACK deadline.
     delack_at: Option<Time>,
     /// Classic mode: ECE is being sent.
@@ -95,6 +101,7 @@ impl Receiver {
             pending: 0,
             pending_echo: Echo::None,
             pending_ts: Time::ZERO,
+            pending_rx: Time::ZERO,
             delack_at: None,
             ece: false,
             stats: ReceiverStats::default(),
@@ -134,8 +141,10 @@ impl Receiver {
         }
     }
 
-    fn emit(&mut self, now: Time, echo: Echo, ts: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
+    fn emit(&mut self, now: Time, echo: Echo, ts: Time, rx: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
         let mut ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
+        let g = self.cfg.ts_granularity.0.max(1);
+        ack.rx_ts = Time(rx.0 / g * g);
         // SACK blocks: the one holding `latest` first, then the highest others.
         let mut n = 0;
         let first = latest.and_then(|s| self.ooo.iter().position(|b| b.start <= s && s < b.end));
@@ -166,8 +175,8 @@ impl Receiver {
         let mark = self.mark_of(pkt);
         // DCTCP-style: a change of mark flushes the pending delayed ACK with the old mark.
         if self.pending > 0 && mark != self.pending_echo {
-            let (e, ts) = (self.pending_echo, self.pending_ts);
-            self.emit(now, e, ts, None, out);
+            let (e, ts, rx) = (self.pending_echo, self.pending_ts, self.pending_rx);
+            self.emit(now, e, ts, rx, None, out);
         }
         let seq = pkt.seq;
         if seq == self.rcv_nxt {
@@ -184,17 +193,18 @@ impl Receiver {
             self.pending += 1;
             self.pending_echo = mark;
             self.pending_ts = pkt.ts;
+            self.pending_rx = now;
             if filled_hole || self.pending >= self.cfg.ack_every {
-                self.emit(now, mark, pkt.ts, None, out);
+                self.emit(now, mark, pkt.ts, now, None, out);
             } else if self.delack_at.is_none() {
                 self.delack_at = Some(now + self.cfg.delack_timeout);
             }
         } else if seq > self.rcv_nxt {
             self.insert_ooo(seq);
-            self.emit(now, mark, pkt.ts, Some(seq), out);
+            self.emit(now, mark, pkt.ts, now, Some(seq), out);
         } else {
             self.stats.duplicates += 1;
-            self.emit(now, mark, pkt.ts, None, out);
+            self.emit(now, mark, pkt.ts, now, None, out);
         }
     }
 
@@ -233,8 +243,8 @@ impl Receiver {
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         if let Some(t) = self.delack_at {
             if t <= now && self.pending > 0 {
-                let (e, ts) = (self.pending_echo, self.pending_ts);
-                self.emit(now, e, ts, None, out);
+                let (e, ts, rx) = (self.pending_echo, self.pending_ts, self.pending_rx);
+                self.emit(now, e, ts, rx, None, out);
             } else if t <= now {
                 self.delack_at = None;
             }

@@ -262,6 +262,14 @@ pub struct FlowSpec {
     /// between paced flows and deterministic markers (Floyd & Jacobson 1991). 0 disables it.
     #[serde(default = "default_jitter")]
     pub host_jitter_us: f64,
+    /// Receiver timestamp clock granularity, µs (Linux TSval: 1000). Quantises the one-way
+    /// delay samples delay-based controllers (LEDBAT, PropRate) see.
+    #[serde(default = "default_rx_granularity")]
+    pub rx_ts_granularity_us: f64,
+}
+
+fn default_rx_granularity() -> f64 {
+    1000.0
 }
 
 fn default_jitter() -> f64 {

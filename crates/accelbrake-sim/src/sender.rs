@@ -22,7 +22,7 @@
 //!   single segments instead makes competing ABC flows' marks nearly random and their windows
 //!   wander far from the fair share (measured: Jain index 0.63–0.93 instead of ≥ 0.98 in Fig. 3).
 
-use crate::cc::{AckInfo, CongestionControl, CongestionKind};
+use crate::cc::{AckInfo, CongestionControl, CongestionKind, RateSample};
 use crate::packet::{Echo, Ecn, Packet, HEADER_BYTES, MSS};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
@@ -42,8 +42,35 @@ const SACKED: u8 = 1;
 const LOST: u8 = 2;
 const RETRANS: u8 = 4;
 
+/// Per-segment scoreboard entry: RFC 6675 state flags and the delivery-rate bookkeeping of Linux
+/// `tcp_rate.c` (`tx.delivered`, `tx.delivered_mstamp`, `tx.first_tx_mstamp`, `tx.is_app_limited`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Seg {
+    flags: u8,
+    app_limited: bool,
+    /// Last (re)transmission time.
+    sent: Time,
+    /// Connection `delivered` count when it was sent.
+    delivered: u64,
+    /// When `delivered` last grew, as of its transmission.
+    delivered_time: Time,
+    /// Start of the send interval it belongs to.
+    first_sent: Time,
+}
+
 fn in_pipe(flags: u8) -> bool {
     flags & SACKED == 0 && (flags & LOST == 0 || flags & RETRANS != 0)
+}
+
+/// The rate-sample candidate gathered while processing one ACK.
+#[derive(Clone, Copy, Debug, Default)]
+struct RateState {
+    valid: bool,
+    prior_delivered: u64,
+    prior_time: Time,
+    app_limited: bool,
+    send_interval: Dur,
+    sent: Time,
 }
 
 /// What the application gives the sender.
@@ -101,7 +128,15 @@ pub struct Sender {
     snd_una: u32,
     snd_nxt: u32,
     /// Flags for segments `snd_una..snd_nxt`.
-    sb: VecDeque<u8>,
+    sb: VecDeque<Seg>,
+    /// Segments delivered (acknowledged or SACKed) so far (Linux `tp->delivered`).
+    delivered: u64,
+    /// When `delivered` last grew (`delivered_mstamp`).
+    delivered_time: Time,
+    /// Send time of the most recently delivered segment's interval start (`first_tx_mstamp`).
+    first_sent_time: Time,
+    /// Non-zero while application-limited: `delivered + pipe` at that moment (`tp->app_limited`).
+    app_limited_until: u64,
     pipe: u32,
     /// The three highest SACKed segments, highest first.
     top_sacked: [Option<u32>; DUP_THRESH],
@@ -136,6 +171,10 @@ pub struct Sender {
     pub completed_at: Option<Time>,
     /// Counters.
     pub stats: SenderStats,
+    #[cfg(test)]
+    rate_sample_for_test: Option<RateSample>,
+    #[cfg(test)]
+    last_one_way_delay_for_test: Option<Dur>,
 }
 
 impl Sender {
@@ -164,6 +203,10 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             sb: VecDeque::new(),
+            delivered: 0,
+            delivered_time: Time::ZERO,
+            first_sent_time: Time::ZERO,
+            app_limited_until: 0,
             pipe: 0,
             top_sacked: [None; DUP_THRESH],
             lost_upto: 0,
@@ -189,6 +232,10 @@ impl Sender {
             cwnd_limited: true,
             completed_at: None,
             stats: SenderStats::default(),
+            #[cfg(test)]
+            rate_sample_for_test: None,
+            #[cfg(test)]
+            last_one_way_delay_for_test: None,
         }
     }
 
@@ -230,7 +277,7 @@ impl Sender {
     }
 
     fn flags(&mut self, seq: u32) -> &mut u8 {
-        &mut self.sb[(seq - self.snd_una) as usize]
+        &mut self.sb[(seq - self.snd_una) as usize].flags
     }
 
     fn set_flags(&mut self, seq: u32, new: u8) {
@@ -311,17 +358,36 @@ impl Sender {
             (self.snd_nxt, false)
         } else {
             self.cwnd_limited = false;
+            // Linux tcp_rate_check_app_limited: the application, not the window, limits us.
+            self.app_limited_until = (self.delivered + self.pipe as u64).max(1);
             self.end_burst();
             return None;
+        };
+        // tcp_rate_skb_sent: a new send interval starts when nothing is in flight.
+        if self.pipe == 0 {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let rate_info = Seg {
+            flags: 0,
+            app_limited: self.app_limited_until != 0,
+            sent: now,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent: self.first_sent_time,
         };
         if retx {
             let f = *self.flags(seq);
             self.set_flags(seq, f | RETRANS);
+            self.sb[(seq - self.snd_una) as usize] = Seg {
+                flags: f | RETRANS,
+                ..rate_info
+            };
             self.lost_pending -= 1;
             self.retx_cursor = seq + 1;
             self.stats.retransmits += 1;
         } else {
-            self.sb.push_back(0);
+            self.sb.push_back(rate_info);
             self.snd_nxt += 1;
             self.pipe += 1;
         }
@@ -389,7 +455,7 @@ impl Sender {
         }
         let mut s = self.retx_cursor.max(self.snd_una);
         while s < self.snd_nxt {
-            let f = self.sb[(s - self.snd_una) as usize];
+            let f = self.sb[(s - self.snd_una) as usize].flags;
             if f & LOST != 0 && f & RETRANS == 0 && f & SACKED == 0 {
                 self.retx_cursor = s;
                 return Some(s);
@@ -442,15 +508,21 @@ impl Sender {
     pub fn on_ack(&mut self, now: Time, ack: &Packet) {
         self.stats.acks += 1;
         let mut acked = 0u32;
+        let mut rs = RateState::default();
         let cum = ack.seq.min(self.snd_nxt);
         let advanced = cum > self.snd_una;
         while self.snd_una < cum {
-            let f = self.sb.pop_front().unwrap_or(SACKED);
+            let seg = self.sb.pop_front().unwrap_or(Seg {
+                flags: SACKED,
+                ..Seg::default()
+            });
+            let f = seg.flags;
             if in_pipe(f) {
                 self.pipe -= 1;
             }
             if f & SACKED == 0 {
                 acked += 1;
+                self.rate_delivered(now, &seg, &mut rs);
                 if f & LOST != 0 && f & RETRANS == 0 {
                     self.lost_pending = self.lost_pending.saturating_sub(1);
                 }
@@ -468,6 +540,8 @@ impl Sender {
                     }
                     self.set_flags(s, f | SACKED);
                     acked += 1;
+                    let seg = self.sb[(s - self.snd_una) as usize];
+                    self.rate_delivered(now, &seg, &mut rs);
                     self.note_sacked(s);
                 }
             }
@@ -484,6 +558,7 @@ impl Sender {
         }
         // RFC 6675 loss marking: everything below the DupThresh-th highest SACKed segment.
         let mut newly_lost = false;
+        let mut lost = 0u32;
         if let Some(threshold) = self.top_sacked[DUP_THRESH - 1] {
             let from = self.lost_upto.max(self.snd_una);
             for s in from..threshold.min(self.snd_nxt) {
@@ -493,6 +568,7 @@ impl Sender {
                     self.lost_pending += 1;
                     self.retx_cursor = self.retx_cursor.min(s);
                     newly_lost = true;
+                    lost += 1;
                 }
             }
             self.lost_upto = self.lost_upto.max(threshold);
@@ -527,8 +603,18 @@ impl Sender {
             in_flight: self.pipe,
             cwnd_limited: self.cwnd_limited,
             in_recovery: self.recovery_point.is_some(),
-            ..AckInfo::default()
+            lost,
+            delivered: self.delivered,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            rate: self.rate_sample(now, &rs),
+            one_way_delay: (ack.rx_ts >= ack.ts && acked > 0).then(|| ack.rx_ts - ack.ts),
         };
+        #[cfg(test)]
+        {
+            self.rate_sample_for_test = info.rate;
+            self.last_one_way_delay_for_test = info.one_way_delay;
+        }
         self.cc.on_ack(now, &info);
         // RFC 6298 §5.2–5.3: restart the timer on new data acknowledged, stop it when all is.
         if advanced {
@@ -545,6 +631,48 @@ impl Sender {
                 self.rto_at = None;
             }
         }
+    }
+
+    /// Linux `tcp_rate_skb_delivered`: count a newly delivered segment and keep the rate-sample
+    /// information of the most recently sent one.
+    fn rate_delivered(&mut self, now: Time, seg: &Seg, rs: &mut RateState) {
+        self.delivered += 1;
+        self.delivered_time = now;
+        if !rs.valid || seg.sent > rs.sent {
+            *rs = RateState {
+                valid: true,
+                prior_delivered: seg.delivered,
+                prior_time: seg.delivered_time,
+                app_limited: seg.app_limited,
+                send_interval: seg.sent - seg.first_sent,
+                sent: seg.sent,
+            };
+            self.first_sent_time = seg.sent;
+        }
+    }
+
+    /// Linux `tcp_rate_gen`: the sample for this ACK, or `None` if it would be unreliable.
+    fn rate_sample(&mut self, now: Time, rs: &RateState) -> Option<RateSample> {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if !rs.valid {
+            return None;
+        }
+        let delivered = self.delivered - rs.prior_delivered;
+        let ack_interval = now.saturating_since(rs.prior_time);
+        let interval = rs.send_interval.max(ack_interval);
+        // An interval shorter than the minimum RTT means ACK compression: not a valid sample.
+        if interval.0 == 0 || self.min_rtt.is_some_and(|m| interval < m) {
+            return None;
+        }
+        Some(RateSample {
+            delivery_rate: delivered as f64 * MSS as f64 / interval.secs_f64(),
+            delivered,
+            interval,
+            prior_delivered: rs.prior_delivered,
+            is_app_limited: rs.app_limited,
+        })
     }
 
     /// Eifel detection (RFC 3522, with timestamps, as Linux does with `tcp_try_undo_loss`): the
@@ -744,5 +872,42 @@ mod tests {
         let gap = s.next_send - t;
         let rate = s.cc.pacing_rate().unwrap();
         assert!((gap.secs_f64() - 2.0 * 1500.0 / rate).abs() < 1e-6, "{gap}");
+    }
+
+    #[test]
+    fn rate_samples_follow_tcp_rate_c() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        // Two segments acknowledged 100 ms after they were all sent at once: 2 segments over the
+        // ACK interval (100 ms, longer than the zero send interval).
+        let t = Time::from_millis(100);
+        let mut a = ack(2, &[], Time::ZERO);
+        a.rx_ts = Time::from_millis(50);
+        s.on_ack(t, &a);
+        let info_rate = s.rate_sample_for_test.expect("a sample");
+        assert_eq!(info_rate.delivered, 2);
+        assert_eq!(info_rate.interval, Dur::from_millis(100));
+        assert!((info_rate.delivery_rate - 2.0 * 1448.0 / 0.1).abs() < 1e-6);
+        assert!(!info_rate.is_app_limited);
+        assert_eq!(s.last_one_way_delay_for_test, Some(Dur::from_millis(50)));
+        // A rate-limited application that runs out of data: segments sent after that carry the
+        // app-limited mark into their samples, until the marked amount is delivered.
+        let app = App::RateLimited {
+            bytes_per_sec: 1448.0 * 100.0,
+        };
+        let mut f = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
+        f.start(Time::ZERO);
+        assert_eq!(
+            send_all(&mut f, Time::from_millis(20)).len(),
+            2,
+            "2 segments available after 20 ms"
+        );
+        assert_eq!(f.app_limited_until, 2, "delivered 0 + 2 in flight");
+        assert_eq!(send_all(&mut f, Time::from_millis(30)), vec![2]);
+        f.on_ack(Time::from_millis(120), &ack(3, &[], Time::from_millis(30)));
+        let rs = f.rate_sample_for_test.expect("a sample");
+        assert!(rs.is_app_limited, "segment 2 was sent app-limited: {rs:?}");
+        // Re-marked at 30 ms with 3 in flight; cleared only once more than 3 are delivered.
+        assert_eq!(f.app_limited_until, 3);
     }
 }
