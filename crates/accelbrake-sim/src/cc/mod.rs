@@ -118,6 +118,13 @@ pub trait CongestionControl: Send {
         None
     }
 
+    /// Smallest burst (segments) the pacer may release at once. Default 2: Linux's
+    /// `tcp_min_tso_segs` with TSO autosizing. A controller that dispatches single packets from a
+    /// timer (PropRate) returns 1.
+    fn pacing_min_burst(&self) -> u32 {
+        crate::sender::PACING_MIN_BURST
+    }
+
     /// A segment (new or retransmitted) was sent; `in_flight` includes it.
     #[allow(unused_variables)]
     fn on_sent(&mut self, now: Time, in_flight: u32) {}
