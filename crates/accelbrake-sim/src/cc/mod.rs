@@ -16,6 +16,8 @@
 //! | `abc-cubic` | `abc.rs` | ABC §4.1: min(w_abc, w_cubic) |
 //! | `newreno-abe` | `newreno.rs` | ABE (RFC 8511): ECN echo → β_ecn = 0.8; ECN on |
 //! | `cubic-abe` | `cubic.rs` | ABE: ECN echo → β_ecn = 0.85; ECN on |
+//! | `westwood` | `westwood.rs` | Linux tcp_westwood (Westwood+) |
+//! | `ledbat` | `ledbat.rs` | RFC 6817, target 100 ms |
 
 use crate::error::{Error, Result};
 use crate::packet::Echo;
@@ -24,7 +26,9 @@ use std::collections::BTreeMap;
 
 pub mod abc;
 pub mod cubic;
+pub mod ledbat;
 pub mod newreno;
+pub mod westwood;
 
 /// A delivery-rate sample (Linux `tcp_rate.c`, as BBR uses it): segments delivered between the
 /// transmission of the most recently sent segment this ACK covers and now, over the longer of the
@@ -181,7 +185,16 @@ pub(crate) fn reject_unknown(scheme: &str, params: &Params, known: &[&str]) -> R
 }
 
 /// Names accepted by [`build`].
-pub const SCHEMES: &[&str] = &["newreno", "cubic", "abc", "abc-cubic", "newreno-abe", "cubic-abe"];
+pub const SCHEMES: &[&str] = &[
+    "newreno",
+    "cubic",
+    "abc",
+    "abc-cubic",
+    "newreno-abe",
+    "cubic-abe",
+    "westwood",
+    "ledbat",
+];
 
 /// Whether a scheme needs ECN at the endpoints (ECT(0) on data, RFC 3168 receiver).
 pub fn needs_ecn(scheme: &str) -> bool {
@@ -223,6 +236,16 @@ pub fn build(scheme: &str, params: &Params, now: Time) -> Result<Box<dyn Congest
             } else {
                 Box::new(abc::AbcCubic::new(cfg, now))
             }
+        }
+        "westwood" => {
+            let cfg = westwood::WestwoodConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, westwood::WestwoodConfig::KEYS)?;
+            Box::new(westwood::Westwood::new(cfg, now))
+        }
+        "ledbat" => {
+            let cfg = ledbat::LedbatConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, ledbat::LedbatConfig::KEYS)?;
+            Box::new(ledbat::Ledbat::new(cfg, now))
         }
         other => {
             return Err(Error::Param {
