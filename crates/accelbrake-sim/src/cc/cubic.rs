@@ -306,6 +306,34 @@ impl Cubic {
         self.cwnd = self.cwnd.min(cap);
     }
 
+    /// Cubic's own multiplicative decrease outside any recovery state (the `ssthresh` hook,
+    /// tcp_cubic.c `cubictcp_recalc_ssthresh`: ends the epoch, updates W_max with fast
+    /// convergence): `ssthresh = max(beta · cwnd, 2)`. The window is left alone. Returns the new
+    /// ssthresh. Used by C2TCP's action enforcer (reference patch `c2tcp_pkts_acked`).
+    pub fn reduce_ssthresh(&mut self) -> u32 {
+        self.ssthresh = self.recalc_ssthresh();
+        self.ssthresh
+    }
+
+    /// Set the window to `cwnd` segments (at least 1) and clear the additive-increase credit
+    /// `snd_cwnd_cnt`, without entering any recovery state (C2TCP: `snd_cwnd = 1; snd_cwnd_cnt = 0`).
+    pub fn set_window(&mut self, cwnd: u32) {
+        self.cwnd = cwnd.max(1);
+        self.cwnd_cnt = 0;
+    }
+
+    /// Add `credit` to the additive-increase credit `snd_cwnd_cnt` shared with Cubic's own
+    /// `tcp_cong_avoid_ai`; each whole window of credit grows cwnd by one segment (C2TCP's
+    /// good-condition increase, reference patch `c2tcp_pkts_acked`).
+    pub fn add_cwnd_credit(&mut self, credit: u32) {
+        self.cwnd_cnt = self.cwnd_cnt.saturating_add(credit);
+        let w = self.cwnd.max(1);
+        if self.cwnd_cnt >= w {
+            let delta = self.cwnd_cnt / w;
+            self.cwnd_cnt -= delta * w;
+            self.cwnd = self.cwnd.saturating_add(delta);
+        }
+    }
     /// tcp_cubic.c `bictcp_hystart_reset`: start a HyStart round of `round_len` segments.
     fn hystart_reset(&mut self, now: Time, round_len: u64) {
         self.round_start = now;

@@ -16,6 +16,7 @@
 //! | `abc-cubic` | `abc.rs` | ABC §4.1: min(w_abc, w_cubic) |
 //! | `newreno-abe` | `newreno.rs` | ABE (RFC 8511): ECN echo → β_ecn = 0.8; ECN on |
 //! | `cubic-abe` | `cubic.rs` | ABE: ECN echo → β_ecn = 0.85; ECN on |
+//! | `c2tcp` | `c2tcp.rs` | C2TCP on Cubic (JSAC kernel patch + user-space tuner) |
 //! | `westwood` | `westwood.rs` | Linux tcp_westwood (Westwood+) |
 //! | `ledbat` | `ledbat.rs` | RFC 6817, target 100 ms |
 
@@ -25,6 +26,7 @@ use crate::time::{Dur, Time};
 use std::collections::BTreeMap;
 
 pub mod abc;
+pub mod c2tcp;
 pub mod cubic;
 pub mod ledbat;
 pub mod newreno;
@@ -236,6 +238,11 @@ pub fn build(scheme: &str, params: &Params, now: Time) -> Result<Box<dyn Congest
             } else {
                 Box::new(abc::AbcCubic::new(cfg, now))
             }
+        }
+        "c2tcp" => {
+            let cfg = c2tcp::C2tcpConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, c2tcp::C2tcpConfig::KEYS)?;
+            Box::new(c2tcp::C2tcp::new(cfg, now))
         }
         "westwood" => {
             let cfg = westwood::WestwoodConfig::from_params(&mut p)?;
