@@ -196,6 +196,7 @@ pub const SCHEMES: &[&str] = &[
     "cubic-abe",
     "westwood",
     "ledbat",
+    "c2tcp",
 ];
 
 /// Whether a scheme needs ECN at the endpoints (ECT(0) on data, RFC 3168 receiver).
