@@ -200,3 +200,119 @@ def test_traces_reports_bad_files(capsys, tmp_path):
     assert code == 0
     assert "not a trace: line 2" in out
     assert "good.up" in out
+
+
+# --- AQM schemes, --queue and --ecn --------------------------------------------------------------
+
+
+def test_run_cubic_codel_with_a_queue_spec(run_cli, tmp_path):
+    out = tmp_path / "out"
+    r = run_cli(
+        "run", "--scheme", "cubic+codel", "--queue", "codel target=50,interval=100,packets=250",
+        "--duration", "10", "--out", str(out),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "codel queue (target 50 ms, interval 100 ms, drops), 250 packets" in r.stdout
+    scenario = json.loads((out / "scenario.json").read_text())
+    assert scenario["hops"][0]["queue"] == {
+        "type": "codel", "target_ms": 50.0, "interval_ms": 100.0, "packets": 250, "ecn": False,
+    }  # fmt: skip
+    assert scenario["flows"][0]["scheme"] == "cubic"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["hops"][0]["queue"] == "codel"
+
+
+def test_bad_queue_exits_2_with_one_line(run_cli):
+    r = run_cli("run", "--scheme", "cubic+codel", "--queue", "codel targt=50", "--duration", "5")
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0] == (
+        "accelbrake: error: --queue codel: key 'targt' unknown (did you mean 'target'?); "
+        "codel keys: packets, bytes, target, interval, mtu, ecn"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "--queue", "codel target=-5"], "--queue codel: target=-5: expected a positive time"),
+        (["run", "--queue", "codel target="], "--queue codel: target=: missing value"),
+        (["run", "--queue", "codel target=fast"], "--queue codel: target=fast: expected a positive time"),
+        (["run", "--queue", "red"], "unknown queue type 'red'"),
+        (["run", "--queue", "pie alpha=-1"], "--queue pie: alpha=-1: expected a number ≥ 0"),
+        (["run", "--scheme", "newreno-abe", "--no-ecn"], "--no-ecn: newreno-abe always uses ECN"),
+        (["run", "--scheme", "cubic", "--set", "codel.target=5"], "no hop has a codel queue"),
+        (["run", "--scheme", "cubic+codel", "--set", "codel.target=-1"], "--set codel.target=-1"),
+        (["run", "--scheme", "cubc+codel"], "did you mean 'cubic+codel'"),
+        (["run", "--scenario", "x.json", "--queue", "codel"], "--queue"),
+        (["run", "--scenario", "x.json", "--ecn"], "--ecn/--no-ecn"),
+        (["compare", "--schemes", "abc,cubic", "--set", "codel.target=50ms"], "codel.target does not apply"),
+        (
+            ["compare", "--schemes", "cubic+codel", "--queue", "pie", "--set", "codel.target=5"],
+            "with --queue pie",
+        ),
+        (["compare", "--schemes", "cubic", "--queue", "codel targt=1"], "key 'targt' unknown"),
+    ],
+)
+def test_aqm_errors_exit_2(capsys, args, needle):
+    code, out, err = run_main(capsys, *args)
+    assert code == 2
+    assert err.startswith("accelbrake: error: ")
+    assert err.count("\n") == 1
+    assert needle in err
+
+
+def test_run_with_ecn_marks(capsys):
+    code, out, err = run_main(
+        capsys, "run", "--scheme", "cubic+pie", "--ecn", "--trace", "const:10", "--duration", "10",
+        "--set", "pie.qdelay_ref=20",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "pie queue (qdelay_ref 20 ms, t_update 15 ms, max_burst 150 ms, ECN marks), 250 packets" in out
+    assert "CE marks" in out
+
+
+def test_compare_aqm_schemes_with_per_scheme_sets(capsys, tmp_path):
+    code, out, err = run_main(
+        capsys, "compare", "--schemes", "abc,cubic,Cubic+CoDel,cubic+pie", "--traces", "const:12",
+        "--set", "codel.target=50ms", "--set", "abc.delta=100ms", "--duration", "3", "--jobs", "1",
+        "--no-progress", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    for scheme in ("abc", "cubic", "cubic+codel", "cubic+pie"):
+        assert any(f" {scheme} " in f"{line} " for line in lines), scheme
+    doc = json.loads((tmp_path / "compare.json").read_text())
+    queues = {k.split(" on ")[0]: v["hops"][0]["queue"] for k, v in doc["metadata"]["scenarios"].items()}
+    assert queues["cubic+codel"] == {"type": "codel", "packets": 250, "target_ms": 50.0, "ecn": False}
+    assert queues["cubic+pie"] == {"type": "pie", "packets": 250, "ecn": False}
+    assert queues["cubic"] == {"type": "droptail", "packets": 250}
+    assert queues["abc"]["delta_ms"] == 100.0
+
+
+def test_compare_queue_applies_to_every_scheme(capsys):
+    code, out, err = run_main(
+        capsys, "compare", "--schemes", "cubic,newreno", "--traces", "const:12", "--queue", "codel target=20",
+        "--set", "codel.interval=200", "--ecn", "--duration", "2", "--jobs", "1", "--no-progress", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert [r["scheme"] for r in json.loads(out)["rows"]] == ["cubic", "newreno"]
+
+
+def test_help_lists_aqm_schemes_and_queue_specs(capsys):
+    for command in ("run", "compare"):
+        with pytest.raises(SystemExit) as e:
+            cli.main([command, "--help"])
+        assert e.value.code == 0
+        text = " ".join(capsys.readouterr().out.split())
+        for needle in ("cubic+codel", "cubic+pie", "newreno+codel", "newreno+pie", "newreno-abe", "cubic-abe",
+                       "--queue SPEC", "--ecn", "codel target=50,interval=100,packets=250", "codel.target",
+                       "pie.qdelay_ref", "pie.dq_rate_estimator", "cubic.beta_ecn", "newreno.abe_slow_start",
+                       "newreno-abe.*", "docs/aqm.md", "qdelay_ref, t_update, max_burst"):  # fmt: skip
+            assert needle in text, (command, needle)
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert "abe-sweep" in capsys.readouterr().out

@@ -89,10 +89,10 @@ def test_parse_rate_rejects(text):
 
 
 def test_scheme_presets():
-    assert SCHEMES["abc"] == ("abc", "abc")
-    assert SCHEMES["abc-cubic"] == ("abc-cubic", "abc")
-    assert SCHEMES["cubic"] == ("cubic", "droptail")
-    assert SCHEMES["newreno"] == ("newreno", "droptail")
+    assert SCHEMES["abc"] == ("abc", "abc", False)
+    assert SCHEMES["abc-cubic"] == ("abc-cubic", "abc", False)
+    assert SCHEMES["cubic"] == ("cubic", "droptail", False)
+    assert SCHEMES["newreno"] == ("newreno", "droptail", False)
     assert {p.cc for p in SCHEMES.values()} <= set(accelbrake._core.schemes())
 
 
@@ -281,7 +281,19 @@ def test_every_set_key_has_help_and_known_target():
     for key, spec in SET_KEYS.items():
         assert spec.help
         assert spec.target in {"router", "param", "queue", "flow", "link"}
-        assert key.partition(".")[0] in {"abc", "cubic", "newreno", "queue", "flow", "link"}
+        prefixes = {
+            "abc",
+            "cubic",
+            "newreno",
+            "cubic-abe",
+            "newreno-abe",
+            "codel",
+            "pie",
+            "queue",
+            "flow",
+            "link",
+        }
+        assert key.partition(".")[0] in prefixes
 
 
 # --- error messages --------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from accelbrake.scenarios import (  # noqa: E402
     apply_sets,
     build_scenario,
     load_scenario_file,
+    parse_queue_spec,
 )
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ __all__ = [
     "apply_sets",
     "build_scenario",
     "load_scenario_file",
+    "parse_queue_spec",
     "simulate",
 ]
 

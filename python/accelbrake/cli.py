@@ -5,6 +5,8 @@
     accelbrake run --scheme abc --trace traces/Verizon-LTE-short.up --delay 50 --buffer 250 --duration 140
     accelbrake run --scenario my-scenario.toml --out results/run1 --plot results/run1/run.png
     accelbrake compare --schemes abc,cubic --traces traces/Verizon-LTE-short.up,traces/Verizon-LTE-short.down
+    accelbrake run --scheme cubic+codel --queue "codel target=50,interval=100,packets=250"
+    accelbrake abe-sweep --quick --out results/abe
     accelbrake traces traces/
 
 Errors (bad options, invalid scenarios, missing or malformed trace files) print
@@ -19,6 +21,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,12 +30,15 @@ from accelbrake import __version__
 from accelbrake._core import SimulationError
 from accelbrake.scenarios import (
     DEFAULT_TRACE,
+    QUEUE_KEYS,
     SCHEMES,
     SET_KEYS,
     ScenarioError,
     build_scenario,
+    canonical_scheme,
     load_scenario_file,
     parse_duration,
+    parse_queue_spec,
     parse_rate,
     resolve_trace,
     scheme_preset,
@@ -98,6 +104,15 @@ def _arg_seed(text: str) -> int:
     return v
 
 
+def _arg_betas(text: str) -> tuple[float, ...]:
+    from accelbrake.experiments.abe import parse_betas
+
+    try:
+        return parse_betas(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _split_list(values: Sequence[str] | None) -> list[str]:
     out: list[str] = []
     for v in values or []:
@@ -109,12 +124,51 @@ def _split_list(values: Sequence[str] | None) -> list[str]:
 # Parser
 
 
+def _schemes_epilog() -> str:
+    lines = ["schemes (controller, bottleneck queue, ECN; names are case, space and _/- insensitive):"]
+    for name, p in SCHEMES.items():
+        ecn = "ECN on" if p.ecn else ("ABC marks" if p.queue == "abc" else "ECN off (--ecn turns it on)")
+        lines.append(f"  {name:<16} {p.cc} sender, {p.queue} queue, {ecn}")
+    lines.append(
+        "  codel/pie use Linux defaults (CoDel target 5ms, interval 100ms; PIE qdelay_ref 15ms,\n"
+        "  t_update 15ms); with ECN on (--ecn, flow.ecn=true, the -abe schemes) they mark instead of\n"
+        "  dropping. See docs/aqm.md."
+    )
+    return "\n".join(lines)
+
+
+def _queue_epilog() -> str:
+    lines = [
+        "--queue specs, Mahimahi style: TYPE [key=value,...],",
+        '  e.g. --queue "codel target=50,interval=100,packets=250"',
+        "  (times are ms unless they carry a unit: target=50ms, max_burst=0.1s; booleans 1/0 or true/false;",
+        "  the limit defaults to --buffer; with ECN on, codel/pie mark unless ecn=0 is given):",
+    ]
+    for qtype, keys in QUEUE_KEYS.items():
+        text = ", ".join(keys) if keys else "(no parameters)"
+        lines.extend(textwrap.wrap(text, 96, initial_indent=f"  {qtype:<9} ", subsequent_indent=" " * 12))
+    lines.append("  (abc: qdelay_ref is d_t; Mahimahi's 'cellular' means abc)")
+    return "\n".join(lines)
+
+
 def _set_keys_epilog() -> str:
     lines = ["--set keys (durations take units, bare numbers are ms; booleans are true/false):"]
     for key, spec in SET_KEYS.items():
-        lines.append(f"  {key:<27} {spec.help}")
-    lines.append("  (aliases: abc.qdelay_ref = abc.dt; the JSON names such as abc.delta_ms also work)")
+        if spec.listed:
+            lines.append(f"  {key:<27} {spec.help}")
+    lines.append(
+        "  (cubic.* and newreno.* also reach cubic-abe / newreno-abe flows; cubic-abe.* and newreno-abe.*\n"
+        "  take the same keys for the ABE flows only, e.g. newreno-abe.beta_ecn=0.9)"
+    )
+    lines.append(
+        "  (aliases: abc.qdelay_ref = abc.dt, pie.target = pie.qdelay_ref; the JSON names such as\n"
+        "  abc.delta_ms also work)"
+    )
     return "\n".join(lines)
+
+
+def _epilog() -> str:
+    return "\n\n".join([_schemes_epilog(), _queue_epilog(), _set_keys_epilog()])
 
 
 def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
@@ -156,7 +210,24 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         "--buffer",
         type=_arg_count,
         metavar="PACKETS",
-        help="data bottleneck queue limit in packets (default: 250; --set queue.bytes=N for bytes)",
+        help="data bottleneck queue limit in packets, for every queue type (default: 250; --set "
+        "queue.bytes=N for bytes; a --queue spec's packets= or bytes= wins)",
+    )
+    g.add_argument(
+        "--queue",
+        metavar="SPEC",
+        help="replace the scheme's bottleneck queue, Mahimahi style: "
+        '"codel target=50,interval=100,packets=250", '
+        '"pie qdelay_ref=20,t_update=30,ecn=1", "droptail bytes=150000", "infinite", "abc delta=133" '
+        "(times in ms unless given a unit; list below)" + (" -- applies to every scheme" if compare else ""),
+    )
+    g.add_argument(
+        "--ecn",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="ECN on (or off) for non-ABC schemes: the sender sends ECT(0), the receiver echoes CE, and a "
+        "codel/pie bottleneck marks instead of dropping (default: on for the -abe schemes, else off; "
+        "same as --set flow.ecn=true)",
     )
     run = p.add_argument_group("run")
     run.add_argument(
@@ -184,8 +255,8 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         nargs="+",
         default=[],
         metavar="KEY=VALUE",
-        help="override a parameter, e.g. abc.delta=100ms abc.eta=0.95 cubic.beta=0.7 queue.packets=100 "
-        "(list below); may be repeated",
+        help="override a parameter, e.g. abc.delta=100ms abc.eta=0.95 cubic.beta=0.7 codel.target=50ms "
+        "pie.qdelay_ref=20 newreno-abe.beta_ecn=0.9 queue.packets=100 (list below); may be repeated",
     )
 
 
@@ -194,8 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="accelbrake: packet-level simulation of congestion control (ABC, Cubic, NewReno)\n"
-        "over Mahimahi cellular traces.",
+        description="accelbrake: packet-level simulation of congestion control (ABC, Cubic, NewReno, ABE)\n"
+        "with drop-tail, CoDel, PIE and ABC routers over Mahimahi cellular traces.",
         epilog="Run 'accelbrake COMMAND --help' for the options of a command.",
         formatter_class=fmt,
     )
@@ -207,15 +278,17 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="simulate one scheme on one link and print a summary",
         description="Simulate one scheme on one link and print a summary table. The topology is Mahimahi's\n"
-        "'mm-delay DELAY mm-link TRACE ACK-LINK' with the scheme's queue in front of the data link.",
-        epilog=_set_keys_epilog(),
+        "'mm-delay DELAY mm-link TRACE ACK-LINK' with the scheme's queue (or --queue) in front of the\n"
+        "data link.",
+        epilog=_epilog(),
         formatter_class=fmt,
     )
     run.add_argument(
         "--scheme",
         metavar="NAME",
         help=f"congestion control with its bottleneck queue: {schemes} (abc schemes get the ABC router, "
-        "the others drop-tail) (default: abc)",
+        "cubic and newreno drop-tail, X+codel / X+pie that AQM, the -abe schemes CoDel with ECN; list "
+        "below) (default: abc)",
     )
     run.add_argument(
         "--scenario",
@@ -249,8 +322,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="run several schemes on several traces and tabulate utilisation and delay",
         description="Run every scheme on every trace (in parallel) and print utilisation and per-packet\n"
         "delay, with per-scheme averages over the traces.",
-        epilog=_set_keys_epilog()
-        + "\n\n--set keys apply to the schemes they concern (abc.* to abc and abc-cubic).",
+        epilog=_epilog()
+        + "\n\n--set keys apply to the schemes they concern (abc.* to abc and abc-cubic, codel.* to the\n"
+        "schemes with a codel queue, cubic.* to cubic, cubic+codel, cubic-abe, ...); a key that applies to\n"
+        "none of them is an error.",
         formatter_class=fmt,
     )
     cmp_.add_argument(
@@ -273,6 +348,46 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
     out.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     cmp_.set_defaults(func=cmd_compare)
+
+    abe = sub.add_parser(
+        "abe-sweep",
+        help="the ABE paper's beta_ecn sweep: NewReno-ABE and Cubic-ABE over CoDel and PIE with ECN",
+        description="Reproduce the ABE paper's single-flow experiment (figures 4-7): one long-lived flow\n"
+        "over a 10 Mbit/s bottleneck (ACKs over a 10 Mbit/s link), RTT 100/200/400 ms, CoDel (target 5 ms,\n"
+        "interval 100 ms) or PIE (qdelay_ref 20 ms, t_update 30 ms, alpha 0.125, beta 1.25, max_burst\n"
+        "100 ms) marking ECN, 1000-packet limit; newreno-abe and cubic-abe with beta_ecn from 0.5 to 0.95.\n"
+        "Prints throughput and queueing-delay tables and the comparison with the paper's gains; writes\n"
+        "abe.csv, abe.parquet, metadata.json, abe-throughput.png/.svg and abe-delay.png/.svg.",
+        epilog="The full sweep is 120 runs of 600 s (about a minute on 2 cores); --quick runs 120 s and\n"
+        "beta_ecn 0.5,0.7,0.8,0.85,0.95. See docs/aqm.md for the AQMs.",
+        formatter_class=fmt,
+    )
+    abe.add_argument(
+        "--out", metavar="DIR", default="results/abe", help="output directory (default: results/abe)"
+    )
+    abe.add_argument(
+        "--quick",
+        action="store_true",
+        help="120 s runs and beta_ecn 0.5,0.7,0.8,0.85,0.95 (default: 600 s, 10 betas)",
+    )
+    abe.add_argument(
+        "--duration",
+        type=_arg_s,
+        metavar="S",
+        help="simulated time per run in seconds (default: 600; --quick: 120)",
+    )
+    abe.add_argument(
+        "--betas",
+        type=_arg_betas,
+        metavar="B[,B...]",
+        help="beta_ecn values in (0, 1), comma-separated (default: 0.5,0.55,...,0.95)",
+    )
+    abe.add_argument(
+        "--jobs", "-j", type=_arg_count, metavar="N", help="parallel simulations (default: number of CPUs)"
+    )
+    abe.add_argument("--seed", type=_arg_seed, metavar="N", default=0, help="random seed (default: 0)")
+    abe.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    abe.set_defaults(func=cmd_abe_sweep)
 
     tr = sub.add_parser(
         "traces",
@@ -367,13 +482,30 @@ def _link_text(link: dict[str, Any]) -> str:
 
 
 def _queue_text(q: dict[str, Any]) -> str:
-    if q.get("type") == "infinite":
+    """``codel queue (target 5 ms, interval 100 ms, ECN marks), 250 packets``."""
+    qtype = q.get("type")
+    if qtype == "infinite":
         return "infinite queue"
+    default_limit = {"codel": 1000, "pie": 1000, "abc": 250}.get(str(qtype))
     if q.get("bytes") is not None:
         limit = f"{q['bytes']} bytes"
-    else:
+    elif q.get("packets") is not None or default_limit is None:
         limit = f"{q.get('packets', 250)} packets"
-    return f"{q.get('type')} queue, {limit}"
+    else:
+        limit = f"{default_limit} packets"
+    params = []
+    if qtype == "codel":
+        params = [f"target {q.get('target_ms', 5):g} ms", f"interval {q.get('interval_ms', 100):g} ms"]
+    elif qtype == "pie":
+        params = [
+            f"qdelay_ref {q.get('qdelay_ref_ms', 15):g} ms",
+            f"t_update {q.get('t_update_ms', 15):g} ms",
+            f"max_burst {q.get('max_burst_ms', 150):g} ms",
+        ]
+    if qtype in ("codel", "pie"):
+        params.append("ECN marks" if q.get("ecn") else "drops")
+    detail = f" ({', '.join(params)})" if params else ""
+    return f"{qtype} queue{detail}, {limit}"
 
 
 def format_run(summary: dict[str, Any], scenario: dict[str, Any]) -> str:
@@ -393,9 +525,11 @@ def format_run(summary: dict[str, Any], scenario: dict[str, Any]) -> str:
     for h in hops:
         sh = sc_hops[h["id"]] if h["id"] < len(sc_hops) else {}
         role = "bottleneck" if h["id"] == b else "hop"
+        marks = int(h.get("marks") or 0)
         lines.append(
             f"  {role} {h['id']} ({h.get('name') or '-'}): {_link_text(sh.get('link', {}))}, "
             f"{_queue_text(sh.get('queue', {}))}, {sh.get('delay_ms', 0):g} ms propagation delay"
+            + (f"; {marks} CE marks" if marks else "")
         )
     if flows:
         rtts = sorted({_stat(f, "prop_rtt_ms") for f in flows})
@@ -501,6 +635,8 @@ def _build(
     except ScenarioError as e:
         option = _OPTION_OF.get(e.key or "")
         msg = str(e)
+        if e.key == "ecn" and msg.startswith("ecn=False:"):
+            raise ScenarioError("--no-ecn" + msg[len("ecn=False") :], key=e.key) from None
         if option and e.key and msg.startswith(f"{e.key}:"):
             raise ScenarioError(option + msg[len(e.key) :], key=e.key) from None
         raise
@@ -522,6 +658,8 @@ def _build_scenario(
         sets=sets,
         record_packets=record_packets,
         sample_ms=_default(args.sample, 100.0),
+        queue=args.queue,
+        ecn=args.ecn,
     )
 
 
@@ -538,13 +676,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--delay", args.delay),
                 ("--buffer", args.buffer),
                 ("--flows", args.flows),
+                ("--queue", args.queue),
+                ("--ecn/--no-ecn", args.ecn),
             )
             if v is not None
         ]
         if clashes:
             raise CliError(
                 f"{', '.join(clashes)} cannot be combined with --scenario "
-                "(edit the scenario file, or use --set)"
+                "(edit the scenario file, or use --set, e.g. --set codel.target=50ms or flow.ecn=true)"
             )
         scenario = load_scenario_file(args.scenario, sets=args.sets)
         if args.seed is not None:
@@ -608,43 +748,12 @@ def _compare_row(trace: str, scheme: str, summary: dict[str, Any]) -> dict[str, 
 
 
 def _run_tasks(tasks: list[tuple[Any, str]], jobs: int, progress: bool) -> dict[Any, dict[str, Any]]:
-    """Run ``(key, scenario_json)`` tasks, in a process pool when ``jobs > 1``; raise on the first error."""
-    from tqdm import tqdm
-
+    """Run ``((trace, scheme), scenario_json)`` tasks, in a process pool when ``jobs > 1``; raise on
+    the first error."""
+    from accelbrake._pool import run_tasks
     from accelbrake._worker import run_summary
 
-    results: dict[Any, dict[str, Any]] = {}
-    bar = tqdm(total=len(tasks), desc="simulating", unit="run", file=sys.stderr, disable=not progress)
-    try:
-        if jobs <= 1 or len(tasks) <= 1:
-            for key, js in tasks:
-                k, summary, err = run_summary(key, js)
-                if err is not None:
-                    raise SimulationError(f"{k[1]} on {k[0]}: {err}")
-                results[k] = summary
-                bar.update()
-            return results
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-        with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
-            futures = [pool.submit(run_summary, key, js) for key, js in tasks]
-            try:
-                for fut in cf.as_completed(futures):
-                    k, summary, err = fut.result()
-                    if err is not None:
-                        raise SimulationError(f"{k[1]} on {k[0]}: {err}")
-                    results[k] = summary
-                    bar.update()
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
-        return results
-    finally:
-        bar.close()
+    return run_tasks(tasks, run_summary, jobs=jobs, progress=progress, describe=lambda k: f"{k[1]} on {k[0]}")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -654,10 +763,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from accelbrake import _core
     from accelbrake._io import atomic_path, atomic_write_json
 
-    schemes = list(dict.fromkeys(_split_list(args.schemes) or ["abc", "cubic"]))
-    traces = list(dict.fromkeys(_split_list(args.traces) or [DEFAULT_TRACE]))
-    for s in schemes:
+    for s in _split_list(args.schemes):
         scheme_preset(s)
+    schemes = list(dict.fromkeys(canonical_scheme(s) for s in _split_list(args.schemes) or ["abc", "cubic"]))
+    traces = list(dict.fromkeys(_split_list(args.traces) or [DEFAULT_TRACE]))
+    queue_type = parse_queue_spec(args.queue)["type"] if args.queue is not None else None
     if args.plot:
         from accelbrake.plots import _format_of
 
@@ -667,13 +777,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     skipped_by: dict[str, list[str]] = {}
     per_scheme_sets = {}
     for s in schemes:
-        keep, skipped = sets_for_scheme(args.sets, s)
+        keep, skipped = sets_for_scheme(args.sets, s, queue_type)
         per_scheme_sets[s] = keep
         for k in skipped:
             skipped_by.setdefault(k, []).append(s)
     useless = [k for k, ss in skipped_by.items() if len(ss) == len(schemes)]
     if useless:
-        raise ScenarioError(f"--set {useless[0]} does not apply to any of the schemes {', '.join(schemes)}")
+        with_queue = f" with --queue {queue_type}" if queue_type else ""
+        raise ScenarioError(
+            f"--set {useless[0]} does not apply to any of the schemes {', '.join(schemes)}{with_queue}",
+            key=useless[0],
+        )
 
     # Build every scenario first (fails fast, names the culprit), and parse every trace file once.
     tasks = []
@@ -757,7 +871,9 @@ def _format_compare(table: Any, mean: Any, traces: list[str], args: argparse.Nam
     delay = _default(args.delay, 50.0)
     lines = [
         f"{len(table)} runs: {dur:g} s each, one-way delay {delay:g} ms each way (min RTT {2 * delay:g} ms), "
-        f"buffer {_default(args.buffer, 250)} packets, seed {_default(args.seed, 0)}",
+        f"buffer {_default(args.buffer, 250)} packets, seed {_default(args.seed, 0)}"
+        + (f", --queue {args.queue!r} for every scheme" if args.queue else "")
+        + (f", ECN {'on' if args.ecn else 'off'}" if args.ecn is not None else ""),
         "",
         render_table(headers, rows, left=2),
         "",
@@ -778,6 +894,23 @@ def _format_compare(table: Any, mean: Any, traces: list[str], args: argparse.Nam
     lines.append("")
     lines.extend(DELAY_NOTES)
     return "\n".join(lines)
+
+
+def cmd_abe_sweep(args: argparse.Namespace) -> int:
+    """``accelbrake abe-sweep``."""
+    from accelbrake.experiments import abe
+
+    abe.main(
+        args.out,
+        quick=args.quick,
+        duration_s=args.duration,
+        betas=args.betas,
+        jobs=args.jobs,
+        seed=args.seed,
+        progress=not args.no_progress,
+    )
+    print(f"wrote {args.out}/", file=sys.stderr)
+    return 0
 
 
 def _default_traces_dir() -> Path:

@@ -10,6 +10,8 @@ cross hop 1 (an infinite queue in front of the ACK link, then ``D`` ms). The min
 100.0
 
 Overrides (``sets``) are ``key=value`` strings with units; :data:`SET_KEYS` lists every key.
+``queue`` replaces the preset's bottleneck queue with a Mahimahi-style description
+(:func:`parse_queue_spec`, :data:`QUEUE_KEYS`), e.g. ``"codel target=50,interval=100,packets=250"``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,8 +39,13 @@ __all__ = [
     "ScenarioError",
     "apply_sets",
     "build_scenario",
+    "AQM_QUEUES",
+    "ECN_CONTROLLERS",
+    "QUEUE_KEYS",
+    "canonical_scheme",
     "link_spec",
     "load_scenario_file",
+    "parse_queue_spec",
     "parse_duration",
     "parse_rate",
     "resolve_trace",
@@ -67,23 +74,43 @@ class ScenarioError(SimulationError):
 
 
 class SchemePreset(NamedTuple):
-    """What a user-facing scheme name means: the sender's controller and the bottleneck queue."""
+    """What a user-facing scheme name means: the sender's controller, the bottleneck queue and ECN."""
 
     cc: str
     """Congestion-control scheme name in the core (``flows[].scheme``)."""
     queue: str
     """Queue type on the data bottleneck (``hops[0].queue.type``)."""
+    ecn: bool = False
+    """ECN on by default: the flow sends ECT(0) (``flows[].ecn``) and a CoDel/PIE bottleneck marks
+    instead of dropping (``queue.ecn``). True for the ABE schemes, which react to ECN marks."""
 
 
-#: User-facing scheme names → (controller in the core, queue type on the data bottleneck).
-#: ABC needs the ABC router (the artifact's ``cellular`` queue); the others use drop-tail, as in
-#: the artifact's ``exp.sh``.
+#: User-facing scheme names → (controller in the core, queue type on the data bottleneck, ECN).
+#: ABC needs the ABC router (the artifact's ``cellular`` queue); ``cubic`` and ``newreno`` use
+#: drop-tail, as in the artifact's ``exp.sh``; ``X+codel`` / ``X+pie`` put that AQM (Linux
+#: defaults, dropping) in front of the link; the ABE schemes (RFC 8511) use ECN with CoDel
+#: (``+pie``: PIE), as in the ABE paper.
 SCHEMES: dict[str, SchemePreset] = {
     "abc": SchemePreset("abc", "abc"),
     "abc-cubic": SchemePreset("abc-cubic", "abc"),
     "cubic": SchemePreset("cubic", "droptail"),
     "newreno": SchemePreset("newreno", "droptail"),
+    "cubic+codel": SchemePreset("cubic", "codel"),
+    "cubic+pie": SchemePreset("cubic", "pie"),
+    "newreno+codel": SchemePreset("newreno", "codel"),
+    "newreno+pie": SchemePreset("newreno", "pie"),
+    "newreno-abe": SchemePreset("newreno-abe", "codel", ecn=True),
+    "cubic-abe": SchemePreset("cubic-abe", "codel", ecn=True),
+    "newreno-abe+pie": SchemePreset("newreno-abe", "pie", ecn=True),
+    "cubic-abe+pie": SchemePreset("cubic-abe", "pie", ecn=True),
 }
+
+#: Controllers that always send ECT(0) (the core's ``cc::needs_ecn``): ABE reacts to ECN marks.
+ECN_CONTROLLERS = frozenset({"newreno-abe", "cubic-abe"})
+#: Controllers that use ABC's accelerate/brake marks (ECN settings do not apply to them).
+ABC_CONTROLLERS = frozenset({"abc", "abc-cubic"})
+#: Queue types that can mark ECN-capable packets instead of dropping them (``queue.ecn``).
+AQM_QUEUES = ("codel", "pie")
 
 
 def _did_you_mean(word: str, known: Iterable[str]) -> str:
@@ -92,15 +119,23 @@ def _did_you_mean(word: str, known: Iterable[str]) -> str:
     return f" (did you mean '{match[0]}'?)" if match else ""
 
 
+def canonical_scheme(scheme: str) -> str:
+    """The :data:`SCHEMES` spelling of a scheme name: lower case, ``-`` for ``_``, no spaces."""
+    return "".join(str(scheme).split()).lower().replace("_", "-")
+
+
 def scheme_preset(scheme: str) -> SchemePreset:
-    """Look a user-facing scheme name up in :data:`SCHEMES` (case and ``_``/``-`` insensitive)."""
-    name = str(scheme).strip().lower().replace("_", "-")
+    """Look a user-facing scheme name up in :data:`SCHEMES` (case, space and ``_``/``-`` insensitive:
+    ``Cubic+CoDel``, ``cubic + codel`` and ``newreno_abe`` work)."""
+    name = canonical_scheme(scheme)
     try:
         return SCHEMES[name]
     except KeyError:
+        hint = _did_you_mean(name, SCHEMES)
+        if name.startswith("abe-") and name[4:] + "-abe" in SCHEMES:  # the ABE paper's "abe-cubic"
+            hint = f" (did you mean '{name[4:]}-abe'?)"
         raise ScenarioError(
-            f"unknown scheme '{scheme}'{_did_you_mean(name, SCHEMES)}; available: {', '.join(SCHEMES)}",
-            key="scheme",
+            f"unknown scheme '{scheme}'{hint}; available: {', '.join(SCHEMES)}", key="scheme"
         ) from None
 
 
@@ -222,17 +257,31 @@ def _parse_bool(text: Any) -> bool:
 
 @dataclass(frozen=True)
 class _SetKey:
-    """One ``--set`` key: where it lands in the scenario and how its value is parsed."""
+    """One ``--set`` key (or ``--queue`` parameter): where it lands and how its value is parsed."""
 
-    target: str  # "router" (every abc queue), "param" (flow params), "queue" (data queue), "flow", "link"
+    # "router" (every queue of type qtype), "param" (flow params), "queue" (data queue), "flow", "link"
+    target: str
     field: str  # JSON key
-    kind: str  # duration | float | int | bool | size | choice | rate
+    kind: str  # see _parse_value
     help: str
     choices: tuple[str, ...] = ()
     schemes: tuple[str, ...] = ()  # for target "param": controllers accepting it
+    qtype: str = "abc"  # for target "router": the queue type it configures
+    listed: bool = True  # shown in --help (the -abe copies of the sender keys are not)
 
 
 _ABC = ("abc", "abc-cubic")
+_CUBIC = ("cubic", "cubic-abe")
+_NEWRENO = ("newreno", "newreno-abe")
+
+
+def _codel(field: str, kind: str, help: str) -> _SetKey:
+    return _SetKey("router", field, kind, help, qtype="codel")
+
+
+def _pie(field: str, kind: str, help: str) -> _SetKey:
+    return _SetKey("router", field, kind, help, qtype="pie")
+
 
 #: Every ``--set`` key. Durations take units (bare numbers are ms), booleans take true/false.
 SET_KEYS: dict[str, _SetKey] = {
@@ -259,48 +308,73 @@ SET_KEYS: dict[str, _SetKey] = {
     "abc.pacing_gain": _SetKey(
         "param", "pacing_gain", "float", "pacing gain over w/RTT (0: off)", schemes=_ABC
     ),
-    # Cubic
+    # CoDel (every codel queue)
+    "codel.target": _codel("target_ms", "time+", "target sojourn time (default 5ms)"),
+    "codel.interval": _codel("interval_ms", "time+", "interval (default 100ms)"),
+    "codel.ecn": _codel("ecn", "bool", "mark ECT packets CE instead of dropping (default: the flow's ECN)"),
+    "codel.mtu": _codel("mtu", "count", "bytes below which CoDel never drops (default 1514)"),
+    # PIE (every pie queue)
+    "pie.qdelay_ref": _pie("qdelay_ref_ms", "time+", "target queueing delay (default 15ms)"),
+    "pie.t_update": _pie("t_update_ms", "time+", "probability update period (default 15ms)"),
+    "pie.max_burst": _pie("max_burst_ms", "time0", "burst allowance (default 150ms)"),
+    "pie.alpha": _pie("alpha", "real0", "α, 1/s (default 0.125)"),
+    "pie.beta": _pie("beta", "real0", "β, 1/s (default 1.25)"),
+    "pie.ecn": _pie("ecn", "bool", "mark ECT packets CE while p ≤ ecn_prob_max (default: the flow's ECN)"),
+    "pie.ecn_prob_max": _pie("ecn_prob_max", "prob", "largest p at which PIE marks (default 0.1)"),
+    "pie.derandomize": _pie("derandomize", "bool", "derandomised drops, RFC 8033 §5.4 (default false)"),
+    "pie.bytemode": _pie("bytemode", "bool", "scale p by packet size (default false)"),
+    "pie.dq_rate_estimator": _pie(
+        "dq_rate_estimator", "bool", "Linux's departure-rate delay estimator (default false)"
+    ),
+    # Cubic (also cubic-abe)
     "cubic.initial_window": _SetKey(
-        "param", "initial_window", "int", "initial window, segments", schemes=("cubic",)
+        "param", "initial_window", "int", "initial window, segments", schemes=_CUBIC
     ),
-    "cubic.beta": _SetKey(
-        "param", "beta", "float", "multiplicative decrease (default 0.7)", schemes=("cubic",)
+    "cubic.beta": _SetKey("param", "beta", "float", "multiplicative decrease (default 0.7)", schemes=_CUBIC),
+    "cubic.beta_ecn": _SetKey(
+        "param", "beta_ecn", "float", "decrease on ECN (default: as on loss; cubic-abe 0.85)", schemes=_CUBIC
     ),
-    "cubic.c": _SetKey("param", "c", "float", "cubic scaling constant (default 0.4)", schemes=("cubic",)),
+    "cubic.abe_slow_start": _SetKey(
+        "param", "abe_slow_start", "bool", "beta_ecn also when a mark ends slow start", schemes=_CUBIC
+    ),
+    "cubic.c": _SetKey("param", "c", "float", "cubic scaling constant (default 0.4)", schemes=_CUBIC),
     "cubic.fast_convergence": _SetKey(
-        "param", "fast_convergence", "bool", "fast convergence", schemes=("cubic",)
+        "param", "fast_convergence", "bool", "fast convergence", schemes=_CUBIC
     ),
     "cubic.tcp_friendliness": _SetKey(
-        "param", "tcp_friendliness", "bool", "Reno-friendly region", schemes=("cubic",)
+        "param", "tcp_friendliness", "bool", "Reno-friendly region", schemes=_CUBIC
     ),
-    "cubic.hystart": _SetKey("param", "hystart", "bool", "hybrid slow start", schemes=("cubic",)),
+    "cubic.hystart": _SetKey("param", "hystart", "bool", "hybrid slow start", schemes=_CUBIC),
     "cubic.hystart_detect": _SetKey(
-        "param", "hystart_detect", "int", "HyStart detectors bit set 0..3", schemes=("cubic",)
+        "param", "hystart_detect", "int", "HyStart detectors bit set 0..3", schemes=_CUBIC
     ),
     "cubic.hystart_low_window": _SetKey(
-        "param", "hystart_low_window", "int", "HyStart acts from this window on", schemes=("cubic",)
+        "param", "hystart_low_window", "int", "HyStart acts from this window on", schemes=_CUBIC
     ),
     "cubic.hystart_ack_delta": _SetKey(
         "param",
         "hystart_ack_delta_ms",
         "duration",
         "largest ACK spacing in a train (default 2ms)",
-        schemes=("cubic",),
+        schemes=_CUBIC,
     ),
-    # NewReno
+    # NewReno (also newreno-abe)
     "newreno.initial_window": _SetKey(
-        "param", "initial_window", "int", "initial window, segments", schemes=("newreno",)
+        "param", "initial_window", "int", "initial window, segments", schemes=_NEWRENO
     ),
-    "newreno.beta": _SetKey("param", "beta", "float", "decrease on loss (default 0.5)", schemes=("newreno",)),
+    "newreno.beta": _SetKey("param", "beta", "float", "decrease on loss (default 0.5)", schemes=_NEWRENO),
     "newreno.beta_ecn": _SetKey(
-        "param", "beta_ecn", "float", "decrease on ECN (default 0.5)", schemes=("newreno",)
+        "param", "beta_ecn", "float", "decrease on ECN (default 0.5; newreno-abe 0.8)", schemes=_NEWRENO
+    ),
+    "newreno.abe_slow_start": _SetKey(
+        "param", "abe_slow_start", "bool", "beta_ecn also when a mark ends slow start", schemes=_NEWRENO
     ),
     # Data queue and link
     "queue.packets": _SetKey("queue", "packets", "int", "data queue limit, packets"),
     "queue.bytes": _SetKey("queue", "bytes", "size", "data queue limit, bytes"),
     "link.once": _SetKey("link", "once", "bool", "play the data trace once (mm-link --once)"),
     # Flows
-    "flow.ecn": _SetKey("flow", "ecn", "bool", "ECN for non-ABC schemes"),
+    "flow.ecn": _SetKey("flow", "ecn", "bool", "ECN for non-ABC schemes (a codel/pie bottleneck then marks)"),
     "flow.delayed_ack": _SetKey("flow", "delayed_ack", "bool", "delayed ACKs (every 2nd segment / 40 ms)"),
     "flow.start": _SetKey("flow", "start_ms", "duration", "start time"),
     "flow.stop": _SetKey("flow", "stop_ms", "duration", "stop time (no new data after it)"),
@@ -308,21 +382,98 @@ SET_KEYS: dict[str, _SetKey] = {
     "flow.interval": _SetKey("flow", "interval_ms", "duration", "stagger: flow i starts i·interval later"),
 }
 
-#: Alternative spellings: the JSON field names and the artifact's ``qdelay_ref``.
+# newreno-abe.* and cubic-abe.*: the same sender keys, for the ABE flows only.
+for _base, _abe in (("newreno", "newreno-abe"), ("cubic", "cubic-abe")):
+    for _key, _spec in list(SET_KEYS.items()):
+        if _key.startswith(_base + "."):
+            SET_KEYS[_abe + _key[len(_base) :]] = replace(_spec, schemes=(_abe,), listed=False)
+del _base, _abe, _key, _spec
+
+#: Alternative spellings: the JSON field names, the artifact's ``qdelay_ref`` and Linux's names.
 _ALIASES = {
     "abc.delta_ms": "abc.delta",
     "abc.dt_ms": "abc.dt",
     "abc.qdelay_ref": "abc.dt",
     "abc.window_ms": "abc.window",
+    "codel.target_ms": "codel.target",
+    "codel.interval_ms": "codel.interval",
+    "pie.qdelay_ref_ms": "pie.qdelay_ref",
+    "pie.target": "pie.qdelay_ref",
+    "pie.t_update_ms": "pie.t_update",
+    "pie.tupdate": "pie.t_update",
+    "pie.max_burst_ms": "pie.max_burst",
     "cubic.hystart_ack_delta_ms": "cubic.hystart_ack_delta",
+    "cubic-abe.hystart_ack_delta_ms": "cubic-abe.hystart_ack_delta",
     "flow.start_ms": "flow.start",
     "flow.stop_ms": "flow.stop",
     "flow.extra_delay_ms": "flow.extra_delay",
     "flow.interval_ms": "flow.interval",
 }
 
+#: The core's name for a controller's parameters (``parameter cubic.beta: ...`` in its errors).
+_CORE_PARAM_PREFIX = {
+    "abc": "abc",
+    "abc-cubic": "abc",
+    "cubic": "cubic",
+    "cubic-abe": "cubic",
+    "newreno": "newreno",
+    "newreno-abe": "newreno",
+}
+
+_TIME_EXAMPLE = "like 50 or 50ms (bare numbers are ms)"
+#: What each strict kind accepts, for error messages.
+_EXPECTED = {
+    "time+": f"a positive time {_TIME_EXAMPLE}",
+    "time0": f"a time ≥ 0 {_TIME_EXAMPLE}",
+    "real0": "a number ≥ 0",
+    "real+": "a number > 0",
+    "prob": "a probability in [0, 1]",
+    "count": "a whole number ≥ 1",
+    "size": "a size in bytes like 150000, 150kB or 1MiB",
+    "bool": "true or false (also yes/no, on/off, 1/0)",
+}
+
+_EXPECTED_LOOSE = {
+    "duration": "a duration like 100ms, 0.1s or 100 (ms)",
+    "float": "a number",
+    "int": "a whole number",
+    "rate": "a rate like 12mbps",
+}
+
+
+def _strict(kind: str, raw: Any) -> Any:
+    """Parse a value of a strict kind (range-checked here, not only by the core)."""
+    expected = _EXPECTED[kind]
+    try:
+        if kind in ("time+", "time0"):
+            v = parse_duration(raw)
+        elif kind == "count":
+            v = _parse_int(raw)
+        else:
+            v = _parse_float(raw)
+    except ValueError as e:
+        if "unknown unit" in str(e):
+            raise ValueError(f"{str(e).partition(';')[0]}; expected {expected}") from None
+        raise ValueError(f"expected {expected}, got '{raw}'") from None
+    ok = {
+        "time+": v > 0,
+        "time0": v >= 0,
+        "real0": v >= 0,
+        "real+": v > 0,
+        "prob": 0 <= v <= 1,
+        "count": v >= 1,
+    }[kind]
+    if not ok:
+        raise ValueError(f"expected {expected}, got '{raw}'")
+    return v
+
 
 def _parse_value(k: _SetKey, raw: Any) -> Any:
+    if isinstance(raw, str) and not raw.strip():
+        expected = _EXPECTED.get(k.kind) or _EXPECTED_LOOSE.get(k.kind) or " or ".join(k.choices)
+        raise ValueError(f"missing value; expected {expected}")
+    if k.kind in ("time+", "time0", "real0", "real+", "prob", "count"):
+        return _strict(k.kind, raw)
     if k.kind == "duration":
         return parse_duration(raw)
     if k.kind == "float":
@@ -344,7 +495,8 @@ def _parse_value(k: _SetKey, raw: Any) -> Any:
 def _canonical_key(key: str) -> str:
     key = key.strip().lower()
     prefix, dot, field = key.partition(".")
-    if prefix.replace("_", "-") == "abc-cubic":
+    prefix = prefix.replace("_", "-")
+    if prefix == "abc-cubic":
         prefix = "abc"
     key = prefix + dot + field.replace("-", "_")
     return _ALIASES.get(key, key)
@@ -375,7 +527,7 @@ def _split_sets(sets: Iterable[str] | Mapping[str, Any] | None) -> list[tuple[st
 def _unknown_key_message(key: str) -> str:
     prefix = key.partition(".")[0]
     same_prefix = [k for k in SET_KEYS if k.startswith(prefix + ".")]
-    listing = same_prefix if same_prefix else sorted(SET_KEYS)
+    listing = same_prefix if same_prefix else sorted(k for k, v in SET_KEYS.items() if v.listed)
     return (
         f"unknown --set key '{key}'{_did_you_mean(key, [*SET_KEYS, *_ALIASES])}; "
         f"{'known ' + prefix + ' keys' if same_prefix else 'known keys'}: {', '.join(listing)}"
@@ -404,25 +556,35 @@ def _expand_flow_counts(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+#: Where a value in the scenario came from, for error messages: core key (``hops[0].queue.eta``,
+#: ``cubic.beta``) → (label such as ``--set abc.eta=5``, the key to report).
+_Locations = dict[str, tuple[str, str]]
+
+_QUEUE_NAMES = {"abc": "the ABC router", "codel": "CoDel", "pie": "PIE"}
+
+
 def apply_sets(
     scenario: Mapping[str, Any],
     sets: Iterable[str] | Mapping[str, Any] | None,
     *,
     strict: bool = True,
-    _locations: dict[str, str] | None = None,
+    _locations: _Locations | None = None,
 ) -> dict[str, Any]:
     """Return a copy of ``scenario`` with ``key=value`` overrides applied (see :data:`SET_KEYS`).
 
-    * ``abc.eta/delta/dt/window/token_limit/rate_source/delay_source`` set every ``abc`` queue;
+    * ``abc.eta/delta/dt/window/token_limit/rate_source/delay_source`` set every ``abc`` queue,
+      ``codel.*`` every ``codel`` queue, ``pie.*`` every ``pie`` queue;
     * ``abc.*``, ``cubic.*``, ``newreno.*`` sender keys set ``params`` of every flow whose
-      controller accepts them (booleans become 1.0/0.0);
+      controller accepts them (booleans become 1.0/0.0); ``cubic.*`` and ``newreno.*`` also reach
+      ``cubic-abe`` and ``newreno-abe`` flows, ``cubic-abe.*`` and ``newreno-abe.*`` only those;
     * ``queue.packets`` / ``queue.bytes`` set the data queue limit (the first hop on flow 0's data
       path with a finite queue); ``link.once`` plays that hop's trace once;
     * ``flow.*`` set fields of every flow; ``flow.interval`` staggers flow starts.
 
     Unknown keys or bad values raise :class:`ScenarioError` naming the key and the expected form.
     With ``strict`` a key that applies to nothing in the scenario (e.g. ``cubic.beta`` for an ABC
-    flow) is an error too; without it such keys are skipped.
+    flow) is an error too; without it such keys are skipped. Nothing else changes: unlike
+    :func:`build_scenario`, ``flow.ecn`` does not switch a CoDel/PIE queue to marking here.
     """
     sc: dict[str, Any] = copy.deepcopy(dict(scenario))
     hops: list[dict[str, Any]] = sc.get("hops") or []
@@ -437,23 +599,26 @@ def apply_sets(
         except ValueError as e:
             raise ScenarioError(f"--set {raw_key.strip()}={raw_value}: {e}", key=key) from None
         item = f"{raw_key.strip()}={raw_value}"
+        where = (f"--set {item}", raw_key.strip())
         applied = False
         if spec.target == "router":
             for i, h in enumerate(hops):
                 q = h.get("queue", {})
-                if q.get("type") == "abc":
+                if q.get("type") == spec.qtype:
                     q[spec.field] = value
                     applied = True
                     if _locations is not None:
-                        _locations[f"hops[{i}].queue.{spec.field}"] = item
-            why = "it sets the ABC router, but no hop has an abc queue"
+                        _locations[f"hops[{i}].queue.{spec.field}"] = where
+            name = _QUEUE_NAMES.get(spec.qtype, spec.qtype)
+            why = f"it sets {name}, but no hop has a{'n' * (spec.qtype[0] in 'aeiou')} {spec.qtype} queue"
         elif spec.target == "param":
             for f in flows:
                 if f.get("scheme") in spec.schemes:
                     f.setdefault("params", {})[spec.field] = float(value)
                     applied = True
             if _locations is not None:
-                _locations[key] = item
+                for scheme in spec.schemes:
+                    _locations[f"{_CORE_PARAM_PREFIX.get(scheme, scheme)}.{spec.field}"] = where
             used = sorted({str(f.get("scheme")) for f in flows})
             why = f"it applies to {' / '.join(spec.schemes)} flows, but the flows use {', '.join(used)}"
         elif spec.target in ("queue", "link"):
@@ -468,8 +633,8 @@ def apply_sets(
                         q[spec.field] = value
                         applied = True
                         if _locations is not None:
-                            _locations[f"hops[{i}].queue"] = item
-                            _locations[f"hops[{i}].queue.{spec.field}"] = item
+                            _locations[f"hops[{i}].queue"] = where
+                            _locations[f"hops[{i}].queue.{spec.field}"] = where
                 else:
                     link = hops[i].setdefault("link", {})
                     if link.get("type") == "trace":
@@ -486,12 +651,12 @@ def apply_sets(
                 for j, f in enumerate(flows):
                     f["start_ms"] = float(f.get("start_ms", 0.0)) + j * value
                     if _locations is not None:
-                        _locations[f"flows[{j}].start_ms"] = item
+                        _locations[f"flows[{j}].start_ms"] = where
             else:
                 for j, f in enumerate(flows):
                     f[spec.field] = value
                     if _locations is not None:
-                        _locations[f"flows[{j}].{spec.field}"] = item
+                        _locations[f"flows[{j}].{spec.field}"] = where
             applied = bool(flows)
             why = "the scenario has no flows"
         if not applied and strict:
@@ -499,46 +664,146 @@ def apply_sets(
     return sc
 
 
-def set_applies(key: str, scheme: str) -> bool:
+def set_applies(key: str, scheme: str, queue: str | None = None) -> bool:
     """Whether ``--set`` key ``key`` means anything for the preset ``scheme`` (unknown keys: True,
-    so that they are reported by :func:`apply_sets`)."""
+    so that they are reported by :func:`apply_sets`). ``queue`` is the data queue type when an
+    explicit ``--queue`` replaces the preset's."""
     spec = SET_KEYS.get(_canonical_key(key))
     if spec is None:
         return True
     preset = scheme_preset(scheme)
     if spec.target == "router":
-        return preset.queue == "abc"
+        return (queue or preset.queue) == spec.qtype
     if spec.target == "param":
         return preset.cc in spec.schemes
+    if spec.target == "queue":
+        return (queue or preset.queue) != "infinite"
     return True
 
 
 def sets_for_scheme(
-    sets: Iterable[str] | Mapping[str, Any] | None, scheme: str
+    sets: Iterable[str] | Mapping[str, Any] | None, scheme: str, queue: str | None = None
 ) -> tuple[list[tuple[str, Any]], list[str]]:
-    """Split overrides into those that apply to ``scheme`` and the keys that do not."""
+    """Split overrides into those that apply to ``scheme`` (with data queue type ``queue``, if an
+    explicit ``--queue`` replaces the preset's) and the keys that do not."""
     keep: list[tuple[str, Any]] = []
     skipped: list[str] = []
     for key, value in _split_sets(sets):
-        if set_applies(key, scheme):
+        if set_applies(key, scheme, queue):
             keep.append((key, value))
         else:
             skipped.append(key)
     return keep, skipped
 
 
-def _validate(scenario: Mapping[str, Any], locations: Mapping[str, str], context: str | None = None) -> None:
-    """Run the core's validation; name the ``--set`` item (or ``context``) behind a failure."""
+_UNKNOWN_FIELD_RE = re.compile(
+    r"unknown (field|variant) `([^`]*)`, expected (?:one of )?(.*?)(?: at line \d+ column \d+)?$"
+)
+
+
+_POSITION_RE = re.compile(r" at line \d+ column \d+$")
+
+
+def _objects_with_key(doc: Any, field: str, trail: tuple[Any, ...] = ()) -> Iterable[tuple[Any, ...]]:
+    """The key paths (``("hops", 0, "queue")``) of the objects in ``doc`` holding key ``field``."""
+    if isinstance(doc, Mapping):
+        if field in doc:
+            yield trail
+        for k, v in doc.items():
+            yield from _objects_with_key(v, field, (*trail, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _objects_with_key(v, field, (*trail, i))
+
+
+def _path_text(trail: Sequence[Any]) -> str:
+    out = ""
+    for k in trail:
+        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
+    return out or "(top level)"
+
+
+def _where_is_field(doc: Mapping[str, Any], field: str, error: str) -> str | None:
+    """The path (``hops[0].queue``) of the object serde rejected for holding ``field``: the only
+    object with that key, or the one whose removal of it changes the core's ``error``."""
+    trails = list(_objects_with_key(doc, field))
+    if len(trails) <= 1:
+        return _path_text(trails[0]) if trails else None
+    for trail in trails:
+        probe = copy.deepcopy(dict(doc))
+        obj: Any = probe
+        for k in trail:
+            obj = obj[k]
+        del obj[field]
+        try:
+            _core.validate(json.dumps(probe, allow_nan=False))
+        except (SimulationError, ValueError, TypeError) as e:
+            if _POSITION_RE.sub("", str(e)) == _POSITION_RE.sub("", error):
+                continue
+        return _path_text(trail)
+    return None
+
+
+def _where_is_value(doc: Any, value: str, path: str = "") -> str | None:
+    """The path of the first ``type`` field in ``doc`` whose value is ``value``."""
+    if isinstance(doc, Mapping):
+        if doc.get("type") == value:
+            return f"{path}.type" if path else "type"
+        for k, v in doc.items():
+            found = _where_is_value(v, value, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            found = _where_is_value(v, value, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _explain_schema_error(scenario: Mapping[str, Any], msg: str) -> str:
+    """Turn serde's ``unknown field `x`, expected one of ... at line 1 column N`` (positions in
+    our own serialisation, useless to the user) into ``hops[0].queue: unknown field 'x' (did you
+    mean 'y'?); expected one of ...``."""
+    m = _UNKNOWN_FIELD_RE.search(msg)
+    if not m:
+        return msg
+    what, name, expected = m.groups()
+    known = re.findall(r"`([^`]*)`", expected)
+    # Newer cores name the JSON path themselves ("hops[1].queue: unknown field ..."); older ones
+    # do not, and we find the object ourselves.
+    core_path = msg[: m.start()].strip().rstrip(":").strip() or None
+    if what == "field":
+        where = core_path or _where_is_field(scenario, name, f"scenario: {msg}")
+        label = f"unknown key '{name}'"
+    else:
+        where = core_path or _where_is_value(scenario, name)
+        label = f"unknown type '{name}'"
+    prefix = f"{where}: " if where else ""
+    listing = ", ".join(known) if known else expected
+    return f"{prefix}{label}{_did_you_mean(name, known)}; expected one of {listing}"
+
+
+def _validate(scenario: Mapping[str, Any], locations: _Locations, context: str | None = None) -> None:
+    """Run the core's validation; name the ``--set`` item / ``--queue`` parameter (or ``context``)
+    behind a failure."""
     try:
         _core.validate(json.dumps(scenario, allow_nan=False))
     except SimulationError as e:
         msg = str(e)
         m = re.match(r"parameter (\S+):", msg)
-        item = locations.get(m.group(1)) if m else None
-        if item is not None:
-            raise ScenarioError(f"--set {item}: {msg}", key=item.partition("=")[0]) from None
+        where = locations.get(m.group(1)) if m else None
+        if where is not None:
+            raise ScenarioError(f"{where[0]}: {msg}", key=where[1]) from None
+        if msg.startswith("scenario: "):
+            # serde's message; its "line 1 column N" is a position in our own serialisation.
+            detail = _explain_schema_error(scenario, msg[len("scenario: ") :])
+            detail = _POSITION_RE.sub("", detail)
+            msg = detail if context else f"scenario: {detail}"
         if context:
             raise ScenarioError(f"{context}: {msg}", key=m.group(1) if m else None) from None
+        if msg != str(e):
+            raise SimulationError(msg) from None
         raise
 
 
@@ -604,6 +869,173 @@ def link_spec(spec: str | float | os.PathLike[str], *, what: str = "trace") -> d
 
 
 # ---------------------------------------------------------------------------------------------
+# Queue specs (Mahimahi style: "codel target=50,interval=100,packets=250")
+
+
+def _qk(field: str, kind: str, help: str, choices: tuple[str, ...] = ()) -> _SetKey:
+    return _SetKey("queue", field, kind, help, choices)
+
+
+_LIMIT_KEYS = {
+    "packets": _qk("packets", "count", "limit in packets (default: --buffer)"),
+    "bytes": _qk("bytes", "size", "limit in bytes instead (≥ 1500)"),
+}
+
+#: Parameters of each ``--queue`` type: name → how it lands in the queue's JSON. Times are ms
+#: when bare (Mahimahi / ABC-artifact style) and accept units (``50ms``, ``0.05s``).
+QUEUE_KEYS: dict[str, dict[str, _SetKey]] = {
+    "droptail": dict(_LIMIT_KEYS),
+    "infinite": {},
+    "codel": {
+        **_LIMIT_KEYS,
+        "target": _qk("target_ms", "time+", "target sojourn time (default 5ms)"),
+        "interval": _qk("interval_ms", "time+", "interval (default 100ms)"),
+        "mtu": _qk("mtu", "count", "bytes below which CoDel never drops (default 1514)"),
+        "ecn": _qk("ecn", "bool", "mark ECT packets instead of dropping (default: the flow's ECN)"),
+    },
+    "pie": {
+        **_LIMIT_KEYS,
+        "qdelay_ref": _qk("qdelay_ref_ms", "time+", "target queueing delay (default 15ms)"),
+        "t_update": _qk("t_update_ms", "time+", "update period (default 15ms)"),
+        "max_burst": _qk("max_burst_ms", "time0", "burst allowance (default 150ms)"),
+        "alpha": _qk("alpha", "real0", "α, 1/s (default 0.125)"),
+        "beta": _qk("beta", "real0", "β, 1/s (default 1.25)"),
+        "ecn": _qk("ecn", "bool", "mark ECT packets while p ≤ ecn_prob_max (default: the flow's ECN)"),
+        "ecn_prob_max": _qk("ecn_prob_max", "prob", "largest p at which PIE marks (default 0.1)"),
+        "derandomize": _qk("derandomize", "bool", "derandomised drops (default false)"),
+        "bytemode": _qk("bytemode", "bool", "scale p by packet size (default false)"),
+        "dq_rate_estimator": _qk("dq_rate_estimator", "bool", "departure-rate estimator (default false)"),
+    },
+    "abc": {
+        **_LIMIT_KEYS,
+        "eta": _qk("eta", "real+", "η, target utilisation (default 0.98)"),
+        "delta": _qk("delta_ms", "time+", "δ, time to drain excess queue (default 133ms)"),
+        "qdelay_ref": _qk("dt_ms", "time0", "d_t, queueing-delay threshold (default 50ms)"),
+        "window": _qk("window_ms", "time+", "T, rate-measurement window (default 20ms)"),
+        "token_limit": _qk("token_limit", "real0", "token bucket limit (default 5)"),
+        "rate_source": _qk("rate_source", "choice", "dequeue or enqueue", ("dequeue", "enqueue")),
+        "delay_source": _qk("delay_source", "choice", "qlen or sojourn", ("qlen", "sojourn")),
+    },
+}
+
+#: Other spellings of queue parameters: the JSON names and Linux tc's names.
+_QUEUE_KEY_ALIASES: dict[str, dict[str, str]] = {
+    "droptail": {"limit": "packets"},
+    "infinite": {},
+    "codel": {"limit": "packets", "target_ms": "target", "interval_ms": "interval"},
+    "pie": {
+        "limit": "packets",
+        "qdelay_ref_ms": "qdelay_ref",
+        "target": "qdelay_ref",
+        "t_update_ms": "t_update",
+        "tupdate": "t_update",
+        "max_burst_ms": "max_burst",
+    },
+    "abc": {
+        "limit": "packets",
+        "dt": "qdelay_ref",
+        "dt_ms": "qdelay_ref",
+        "delta_ms": "delta",
+        "window_ms": "window",
+    },
+}
+
+#: Other names of queue types: Mahimahi's ``cellular`` (the ABC artifact's router) and spellings.
+_QUEUE_TYPE_ALIASES = {"drop-tail": "droptail", "fifo": "droptail", "inf": "infinite", "cellular": "abc"}
+
+_QUEUE_EXAMPLE = '"codel target=5ms,interval=100ms,packets=1000"'
+
+
+def parse_queue_spec(spec: str, *, option: str = "--queue") -> dict[str, Any]:
+    """Parse a Mahimahi-style queue description into the core's queue JSON.
+
+    ``"TYPE [key=value[,key=value...]]"`` (commas or spaces between parameters), TYPE one of
+    ``droptail``, ``infinite``, ``codel``, ``pie``, ``abc`` (also Mahimahi's ``cellular``). Times
+    are ms unless they carry a unit, as in Mahimahi and the ABC artifact::
+
+        >>> parse_queue_spec("codel target=50,interval=100,packets=250")
+        {'type': 'codel', 'target_ms': 50.0, 'interval_ms': 100.0, 'packets': 250}
+        >>> parse_queue_spec("abc delta=133,qdelay_ref=50")
+        {'type': 'abc', 'delta_ms': 133.0, 'dt_ms': 50.0}
+
+    :data:`QUEUE_KEYS` lists the parameters of each type. A bare boolean key (``ecn``) means
+    ``ecn=true``. Raises :class:`ScenarioError` naming the type or key and the expected form.
+    """
+    return _parse_queue_spec(spec, option=option)[0]
+
+
+def _parse_queue_spec(spec: str, *, option: str = "--queue") -> tuple[dict[str, Any], _Locations]:
+    text = str(spec).strip()
+    m = re.match(r"^([A-Za-z][\w-]*)(?:\s*[\s,:]\s*(.*))?$", text, re.S)
+    types = ", ".join(QUEUE_KEYS)
+    if not m:
+        raise ScenarioError(
+            f"{option} '{spec}': expected TYPE [key=value,...], e.g. {_QUEUE_EXAMPLE}; types: {types}",
+            key="queue",
+        )
+    raw_type, rest = m.group(1), m.group(2) or ""
+    qtype = raw_type.lower().replace("_", "-")
+    qtype = _QUEUE_TYPE_ALIASES.get(qtype, qtype)
+    if qtype not in QUEUE_KEYS:
+        raise ScenarioError(
+            f"{option} {raw_type}: unknown queue type '{raw_type}'"
+            f"{_did_you_mean(qtype, [*QUEUE_KEYS, *_QUEUE_TYPE_ALIASES])}; available: {types}",
+            key="queue",
+        )
+    label = f"{option} {qtype}"
+    keys, aliases = QUEUE_KEYS[qtype], _QUEUE_KEY_ALIASES[qtype]
+    queue: dict[str, Any] = {"type": qtype}
+    locations: _Locations = {}
+    given: dict[str, str] = {}
+    for item in (x for x in re.split(r"[,;\s]+", re.sub(r"\s*=\s*", "=", rest)) if x):
+        raw_key, eq, raw_value = item.partition("=")
+        name = raw_key.strip().lower().replace("-", "_")
+        name = aliases.get(name, name)
+        if not keys:
+            raise ScenarioError(f"{label}: takes no parameters (got '{item}')", key=raw_key)
+        k = keys.get(name)
+        if k is None:
+            raise ScenarioError(
+                f"{label}: key '{raw_key}' unknown{_did_you_mean(name, [*keys, *aliases])}; "
+                f"{qtype} keys: {', '.join(keys)}",
+                key=raw_key,
+            )
+        if not eq:
+            if k.kind != "bool":
+                expected = _EXPECTED.get(k.kind) or " or ".join(k.choices)
+                raise ScenarioError(
+                    f"{label}: {raw_key}: missing value ({raw_key}=...); expected {expected}", key=raw_key
+                )
+            raw_value = "true"
+        if name in given:
+            raise ScenarioError(f"{label}: key '{name}' given twice ({given[name]}, {item})", key=raw_key)
+        try:
+            value = _parse_value(k, raw_value)
+        except ValueError as e:
+            raise ScenarioError(f"{label}: {raw_key}={raw_value}: {e}", key=raw_key) from None
+        given[name] = item
+        queue[k.field] = value
+        locations[k.field] = (f"{label}: {item}", raw_key)
+    if "packets" in queue and "bytes" in queue:
+        raise ScenarioError(f"{label}: give packets or bytes, not both", key="bytes")
+    return queue, locations
+
+
+def _queue_arg(queue: str | Mapping[str, Any]) -> tuple[dict[str, Any], _Locations]:
+    """The data queue from build_scenario's ``queue`` argument (a spec string or a JSON object)."""
+    if isinstance(queue, Mapping):
+        q = copy.deepcopy(dict(queue))
+        if not isinstance(q.get("type"), str):
+            raise ScenarioError(f"queue {q}: expected a 'type' ({', '.join(QUEUE_KEYS)})", key="queue")
+        return q, {f: (f"queue {f}={v!r}", f) for f, v in q.items() if f != "type"}
+    if not isinstance(queue, str):
+        raise ScenarioError(
+            f"queue: expected a queue description like {_QUEUE_EXAMPLE}, got {queue!r}", key="queue"
+        )
+    return _parse_queue_spec(queue)
+
+
+# ---------------------------------------------------------------------------------------------
 # Scenarios
 
 
@@ -634,11 +1066,15 @@ def build_scenario(
     sample_ms: float | str = 100.0,
     *,
     strict: bool = True,
+    queue: str | Mapping[str, Any] | None = None,
+    ecn: bool | None = None,
 ) -> dict[str, Any]:
     """Build the scenario of the ABC artifact's experiments (``exp.sh``) for one scheme.
 
     Args:
-        scheme: a key of :data:`SCHEMES` (``abc``, ``abc-cubic``, ``cubic``, ``newreno``).
+        scheme: a key of :data:`SCHEMES` (``abc``, ``abc-cubic``, ``cubic``, ``newreno``,
+            ``cubic+codel``, ``cubic+pie``, ``newreno+codel``, ``newreno+pie``, ``newreno-abe``,
+            ``cubic-abe``, ...): the controller, the bottleneck queue and whether ECN is on.
         trace: data-direction link: a Mahimahi trace file (``.up``, ``.down``, ``.mahi``...), or a
             constant rate (``"const:24"``, ``"24mbps"`` or a number, Mbit/s). Relative paths are
             looked up in the current directory, then in the repository (see :func:`resolve_trace`).
@@ -646,7 +1082,8 @@ def build_scenario(
         ack_mbps: ACK link rate in Mbit/s when there is no ``ack_trace`` (artifact: ``bw12.mahi``).
         delay_ms: one-way propagation delay in ms, applied in each direction like ``mm-delay``
             (minimum RTT = 2·delay_ms).
-        buffer_packets: data queue limit in packets (``queue.bytes`` in ``sets`` switches to bytes).
+        buffer_packets: data queue limit in packets, for every queue type (``queue.bytes`` in
+            ``sets`` switches to bytes; a ``queue`` with ``packets``/``bytes`` has its own).
         duration_s: simulated time in seconds.
         flows: number of identical bulk flows sharing the link.
         seed: master random seed.
@@ -655,6 +1092,16 @@ def build_scenario(
         record_packets: keep per-packet records (``packets``/``hop_packets`` tables).
         sample_ms: time-series bin width in ms.
         strict: reject ``sets`` keys that do not apply to this scheme.
+        queue: replace the preset's data queue: a Mahimahi-style description such as
+            ``"codel target=50,interval=100,packets=250"`` (see :func:`parse_queue_spec`) or a
+            queue object in the core's JSON schema.
+        ecn: ECN on (``True``) or off (``False``) for the flows; ``None``: the preset's (on for
+            the ABE schemes, which cannot turn it off). Same as ``flow.ecn`` in ``sets``.
+
+    ECN and the AQMs: when the flows use ECN (``ecn=True``, ``flow.ecn=true`` or an ABE scheme), a
+    ``codel`` or ``pie`` data queue gets ``ecn: true`` (it marks instead of dropping), otherwise
+    ``ecn: false`` — unless the queue's ``ecn`` was given explicitly (``queue``, ``codel.ecn``,
+    ``pie.ecn``).
 
     Returns:
         The scenario as a dict, already checked by the core (``_core.validate``).
@@ -676,10 +1123,24 @@ def build_scenario(
         ack_link = {"type": "constant", "mbps": ack_rate}
     else:
         ack_link = link_spec(ack_trace, what="ack_trace")
-    data_queue: dict[str, Any] = {"type": preset.queue, "packets": buf}
+    locations: _Locations = {}
+    if queue is None:
+        data_queue: dict[str, Any] = {"type": preset.queue}
+    else:
+        data_queue, queue_locations = _queue_arg(queue)
+        locations.update({f"hops[0].queue.{f}": where for f, where in queue_locations.items()})
+    explicit_queue_ecn = "ecn" in data_queue
+    if data_queue["type"] != "infinite" and "packets" not in data_queue and "bytes" not in data_queue:
+        data_queue["packets"] = buf
     flow: dict[str, Any] = {"scheme": preset.cc, "params": {}, "fwd": [0], "rev": [1]}
     if n_flows > 1:
         flow["count"] = n_flows
+    if ecn is not None and not isinstance(ecn, bool):
+        raise ScenarioError(f"ecn: expected True, False or None, got {ecn!r}", key="ecn")
+    if ecn is False and preset.cc in ECN_CONTROLLERS:
+        raise ScenarioError(_abe_needs_ecn(preset.cc, "ecn=False"), key="ecn")
+    if preset.ecn if ecn is None else ecn:
+        flow["ecn"] = True
     scenario: dict[str, Any] = {
         "duration_ms": dur_ms,
         "seed": seed_v,
@@ -691,10 +1152,25 @@ def build_scenario(
         ],
         "flows": [flow],
     }
-    locations: dict[str, str] = {}
     scenario = apply_sets(scenario, sets, strict=strict, _locations=locations)
+    flows_out = scenario["flows"]
+    for j, f in enumerate(flows_out):
+        if preset.cc in ECN_CONTROLLERS and f.get("ecn") is False:
+            item = locations.get(f"flows[{j}].ecn", ("flow.ecn=false", "flow.ecn"))
+            raise ScenarioError(_abe_needs_ecn(preset.cc, item[0]), key=item[1])
+    q = scenario["hops"][0]["queue"]
+    if q.get("type") in AQM_QUEUES and not explicit_queue_ecn and "hops[0].queue.ecn" not in locations:
+        q["ecn"] = preset.cc in ECN_CONTROLLERS or any(bool(f.get("ecn")) for f in flows_out)
     _validate(scenario, locations)
     return scenario
+
+
+def _abe_needs_ecn(cc: str, what: str) -> str:
+    plain = cc.removesuffix("-abe")
+    return (
+        f"{what}: {cc} always uses ECN (ABE answers ECN marks with beta_ecn); "
+        f"use {plain} or {plain}+codel for a flow without ECN"
+    )
 
 
 def _parse_toml(text: str) -> dict[str, Any]:
@@ -758,7 +1234,7 @@ def load_scenario_file(
                 link["path"] = str(p.parent / tp)
     _validate(data, {}, context=f"scenario file {p}")
     if sets:
-        locations: dict[str, str] = {}
+        locations: _Locations = {}
         data = apply_sets(data, sets, _locations=locations)
         _validate(data, locations, context=f"scenario file {p}")
     return data

@@ -1,0 +1,64 @@
+"""Run many simulations, in a process pool when asked, with a tqdm progress bar on stderr."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from accelbrake._core import SimulationError
+
+#: A worker: ``worker(key, scenario_json) -> (key, result, None)`` or ``(key, None, error text)``.
+Worker = Callable[[Any, str], tuple[Any, Any, str | None]]
+
+
+def run_tasks(
+    tasks: Sequence[tuple[Any, str]],
+    worker: Worker,
+    *,
+    jobs: int,
+    progress: bool,
+    describe: Callable[[Any], str] = str,
+    desc: str = "simulating",
+) -> dict[Any, Any]:
+    """Run ``(key, scenario_json)`` tasks through ``worker``; return ``{key: result}``.
+
+    With ``jobs > 1`` the tasks run in a :class:`concurrent.futures.ProcessPoolExecutor` (forkserver
+    where available, else spawn), so ``worker`` must be a picklable module-level function (or a
+    :func:`functools.partial` of one). The first failure cancels the rest and raises
+    :class:`SimulationError` ``"<describe(key)>: <error>"``.
+    """
+    from tqdm import tqdm
+
+    results: dict[Any, Any] = {}
+    bar = tqdm(total=len(tasks), desc=desc, unit="run", file=sys.stderr, disable=not progress)
+    try:
+        if jobs <= 1 or len(tasks) <= 1:
+            for key, js in tasks:
+                k, result, err = worker(key, js)
+                if err is not None:
+                    raise SimulationError(f"{describe(k)}: {err}")
+                results[k] = result
+                bar.update()
+            return results
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        methods = mp.get_all_start_methods()
+        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+        with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
+            futures = [pool.submit(worker, key, js) for key, js in tasks]
+            try:
+                for fut in cf.as_completed(futures):
+                    k, result, err = fut.result()
+                    if err is not None:
+                        raise SimulationError(f"{describe(k)}: {err}")
+                    results[k] = result
+                    bar.update()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+        return results
+    finally:
+        bar.close()
