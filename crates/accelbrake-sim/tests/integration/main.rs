@@ -3,6 +3,7 @@
 
 mod abe;
 mod common;
+mod delay;
 mod determinism;
 mod paper;
 mod transport;

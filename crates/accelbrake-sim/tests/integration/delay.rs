@@ -1,0 +1,83 @@
+//! End-to-end delay-aware schemes (issue 4): C2TCP, PropRate, BBR, Copa against the papers' claims.
+
+use crate::common::*;
+use serde_json::{json, Value};
+
+/// The C2TCP paper's setup on a trace: min RTT 20 ms (10 ms each way), 150 KB drop-tail buffer,
+/// ACKs over an uncongested 100 Mbit/s link.
+fn c2tcp_setup(scheme: &str, params: Value, trace_name: &str, buffer_bytes: u64, secs: f64) -> accelbrake_sim::Summary {
+    let v = json!({
+        "duration_ms": secs * 1000.0, "seed": 1, "record_packets": false,
+        "hops": [
+            {"link": {"type": "trace", "path": trace(trace_name)}, "queue": {"type": "droptail", "bytes": buffer_bytes}, "delay_ms": 10},
+            {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 10}
+        ],
+        "flows": [{"scheme": scheme, "fwd": [0], "rev": [1], "params": params}]
+    });
+    run(&v).summary
+}
+
+#[test]
+fn c2tcp_average_delay_follows_its_target() {
+    // Paper Fig. 18: average delay follows Target (25–75 ms). Per-packet delay = RTT + queueing.
+    let mut last = 0.0;
+    for target in [25.0, 50.0, 100.0] {
+        let s = c2tcp_setup(
+            "c2tcp",
+            json!({"target_ms": target}),
+            "Verizon-LTE-short.up",
+            150_000,
+            140.0,
+        );
+        let d = s.per_packet_delay_ms.mean;
+        println!(
+            "C2TCP target {target} ms → mean per-packet delay {d:.1} ms, throughput {:.2} Mbit/s",
+            s.throughput_mbps
+        );
+        assert!(d > last, "delay should grow with Target");
+        assert!(d < 1.6 * target, "target {target}: mean delay {d}");
+        last = d;
+    }
+}
+
+#[test]
+fn c2tcp_delay_does_not_grow_with_the_buffer() {
+    // Paper Fig. 19: buffers from 75 KB to 1.5 MB; C2TCP's delay stays put while Cubic's grows.
+    let c_small = c2tcp_setup("c2tcp", json!({}), "Verizon-LTE-short.up", 75_000, 140.0);
+    let c_big = c2tcp_setup("c2tcp", json!({}), "Verizon-LTE-short.up", 1_500_000, 140.0);
+    let k_small = c2tcp_setup("cubic", json!({}), "Verizon-LTE-short.up", 75_000, 140.0);
+    let k_big = c2tcp_setup("cubic", json!({}), "Verizon-LTE-short.up", 1_500_000, 140.0);
+    let (a, b) = (c_small.per_packet_delay_ms.mean, c_big.per_packet_delay_ms.mean);
+    let (x, y) = (k_small.per_packet_delay_ms.mean, k_big.per_packet_delay_ms.mean);
+    println!("C2TCP mean delay {a:.1} → {b:.1} ms; Cubic {x:.1} → {y:.1} ms");
+    assert!((b / a - 1.0).abs() <= 0.25, "C2TCP {a} → {b}");
+    assert!(y >= 3.0 * x, "Cubic {x} → {y}");
+}
+
+#[test]
+#[ignore = "known deviation (issue 4 open): following the JSAC kernel patch, C2TCP's good-condition \
+            bonus (setpoint/RTT per ACK, α tuned up to 10 while delay < Target) takes 3.4× Cubic's \
+            throughput here; the paper reports a fair share"]
+fn c2tcp_shares_fairly_with_cubic_and_bbr_does_not() {
+    // Paper Fig. 16: 24 Mbit/s, 20 ms RTT, 40-packet buffer; Cubic starts, the second flow joins
+    // at 30 s. Shares over the last 60 s of a 120 s run.
+    let share = |second: &str| {
+        let v = json!({
+            "duration_ms": 120000, "seed": 1, "record_packets": false, "sample_ms": 500,
+            "hops": [
+                {"link": {"type": "constant", "mbps": 24}, "queue": {"type": "droptail", "packets": 40}, "delay_ms": 10},
+                {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 10}
+            ],
+            "flows": [
+                {"scheme": "cubic", "fwd": [0], "rev": [1]},
+                {"scheme": second, "fwd": [0], "rev": [1], "start_ms": 30000}
+            ]
+        });
+        let r = run(&v);
+        let rates = flow_rates(&r, 2, 60.0, 120.0);
+        rates[1] / rates[0]
+    };
+    let c2 = share("c2tcp");
+    println!("second flow / Cubic throughput: C2TCP {c2:.2}");
+    assert!((0.6..=1.4).contains(&c2), "C2TCP share {c2}");
+}
