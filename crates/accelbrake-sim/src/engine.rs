@@ -151,8 +151,10 @@ fn rekey(e: Error, key: &str) -> Error {
     }
 }
 
-/// Random stream ids: flows use `1 + flow`, queues `QUEUE_STREAMS + hop`.
+/// Random stream ids: flows' host jitter uses `1 + flow`, queues `QUEUE_STREAMS + hop`,
+/// congestion controllers `CC_STREAMS + flow`.
 const QUEUE_STREAMS: u64 = 1 << 32;
+const CC_STREAMS: u64 = 2 << 32;
 
 fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box<dyn Queue>> {
     Ok(match spec {
@@ -203,7 +205,8 @@ impl Simulation {
             for _ in 0..spec.count {
                 let id = flows.len() as u32;
                 let start = Time(Dur::from_millis_f64(spec.start_ms).0);
-                let controller = cc::build(&spec.scheme, &scenario::params(spec), start)?;
+                let cc_rng = Rng::stream(scenario.seed, CC_STREAMS + id as u64);
+                let controller = cc::build(&spec.scheme, &scenario::params(spec), start, cc_rng)?;
                 let abc = cc::is_abc(&spec.scheme);
                 let ecn = if abc {
                     Ecn::ACCELERATE

@@ -413,7 +413,12 @@ impl Scenario {
                     ),
                 });
             }
-            cc::build(&f.scheme, &f.params, crate::time::Time::ZERO)?;
+            cc::build(
+                &f.scheme,
+                &f.params,
+                crate::time::Time::ZERO,
+                crate::rng::Rng::stream(0, 0),
+            )?;
             for (name, path) in [("fwd", &f.fwd), ("rev", &f.rev)] {
                 if path.len() > 255 {
                     return Err(Error::Param {

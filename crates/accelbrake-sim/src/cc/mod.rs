@@ -17,6 +17,8 @@
 //! | `newreno-abe` | `newreno.rs` | ABE (RFC 8511): ECN echo → β_ecn = 0.8; ECN on |
 //! | `cubic-abe` | `cubic.rs` | ABE: ECN echo → β_ecn = 0.85; ECN on |
 //! | `c2tcp` | `c2tcp.rs` | C2TCP on Cubic (JSAC kernel patch + user-space tuner) |
+//! | `proprate`, `proprate-l/m/h` | `proprate.rs` | PropRate (target buffer delay 40 ms; presets 20/40/80) |
+//! | `bbr` | `bbr.rs` | BBR v1 (Linux tcp_bbr, without the long-term policer model) |
 //! | `westwood` | `westwood.rs` | Linux tcp_westwood (Westwood+) |
 //! | `ledbat` | `ledbat.rs` | RFC 6817, target 100 ms |
 
@@ -26,10 +28,12 @@ use crate::time::{Dur, Time};
 use std::collections::BTreeMap;
 
 pub mod abc;
+pub mod bbr;
 pub mod c2tcp;
 pub mod cubic;
 pub mod ledbat;
 pub mod newreno;
+pub mod proprate;
 pub mod westwood;
 
 /// A delivery-rate sample (Linux `tcp_rate.c`, as BBR uses it): segments delivered between the
@@ -197,6 +201,11 @@ pub const SCHEMES: &[&str] = &[
     "westwood",
     "ledbat",
     "c2tcp",
+    "bbr",
+    "proprate",
+    "proprate-l",
+    "proprate-m",
+    "proprate-h",
 ];
 
 /// Whether a scheme needs ECN at the endpoints (ECT(0) on data, RFC 3168 receiver).
@@ -210,7 +219,8 @@ pub fn is_abc(scheme: &str) -> bool {
 }
 
 /// Build a controller by scheme name with parameter overrides (see each scheme's `*Config`).
-pub fn build(scheme: &str, params: &Params, now: Time) -> Result<Box<dyn CongestionControl>> {
+/// `rng` is the flow's own random stream, for controllers that draw random numbers (BBR).
+pub fn build(scheme: &str, params: &Params, now: Time, rng: crate::rng::Rng) -> Result<Box<dyn CongestionControl>> {
     let mut p = params.clone();
     let cc: Box<dyn CongestionControl> = match scheme {
         "newreno" | "newreno-abe" => {
@@ -244,6 +254,21 @@ pub fn build(scheme: &str, params: &Params, now: Time) -> Result<Box<dyn Congest
             let cfg = c2tcp::C2tcpConfig::from_params(&mut p)?;
             reject_unknown(scheme, &p, c2tcp::C2tcpConfig::KEYS)?;
             Box::new(c2tcp::C2tcp::new(cfg, now))
+        }
+        "proprate" | "proprate-l" | "proprate-m" | "proprate-h" => {
+            if scheme != "proprate" {
+                if let Some(preset) = proprate::PropRateConfig::preset(scheme) {
+                    p.entry("target_ms".into()).or_insert(preset.target_ms);
+                }
+            }
+            let cfg = proprate::PropRateConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, proprate::PropRateConfig::KEYS)?;
+            Box::new(proprate::PropRate::new(cfg, now))
+        }
+        "bbr" => {
+            let cfg = bbr::BbrConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, bbr::BbrConfig::KEYS)?;
+            Box::new(bbr::Bbr::new(cfg, now, rng))
         }
         "westwood" => {
             let cfg = westwood::WestwoodConfig::from_params(&mut p)?;

@@ -1,0 +1,1225 @@
+//! BBR v1, ported from Linux `net/ipv4/tcp_bbr.c` (v6.x) with the windowed max filter of
+//! `lib/win_minmax.c`. Scheme name `bbr`.
+//!
+//! Model: `bw` = windowed max of delivery-rate samples over 10 round trips; `min_rtt` = min RTT
+//! over 10 s. Modes STARTUP (gain 2/ln 2 until the bandwidth stops growing 25 % per round for
+//! 3 rounds) → DRAIN (pace at 1/2.89 until in-flight ≤ BDP) → PROBE_BW (pacing-gain cycle
+//! [5/4, 3/4, 1 ×6], cwnd gain 2); PROBE_RTT (cwnd 4 for ≥ 200 ms and a round) when `min_rtt`
+//! has not been refreshed for 10 s. Pacing rate = gain · bw · (1 − 1 %); cwnd target =
+//! gain · BDP + 3 · quantum, rounded up to even (+2 in the 5/4 phase).
+//! Losses only cost cwnd (`cwnd −= lost`, packet conservation in the first round of recovery,
+//! the pre-recovery cwnd restored on exit).
+//!
+//! Transport mapping: `AckInfo::rate` is Linux's `rate_sample` (`None` = invalid sample,
+//! `delivered < 0`), `AckInfo::acked`/`lost`/`rtt`/`delivered`/`in_flight` are `acked_sacked`,
+//! `losses`, `rtt_us`, `tp->delivered` and `tcp_packets_in_flight` after the ACK. Linux's
+//! `icsk_ca_state` is tracked from the hooks: `on_congestion_event(Loss)` = `TCP_CA_Recovery`,
+//! `on_rto` = `TCP_CA_Loss`, `on_recovery_exit`/`on_spurious_rto` = back to `TCP_CA_Open`.
+//!
+//! Deviations from Linux:
+//! - Omitted: the long-term bandwidth (policer) model (`bbr_lt_bw_sampling`, `lt_use_bw`) and
+//!   the ACK-aggregation cwnd allowance (`bbr_update_ack_aggregation`, Linux ≥ 5.1).
+//! - [`CongestionControl::pacing_rate`] is in wire bytes/s (`× MTU / MSS`), because the transport
+//!   spaces whole packets; Linux's EDT pacing spaces payload bytes at `sk_pacing_rate`.
+//! - Bandwidth is an `f64` in bytes/s taken from `RateSample::delivery_rate`, gains are `f64`
+//!   (with Linux's fixed-point values, e.g. 739/256); the BDP is rounded up as in `bbr_bdp`, with
+//!   a 1e-6 segment tolerance for float noise. cwnd is a whole number of segments.
+//! - Quantum: `tso_segs` (default 1, i.e. an allowance of 3 segments) replaces
+//!   `bbr_tso_segs_goal`; `tso_segs = 0` selects Linux's autosizing from the pacing rate.
+//! - No EDT: `bbr_packets_in_net_at_edt` assumes the next departure is now (no pacing backlog).
+//! - `rs->prior_in_flight` (in flight before the ACK) is `in_flight + acked + lost`.
+//! - `rs->is_ack_delayed` is unknown, taken as false (an expired min_rtt takes any sample).
+//! - PROBE_RTT sets `tp->app_limited` in Linux; here the controller marks the samples itself:
+//!   a sample whose `prior_delivered` lies in `[delivered at PROBE_RTT entry, delivered +
+//!   in_flight at the last PROBE_RTT ACK]` is treated as app-limited.
+//! - Idle restart (`CA_EVENT_TX_START` with `tp->app_limited`) is detected as `on_sent` with
+//!   `in_flight == 1` outside loss recovery (the pipe was empty, so the application had no data).
+//! - `icsk_retransmits` (repeated RTO without progress keeps the saved cwnd) is approximated by
+//!   "no ACK delivered data since the last RTO". ECN is ignored apart from saving cwnd (Linux's
+//!   `ssthresh` hook on `TCP_CA_CWR`); the CWR state itself is not tracked.
+//! - The PROBE_BW start phase is drawn from the `Rng` passed to [`Bbr::new`] (Linux:
+//!   `get_random_u32_below`).
+
+use super::newreno::{ParamReader, INITIAL_WINDOW, MAX_INITIAL_WINDOW};
+use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params, RateSample};
+use crate::error::Result;
+use crate::packet::{MSS, MTU};
+use crate::rng::Rng;
+use crate::time::{Dur, Time};
+
+/// Fixed-point unit of gains (tcp_bbr.c `BBR_UNIT = 1 << BBR_SCALE`, `BBR_SCALE = 8`).
+const BBR_UNIT: f64 = 256.0;
+/// STARTUP pacing and cwnd gain ≈ 2/ln 2 (tcp_bbr.c `bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1`).
+pub const HIGH_GAIN: f64 = 739.0 / BBR_UNIT;
+/// DRAIN pacing gain (tcp_bbr.c `bbr_drain_gain = BBR_UNIT * 1000 / 2885`).
+pub const DRAIN_GAIN: f64 = 88.0 / BBR_UNIT;
+/// PROBE_BW cwnd gain (tcp_bbr.c `bbr_cwnd_gain = BBR_UNIT * 2`).
+pub const CWND_GAIN: f64 = 2.0;
+/// Phases of the PROBE_BW gain cycle (tcp_bbr.c `CYCLE_LEN`).
+pub const CYCLE_LEN: usize = 8;
+/// PROBE_BW pacing gains (tcp_bbr.c `bbr_pacing_gain[]`).
+pub const PACING_GAIN_CYCLE: [f64; CYCLE_LEN] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// The start phase is drawn among this many phases (tcp_bbr.c `bbr_cycle_rand = 7`).
+const CYCLE_RAND: u64 = 7;
+/// bw max-filter window in round trips (tcp_bbr.c `bbr_bw_rtts = CYCLE_LEN + 2`).
+pub const BW_RTTS: u32 = CYCLE_LEN as u32 + 2;
+/// min_rtt filter window (tcp_bbr.c `bbr_min_rtt_win_sec = 10`).
+pub const MIN_RTT_WIN: Dur = Dur::from_secs(10);
+/// Time at the minimum window in PROBE_RTT (tcp_bbr.c `bbr_probe_rtt_mode_ms = 200`).
+pub const PROBE_RTT_DURATION: Dur = Dur::from_millis(200);
+/// Smallest cwnd, and the cwnd in PROBE_RTT (tcp_bbr.c `bbr_cwnd_min_target = 4`).
+pub const CWND_MIN_TARGET: u32 = 4;
+/// The pipe is full when bw grew less than this per round (tcp_bbr.c `bbr_full_bw_thresh`, 5/4).
+const FULL_BW_THRESH: f64 = 1.25;
+/// ... for this many rounds (tcp_bbr.c `bbr_full_bw_cnt = 3`).
+const FULL_BW_CNT: u32 = 3;
+/// Pace this much below the estimate (tcp_bbr.c `bbr_pacing_margin_percent = 1`).
+pub const PACING_MARGIN_PERCENT: f64 = 1.0;
+/// Below this pacing rate (bytes/s) the TSO goal is 1 segment (tcp_bbr.c `bbr_min_tso_rate`,
+/// 1.2 Mbit/s, `>> 3`).
+const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
+/// Bytes per burst = pacing rate >> `sk_pacing_shift` (10, i.e. about 1 ms; tcp_bbr.c
+/// `bbr_tso_segs_goal`).
+const PACING_SHIFT_DIV: f64 = 1024.0;
+/// Burst byte cap: `GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER` (65536 − 1 − 320 on x86-64).
+const GSO_MAX_BYTES: f64 = 65_215.0;
+/// Burst segment cap (tcp_bbr.c `bbr_tso_segs_goal`: `min(segs, 0x7F)`).
+const MAX_TSO_SEGS: u32 = 0x7F;
+/// BDP before any RTT sample, and "still in the initial window" (Linux `TCP_INIT_CWND`).
+const TCP_INIT_CWND: u32 = INITIAL_WINDOW;
+/// Nominal RTT for the initial pacing rate (tcp_bbr.c `bbr_init_pacing_rate_from_rtt`).
+const DEFAULT_RTT: Dur = Dur::from_millis(1);
+
+/// BBR parameters. Keys (without the `bbr.` prefix) are listed in [`BbrConfig::KEYS`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BbrConfig {
+    /// `initial_window`: initial cwnd in segments. Default 10 (RFC 6928, Linux).
+    pub initial_window: u32,
+    /// `cwnd_gain`: PROBE_BW cwnd gain, > 0. Default 2 (`bbr_cwnd_gain`).
+    pub cwnd_gain: f64,
+    /// `bw_rtts`: bw max-filter window in round trips, ≥ 1. Default 10 (`bbr_bw_rtts`).
+    pub bw_rtts: u32,
+    /// `min_rtt_win_s`: min_rtt filter window in seconds, > 0. Default 10 (`bbr_min_rtt_win_sec`).
+    pub min_rtt_win: Dur,
+    /// `probe_rtt_ms`: PROBE_RTT duration; 0 disables PROBE_RTT. Default 200
+    /// (`bbr_probe_rtt_mode_ms`).
+    pub probe_rtt: Dur,
+    /// `pacing_margin_percent`: pace this much below gain·bw, in [0, 100). Default 1.
+    pub pacing_margin_percent: f64,
+    /// `tso_segs`: quantum in segments (cwnd allowance 3·quantum); 0 = Linux's
+    /// `bbr_tso_segs_goal` (about 1 ms of data at the pacing rate, at least 1–2). Default 1.
+    pub tso_segs: u32,
+}
+
+impl Default for BbrConfig {
+    fn default() -> Self {
+        BbrConfig {
+            initial_window: INITIAL_WINDOW,
+            cwnd_gain: CWND_GAIN,
+            bw_rtts: BW_RTTS,
+            min_rtt_win: MIN_RTT_WIN,
+            probe_rtt: PROBE_RTT_DURATION,
+            pacing_margin_percent: PACING_MARGIN_PERCENT,
+            tso_segs: 1,
+        }
+    }
+}
+
+impl BbrConfig {
+    /// Parameter names accepted by [`BbrConfig::from_params`].
+    pub const KEYS: &'static [&'static str] = &[
+        "initial_window",
+        "cwnd_gain",
+        "bw_rtts",
+        "min_rtt_win_s",
+        "probe_rtt_ms",
+        "pacing_margin_percent",
+        "tso_segs",
+    ];
+
+    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
+    /// from the defaults. Fails naming the key (e.g. `bbr.cwnd_gain`) if a value is out of range.
+    pub fn from_params(params: &mut Params) -> Result<BbrConfig> {
+        let d = BbrConfig::default();
+        let mut r = ParamReader::new(params, "bbr");
+        let win = r.real(
+            "min_rtt_win_s",
+            d.min_rtt_win.secs_f64(),
+            |v| v > 0.0 && v <= 3600.0,
+            "seconds in (0, 3600]",
+        )?;
+        let probe = r.real(
+            "probe_rtt_ms",
+            d.probe_rtt.millis_f64(),
+            |v| (0.0..=60_000.0).contains(&v),
+            "ms in [0, 60000]",
+        )?;
+        Ok(BbrConfig {
+            initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
+            cwnd_gain: r.real(
+                "cwnd_gain",
+                d.cwnd_gain,
+                |v| v > 0.0 && v <= 100.0,
+                "a number in (0, 100]",
+            )?,
+            bw_rtts: r.whole("bw_rtts", d.bw_rtts, 1, 10_000)?,
+            min_rtt_win: Dur::from_secs_f64(win),
+            probe_rtt: Dur::from_millis_f64(probe),
+            pacing_margin_percent: r.real(
+                "pacing_margin_percent",
+                d.pacing_margin_percent,
+                |v| (0.0..100.0).contains(&v),
+                "a percentage in [0, 100)",
+            )?,
+            tso_segs: r.whole("tso_segs", d.tso_segs, 0, MAX_TSO_SEGS)?,
+        })
+    }
+}
+
+/// BBR's operating mode (tcp_bbr.c `enum bbr_mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Ramp up quickly, gain 2/ln 2.
+    Startup,
+    /// Drain the queue STARTUP built.
+    Drain,
+    /// Cruise at bw with the pacing-gain cycle.
+    ProbeBw,
+    /// Cut in-flight to 4 segments to measure min_rtt.
+    ProbeRtt,
+}
+
+/// The Linux `icsk_ca_state`s BBR distinguishes (Open/Disorder/CWR are all `Open`), ordered as in
+/// Linux so that `>= Recovery` means loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum CaState {
+    Open,
+    Recovery,
+    Loss,
+}
+
+/// One entry of the max filter: value `v` measured in round `t`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct MinmaxSample {
+    t: u64,
+    v: f64,
+}
+
+/// Kathleen Nichols' windowed max filter (Linux `lib/win_minmax.c`): best, 2nd and 3rd best
+/// values in sub-windows of the window.
+#[derive(Clone, Copy, Debug, Default)]
+struct MaxFilter {
+    s: [MinmaxSample; 3],
+}
+
+impl MaxFilter {
+    fn get(&self) -> f64 {
+        self.s[0].v
+    }
+
+    fn reset(&mut self, t: u64, v: f64) {
+        self.s = [MinmaxSample { t, v }; 3];
+    }
+
+    /// `minmax_running_max`.
+    fn running_max(&mut self, win: u64, t: u64, v: f64) {
+        let val = MinmaxSample { t, v };
+        if v >= self.s[0].v || t.saturating_sub(self.s[2].t) > win {
+            return self.reset(t, v);
+        }
+        if v >= self.s[1].v {
+            self.s[1] = val;
+            self.s[2] = val;
+        } else if v >= self.s[2].v {
+            self.s[2] = val;
+        }
+        // `minmax_subwin_update`.
+        let dt = t.saturating_sub(self.s[0].t);
+        if dt > win {
+            self.s = [self.s[1], self.s[2], val];
+            if t.saturating_sub(self.s[0].t) > win {
+                self.s = [self.s[1], self.s[2], val];
+            }
+        } else if self.s[1].t == self.s[0].t && dt > win / 4 {
+            self.s[1] = val;
+            self.s[2] = val;
+        } else if self.s[2].t == self.s[1].t && dt > win / 2 {
+            self.s[2] = val;
+        }
+    }
+}
+
+/// BBR v1 congestion controller (Linux `struct bbr` plus the `tcp_sock` fields it drives).
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    cfg: BbrConfig,
+    rng: Rng,
+    /// `snd_cwnd`, segments.
+    cwnd: u32,
+    /// `sk_pacing_rate`, payload bytes/s.
+    pacing_rate: f64,
+    /// `snd_ssthresh`, set on entering DRAIN (informational).
+    ssthresh: Option<u32>,
+    mode: Mode,
+    /// Current `icsk_ca_state` (from the hooks) and the one BBR last acted on (`prev_ca_state`).
+    ca_state: CaState,
+    prev_ca_state: CaState,
+    /// `min_rtt_us` (`None` = `~0U`) and when it was last refreshed.
+    min_rtt: Option<Dur>,
+    min_rtt_stamp: Time,
+    probe_rtt_done_stamp: Option<Time>,
+    probe_rtt_round_done: bool,
+    /// Max filter of bw samples (bytes/s) by round count.
+    bw: MaxFilter,
+    /// Round trips counted so far (`rtt_cnt`).
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    /// Start of the current gain-cycle phase (`cycle_mstamp`) and the phase (`cycle_idx`).
+    cycle_stamp: Time,
+    cycle_idx: usize,
+    packet_conservation: bool,
+    round_start: bool,
+    idle_restart: bool,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    full_bw_reached: bool,
+    full_bw_cnt: u32,
+    full_bw: f64,
+    has_seen_rtt: bool,
+    prior_cwnd: u32,
+    /// `tp->delivered` and `tp->delivered_mstamp` as of the last ACK.
+    delivered: u64,
+    delivered_stamp: Time,
+    /// Last smoothed RTT reported by the transport (`tp->srtt_us`).
+    srtt: Option<Dur>,
+    /// `prior_delivered` range of samples sent while PROBE_RTT marked the flow app-limited.
+    app_limited_range: Option<(u64, u64)>,
+    /// An RTO fired and no ACK delivered data since (`icsk_retransmits != 0`).
+    rto_retrans: bool,
+}
+
+impl Bbr {
+    /// A controller in STARTUP at `now` (tcp_bbr.c `bbr_init`). `rng` draws the PROBE_BW start
+    /// phase.
+    pub fn new(cfg: BbrConfig, now: Time, rng: Rng) -> Bbr {
+        let mut b = Bbr {
+            rng,
+            cwnd: cfg.initial_window.max(1),
+            pacing_rate: 0.0,
+            ssthresh: None,
+            mode: Mode::Startup,
+            ca_state: CaState::Open,
+            prev_ca_state: CaState::Open,
+            min_rtt: None,
+            min_rtt_stamp: now,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            bw: MaxFilter::default(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            cycle_stamp: now,
+            cycle_idx: 0,
+            packet_conservation: false,
+            round_start: false,
+            idle_restart: false,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            full_bw_reached: false,
+            full_bw_cnt: 0,
+            full_bw: 0.0,
+            has_seen_rtt: false,
+            prior_cwnd: 0,
+            delivered: 0,
+            delivered_stamp: now,
+            srtt: None,
+            app_limited_range: None,
+            rto_retrans: false,
+            cfg,
+        };
+        b.init_pacing_rate_from_rtt(None);
+        b
+    }
+
+    /// Current mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+    /// Bandwidth estimate (max filter), bytes/s.
+    pub fn max_bw(&self) -> f64 {
+        self.bw.get()
+    }
+    /// min_rtt estimate.
+    pub fn min_rtt(&self) -> Option<Dur> {
+        self.min_rtt
+    }
+
+    /// `bbr_bw_to_pacing_rate`: bytes/s for `bw` bytes/s at `gain`, less the margin.
+    fn bw_to_pacing_rate(&self, bw: f64, gain: f64) -> f64 {
+        bw * gain * (100.0 - self.cfg.pacing_margin_percent) / 100.0
+    }
+
+    /// `bbr_init_pacing_rate_from_rtt`: high_gain × cwnd / srtt (1 ms without a sample).
+    fn init_pacing_rate_from_rtt(&mut self, srtt: Option<Dur>) {
+        let rtt = match srtt {
+            Some(s) => {
+                self.has_seen_rtt = true;
+                s.max(Dur::from_micros(1))
+            }
+            None => DEFAULT_RTT,
+        };
+        let bw = f64::from(self.cwnd) * f64::from(MSS) / rtt.secs_f64();
+        self.pacing_rate = self.bw_to_pacing_rate(bw, HIGH_GAIN);
+    }
+
+    /// `bbr_set_pacing_rate`: before the pipe is full the rate only rises.
+    fn set_pacing_rate(&mut self, bw: f64, gain: f64) {
+        let rate = self.bw_to_pacing_rate(bw, gain);
+        if !self.has_seen_rtt && self.srtt.is_some() {
+            self.init_pacing_rate_from_rtt(self.srtt);
+        }
+        if self.full_bw_reached || rate > self.pacing_rate {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// Quantum in segments (`bbr_tso_segs_goal`, or the configured `tso_segs`).
+    fn tso_segs_goal(&self) -> u32 {
+        if self.cfg.tso_segs > 0 {
+            return self.cfg.tso_segs;
+        }
+        let bytes = (self.pacing_rate / PACING_SHIFT_DIV).floor().min(GSO_MAX_BYTES);
+        let min = if self.pacing_rate < MIN_TSO_RATE { 1 } else { 2 };
+        ((bytes / f64::from(MSS)).floor().max(0.0) as u32)
+            .max(min)
+            .min(MAX_TSO_SEGS)
+    }
+
+    /// `bbr_save_cwnd`: remember cwnd before recovery or PROBE_RTT cut it.
+    fn save_cwnd(&mut self) {
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = self.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(self.cwnd);
+        }
+    }
+
+    /// `bbr_bdp`: `gain × bw × min_rtt` in segments, rounded up.
+    fn bdp(&self, bw: f64, gain: f64) -> u32 {
+        let Some(min_rtt) = self.min_rtt else {
+            return TCP_INIT_CWND; // "be safe: cap at default initial cwnd"
+        };
+        let segs = bw * min_rtt.secs_f64() * gain / f64::from(MSS);
+        // Round up like Linux, but let float noise (20.000000000000004) stay at 20.
+        if segs.is_finite() && segs > 0.0 {
+            (segs - 1e-6).ceil().clamp(0.0, f64::from(u32::MAX)) as u32
+        } else {
+            0
+        }
+    }
+
+    /// `bbr_quantization_budget`: + 3 quanta, round up to even, +2 in the 5/4 phase.
+    fn quantization_budget(&self, cwnd: u32) -> u32 {
+        let mut c = cwnd.saturating_add(3 * self.tso_segs_goal());
+        c = c.saturating_add(1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            c = c.saturating_add(2);
+        }
+        c
+    }
+
+    /// `bbr_inflight`.
+    fn inflight(&self, bw: f64, gain: f64) -> u32 {
+        self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    /// `bbr_packets_in_net_at_edt` with no pacing backlog (see module doc).
+    fn packets_in_net_at_edt(&self, inflight_now: u32) -> u32 {
+        if self.pacing_gain > 1.0 {
+            inflight_now.saturating_add(self.tso_segs_goal())
+        } else {
+            inflight_now
+        }
+    }
+
+    /// The delivery-rate sample of `ack`, if valid, with PROBE_RTT's app-limited marking.
+    fn sample(&self, ack: &AckInfo) -> Option<RateSample> {
+        let mut rs = ack
+            .rate
+            .filter(|r| r.interval > Dur::ZERO && r.delivery_rate.is_finite() && r.delivery_rate >= 0.0)?;
+        rs.is_app_limited |= self
+            .app_limited_range
+            .is_some_and(|(a, b)| (a..=b).contains(&rs.prior_delivered));
+        Some(rs)
+    }
+
+    /// `bbr_update_bw`: count rounds, feed the max filter.
+    fn update_bw(&mut self, rs: Option<RateSample>) {
+        self.round_start = false;
+        let Some(rs) = rs else { return };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = self.delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        if !rs.is_app_limited || rs.delivery_rate >= self.max_bw() {
+            self.bw
+                .running_max(u64::from(self.cfg.bw_rtts), self.rtt_cnt, rs.delivery_rate);
+        }
+    }
+
+    /// `bbr_is_next_cycle_phase`.
+    fn is_next_cycle_phase(&self, prior_in_flight: u32, losses: u32) -> bool {
+        let full_length = self
+            .min_rtt
+            .is_some_and(|m| self.delivered_stamp.saturating_since(self.cycle_stamp) > m);
+        if self.pacing_gain == 1.0 {
+            return full_length;
+        }
+        let inflight = self.packets_in_net_at_edt(prior_in_flight);
+        let bw = self.max_bw();
+        if self.pacing_gain > 1.0 {
+            full_length && (losses > 0 || inflight >= self.inflight(bw, self.pacing_gain))
+        } else {
+            full_length || inflight <= self.inflight(bw, 1.0)
+        }
+    }
+
+    /// `bbr_advance_cycle_phase`.
+    fn advance_cycle_phase(&mut self) {
+        self.cycle_idx = (self.cycle_idx + 1) % CYCLE_LEN;
+        self.cycle_stamp = self.delivered_stamp;
+    }
+
+    /// `bbr_reset_probe_bw_mode`: random start phase, never the 3/4 phase.
+    fn reset_probe_bw_mode(&mut self) {
+        self.mode = Mode::ProbeBw;
+        self.cycle_idx = CYCLE_LEN - 1 - self.rng.below(CYCLE_RAND) as usize;
+        self.advance_cycle_phase();
+    }
+
+    /// `bbr_reset_mode`.
+    fn reset_mode(&mut self) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode();
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    /// `bbr_check_full_bw_reached`: once per round, did bw grow 25 %?
+    fn check_full_bw_reached(&mut self, rs: Option<RateSample>) {
+        if self.full_bw_reached || !self.round_start || rs.is_none_or(|s| s.is_app_limited) {
+            return;
+        }
+        if self.max_bw() >= self.full_bw * FULL_BW_THRESH {
+            self.full_bw = self.max_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt = self.full_bw_cnt.saturating_add(1);
+        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+    }
+
+    /// `bbr_check_drain`.
+    fn check_drain(&mut self, in_flight: u32) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            self.ssthresh = Some(self.inflight(self.max_bw(), 1.0));
+        }
+        if self.mode == Mode::Drain && self.packets_in_net_at_edt(in_flight) <= self.inflight(self.max_bw(), 1.0) {
+            self.reset_probe_bw_mode();
+        }
+    }
+
+    /// `bbr_check_probe_rtt_done`.
+    fn check_probe_rtt_done(&mut self, now: Time) {
+        if self.probe_rtt_done_stamp.is_none_or(|t| now <= t) {
+            return;
+        }
+        self.min_rtt_stamp = now;
+        self.cwnd = self.cwnd.max(self.prior_cwnd);
+        self.reset_mode();
+    }
+
+    /// `bbr_update_min_rtt`: the min_rtt filter and PROBE_RTT.
+    fn update_min_rtt(&mut self, now: Time, ack: &AckInfo, rs: Option<RateSample>) {
+        let expired = now > self.min_rtt_stamp + self.cfg.min_rtt_win;
+        if let Some(rtt) = ack.rtt {
+            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = now;
+            }
+        }
+        let mark = self.delivered.saturating_add(u64::from(ack.in_flight)).max(1);
+        if self.cfg.probe_rtt > Dur::ZERO && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd();
+            self.probe_rtt_done_stamp = None;
+            self.app_limited_range = Some((self.delivered, mark));
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Linux: tp->app_limited = (delivered + in_flight) ?: 1.
+            if let Some((_, m)) = &mut self.app_limited_range {
+                *m = mark;
+            }
+            if self.probe_rtt_done_stamp.is_none() && ack.in_flight <= CWND_MIN_TARGET {
+                self.probe_rtt_done_stamp = Some(now + self.cfg.probe_rtt);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = self.delivered;
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(now);
+                }
+            }
+        }
+        if rs.is_some_and(|s| s.delivered > 0) {
+            self.idle_restart = false;
+        }
+    }
+
+    /// `bbr_update_gains`.
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
+            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw => (PACING_GAIN_CYCLE[self.cycle_idx], self.cfg.cwnd_gain),
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+    }
+
+    /// `bbr_set_cwnd_to_recover_or_restore`: returns the cwnd and whether packet conservation
+    /// decided it.
+    fn set_cwnd_to_recover_or_restore(&mut self, ack: &AckInfo) -> (u32, bool) {
+        let (prev, state) = (self.prev_ca_state, self.ca_state);
+        let mut cwnd = self.cwnd;
+        if ack.lost > 0 {
+            cwnd = cwnd.saturating_sub(ack.lost).max(1);
+        }
+        let conserve = ack.in_flight.saturating_add(ack.acked);
+        if state == CaState::Recovery && prev != CaState::Recovery {
+            // First round of recovery: packet conservation, starting a round now.
+            self.packet_conservation = true;
+            self.next_rtt_delivered = self.delivered;
+            cwnd = conserve;
+        } else if prev >= CaState::Recovery && state < CaState::Recovery {
+            // Leaving recovery: restore the cwnd saved before it.
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = state;
+        if self.packet_conservation {
+            (cwnd.max(conserve), true)
+        } else {
+            (cwnd, false)
+        }
+    }
+
+    /// `bbr_set_cwnd`.
+    fn set_cwnd(&mut self, ack: &AckInfo, bw: f64, gain: f64) {
+        if ack.acked > 0 {
+            let (mut cwnd, conserving) = self.set_cwnd_to_recover_or_restore(ack);
+            if !conserving {
+                let target = self.bdp(bw, gain);
+                let target = self.quantization_budget(target);
+                if self.full_bw_reached {
+                    cwnd = cwnd.saturating_add(ack.acked).min(target);
+                } else if cwnd < target || self.delivered < u64::from(TCP_INIT_CWND) {
+                    cwnd = cwnd.saturating_add(ack.acked);
+                }
+                cwnd = cwnd.max(CWND_MIN_TARGET);
+            }
+            self.cwnd = cwnd;
+        }
+        if self.mode == Mode::ProbeRtt {
+            self.cwnd = self.cwnd.min(CWND_MIN_TARGET);
+        }
+    }
+}
+
+impl CongestionControl for Bbr {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+
+    fn window(&self) -> f64 {
+        f64::from(self.cwnd)
+    }
+
+    /// In wire bytes/s: the transport spaces whole packets (headers included), Linux's EDT pacing
+    /// (`tcp_update_skb_after_send`) spaces payload bytes at `sk_pacing_rate`.
+    fn pacing_rate(&self) -> Option<f64> {
+        Some(self.pacing_rate * f64::from(MTU) / f64::from(MSS))
+    }
+
+    /// `bbr_cwnd_event(CA_EVENT_TX_START)`: sending again after the pipe ran empty.
+    fn on_sent(&mut self, now: Time, in_flight: u32) {
+        if in_flight != 1 || self.ca_state != CaState::Open {
+            return;
+        }
+        self.idle_restart = true;
+        match self.mode {
+            Mode::ProbeBw => self.set_pacing_rate(self.max_bw(), 1.0),
+            Mode::ProbeRtt => self.check_probe_rtt_done(now),
+            _ => {}
+        }
+    }
+
+    /// `bbr_main`.
+    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+        if ack.acked > 0 {
+            self.delivered_stamp = now;
+            self.rto_retrans = false;
+        }
+        if !ack.in_recovery {
+            self.ca_state = CaState::Open; // the transport says recovery is over
+        }
+        self.delivered = ack.delivered;
+        if ack.srtt.is_some() {
+            self.srtt = ack.srtt;
+        }
+        let rs = self.sample(ack);
+        let prior_in_flight = ack.in_flight.saturating_add(ack.acked).saturating_add(ack.lost);
+        // bbr_update_model
+        self.update_bw(rs);
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(prior_in_flight, ack.lost) {
+            self.advance_cycle_phase();
+        }
+        self.check_full_bw_reached(rs);
+        self.check_drain(ack.in_flight);
+        self.update_min_rtt(now, ack, rs);
+        self.update_gains();
+        let bw = self.max_bw();
+        self.set_pacing_rate(bw, self.pacing_gain);
+        self.set_cwnd(ack, bw, self.cwnd_gain);
+    }
+
+    /// `tcp_enter_recovery` → `bbr_ssthresh` (save cwnd), state `TCP_CA_Recovery`.
+    fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, _in_flight: u32) {
+        if self.ca_state != CaState::Open {
+            return;
+        }
+        self.save_cwnd();
+        if kind == CongestionKind::Loss {
+            self.ca_state = CaState::Recovery;
+        }
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time) {
+        self.ca_state = CaState::Open;
+    }
+
+    /// `tcp_enter_loss`: save cwnd (not during recovery or a repeated RTO), cwnd = in-flight + 1
+    /// = 1, then `bbr_set_state(TCP_CA_Loss)`.
+    fn on_rto(&mut self, _now: Time, _in_flight: u32) {
+        if self.ca_state == CaState::Open || (self.ca_state == CaState::Loss && !self.rto_retrans) {
+            self.save_cwnd();
+        }
+        self.cwnd = 1;
+        self.ca_state = CaState::Loss;
+        self.prev_ca_state = CaState::Loss;
+        self.full_bw = 0.0;
+        self.round_start = true;
+        self.rto_retrans = true;
+    }
+
+    /// `tcp_try_undo_loss` → `bbr_undo_cwnd` (reset full-bw detection), state back to Open; the
+    /// next ACK restores the saved cwnd.
+    fn on_spurious_rto(&mut self, _now: Time) {
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        self.ca_state = CaState::Open;
+    }
+
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics {
+            cwnd: self.window(),
+            ssthresh: self.ssthresh.map(f64::from),
+            pacing_rate: self.pacing_rate(),
+            ..CcMetrics::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RTT: Dur = Dur::from_millis(100);
+    const MS: Dur = Dur::from_millis(1);
+    fn ms(n: u64) -> Dur {
+        Dur::from_millis(n)
+    }
+
+    /// `n` segments per RTT, in bytes/s.
+    fn per_rtt(n: f64) -> f64 {
+        n * f64::from(MSS) / RTT.secs_f64()
+    }
+    /// Expected pacing rate: gain × bw less the 1 % margin.
+    fn pace(bw: f64, gain: f64) -> f64 {
+        bw * gain * 0.99
+    }
+    fn assert_close(a: f64, b: f64) {
+        assert!((a - b).abs() <= 1e-9 * b.abs(), "{a} != {b}");
+    }
+    fn bbr(seed: u64) -> Bbr {
+        Bbr::new(BbrConfig::default(), Time::ZERO, Rng::stream(seed, 0))
+    }
+
+    /// Clock and delivery counter; builds ACKs with RTT samples of 100 ms.
+    #[derive(Default)]
+    struct Drive {
+        now: Time,
+        delivered: u64,
+        app_limited: bool,
+        in_recovery: bool,
+    }
+
+    impl Drive {
+        /// After `dt`: `acked` segments delivered; rate sample `bw` for a segment sent when
+        /// `prior` segments had been delivered; `in_flight` left; `lost` newly lost.
+        fn mk(&mut self, dt: Dur, acked: u32, prior: u64, bw: f64, in_flight: u32, lost: u32) -> AckInfo {
+            self.now += dt;
+            self.delivered += u64::from(acked);
+            let rate = RateSample {
+                delivery_rate: bw,
+                delivered: self.delivered - prior.min(self.delivered),
+                interval: RTT,
+                prior_delivered: prior,
+                is_app_limited: self.app_limited,
+            };
+            AckInfo {
+                acked,
+                rtt: Some(RTT),
+                min_rtt: Some(RTT),
+                srtt: Some(RTT),
+                in_flight,
+                cwnd_limited: true,
+                in_recovery: self.in_recovery,
+                lost,
+                delivered: self.delivered,
+                rate: Some(rate),
+                ..AckInfo::default()
+            }
+        }
+        fn ack(&mut self, cc: &mut Bbr, dt: Dur, acked: u32, prior: u64, bw: f64, in_flight: u32) {
+            let a = self.mk(dt, acked, prior, bw, in_flight, 0);
+            cc.on_ack(self.now, &a);
+        }
+        /// One round trip: `n` one-segment ACKs spread over the RTT, all sampling segments sent at
+        /// the round start (so the first one starts a round).
+        fn round(&mut self, cc: &mut Bbr, n: u32, bw: f64, in_flight: u32) {
+            let prior = self.delivered;
+            for _ in 0..n {
+                self.ack(cc, Dur::from_nanos(RTT.nanos() / u64::from(n)), 1, prior, bw, in_flight);
+            }
+        }
+        /// One ACK that starts a round.
+        fn round_ack(&mut self, cc: &mut Bbr, dt: Dur, bw: f64, in_flight: u32) {
+            let prior = self.delivered;
+            self.ack(cc, dt, 1, prior, bw, in_flight);
+        }
+    }
+
+    /// PROBE_BW cwnd target at bw = 10 segments/RTT: 2 × 10 + 3 → 24, +2 in phase 0.
+    fn probe_bw_target(cc: &Bbr) -> f64 {
+        24.0 + 2.0 * f64::from(cc.cycle_idx == 0)
+    }
+
+    /// Flat 10 segments/RTT: full pipe on round 4's first ACK, DRAIN, then PROBE_BW on the third.
+    fn to_probe_bw(seed: u64) -> (Bbr, Drive) {
+        let mut cc = bbr(seed);
+        let mut d = Drive::default();
+        let bw = per_rtt(10.0);
+        for _ in 0..3 {
+            d.round(&mut cc, 10, bw, 30);
+            assert!(!cc.full_bw_reached);
+        }
+        // 10 → 20 → 30 → 32: growth stops at the target ceil(10 × 739/256) + 3 = 32.
+        assert_eq!(cc.window(), 32.0);
+        let prior = d.delivered;
+        d.ack(&mut cc, ms(10), 1, prior, bw, 30);
+        assert!(cc.full_bw_reached);
+        assert_eq!(cc.mode(), Mode::Drain);
+        assert_eq!(cc.metrics().ssthresh, Some(14.0), "BDP 10 + 3, rounded up to even");
+        assert_close(cc.pacing_rate, pace(bw, DRAIN_GAIN));
+        assert_eq!((cc.window(), cc.cwnd_gain), (32.0, HIGH_GAIN));
+        d.ack(&mut cc, ms(10), 1, prior, bw, 15);
+        assert_eq!(cc.mode(), Mode::Drain, "15 in flight > 14");
+        d.ack(&mut cc, ms(10), 1, prior, bw, 14);
+        assert_eq!(cc.mode(), Mode::ProbeBw);
+        (cc, d)
+    }
+
+    #[test]
+    fn initial_pacing_is_high_gain_times_init_cwnd_over_1ms_then_over_first_srtt() {
+        let mut cc = bbr(1);
+        assert_close(cc.pacing_rate, pace(10.0 * 1448.0 / 0.001, HIGH_GAIN));
+        assert_close(cc.pacing_rate().unwrap(), cc.pacing_rate * 1500.0 / 1448.0);
+        let dup = AckInfo {
+            srtt: Some(Dur::from_millis(50)),
+            ..AckInfo::default()
+        };
+        cc.on_ack(Time::from_millis(50), &dup);
+        assert_close(cc.pacing_rate, pace(10.0 * 1448.0 / 0.05, HIGH_GAIN));
+        assert_eq!((cc.window(), cc.mode(), cc.rtt_cnt), (10.0, Mode::Startup, 0));
+    }
+
+    #[test]
+    fn startup_doubles_cwnd_and_pacing_rate_each_round() {
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        for (r, n) in [10u32, 20, 40, 80].into_iter().enumerate() {
+            d.round(&mut cc, n, per_rtt(f64::from(n)), n);
+            assert_eq!(cc.rtt_cnt, r as u64 + 1);
+            assert_eq!(cc.window(), f64::from(2 * n));
+            assert_close(cc.pacing_rate, pace(per_rtt(f64::from(n)), HIGH_GAIN));
+            assert_eq!(cc.mode(), Mode::Startup);
+        }
+    }
+
+    #[test]
+    fn three_flat_rounds_fill_the_pipe_then_drain_then_probe_bw_at_random_phase() {
+        let (cc, _) = to_probe_bw(1);
+        let mut r = Rng::stream(1, 0);
+        let start = (CYCLE_LEN - 1 - r.below(7) as usize + 1) % CYCLE_LEN;
+        assert_eq!(cc.cycle_idx, start);
+        assert_eq!((cc.pacing_gain, cc.cwnd_gain), (PACING_GAIN_CYCLE[start], 2.0));
+        assert_close(cc.pacing_rate, pace(per_rtt(10.0), PACING_GAIN_CYCLE[start]));
+        assert_eq!(cc.window(), probe_bw_target(&cc), "min(32 + 1, target)");
+        let mut seen = [false; CYCLE_LEN];
+        for seed in 0..100 {
+            seen[to_probe_bw(seed).0.cycle_idx] = true;
+        }
+        assert_eq!(
+            seen,
+            [true, false, true, true, true, true, true, true],
+            "never starts at 3/4"
+        );
+    }
+
+    #[test]
+    fn gain_cycle_visits_phases_in_order_one_min_rtt_each() {
+        let (mut cc, mut d) = to_probe_bw(3);
+        let bw = per_rtt(10.0);
+        let (mut idx, mut since, mut visited) = (cc.cycle_idx, d.now, vec![cc.cycle_idx]);
+        for _ in 0..9 * 11 {
+            // Phase 0 needs prior in-flight + 1 ≥ 2 × ... = ceil(12.5) + 3 → 16, + 2 = 18.
+            let in_flight = if cc.cycle_idx == 0 { 17 } else { 14 };
+            let prior = d.delivered - 5;
+            d.ack(&mut cc, ms(10), 1, prior, bw, in_flight);
+            if cc.cycle_idx != idx {
+                assert_eq!(d.now.saturating_since(since), ms(110), "phase {idx} lasted > min_rtt");
+                assert_eq!(cc.cycle_idx, (idx + 1) % CYCLE_LEN);
+                (idx, since) = (cc.cycle_idx, d.now);
+                visited.push(idx);
+            } else if d.now.saturating_since(since) >= ms(20) {
+                assert_eq!(cc.window(), probe_bw_target(&cc));
+            }
+            assert_eq!(cc.pacing_gain, PACING_GAIN_CYCLE[idx]);
+            assert_close(cc.pacing_rate, pace(bw, PACING_GAIN_CYCLE[idx]));
+        }
+        assert_eq!(visited.len(), 10);
+        assert!(visited.contains(&0) && visited.contains(&1));
+    }
+
+    #[test]
+    fn probe_phase_waits_for_inflight_or_loss_and_drain_phase_ends_at_bdp() {
+        let (mut cc, mut d) = to_probe_bw(3);
+        let bw = per_rtt(10.0);
+        while cc.cycle_idx != 0 {
+            let prior = d.delivered - 5;
+            d.ack(&mut cc, ms(10), 1, prior, bw, 14);
+        }
+        for _ in 0..30 {
+            let prior = d.delivered - 5;
+            d.ack(&mut cc, ms(10), 1, prior, bw, 14); // 14 + 1 + 1 < 18
+        }
+        assert_eq!(cc.cycle_idx, 0, "300 ms at 5/4 without reaching 1.25 BDP");
+        let prior = d.delivered - 5;
+        let a = d.mk(ms(10), 1, prior, bw, 14, 1);
+        cc.on_ack(d.now, &a);
+        assert_eq!(cc.cycle_idx, 1, "a loss ends the probe");
+        d.ack(&mut cc, ms(10), 1, prior, bw, 14); // prior in-flight 15 > 14
+        assert_eq!(cc.cycle_idx, 1);
+        d.ack(&mut cc, ms(10), 1, prior, bw, 13); // prior in-flight 14 ≤ BDP + 3 → 14
+        assert_eq!(cc.cycle_idx, 2, "in-flight back at BDP ends the 3/4 phase early");
+    }
+
+    /// From PROBE_BW, ACK once per round until min_rtt (set by the first ACK at 10 ms) expires at
+    /// 10.01 s: PROBE_RTT. Then in-flight reaches 4 at 30 ms later. Returns the saved cwnd.
+    fn to_probe_rtt(cc: &mut Bbr, d: &mut Drive) -> f64 {
+        let bw = per_rtt(10.0);
+        while d.now + ms(100) <= Time::from_millis(10_010) {
+            d.round_ack(cc, ms(100), bw, 20);
+            assert_eq!(cc.mode(), Mode::ProbeBw);
+        }
+        let saved = cc.window();
+        d.round_ack(cc, ms(100), bw, 20);
+        assert_eq!((cc.mode(), cc.window()), (Mode::ProbeRtt, 4.0));
+        assert_eq!((cc.pacing_gain, cc.cwnd_gain), (1.0, 1.0));
+        assert_close(cc.pacing_rate, pace(bw, 1.0));
+        let prior = d.delivered - 1;
+        d.ack(cc, ms(10), 1, prior, bw, 10);
+        d.ack(cc, ms(10), 1, prior, bw, 4); // arms the 200 ms timer and a round
+        saved
+    }
+
+    #[test]
+    fn probe_rtt_after_10s_holds_cwnd_4_for_200ms_and_then_a_round() {
+        let (mut cc, mut d) = to_probe_bw(5);
+        let saved = to_probe_rtt(&mut cc, &mut d);
+        let bw = per_rtt(10.0);
+        let prior = d.delivered - 1; // not a round start
+        for _ in 0..25 {
+            d.ack(&mut cc, ms(10), 1, prior, bw, 4);
+            assert_eq!((cc.mode(), cc.window()), (Mode::ProbeRtt, 4.0));
+        }
+        d.round_ack(&mut cc, ms(10), bw, 4);
+        assert_eq!(cc.mode(), Mode::ProbeBw, "250 ms and a round");
+        assert_eq!(
+            cc.window(),
+            (saved + 1.0).min(probe_bw_target(&cc)),
+            "saved cwnd restored"
+        );
+        // 9.9 s after the exit (10.2 s after min_rtt was last refreshed on entering PROBE_RTT).
+        d.round_ack(&mut cc, ms(9_900), bw, 20);
+        assert_eq!(cc.mode(), Mode::ProbeBw, "min_rtt stamp refreshed on exit");
+    }
+
+    #[test]
+    fn probe_rtt_round_done_early_still_waits_200ms() {
+        let (mut cc, mut d) = to_probe_bw(6);
+        to_probe_rtt(&mut cc, &mut d);
+        let armed = d.now;
+        let bw = per_rtt(10.0);
+        d.round_ack(&mut cc, ms(50), bw, 4);
+        let prior = d.delivered - 1;
+        d.ack(&mut cc, ms(150), 1, prior, bw, 4);
+        assert_eq!((d.now.saturating_since(armed), cc.mode()), (ms(200), Mode::ProbeRtt));
+        d.ack(&mut cc, MS, 1, prior, bw, 4);
+        assert_eq!(cc.mode(), Mode::ProbeBw);
+    }
+
+    #[test]
+    fn probe_rtt_samples_count_as_app_limited() {
+        let (mut cc, mut d) = to_probe_bw(7);
+        to_probe_rtt(&mut cc, &mut d);
+        let bw = per_rtt(10.0);
+        for _ in 0..12 {
+            d.round_ack(&mut cc, ms(10), bw / 4.0, 4);
+        }
+        assert_eq!(
+            cc.max_bw(),
+            bw,
+            "12 rounds of low samples sent in PROBE_RTT did not expire it"
+        );
+    }
+
+    #[test]
+    fn bw_filter_keeps_the_max_for_10_rounds_then_expires() {
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        for round in 2..=11 {
+            d.round_ack(&mut cc, RTT, 50_000.0, 5);
+            assert_eq!((cc.rtt_cnt, cc.max_bw()), (round, 100_000.0));
+        }
+        d.round_ack(&mut cc, RTT, 50_000.0, 5);
+        assert_eq!((cc.rtt_cnt, cc.max_bw()), (12, 50_000.0));
+        // Falling samples 100k − 5k·(r − 1): sub-window picks are round 4 (dt > 10/4) and round 7
+        // (dt > 10/2); when round 1 expires at round 12 the max is round 4's 85k.
+        let mut cc = bbr(1);
+        for r in 1..=12 {
+            d.round_ack(&mut cc, RTT, 100_000.0 - 5_000.0 * (r as f64 - 1.0), 5);
+        }
+        assert_eq!((cc.rtt_cnt, cc.max_bw()), (12, 85_000.0));
+    }
+
+    #[test]
+    fn app_limited_samples_only_raise_the_max_and_skip_full_bw_checks() {
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        d.app_limited = true;
+        for _ in 2..=15 {
+            d.round_ack(&mut cc, RTT, 50_000.0, 5);
+        }
+        assert_eq!(cc.max_bw(), 100_000.0);
+        assert!(!cc.full_bw_reached, "app-limited rounds are not flat rounds");
+        d.round_ack(&mut cc, RTT, 120_000.0, 5);
+        assert_eq!(cc.max_bw(), 120_000.0);
+        d.app_limited = false;
+        for _ in 17..=26 {
+            d.round_ack(&mut cc, RTT, 60_000.0, 5);
+        }
+        assert_eq!(cc.max_bw(), 120_000.0);
+        d.round_ack(&mut cc, RTT, 60_000.0, 5);
+        assert_eq!(cc.max_bw(), 60_000.0);
+    }
+
+    #[test]
+    fn recovery_conserves_packets_for_a_round_and_restores_cwnd_on_exit() {
+        let (mut cc, mut d) = to_probe_bw(2);
+        let bw = per_rtt(10.0);
+        let c0 = cc.window();
+        cc.on_congestion_event(d.now, CongestionKind::Loss, 20);
+        d.in_recovery = true;
+        let a = d.mk(MS, 1, d.delivered - 1, bw, 10, 1);
+        cc.on_ack(d.now, &a);
+        assert_eq!(cc.window(), 11.0, "in_flight 10 + acked 1");
+        let start = d.delivered; // the recovery round ends when this is delivered
+        for (acked, in_flight, lost, expect) in [(2, 9, 0, 11.0), (1, 12, 0, 13.0), (1, 10, 2, 11.0)] {
+            let a = d.mk(MS, acked, start - 1, bw, in_flight, lost);
+            cc.on_ack(d.now, &a);
+            assert_eq!(cc.window(), expect);
+        }
+        d.ack(&mut cc, MS, 1, start, bw, 5);
+        assert_eq!(cc.window(), 12.0, "round over: grow by acked toward the target");
+        cc.on_recovery_exit(d.now);
+        d.in_recovery = false;
+        d.ack(&mut cc, MS, 1, start, bw, 5);
+        assert_eq!(cc.window(), (c0 + 1.0).min(probe_bw_target(&cc)));
+    }
+
+    #[test]
+    fn rto_sets_cwnd_1_and_exit_or_undo_restores_it() {
+        for spurious in [false, true] {
+            let (mut cc, mut d) = to_probe_bw(2);
+            let bw = per_rtt(10.0);
+            let c0 = cc.window();
+            cc.on_rto(d.now, 20);
+            assert_eq!(cc.window(), 1.0);
+            if spurious {
+                cc.on_spurious_rto(d.now);
+            } else {
+                d.in_recovery = true;
+                let p = d.delivered;
+                d.ack(&mut cc, MS, 1, p, bw, 0);
+                assert_eq!(cc.window(), 4.0, "1 + 1, at least 4");
+                d.ack(&mut cc, MS, 3, p, bw, 0);
+                assert_eq!(cc.window(), 7.0);
+                cc.on_recovery_exit(d.now);
+                d.in_recovery = false;
+            }
+            let p = d.delivered;
+            d.ack(&mut cc, MS, 1, p, bw, 5);
+            assert_eq!(cc.window(), (c0 + 1.0).min(probe_bw_target(&cc)));
+            assert!(cc.full_bw_reached);
+        }
+    }
+
+    #[test]
+    fn idle_restart_paces_at_bw_and_skips_probe_rtt() {
+        let (mut cc, mut d) = to_probe_bw(4);
+        let bw = per_rtt(10.0);
+        while cc.cycle_idx != 0 {
+            d.round_ack(&mut cc, ms(50), bw, 20);
+        }
+        assert_close(cc.pacing_rate, pace(bw, 1.25));
+        d.now = Time::from_secs(11);
+        cc.on_sent(d.now, 1);
+        assert_close(cc.pacing_rate, pace(bw, 1.0));
+        d.round_ack(&mut cc, RTT, bw, 1);
+        assert_eq!(
+            cc.mode(),
+            Mode::ProbeBw,
+            "the expired min_rtt was refreshed by this sample"
+        );
+        d.round_ack(&mut cc, RTT, bw, 1);
+        assert_eq!(cc.mode(), Mode::ProbeBw);
+    }
+
+    #[test]
+    fn linux_tso_autosizing_sets_the_quantum_from_the_pacing_rate() {
+        // 1000 segments/RTT: pacing 2.887 × 14.48 MB/s × 0.99 >> 10 = 40412 B → 27 segments.
+        for (tso_segs, n, expect) in [(0, 10.0, 16.0), (0, 1000.0, 1082.0), (1, 1000.0, 1004.0)] {
+            let mut cc = Bbr::new(
+                BbrConfig {
+                    tso_segs,
+                    ..BbrConfig::default()
+                },
+                Time::ZERO,
+                Rng::stream(1, 0),
+            );
+            let mut d = Drive::default();
+            for _ in 0..4 {
+                d.round(&mut cc, 10, per_rtt(n), 100);
+            }
+            assert_eq!(cc.metrics().ssthresh, Some(expect), "tso_segs {tso_segs}, bw {n}/RTT");
+        }
+    }
+
+    #[test]
+    fn bdp_rounds_up_but_not_float_noise() {
+        let mut cc = bbr(1);
+        assert_eq!(cc.bdp(per_rtt(10.0), 2.0), 10, "no RTT sample yet: TCP_INIT_CWND");
+        cc.min_rtt = Some(RTT);
+        assert_eq!(cc.bdp(per_rtt(10.0), 1.1), 11, "10 × 1.1 = 11.000000000000002");
+        assert_eq!(cc.bdp(per_rtt(10.5), 1.0), 11);
+    }
+
+    #[test]
+    fn params_are_validated_and_named() {
+        let mut p = Params::new();
+        assert_eq!(BbrConfig::from_params(&mut p).unwrap(), BbrConfig::default());
+        p.insert("probe_rtt_ms".into(), 0.0);
+        p.insert("cwnd_gain".into(), 2.5);
+        p.insert("other".into(), 1.0);
+        let c = BbrConfig::from_params(&mut p).unwrap();
+        assert_eq!((c.probe_rtt, c.cwnd_gain, p.len()), (Dur::ZERO, 2.5, 1));
+        for (k, v) in [
+            ("cwnd_gain", 0.0),
+            ("bw_rtts", 0.5),
+            ("pacing_margin_percent", 100.0),
+            ("tso_segs", 200.0),
+        ] {
+            let mut p = Params::from([(k.to_string(), v)]);
+            let e = BbrConfig::from_params(&mut p).unwrap_err().to_string();
+            assert!(e.contains(&format!("bbr.{k}")) && e.contains("expected"), "{e}");
+        }
+    }
+
+    #[test]
+    fn arbitrary_inputs_never_panic_and_keep_a_usable_window() {
+        let mut rng = Rng::stream(9, 9);
+        let mut cc = bbr(9);
+        let mut now = Time::ZERO;
+        for i in 0..20_000u64 {
+            now += Dur::from_micros(rng.below(300_000));
+            let pick = |r: &mut Rng, xs: &[u64]| xs[r.below(xs.len() as u64) as usize];
+            let big = [0, 1, 3, 1000, u64::from(u32::MAX)];
+            let rate = RateSample {
+                delivery_rate: [0.0, 1e3, 1e9, f64::NAN, f64::INFINITY, -1.0][rng.below(6) as usize],
+                delivered: pick(&mut rng, &big),
+                interval: Dur::from_nanos(pick(&mut rng, &[0, 1, 100_000_000])),
+                prior_delivered: pick(&mut rng, &[0, i, u64::MAX]),
+                is_app_limited: rng.below(2) == 0,
+            };
+            let a = AckInfo {
+                acked: pick(&mut rng, &big) as u32,
+                lost: pick(&mut rng, &big) as u32,
+                in_flight: pick(&mut rng, &big) as u32,
+                rtt: [None, Some(Dur::ZERO), Some(RTT), Some(Dur::MAX)][rng.below(4) as usize],
+                srtt: [None, Some(Dur::ZERO), Some(RTT)][rng.below(3) as usize],
+                in_recovery: rng.below(2) == 0,
+                delivered: pick(&mut rng, &[0, i, u64::MAX]),
+                rate: (rng.below(4) != 0).then_some(rate),
+                ..AckInfo::default()
+            };
+            match rng.below(12) {
+                0 => cc.on_rto(now, 5),
+                1 => cc.on_congestion_event(now, CongestionKind::Loss, 5),
+                2 => cc.on_recovery_exit(now),
+                3 => cc.on_spurious_rto(now),
+                4 => cc.on_sent(now, 1),
+                _ => cc.on_ack(now, &a),
+            }
+            assert!(cc.window() >= 1.0);
+            assert!(cc.pacing_rate.is_finite());
+        }
+    }
+}
