@@ -103,6 +103,15 @@ SCHEMES: dict[str, SchemePreset] = {
     "cubic-abe": SchemePreset("cubic-abe", "codel", ecn=True),
     "newreno-abe+pie": SchemePreset("newreno-abe", "pie", ecn=True),
     "cubic-abe+pie": SchemePreset("cubic-abe", "pie", ecn=True),
+    # End-to-end delay-aware schemes and comparators (issue 4), all over drop-tail.
+    "bbr": SchemePreset("bbr", "droptail"),
+    "westwood": SchemePreset("westwood", "droptail"),
+    "ledbat": SchemePreset("ledbat", "droptail"),
+    "c2tcp": SchemePreset("c2tcp", "droptail"),
+    "proprate": SchemePreset("proprate", "droptail"),
+    "proprate-l": SchemePreset("proprate-l", "droptail"),
+    "proprate-m": SchemePreset("proprate-m", "droptail"),
+    "proprate-h": SchemePreset("proprate-h", "droptail"),
 }
 
 #: Controllers that always send ECT(0) (the core's ``cc::needs_ecn``): ABE reacts to ECN marks.

@@ -81,3 +81,44 @@ fn c2tcp_shares_fairly_with_cubic_and_bbr_does_not() {
     println!("second flow / Cubic throughput: C2TCP {c2:.2}");
     assert!((0.6..=1.4).contains(&c2), "C2TCP share {c2}");
 }
+
+#[test]
+fn bbr_keeps_about_a_bdp_in_flight_while_cubic_fills_the_buffer() {
+    // 24 Mbit/s, 100 ms RTT, 250-packet buffer: BDP = 200 packets of 1500 B.
+    let fixed = |scheme: &str| {
+        let v = json!({
+            "duration_ms": 60000, "seed": 1, "record_packets": false,
+            "hops": [
+                {"link": {"type": "constant", "mbps": 24}, "queue": {"type": "droptail", "packets": 250}, "delay_ms": 50},
+                {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 50}
+            ],
+            "flows": [{"scheme": scheme, "fwd": [0], "rev": [1]}]
+        });
+        run(&v)
+    };
+    let mean_in_flight = |r: &accelbrake_sim::SimResult| {
+        let t = &r.tables["flows_ts"];
+        let (ts, inf) = (col(t, "t_s"), icol(t, "in_flight"));
+        let v: Vec<f64> = (0..ts.len())
+            .filter(|&i| ts[i] >= 20.0)
+            .map(|i| inf[i] as f64)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let (bbr, cubic) = (fixed("bbr"), fixed("cubic"));
+    let bdp = 200.0;
+    let (b, c) = (mean_in_flight(&bbr) / bdp, mean_in_flight(&cubic) / bdp);
+    let (qb, qc) = (bbr.summary.queueing_delay_ms.mean, cubic.summary.queueing_delay_ms.mean);
+    println!("in flight / BDP: BBR {b:.2}, Cubic {c:.2}; mean queueing delay BBR {qb:.1} ms, Cubic {qc:.1} ms");
+    assert!((0.9..=2.0).contains(&b), "BBR in flight {b} BDP");
+    assert!(
+        bbr.summary.utilization > 0.95,
+        "BBR utilisation {}",
+        bbr.summary.utilization
+    );
+    assert!(
+        cubic.summary.hops[0].max_queue_packets >= 245,
+        "Cubic fills the 250-packet buffer"
+    );
+    assert!(qb < qc, "BBR's queue ({qb} ms) should be below Cubic's ({qc} ms)");
+}
