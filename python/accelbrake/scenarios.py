@@ -105,6 +105,8 @@ SCHEMES: dict[str, SchemePreset] = {
     "cubic-abe+pie": SchemePreset("cubic-abe", "pie", ecn=True),
     # End-to-end delay-aware schemes and comparators (issue 4), all over drop-tail.
     "bbr": SchemePreset("bbr", "droptail"),
+    "copa": SchemePreset("copa", "droptail"),
+    "vegas": SchemePreset("vegas", "droptail"),
     "westwood": SchemePreset("westwood", "droptail"),
     "ledbat": SchemePreset("ledbat", "droptail"),
     "c2tcp": SchemePreset("c2tcp", "droptail"),

@@ -19,6 +19,8 @@
 //! | `c2tcp` | `c2tcp.rs` | C2TCP on Cubic (JSAC kernel patch + user-space tuner) |
 //! | `proprate`, `proprate-l/m/h` | `proprate.rs` | PropRate (target buffer delay 40 ms; presets 20/40/80) |
 //! | `bbr` | `bbr.rs` | BBR v1 (Linux tcp_bbr, without the long-term policer model) |
+//! | `copa` | `copa.rs` | Copa (genericCC reference code; δ = 0.5, competitive mode) |
+//! | `vegas` | `vegas.rs` | Linux tcp_vegas (α 2, β 4, γ 1; diff divided by baseRTT) |
 //! | `westwood` | `westwood.rs` | Linux tcp_westwood (Westwood+) |
 //! | `ledbat` | `ledbat.rs` | RFC 6817, target 100 ms |
 
@@ -30,10 +32,12 @@ use std::collections::BTreeMap;
 pub mod abc;
 pub mod bbr;
 pub mod c2tcp;
+pub mod copa;
 pub mod cubic;
 pub mod ledbat;
 pub mod newreno;
 pub mod proprate;
+pub mod vegas;
 pub mod westwood;
 
 /// A delivery-rate sample (Linux `tcp_rate.c`, as BBR uses it): segments delivered between the
@@ -202,6 +206,8 @@ pub const SCHEMES: &[&str] = &[
     "ledbat",
     "c2tcp",
     "bbr",
+    "copa",
+    "vegas",
     "proprate",
     "proprate-l",
     "proprate-m",
@@ -269,6 +275,16 @@ pub fn build(scheme: &str, params: &Params, now: Time, rng: crate::rng::Rng) -> 
             let cfg = bbr::BbrConfig::from_params(&mut p)?;
             reject_unknown(scheme, &p, bbr::BbrConfig::KEYS)?;
             Box::new(bbr::Bbr::new(cfg, now, rng))
+        }
+        "copa" => {
+            let cfg = copa::CopaConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, copa::CopaConfig::KEYS)?;
+            Box::new(copa::Copa::new(cfg, now))
+        }
+        "vegas" => {
+            let cfg = vegas::VegasConfig::from_params(&mut p)?;
+            reject_unknown(scheme, &p, vegas::VegasConfig::KEYS)?;
+            Box::new(vegas::Vegas::new(cfg, now))
         }
         "westwood" => {
             let cfg = westwood::WestwoodConfig::from_params(&mut p)?;
