@@ -122,3 +122,33 @@ fn bbr_keeps_about_a_bdp_in_flight_while_cubic_fills_the_buffer() {
     );
     assert!(qb < qc, "BBR's queue ({qb} ms) should be below Cubic's ({qc} ms)");
 }
+
+#[test]
+fn copa_keeps_about_one_over_delta_packets_queued_per_flow() {
+    // Copa (δ = 0.5) on a fixed 12 Mbit/s, 50 ms link: the standing queue is about 1/δ = 2 packets
+    // per flow (paper §2). ACK every packet, as genericCC does.
+    let mean_queue = |n: u32| {
+        let v = json!({
+            "duration_ms": 60000, "seed": 1, "record_packets": false, "sample_ms": 10,
+            "hops": [
+                {"link": {"type": "constant", "mbps": 12}, "queue": {"type": "droptail", "packets": 250}, "delay_ms": 25},
+                {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 25}
+            ],
+            "flows": [{"scheme": "copa", "fwd": [0], "rev": [1], "count": n, "delayed_ack": false}]
+        });
+        let r = run(&v);
+        let h = &r.tables["hops_ts"];
+        let (ts, hop, q) = (col(h, "t_s"), icol(h, "hop"), icol(h, "queue_packets"));
+        let v: Vec<f64> = (0..ts.len())
+            .filter(|&i| hop[i] == 0 && ts[i] >= 20.0)
+            .map(|i| q[i] as f64)
+            .collect();
+        (v.iter().sum::<f64>() / v.len() as f64, r.summary.utilization)
+    };
+    let (q1, u1) = mean_queue(1);
+    let (q2, u2) = mean_queue(2);
+    println!("Copa mean queue: 1 flow {q1:.2} packets (util {u1:.3}), 2 flows {q2:.2} (util {u2:.3})");
+    assert!((1.0..=4.0).contains(&q1), "1 flow: {q1}");
+    assert!((2.5..=8.0).contains(&q2), "2 flows: {q2}");
+    assert!(u1 > 0.95 && u2 > 0.9);
+}
