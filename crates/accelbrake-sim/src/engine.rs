@@ -298,11 +298,12 @@ impl Simulation {
         self.run_until(self.end);
     }
 
-    /// Process every event up to and including `until` (capped at the scenario's end).
+    /// Process every event before `until` (capped at the scenario's end): a run covers the
+    /// half-open interval `[0, duration)`, the same interval capacity is counted over.
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.end);
         while let Some(t) = self.events.peek_time() {
-            if t > until {
+            if t >= until {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
@@ -333,7 +334,7 @@ impl Simulation {
                 self.pump_sender(f as usize);
             }
             Event::Stop(f) => {
-                self.flows[f as usize].sender.stop();
+                self.flows[f as usize].sender.stop(self.now);
                 self.pump_sender(f as usize);
             }
             Event::SenderWake(f) => {
@@ -370,7 +371,9 @@ impl Simulation {
     /// Let the sender transmit everything it may now, then arm its timer.
     fn pump_sender(&mut self, f: usize) {
         let now = self.now;
+        let mut sent = false;
         while let Some(pkt) = self.flows[f].sender.poll_transmit(now) {
+            sent = true;
             self.stats.data_packets += 1;
             let fl = &mut self.flows[f];
             fl.in_network += 1;
@@ -383,7 +386,17 @@ impl Simulation {
         }
         let fl = &mut self.flows[f];
         if let Some(t) = fl.sender.next_wakeup(now) {
-            let t = t.max(now);
+            // Safety net against a sender that asks to be woken now but then sends nothing: that
+            // would repeat forever at one timestamp. Such a request is a bug; move on by 1 µs.
+            debug_assert!(
+                sent || t > now,
+                "sender {f} asked to be woken at {t} but sent nothing at {now}"
+            );
+            let t = if !sent && t <= now {
+                now + Dur::from_micros(1)
+            } else {
+                t.max(now)
+            };
             if fl.sender_wake.is_none_or(|s| t < s) {
                 fl.sender_wake = Some(t);
                 self.events.push(t, Event::SenderWake(f as u32));
@@ -440,9 +453,7 @@ impl Simulation {
                 }
                 Err(p) => self.dropped(h, p),
             }
-            if self.hops[h].queue_wake.is_none() {
-                self.schedule_queue(h);
-            }
+            self.schedule_queue(h);
             return;
         }
         // Past the last hop: deliver to the endpoint.
@@ -561,10 +572,7 @@ impl Simulation {
             now,
             &mut hop.tx,
             |l| {
-                let capacity = cap_window.map_or(0.0, |w| {
-                    let w = Dur(w.0.min(now.0.max(1)));
-                    l.capacity_bytes(now, w) as f64 / w.secs_f64()
-                });
+                let capacity = cap_window.map_or(0.0, |w| l.capacity_bytes(now, w) as f64 / w.secs_f64());
                 queue.dequeue(
                     now,
                     LinkInfo {

@@ -401,8 +401,9 @@ impl Link {
 
     /// Capacity in bytes per second over `(now - window, now]` (the router's μ).
     pub fn capacity_rate(&mut self, now: Time, window: Dur) -> f64 {
-        let window = if window.0 == 0 { Dur(1) } else { window };
-        let w = Dur(window.0.min(now.0.max(1)));
+        // Always the full window, as the router's rate counters (and the artifact's 20 ms divisor):
+        // early in a run both μ and cr are underestimated alike.
+        let w = if window.0 == 0 { Dur(1) } else { window };
         let bytes = match self {
             Link::Trace(l) => l.capacity_bytes(now, w) as f64,
             Link::Rate(l) => l.capacity_bytes_between(now - w, now),

@@ -46,6 +46,8 @@ pub struct FlowMetrics {
     pub owd_ns: Vec<u64>,
     /// Data bytes (IP) received per time bin.
     pub bins: Vec<u64>,
+    /// When the last data packet arrived at the receiver.
+    pub last_rx: Time,
 }
 
 /// A column of a table.
@@ -166,6 +168,7 @@ impl Recorder {
     pub(crate) fn delivered(&mut self, now: Time, pkt: &Packet, f: &mut Flow) {
         f.m.qdelay_ns.push(pkt.queued_ns);
         f.m.owd_ns.push((now - pkt.ts).0);
+        f.m.last_rx = now;
         let b = self.bin_of(now);
         if f.m.bins.is_empty() {
             f.m.bins = vec![0; self.nbins];
@@ -415,8 +418,15 @@ impl Simulation {
         let mut all_q = Vec::new();
         let mut all_d = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
-            let stop = f.stop.unwrap_or(end).min(end);
-            let fin = f.sender.completed_at.map_or(stop, |c| c.min(stop));
+            // Active period: from the start to completion (finite flows), or to the stop time
+            // extended to the last delivery (data in flight at the stop still arrives), or to the
+            // end of the run.
+            let fin = match (f.sender.completed_at, f.stop) {
+                (Some(c), _) => c,
+                (None, Some(stop)) => stop.max(f.m.last_rx),
+                (None, None) => end,
+            }
+            .min(end);
             let active = fin.saturating_since(f.start).secs_f64().max(1e-9);
             let rx: u64 = f.m.bins.iter().sum();
             let goodput_bytes = f.receiver.stats.delivered_segments as f64 * crate::packet::MSS as f64;
@@ -468,12 +478,14 @@ impl Simulation {
         // Flow time series: samples at bin starts plus the received rate over each bin.
         let fs = std::mem::take(&mut self.rec.fs);
         let mut rx_mbps = Vec::with_capacity(fs.t.len());
-        for (k, (&t, &fl)) in fs.t.iter().zip(fs.flow.iter()).enumerate() {
-            let _ = k;
-            let b = ((t * 1e9) as u64 / bin.0) as usize;
+        for (&t, &fl) in fs.t.iter().zip(fs.flow.iter()) {
+            // Samples sit at bin starts; round (not truncate) back to the bin index.
+            let from = Time((t * 1e9).round() as u64);
+            let b = (from.0 / bin.0) as usize;
+            let span = ((from + bin).min(end.max(from + Dur(1))) - from).secs_f64().max(1e-12);
             let bins = &self.flows[fl as usize].m.bins;
             let bytes = if b < nb { bins.get(b).copied().unwrap_or(0) } else { 0 };
-            rx_mbps.push(bytes as f64 * 8.0 / bin.secs_f64() / 1e6);
+            rx_mbps.push(bytes as f64 * 8.0 / span / 1e6);
         }
         let mut t = Table::default();
         t.f64("t_s", fs.t);

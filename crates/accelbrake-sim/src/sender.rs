@@ -246,7 +246,8 @@ impl Sender {
     }
 
     /// Stop sending new data (the flow's stop time); outstanding data is still recovered.
-    pub fn stop(&mut self) {
+    pub fn stop(&mut self, now: Time) {
+        self.update_app(now);
         self.stopped = true;
         self.avail = self.avail.min(self.snd_nxt);
     }
@@ -303,7 +304,8 @@ impl Sender {
         let mut t = self.rto_at;
         if self.started.is_some() && self.completed_at.is_none() {
             let has_data = self.lost_pending > 0 || self.snd_nxt < self.avail;
-            let window_open = self.pipe < self.send_window();
+            // A pending fast retransmit may go out even with a full window.
+            let window_open = self.pipe < self.send_window() || (self.fast_retransmit && self.lost_pending > 0);
             if window_open {
                 let wake = if has_data {
                     Some(self.next_send)
@@ -311,9 +313,10 @@ impl Sender {
                     (self.app, self.started, self.stopped)
                 {
                     // Time at which the next segment becomes available, plus 1 µs so that
-                    // rounding can never make it look not yet available when woken.
+                    // rounding can never make it look not yet available when woken; never
+                    // before the pacer allows the next send.
                     let secs = (self.avail as f64 + 1.0) * MSS as f64 / bytes_per_sec;
-                    Some(start + Dur::from_secs_f64(secs) + Dur::from_micros(1))
+                    Some((start + Dur::from_secs_f64(secs) + Dur::from_micros(1)).max(self.next_send))
                 } else {
                     None
                 };
@@ -339,10 +342,10 @@ impl Sender {
     /// Produce the next packet to send now, if the window, pacing and application allow.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         self.started?;
+        self.update_app(now);
         if now < self.next_send {
             return None;
         }
-        self.update_app(now);
         let cwnd = self.send_window();
         // RFC 6675 §5 (4.3): the first lost segment is retransmitted on entering recovery even if
         // the reduced window is full (the fast retransmit).
@@ -363,8 +366,8 @@ impl Sender {
             self.end_burst();
             return None;
         };
-        // tcp_rate_skb_sent: a new send interval starts when nothing is in flight.
-        if self.pipe == 0 {
+        // tcp_rate_skb_sent: a new send interval starts when nothing is outstanding (packets_out).
+        if self.snd_nxt == self.snd_una {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
@@ -386,6 +389,11 @@ impl Sender {
             self.lost_pending -= 1;
             self.retx_cursor = seq + 1;
             self.stats.retransmits += 1;
+            // Linux tcp_xmit_retransmit_queue: retransmitting the head re-arms the RTO, so the
+            // timer measures from the repair, not from the original loss.
+            if seq == self.snd_una && self.rto_fired.is_none() {
+                self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
+            }
         } else {
             self.sb.push_back(rate_info);
             self.snd_nxt += 1;
@@ -421,9 +429,8 @@ impl Sender {
             self.burst_sent = 0;
             return;
         };
-        let q = ((rate / 1024.0) / size as f64)
-            .floor()
-            .clamp(PACING_MIN_BURST as f64, 64.0) as u32;
+        let min_burst = self.cc.pacing_min_burst().clamp(1, 64) as f64;
+        let q = ((rate / 1024.0) / size as f64).floor().clamp(min_burst, 64.0) as u32;
         if self.burst_left == 0 {
             self.burst_left = q;
             self.burst_sent = 0;
@@ -688,6 +695,8 @@ impl Sender {
                 self.lost_pending = self.lost_pending.saturating_sub(1);
             }
         }
+        // SACK-based loss detection must look at these segments again.
+        self.lost_upto = self.snd_una;
         self.recovery_point = None;
         self.backoff = 1;
         self.cc.on_spurious_rto(now);

@@ -613,6 +613,11 @@ impl CongestionControl for PropRate {
         }
     }
 
+    /// PropRate dispatches single packets from its timer (paper §4).
+    fn pacing_min_burst(&self) -> u32 {
+        1
+    }
+
     fn pacing_rate(&self) -> Option<f64> {
         let rho = self.rho?;
         let g = self.gains();
