@@ -537,25 +537,7 @@ pub(crate) fn abc_config(q: &QueueSpec, key: &str) -> Result<AbcRouterConfig> {
         });
     };
     let d = AbcRouterConfig::default();
-    let ms = |name: &str, v: Option<f64>, def: Dur, lo: f64| -> Result<Dur> {
-        match v {
-            None => Ok(def),
-            Some(x) => {
-                check_range(
-                    &format!("{key}.{name}"),
-                    x,
-                    lo,
-                    1e7,
-                    if lo > 0.0 {
-                        "a positive time in ms"
-                    } else {
-                        "a time ≥ 0 ms"
-                    },
-                )?;
-                Ok(Dur::from_millis_f64(x))
-            }
-        }
-    };
+    let ms = |name: &str, v: Option<f64>, def: Dur, lo: f64| opt_ms(&format!("{key}.{name}"), v, def, lo);
     let cfg = AbcRouterConfig {
         eta: eta.unwrap_or(d.eta),
         delta: ms("delta_ms", *delta_ms, d.delta, 1e-3)?,
