@@ -17,19 +17,24 @@ use crate::queue::{DropTail, LinkInfo, Queue};
 use crate::receiver::{EchoMode, Receiver, ReceiverConfig};
 use crate::rng::Rng;
 use crate::scenario::{self, AppSpec, LinkSpec, QueueSpec, Scenario};
-use crate::sched::EventQueue;
+use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{App, Sender};
 use crate::time::{Dur, Rate, Time};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// An event.
+/// An event. Events are small (no packets inside): packets wait on FIFO [`DelayLine`]s and only
+/// each line's head has an event, so the heap moves 24-byte entries.
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    /// A packet reaches hop `pkt.hop` of its path (or its endpoint past the last hop).
-    Arrive(Packet),
-    /// An ACK that reached its sender is processed after the host's jitter.
-    Process(Packet),
+    /// The head of hop `h`'s propagation delay line reaches the next hop of its path (or its
+    /// endpoint past the last hop).
+    Propagated(u32),
+    /// The head of flow `f`'s extra-delay line (data sent with `extra_delay_ms`) enters the network.
+    Launched(u32),
+    /// The head of flow `f`'s ACK line (ACKs that reached the sender host) is processed after the
+    /// host's jitter.
+    Process(u32),
     /// A hop's link is due: trace opportunity or end of a transmission.
     Link(u32),
     /// A hop's queue timer is due.
@@ -58,6 +63,8 @@ pub(crate) struct Hop {
     cap_window: Option<Dur>,
     /// When a `QueueTimer` event is pending for this hop.
     queue_wake: Option<Time>,
+    /// Packets that left the link and are propagating to the next hop.
+    line: DelayLine<Packet>,
     pub(crate) m: HopMetrics,
 }
 
@@ -81,6 +88,10 @@ pub(crate) struct Flow {
     rng: Rng,
     /// When the last jittered ACK will be processed.
     ack_ready: Time,
+    /// Data packets waiting out the flow's extra delay before the first hop.
+    launch_line: DelayLine<Packet>,
+    /// ACKs that reached the sender host, waiting out its jitter.
+    ack_line: DelayLine<Packet>,
     /// Data packets and ACKs of this flow inside the network (queues, links, delay lines).
     pub(crate) in_network: u64,
     pub(crate) m: FlowMetrics,
@@ -196,6 +207,7 @@ impl Simulation {
                 delay: Dur::from_millis_f64(h.delay_ms),
                 tx: None,
                 queue_wake: None,
+                line: DelayLine::default(),
                 cap_window,
                 m: HopMetrics::default(),
             });
@@ -250,6 +262,8 @@ impl Simulation {
                     jitter: Dur::from_micros_f64(spec.host_jitter_us),
                     rng: Rng::stream(scenario.seed, 1 + id as u64),
                     ack_ready: Time::ZERO,
+                    launch_line: DelayLine::default(),
+                    ack_line: DelayLine::default(),
                     in_network: 0,
                     m: FlowMetrics::default(),
                 });
@@ -317,8 +331,30 @@ impl Simulation {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Arrive(pkt) => self.arrive(pkt),
-            Event::Process(pkt) => self.process_ack(pkt),
+            Event::Propagated(h) => {
+                let pkt = self.hops[h as usize]
+                    .line
+                    .pop(&mut self.events, self.now, Event::Propagated(h));
+                if let Some(pkt) = pkt {
+                    self.arrive(pkt);
+                }
+            }
+            Event::Launched(f) => {
+                let pkt = self.flows[f as usize]
+                    .launch_line
+                    .pop(&mut self.events, self.now, Event::Launched(f));
+                if let Some(pkt) = pkt {
+                    self.arrive(pkt);
+                }
+            }
+            Event::Process(f) => {
+                let pkt = self.flows[f as usize]
+                    .ack_line
+                    .pop(&mut self.events, self.now, Event::Process(f));
+                if let Some(pkt) = pkt {
+                    self.process_ack(pkt);
+                }
+            }
             Event::Link(h) => self.link_due(h as usize),
             Event::QueueTimer(h) => {
                 let hop = &mut self.hops[h as usize];
@@ -379,7 +415,7 @@ impl Simulation {
             fl.in_network += 1;
             let d = fl.extra_delay;
             if d > Dur::ZERO {
-                self.events.push(now + d, Event::Arrive(pkt));
+                fl.launch_line.push(&mut self.events, now + d, pkt, Event::Launched(f as u32));
             } else {
                 self.arrive(pkt);
             }
@@ -475,7 +511,7 @@ impl Simulation {
                     let t = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
                     fl.ack_ready = t;
                     fl.in_network += 1;
-                    self.events.push(t, Event::Process(pkt));
+                    fl.ack_line.push(&mut self.events, t, pkt, Event::Process(f as u32));
                 } else {
                     self.process_ack(pkt);
                 }
@@ -608,20 +644,22 @@ impl Simulation {
         self.rec
             .departed(h, now, &pkt, sojourn, hop.link.wire_bytes(pkt.size), &mut hop.m);
         pkt.hop += 1;
-        self.events.push(now + hop.delay, Event::Arrive(pkt));
+        hop.line
+            .push(&mut self.events, now + hop.delay, pkt, Event::Propagated(h as u32));
     }
 
     /// Check packet conservation: every packet a flow put into the network is in a queue, on a
-    /// link, or in an `Arrive` event, and the per-flow counters agree with that census.
+    /// link, or on a delay line, and the per-flow counters agree with that census.
     pub fn check_conservation(&self) -> std::result::Result<(), String> {
         let counted: u64 = self.flows.iter().map(|f| f.in_network).sum();
         let queued: u64 = self.hops.iter().map(|h| h.queue.len_packets() as u64).sum();
         let on_links = self.hops.iter().filter(|h| h.tx.is_some()).count() as u64;
-        let travelling = self
-            .events
-            .iter()
-            .filter(|e| matches!(e, Event::Arrive(_) | Event::Process(_)))
-            .count() as u64;
+        let travelling = (self.hops.iter().map(|h| h.line.len()).sum::<usize>()
+            + self
+                .flows
+                .iter()
+                .map(|f| f.launch_line.len() + f.ack_line.len())
+                .sum::<usize>()) as u64;
         if counted != queued + on_links + travelling {
             return Err(format!(
                 "packet conservation violated: flows count {counted} packets in the network, found {queued} queued + {on_links} on links + {travelling} in delay lines"
