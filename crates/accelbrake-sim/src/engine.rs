@@ -270,6 +270,12 @@ impl Simulation {
             }
         }
         let rec = Recorder::new(bin, end, scenario.record_packets, hops.len(), flows.len());
+        for h in hops.iter_mut() {
+            h.m = rec.hop_metrics();
+        }
+        for f in flows.iter_mut() {
+            f.m = rec.flow_metrics();
+        }
         let mut sim = Simulation {
             now: Time::ZERO,
             end,
@@ -325,6 +331,13 @@ impl Simulation {
             self.now = t;
             self.stats.events += 1;
             self.dispatch(ev);
+            // Debug builds (tests) re-check every invariant now and then.
+            #[cfg(debug_assertions)]
+            if self.stats.events % 4096 == 0 {
+                if let Err(e) = self.check_invariants() {
+                    panic!("invariant violated at {}: {e}", self.now);
+                }
+            }
         }
         self.now = self.now.max(until);
     }
@@ -415,7 +428,8 @@ impl Simulation {
             fl.in_network += 1;
             let d = fl.extra_delay;
             if d > Dur::ZERO {
-                fl.launch_line.push(&mut self.events, now + d, pkt, Event::Launched(f as u32));
+                fl.launch_line
+                    .push(&mut self.events, now + d, pkt, Event::Launched(f as u32));
             } else {
                 self.arrive(pkt);
             }
@@ -480,6 +494,7 @@ impl Simulation {
         if let Some(&h) = path.get(pkt.hop as usize) {
             let h = h as usize;
             let hop = &mut self.hops[h];
+            hop.m.arrived += 1;
             pkt.enqueued_at = self.now;
             match hop.queue.enqueue(self.now, pkt) {
                 Ok(()) => {
@@ -687,6 +702,60 @@ impl Simulation {
                     s.enqueued,
                     s.dequeued,
                     h.queue.len_packets()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Check every invariant a run promises, at any point of the run:
+    /// * packet conservation per flow and in the network as a whole ([`Self::check_conservation`]);
+    /// * per hop: every packet that arrived was dropped, is queued, is on the link, or departed;
+    ///   the queue's own counters agree; an empty queue holds no bytes;
+    /// * no link carried more bytes than its capacity (trace opportunities or rate integral) since
+    ///   the start;
+    /// * no pending event lies in the past and the clock is within the run.
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.check_conservation()?;
+        if self.now > self.end {
+            return Err(format!("clock {} past the end {}", self.now, self.end));
+        }
+        if let Some(t) = self.events.peek_time() {
+            if t < self.now {
+                return Err(format!("event pending at {t}, before now {}", self.now));
+            }
+        }
+        for h in &self.hops {
+            let queued = h.queue.len_packets() as u64;
+            let on_link = u64::from(h.tx.is_some());
+            let m = &h.m;
+            if m.arrived != m.departed_pkts + m.drops + queued + on_link {
+                return Err(format!(
+                    "hop {}: {} packets arrived but {} departed + {} dropped + {queued} queued + {on_link} on the link",
+                    h.name, m.arrived, m.departed_pkts, m.drops
+                ));
+            }
+            let s = h.queue.stats();
+            if s.dequeued != m.departed_pkts + on_link || s.dropped != m.drops {
+                return Err(format!(
+                    "hop {}: queue counts {} dequeued / {} dropped, the hop {} departed + {on_link} on the link / {} dropped",
+                    h.name, s.dequeued, s.dropped, m.departed_pkts, m.drops
+                ));
+            }
+            if (queued == 0) != (h.queue.len_bytes() == 0) {
+                return Err(format!(
+                    "hop {}: {queued} packets but {} bytes queued",
+                    h.name,
+                    h.queue.len_bytes()
+                ));
+            }
+            // Capacity over [0, now]: an opportunity (or the end of a transmission) at `now` has
+            // already been used, hence the 1 ns.
+            let cap = h.link.capacity_between(Time::ZERO, self.now + Dur(1));
+            if m.departed_bytes as f64 > cap * (1.0 + 1e-9) + 1.0 {
+                return Err(format!(
+                    "hop {}: {} bytes left the link, more than its capacity {cap:.0} bytes",
+                    h.name, m.departed_bytes
                 ));
             }
         }

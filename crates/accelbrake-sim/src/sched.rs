@@ -199,7 +199,14 @@ mod tests {
         let mut plain = EventQueue::new();
         let mut q: EventQueue<Option<u32>> = EventQueue::new();
         let mut line = DelayLine::default();
-        let pushes = [(3, true, 1), (3, false, 2), (4, true, 3), (4, true, 4), (4, false, 5), (9, true, 6)];
+        let pushes = [
+            (3, true, 1),
+            (3, false, 2),
+            (4, true, 3),
+            (4, true, 4),
+            (4, false, 5),
+            (9, true, 6),
+        ];
         for &(t, on_line, v) in &pushes {
             plain.push(Time(t), v);
             if on_line {
