@@ -2,7 +2,7 @@
 //!
 //! Options (before or after the file):
 //! * `--bench`: print one JSON line of run statistics instead of the summary (wall time of build +
-//!   run + summary, events, packets; used by `scripts/bench.py`, which adds peak memory).
+//!   run + summary, events, packets, and peak resident memory; used by `scripts/bench.py`).
 //! * `--duration-ms X`: override the scenario's duration.
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -53,6 +53,7 @@ fn main() {
             "utilization": s.utilization,
             "throughput_mbps": s.throughput_mbps,
             "queueing_delay_ms": s.queueing_delay_ms,
+            "peak_rss_kib": peak_rss_kib(),
         });
         println!("{line}");
         return;
@@ -67,4 +68,13 @@ fn main() {
         data_packets as f64 / wall,
         s.events as f64 / wall
     );
+}
+
+/// Peak resident set size of this process in KiB (Linux `VmHWM`), if known. Not `getrusage`: its
+/// `ru_maxrss` also counts the parent's memory at fork/exec time (the old mm's high-water mark
+/// is carried over at `execve`), which would report the benchmark driver's size instead.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -5,5 +5,6 @@ mod abe;
 mod common;
 mod delay;
 mod determinism;
+mod hostile;
 mod paper;
 mod transport;
