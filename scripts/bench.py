@@ -27,13 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "target" / "release" / "examples" / "run"
 
-# (key, scenario file, description)
+# (key = docs/bench/KEY.json, description)
 SCENARIOS = [
-    ("cubic-24mbps", "docs/bench/cubic-24mbps.json", "1 Cubic flow, 24 Mbit/s dumbbell, 100 ms RTT, 250 pkts, 60 s"),
-    ("cubic-96mbps", "docs/bench/cubic-96mbps.json", "1 Cubic flow, 96 Mbit/s dumbbell, 100 ms RTT, 250 pkts, 60 s"),
-    ("cubic16-24mbps", "docs/bench/cubic16-24mbps.json", "16 Cubic flows, 24 Mbit/s dumbbell, 100 ms RTT, 250 pkts, 60 s"),
-    ("abc-verizon", "docs/bench/abc-verizon.json", "ABC, Verizon-LTE-short.up, 100 ms RTT, 250 pkts, 140 s"),
-    ("cubic10-1gbps", "docs/bench/cubic10-1gbps.json", "10 Cubic flows, 1 Gbit/s dumbbell, 100 ms RTT, 8333 pkts (BDP), 60 s"),
+    ("cubic-24mbps", "1 Cubic flow, 24 Mbit/s dumbbell, 100 ms RTT, 250 pkts, 60 s"),
+    ("cubic-96mbps", "1 Cubic flow, 96 Mbit/s dumbbell, 100 ms RTT, 250 pkts, 60 s"),
+    ("cubic16-24mbps", "16 Cubic flows, 24 Mbit/s dumbbell, 100 ms RTT, 250 pkts, 60 s"),
+    ("abc-verizon", "ABC, Verizon-LTE-short.up, 100 ms RTT, 250 pkts, 140 s"),
+    ("cubic10-1gbps", "10 Cubic flows, 1 Gbit/s dumbbell, 100 ms RTT, 8333 pkts (BDP), 60 s"),
 ]
 LONG = "docs/bench/cubic-100mbps-long.json"
 
@@ -50,9 +50,8 @@ def vmhwm_kib() -> float:
 
 
 def build() -> None:
-    subprocess.run(
-        ["cargo", "build", "--release", "--quiet", "--example", "run", "-p", "accelbrake-sim"], cwd=ROOT, check=True
-    )
+    cmd = ["cargo", "build", "--release", "--quiet", "--example", "run", "-p", "accelbrake-sim"]
+    subprocess.run(cmd, cwd=ROOT, check=True)
 
 
 def run_one(path: str, duration_ms: float | None = None) -> dict:
@@ -88,10 +87,11 @@ def markdown(rows: list[dict], long: dict | None) -> str:
     ]
     for r in rows:
         walls = ", ".join(f"{x:.3f}" for x in r["wall_s_all"])
+        per_s = ("data_packets_per_s", "hop_departures_per_s", "events_per_s")
+        rates = " | ".join(f"{r[k] / 1e6:.2f} M" for k in per_s)
         lines.append(
             f"| {r['description']} | {r['simulated_s']:.0f} | {r['data_packets']:,} | {r['events']:,} | "
-            f"{r['wall_s']:.3f} ({walls}) | {r['data_packets_per_s'] / 1e6:.2f} M | "
-            f"{r['hop_departures_per_s'] / 1e6:.2f} M | {r['events_per_s'] / 1e6:.2f} M | {r['maxrss_mb']:.1f} |"
+            f"{r['wall_s']:.3f} ({walls}) | {rates} | {r['maxrss_mb']:.1f} |"
         )
     if long:
         lines += [
@@ -119,9 +119,10 @@ def main() -> None:
         build()
     keys = set(args.only.split(",")) if args.only else None
     rows = []
-    for key, path, desc in SCENARIOS:
+    for key, desc in SCENARIOS:
         if keys and key not in keys:
             continue
+        path = f"docs/bench/{key}.json"
         r = best_of(path, args.repeat)
         r.update(key=key, scenario=path, description=desc)
         rows.append(r)

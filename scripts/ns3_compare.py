@@ -61,6 +61,9 @@ static std::vector<uint64_t> hist;     // sojourn histogram, 10 us bins
 static double rate_bps = 0;
 static uint64_t n = 0, dropped = 0, dequeued = 0, deq_bytes = 0;
 static double sum_ns = 0;
+static int64_t half_ns = 0;                 // second-half statistics from here on
+static uint64_t n2 = 0, deq_bytes2 = 0;
+static double sum2_ns = 0;
 void OnEnqueue(ns3::Ptr<const ns3::Packet>) { enq.push_back(ns3::Simulator::Now().GetNanoSeconds()); }
 void OnDrop(ns3::Ptr<const ns3::Packet>) { dropped++; }
 void OnDequeue(ns3::Ptr<const ns3::Packet> p) {
@@ -75,9 +78,11 @@ void OnDequeue(ns3::Ptr<const ns3::Packet> p) {
     sum_ns += d;
     dequeued++;
     deq_bytes += p->GetSize();
+    if (ns3::Simulator::Now().GetNanoSeconds() >= half_ns) { n2++; sum2_ns += d; deq_bytes2 += p->GetSize(); }
 }
-void Attach(ns3::Ptr<ns3::NetDevice> dev, double rate) {
+void Attach(ns3::Ptr<ns3::NetDevice> dev, double rate, double half_s) {
     rate_bps = rate;
+    half_ns = int64_t(half_s * 1e9);
     auto q = ns3::DynamicCast<ns3::PointToPointNetDevice>(dev)->GetQueue();
     q->TraceConnectWithoutContext("Enqueue", ns3::MakeCallback(&OnEnqueue));
     q->TraceConnectWithoutContext("Dequeue", ns3::MakeCallback(&OnDequeue));
@@ -101,9 +106,8 @@ def ns3_worker(key: str, seconds: float) -> None:
     flows = sc["flows"][0].get("count", 1)
     assert sc["hops"][1]["delay_ms"] == delay_ms, "ns-3's point-to-point link has one delay both ways"
 
-    from ns import ns  # slow: loads ns-3 into cling
-
     import cppyy
+    from ns import ns  # slow: loads ns-3 into cling
 
     cppyy.include("ns3/point-to-point-module.h")
     cppyy.cppdef(PROBE_CPP)
@@ -131,7 +135,7 @@ def ns3_worker(key: str, seconds: float) -> None:
     addr.SetBase(ns.Ipv4Address("10.1.1.0"), ns.Ipv4Mask("255.255.255.0"))
     ifaces = addr.Assign(devices)
     ns.TrafficControlHelper().Uninstall(devices)  # the device queue is the bottleneck's drop-tail
-    probe.Attach(devices.Get(0), mbps * 1e6)
+    probe.Attach(devices.Get(0), mbps * 1e6, seconds / 2)
 
     sinks = []
     for i in range(flows):
@@ -142,7 +146,8 @@ def ns3_worker(key: str, seconds: float) -> None:
         apps = sink.Install(nodes.Get(1))
         apps.Start(ns.Seconds(0))
         sinks.append(apps)
-        src = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ifaces.GetAddress(1), port).ConvertTo())
+        dst = ns.InetSocketAddress(ifaces.GetAddress(1), port).ConvertTo()
+        src = ns.BulkSendHelper("ns3::TcpSocketFactory", dst)
         src.SetAttribute("MaxBytes", ns.UintegerValue(0))
         src.SetAttribute("SendSize", ns.UintegerValue(SEGMENT))
         sapps = src.Install(nodes.Get(0))
@@ -158,6 +163,8 @@ def ns3_worker(key: str, seconds: float) -> None:
         "data_packets": int(probe.dequeued + probe.dropped + len(probe.enq)),
         "dropped": int(probe.dropped),
         "utilization": probe.deq_bytes * 8 / (mbps * 1e6 * seconds),
+        "utilization_2nd_half": probe.deq_bytes2 * 8 / (mbps * 1e6 * seconds / 2),
+        "queueing_delay_mean_2nd_half_ms": probe.sum2_ns / max(probe.n2, 1) / 1e6,
         "goodput_mbps": rx * 8 / seconds / 1e6,
         "queueing_delay_ms": {
             "count": int(probe.n),
@@ -180,24 +187,38 @@ def run_ns3(key: str, seconds: float) -> dict:
     return json.loads(lines[-1])
 
 
+def _pair(o: dict, n: dict, key: str, fmt: str) -> str:
+    return f"{format(o[key], fmt)} / {format(n[key], fmt)}"
+
+
 def markdown(rows: list[dict]) -> str:
-    lines = [
-        "| scenario | simulated s | data packets (ours / ns-3) | wall s (ours / ns-3) | "
-        "data packets / wall s (ours / ns-3) | speed ratio | events / s (ours) | "
-        "utilisation (ours / ns-3) | mean queueing delay ms (ours / ns-3) | p95 queueing delay ms (ours / ns-3) | "
-        "peak RSS MB (ours / ns-3) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    head = [
+        "scenario", "simulated s", "data packets (ours / ns-3)", "wall s (ours / ns-3)",
+        "data packets / wall s (ours / ns-3)", "speed ratio", "events / s (ours)",
+        "utilisation (ours / ns-3)", "utilisation, 2nd half",
+        "mean queueing delay ms (ours / ns-3)", "mean queueing delay ms, 2nd half",
+        "p95 queueing delay ms (ours / ns-3)", "peak RSS MB (ours / ns-3)",
+    ]  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         o, n = r["ours"], r["ns3"]
         oq, nq = o["queueing_delay_ms"], n["queueing_delay_ms"]
-        lines.append(
-            f"| {r['key']} | {o['simulated_s']:.0f} | {o['data_packets']:,} / {n['data_packets']:,} | "
-            f"{o['wall_s']:.3f} / {n['wall_s']:.1f} | {o['data_packets_per_s']:,.0f} / {n['data_packets_per_s']:,.0f} | "
-            f"**{r['ratio']:.0f}×** | {o['events_per_s'] / 1e6:.2f} M | {o['utilization']:.3f} / {n['utilization']:.3f} | "
-            f"{oq['mean']:.1f} / {nq['mean']:.1f} | {oq['p95']:.1f} / {nq['p95']:.1f} | "
-            f"{o['maxrss_mb']:.1f} / {n['maxrss_mb']:.0f} |"
-        )
+        cells = [
+            r["key"],
+            f"{o['simulated_s']:.0f}",
+            _pair(o, n, "data_packets", ","),
+            f"{o['wall_s']:.3f} / {n['wall_s']:.1f}",
+            _pair(o, n, "data_packets_per_s", ",.0f"),
+            f"**{r['ratio']:.0f}×**",
+            f"{o['events_per_s'] / 1e6:.2f} M",
+            _pair(o, n, "utilization", ".3f"),
+            _pair(o, n, "utilization_2nd_half", ".3f"),
+            _pair(oq, nq, "mean", ".1f"),
+            _pair(o, n, "queueing_delay_mean_2nd_half_ms", ".1f"),
+            _pair(oq, nq, "p95", ".1f"),
+            f"{o['maxrss_mb']:.1f} / {n['maxrss_mb']:.0f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -224,18 +245,28 @@ def main() -> None:
     for key in keys:
         path = f"docs/bench/{key}.json"
         ours = bench.best_of(path, args.repeat, seconds[key] * 1000)
+        # Second half [T/2, T): a run is deterministic, so a run to T/2 is the first half of the
+        # run to T and the difference of the two gives the second half's figures.
+        half = bench.run_one(path, seconds[key] * 500)
+        ours["utilization_2nd_half"] = 2 * ours["utilization"] - half["utilization"]
+        qt, qh = ours["queueing_delay_ms"], half["queueing_delay_ms"]
+        ours["queueing_delay_mean_2nd_half_ms"] = (qt["mean"] * qt["count"] - qh["mean"] * qh["count"]) / (
+            qt["count"] - qh["count"]
+        )
         n3 = run_ns3(key, seconds[key])
         n3["data_packets_per_s"] = n3["data_packets"] / n3["wall_s"]
         ratio = ours["data_packets_per_s"] / n3["data_packets_per_s"]
         rows.append({"key": key, "ours": ours, "ns3": n3, "ratio": ratio})
-        du = ours["utilization"] - n3["utilization"]
-        print(
-            f"{key:16s} {seconds[key]:.0f} s simulated: ours {ours['data_packets_per_s']:,.0f} pkts/s, "
-            f"ns-3 {n3['data_packets_per_s']:,.0f} pkts/s -> {ratio:.0f}x; utilisation {ours['utilization']:.3f} vs "
-            f"{n3['utilization']:.3f} ({du:+.3f}); mean queueing delay {ours['queueing_delay_ms']['mean']:.1f} vs "
-            f"{n3['queueing_delay_ms']['mean']:.1f} ms; peak RSS {ours['maxrss_mb']:.0f} vs {n3['maxrss_mb']:.0f} MB",
-            flush=True,
-        )
+        oq, nq = ours["queueing_delay_ms"], n3["queueing_delay_ms"]
+        parts = [
+            f"packets/s {_pair(ours, n3, 'data_packets_per_s', ',.0f')} -> {ratio:.0f}x",
+            f"utilisation {_pair(ours, n3, 'utilization', '.3f')}",
+            f"2nd half {_pair(ours, n3, 'utilization_2nd_half', '.3f')}",
+            f"mean queueing delay {_pair(oq, nq, 'mean', '.1f')} ms",
+            f"2nd half {_pair(ours, n3, 'queueing_delay_mean_2nd_half_ms', '.1f')} ms",
+            f"peak RSS {_pair(ours, n3, 'maxrss_mb', '.0f')} MB",
+        ]
+        print(f"{key:16s} {seconds[key]:.0f} s: " + "; ".join(parts), flush=True)
     out = ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / "ns3.json").write_text(json.dumps(rows, indent=1) + "\n")

@@ -65,6 +65,9 @@ pub(crate) struct Hop {
     queue_wake: Option<Time>,
     /// Packets that left the link and are propagating to the next hop.
     line: DelayLine<Packet>,
+    /// Packets in the hop (queued or on the link) and since when that count holds.
+    occupancy: u64,
+    occupancy_since: Time,
     pub(crate) m: HopMetrics,
 }
 
@@ -208,6 +211,8 @@ impl Simulation {
                 tx: None,
                 queue_wake: None,
                 line: DelayLine::default(),
+                occupancy: 0,
+                occupancy_since: Time::ZERO,
                 cap_window,
                 m: HopMetrics::default(),
             });
@@ -498,6 +503,7 @@ impl Simulation {
             pkt.enqueued_at = self.now;
             match hop.queue.enqueue(self.now, pkt) {
                 Ok(()) => {
+                    Self::occupancy_change(hop, self.now, true);
                     if matches!(hop.link, Link::Rate(_)) && hop.tx.is_none() {
                         self.start_tx(h);
                     }
@@ -576,6 +582,7 @@ impl Simulation {
         let mut drops = std::mem::take(&mut self.drops);
         let p = hop.queue.dequeue(now, info, &mut drops);
         for d in drops.drain(..) {
+            Self::occupancy_change(&mut self.hops[h], now, false);
             self.dropped(h, d);
         }
         self.drops = drops;
@@ -637,6 +644,7 @@ impl Simulation {
         );
         let next = link.next_opportunity();
         for d in drops.drain(..) {
+            Self::occupancy_change(&mut self.hops[h], now, false);
             self.dropped(h, d);
         }
         for p in departed.drain(..) {
@@ -649,12 +657,33 @@ impl Simulation {
         }
     }
 
+    /// A packet was accepted into hop `hop` (`up`) or left it (departed or dropped by an AQM):
+    /// integrate the occupancy over time (for the time-averaged queue length).
+    fn occupancy_change(hop: &mut Hop, now: Time, up: bool) {
+        hop.m.occupancy_area += u128::from(hop.occupancy) * u128::from((now - hop.occupancy_since).0);
+        hop.occupancy_since = now;
+        if up {
+            hop.occupancy += 1;
+        } else {
+            debug_assert!(hop.occupancy > 0, "hop {} occupancy would go negative", hop.name);
+            hop.occupancy -= 1;
+        }
+    }
+
+    /// Time integral of hop `h`'s occupancy (packets queued or on the link) up to now, packet·ns.
+    pub(crate) fn occupancy_area(&self, h: usize) -> u128 {
+        let hop = &self.hops[h];
+        hop.m.occupancy_area + u128::from(hop.occupancy) * u128::from((self.now - hop.occupancy_since).0)
+    }
+
     /// A packet leaves hop `h`'s link now; it reaches the next hop after the propagation delay.
     fn depart(&mut self, h: usize, mut pkt: Packet) {
         let now = self.now;
         self.stats.hop_departures += 1;
         let hop = &mut self.hops[h];
+        Self::occupancy_change(hop, now, false);
         let sojourn = now - pkt.enqueued_at;
+        hop.m.sojourn_sum_ns += u128::from(sojourn.0);
         pkt.queued_ns += sojourn.0;
         self.rec
             .departed(h, now, &pkt, sojourn, hop.link.wire_bytes(pkt.size), &mut hop.m);
@@ -740,6 +769,12 @@ impl Simulation {
                 return Err(format!(
                     "hop {}: queue counts {} dequeued / {} dropped, the hop {} departed + {on_link} on the link / {} dropped",
                     h.name, s.dequeued, s.dropped, m.departed_pkts, m.drops
+                ));
+            }
+            if h.occupancy != queued + on_link {
+                return Err(format!(
+                    "hop {}: occupancy {} but {queued} queued + {on_link} on the link",
+                    h.name, h.occupancy
                 ));
             }
             if (queued == 0) != (h.queue.len_bytes() == 0) {

@@ -214,6 +214,10 @@ pub struct HopMetrics {
     pub departed_bytes: u64,
     /// Packets that left the link.
     pub departed_pkts: u64,
+    /// Sum of every departed packet's sojourn (queue + link, data and ACKs), ns.
+    pub sojourn_sum_ns: u128,
+    /// Time integral of the packets in the hop (queued or on the link), packet·ns.
+    pub occupancy_area: u128,
     /// Sojourn of every data packet through this hop, ns.
     pub data_sojourn_ns: Dist,
     /// Departed wire bytes per time bin.
@@ -512,6 +516,10 @@ pub struct HopSummary {
     pub packets: u64,
     /// Most packets queued at once.
     pub max_queue_packets: u64,
+    /// Time-averaged packets in the hop (queued or on the link).
+    pub mean_occupancy_packets: f64,
+    /// Mean sojourn (queue + link) of every packet that left the link, data and ACKs, ms.
+    pub mean_sojourn_ms: f64,
     /// Queueing delay (sojourn incl. waiting for an opportunity) of data packets at this hop, ms.
     pub queueing_delay_ms: Stats,
 }
@@ -623,6 +631,12 @@ impl Simulation {
                 marks: s.marked,
                 packets: h.m.departed_pkts,
                 max_queue_packets: s.max_packets,
+                mean_occupancy_packets: self.occupancy_area(i) as f64 / (end.0.max(1) as f64),
+                mean_sojourn_ms: if h.m.departed_pkts > 0 {
+                    h.m.sojourn_sum_ns as f64 / h.m.departed_pkts as f64 / 1e6
+                } else {
+                    f64::NAN
+                },
                 queueing_delay_ms: h.m.data_sojourn_ns.stats(0),
             });
         }
