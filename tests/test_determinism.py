@@ -27,7 +27,11 @@ def test_same_output_in_two_processes():
         "seed": 4,
         "record_packets": True,
         "hops": [
-            {"link": {"type": "trace", "path": TRACE}, "queue": {"type": "abc", "packets": 250}, "delay_ms": 50},
+            {
+                "link": {"type": "trace", "path": TRACE},
+                "queue": {"type": "abc", "packets": 250},
+                "delay_ms": 50,
+            },
             {"link": {"type": "constant", "mbps": 12}, "queue": {"type": "codel"}, "delay_ms": 50},
         ],
         "flows": [

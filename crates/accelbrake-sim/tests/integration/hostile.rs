@@ -280,3 +280,19 @@ fn scenario_json_syntax_errors_give_line_and_column() {
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     assert!(Scenario::from_json(&deep).is_err());
 }
+
+#[test]
+fn unbounded_windows_are_capped_at_tcps_maximum() {
+    // An ABC sender with no ABC router on its path is never braked, and with an empty forward
+    // path its data arrives instantly: its window doubles every RTT. Found by the Python fuzzer:
+    // within one simulated second the scoreboard needed over 5 GB. TCP's window cannot exceed
+    // 2^30 bytes (RFC 7323), which now bounds it.
+    let v = json!({"duration_ms": 1000, "record_packets": false,
+        "hops": [{"link": {"type": "constant", "mbps": 12}, "queue": {"type": "codel"}, "delay_ms": 20}],
+        "flows": [{"scheme": "abc", "fwd": [], "rev": [0]}]});
+    let r = crate::common::run(&v);
+    let in_flight = crate::common::icol(&r.tables["flows_ts"], "in_flight");
+    let max = *in_flight.iter().max().unwrap();
+    assert!(max > 100_000, "the window did grow ({max})");
+    assert!(max <= i64::from(accelbrake_sim::sender::MAX_WINDOW), "{max}");
+}

@@ -5,6 +5,8 @@ mod abe;
 mod common;
 mod delay;
 mod determinism;
+mod fuzz;
 mod hostile;
 mod paper;
+mod properties;
 mod transport;
