@@ -54,11 +54,13 @@ def build() -> None:
     subprocess.run(cmd, cwd=ROOT, check=True)
 
 
-def run_one(path: str, duration_ms: float | None = None) -> dict:
+def run_one(path: str, duration_ms: float | None = None, sample_ms: float | None = None) -> dict:
     """One run in a fresh process: the example's statistics plus the child's peak RSS."""
     cmd = [str(BIN), "--bench", path]
     if duration_ms is not None:
         cmd += ["--duration-ms", str(duration_ms)]
+    if sample_ms is not None:
+        cmd += ["--sample-ms", str(sample_ms)]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"{path}: exit {proc.returncode}: {proc.stderr.strip()}")
@@ -98,12 +100,14 @@ def markdown(rows: list[dict], long: dict | None) -> str:
             "",
             "Bounded memory, 1 Cubic flow on 100 Mbit/s, 100 ms RTT, 250 packets, per-packet records off:",
             "",
-            "| simulated | data packets | wall s | peak RSS MB |",
-            "|---|---|---|---|",
+            "| simulated | time-series bin | data packets | wall s | peak RSS MB |",
+            "|---|---|---|---|---|",
         ]
-        for k in ("10 min", "60 min"):
-            r = long[k]
-            lines.append(f"| {k} | {r['data_packets']:,} | {r['wall_s']:.2f} | {r['maxrss_mb']:.1f} |")
+        for k, r in long.items():
+            mins, sample = k.split(" / ")
+            lines.append(
+                f"| {mins} | {sample} | {r['data_packets']:,} | {r['wall_s']:.2f} | {r['maxrss_mb']:.1f} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -133,7 +137,11 @@ def main() -> None:
         )
     long = None
     if args.long:
-        long = {k: run_one(LONG, ms) for k, ms in (("10 min", 600_000), ("60 min", 3_600_000))}
+        long = {
+            f"{m} min / {'60 s' if b else '100 ms'}": run_one(LONG, m * 60_000, b)
+            for b in (60_000, None)
+            for m in (10, 60)
+        }
         for k, r in long.items():
             print(f"long run {k}: wall {r['wall_s']:.2f} s, {r['maxrss_mb']:.1f} MB", flush=True)
     out = ROOT / args.out

@@ -3,19 +3,20 @@
 //! Options (before or after the file):
 //! * `--bench`: print one JSON line of run statistics instead of the summary (wall time of build +
 //!   run + summary, events, packets, and peak resident memory; used by `scripts/bench.py`).
-//! * `--duration-ms X`: override the scenario's duration.
+//! * `--duration-ms X`, `--sample-ms X`: override the scenario's duration or time-series bin.
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut path, mut bench, mut duration) = (None, false, None);
+    let (mut path, mut bench, mut duration, mut sample) = (None, false, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--bench" => bench = true,
             "--duration-ms" => duration = args.next().and_then(|v| v.parse::<f64>().ok()),
+            "--sample-ms" => sample = args.next().and_then(|v| v.parse::<f64>().ok()),
             _ => path = Some(a),
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: run [--bench] [--duration-ms X] SCENARIO.json");
+        eprintln!("usage: run [--bench] [--duration-ms X] [--sample-ms X] SCENARIO.json");
         std::process::exit(2)
     };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
@@ -28,6 +29,9 @@ fn main() {
     });
     if let Some(d) = duration {
         scenario.duration_ms = d;
+    }
+    if let Some(b) = sample {
+        scenario.sample_ms = b;
     }
     let t0 = std::time::Instant::now();
     let mut sim = accelbrake_sim::Simulation::new(&scenario).unwrap_or_else(|e| {
