@@ -93,7 +93,7 @@ fn ack_processing(c: &mut Criterion) {
         let mut in_flight = std::collections::VecDeque::new();
         b.iter(|| {
             // 1 µs per packet, a 10 ms "RTT" made of the in-flight FIFO.
-            now = now + Dur::from_micros(1);
+            now += Dur::from_micros(1);
             while let Some(p) = s.poll_transmit(now) {
                 in_flight.push_back(p);
             }

@@ -161,7 +161,7 @@ fn run_bounded(s: &Scenario) -> Result<(), String> {
     let end = Time(Dur::from_millis_f64(s.duration_ms).0);
     let mut t = Time::ZERO;
     while t < end && sim.stats.events < 200_000 {
-        t = t + Dur::from_millis(1);
+        t += Dur::from_millis(1);
         sim.run_until(t);
         sim.check_invariants()?;
     }
