@@ -68,7 +68,9 @@ def run_tasks(
         bar.close()
 
 
-def _deliver(results: dict[Any, Any], on_result: Callable[[Any, Any], None] | None, key: Any, result: Any) -> None:
+def _deliver(
+    results: dict[Any, Any], on_result: Callable[[Any, Any], None] | None, key: Any, result: Any
+) -> None:
     if on_result is None:
         results[key] = result
     else:

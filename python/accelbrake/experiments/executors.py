@@ -49,7 +49,12 @@ class LocalExecutor:
         from accelbrake._worker import run_experiment_point
 
         run_tasks(
-            tasks, run_experiment_point, jobs=self.jobs, progress=False, describe=describe, on_result=on_result
+            tasks,
+            run_experiment_point,
+            jobs=self.jobs,
+            progress=False,
+            describe=describe,
+            on_result=on_result,
         )
 
 
@@ -88,7 +93,11 @@ class RayExecutor:
             return
         started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": "ERROR",
+            }
             if self.address is None:
                 kwargs["num_cpus"] = self.jobs or os.cpu_count() or 1
             ray.init(address=self.address, **kwargs)

@@ -122,8 +122,15 @@ def _is_done(out: Path, rid: str) -> bool:
     return (_runs_dir(out) / f"{rid}.json").is_file()
 
 
-def _write_run(out: Path, rid: str, point: RunPoint, scenario: dict[str, Any], payload: dict[str, Any],
-               executor: str, commit: str | None) -> None:  # fmt: skip
+def _write_run(
+    out: Path,
+    rid: str,
+    point: RunPoint,
+    scenario: dict[str, Any],
+    payload: dict[str, Any],
+    executor: str,
+    commit: str | None,
+) -> None:
     """Write one run's files; the JSON goes last and marks the run as finished."""
     import pandas as pd
 
@@ -199,7 +206,12 @@ def run_sweep(
             f"{executor.describe()}"
         )
     bar = tqdm(
-        total=len(todo), desc=exp.name, unit="run", file=sys.stderr, disable=not progress or not todo, smoothing=0.1
+        total=len(todo),
+        desc=exp.name,
+        unit="run",
+        file=sys.stderr,
+        disable=not progress or not todo,
+        smoothing=0.1,
     )
 
     def on_result(rid: str, payload: dict[str, Any]) -> None:
@@ -215,10 +227,19 @@ def run_sweep(
     finally:
         bar.close()
     complete = all(_is_done(out, rid) for rid in plan)
-    outcome = SweepOutcome(out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed)
+    outcome = SweepOutcome(
+        out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed
+    )
     if complete:
-        outcome.results = write_tables(exp, out, order, executor=executor, commit=commit, wall_s=outcome.wall_s,
-                                       stats={"runs": len(plan), "skipped": skipped, "ran": len(executed)})  # fmt: skip
+        outcome.results = write_tables(
+            exp,
+            out,
+            order,
+            executor=executor,
+            commit=commit,
+            wall_s=outcome.wall_s,
+            stats={"runs": len(plan), "skipped": skipped, "ran": len(executed)},
+        )
     return outcome
 
 

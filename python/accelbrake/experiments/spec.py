@@ -75,8 +75,8 @@ class ExperimentError(ScenarioError):
 
 #: ``[matrix]`` keys: what they mean (for errors and docs).
 MATRIX_KEYS: dict[str, str] = {
-    "schemes": "scheme names (presets or [schemes.NAME] variants), e.g. [\"abc\", \"cubic\"]",
-    "traces": "data-link traces: Mahimahi files or constant rates like \"const:24\"",
+    "schemes": 'scheme names (presets or [schemes.NAME] variants), e.g. ["abc", "cubic"]',
+    "traces": 'data-link traces: Mahimahi files or constant rates like "const:24"',
     "delay_ms": "one-way propagation delays in ms (each direction; min RTT = 2·delay), default [50]",
     "buffer_packets": "data bottleneck queue limits in packets, default [250]",
     "flows": "numbers of bulk flows sharing the link, default [1]",
@@ -92,9 +92,9 @@ RUN_KEYS: dict[str, str] = {
     "ack_mbps": "ACK link rate in Mbit/s when there is no ack_trace (default 12)",
     "ack_trace": "ACK-direction trace file (default: a constant ack_mbps link)",
     "sample_ms": "time-series bin width in ms (default 100)",
-    "queue": "a Mahimahi-style queue for every scheme, e.g. \"codel target=50,interval=100\"",
+    "queue": 'a Mahimahi-style queue for every scheme, e.g. "codel target=50,interval=100"',
     "ecn": "ECN on (true) or off (false) for the non-ABC schemes (default: the preset's)",
-    "set": "overrides such as [\"abc.eta=0.95\"] or {\"abc.eta\" = 0.95}, applied to the schemes they "
+    "set": 'overrides such as ["abc.eta=0.95"] or {"abc.eta" = 0.95}, applied to the schemes they '
     "concern (one that concerns none is an error)",
     "flow_starts_s": "explicit start time of each flow in seconds (sets the flow count)",
     "flow_stops_s": "explicit stop time of each flow in seconds (same length as flow_starts_s)",
@@ -179,7 +179,9 @@ class RunPoint:
             "buffer_packets": self.buffer_packets,
             "flows": self.flows,
             "start_interval_s": self.start_interval_s,
-            "flow_rtts_ms": "" if self.flow_rtts_ms is None else "/".join(f"{r:g}" for r in self.flow_rtts_ms),
+            "flow_rtts_ms": ""
+            if self.flow_rtts_ms is None
+            else "/".join(f"{r:g}" for r in self.flow_rtts_ms),
             "seed": self.seed,
         }
 
@@ -364,7 +366,8 @@ def apply_overrides(doc: Mapping[str, Any], overrides: Iterable[str], *, source:
         key = key.strip()
         if not eq or not key:
             raise ExperimentError(
-                f"--set '{item}': expected key=value, e.g. run.duration_s=30, matrix.seeds=[0,1] or abc.eta=0.9",
+                f"--set '{item}': expected key=value, e.g. run.duration_s=30, matrix.seeds=[0,1] "
+                "or abc.eta=0.9",
                 key=key or None,
             )
         parts = key.split(".")
@@ -414,7 +417,9 @@ class _Checker:
     def fail(self, key: str, message: str) -> ExperimentError:
         return ExperimentError(f"{self.source}: {key}: {message}", key=key)
 
-    def table(self, doc: Mapping[str, Any], key: str, allowed: Mapping[str, str], where: str) -> dict[str, Any]:
+    def table(
+        self, doc: Mapping[str, Any], key: str, allowed: Mapping[str, str], where: str
+    ) -> dict[str, Any]:
         v = doc.get(key, {})
         if not isinstance(v, dict):
             raise self.fail(where, f"expected a table ([{where}]), got {_type_name(v)}")
@@ -453,7 +458,9 @@ class _Checker:
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
             else:
-                raise self.fail(key, f"expected {what} (a whole number ≥ {minimum}), got {_type_name(v)} {v!r}")
+                raise self.fail(
+                    key, f"expected {what} (a whole number ≥ {minimum}), got {_type_name(v)} {v!r}"
+                )
         if v < minimum:
             raise self.fail(key, f"expected {what} (a whole number ≥ {minimum}), got {v}")
         return int(v)
@@ -490,21 +497,25 @@ class _Checker:
             items = []
             for k, val in v.items():
                 if isinstance(val, dict | list):
-                    raise self.fail(f"{key}.{k}", f"expected a value like 0.95 or \"100ms\", got {_type_name(val)}")
+                    raise self.fail(
+                        f"{key}.{k}", f'expected a value like 0.95 or "100ms", got {_type_name(val)}'
+                    )
                 items.append((str(k), val))
             return tuple(items)
         if not isinstance(v, list):
-            raise self.fail(key, f"expected a list like [\"abc.eta=0.95\"] or a table, got {_type_name(v)} {v!r}")
+            raise self.fail(
+                key, f'expected a list like ["abc.eta=0.95"] or a table, got {_type_name(v)} {v!r}'
+            )
         out = []
         for i, item in enumerate(v):
             if not isinstance(item, str) or "=" not in item:
-                raise self.fail(f"{key}[{i}]", f"expected \"key=value\" like \"abc.eta=0.95\", got {item!r}")
+                raise self.fail(f"{key}[{i}]", f'expected "key=value" like "abc.eta=0.95", got {item!r}')
             k, _, val = item.partition("=")
             out.append((k.strip(), val.strip()))
         return tuple(out)
 
     def queue(self, v: Any, key: str) -> str:
-        text = self.string(v, key, "a queue like \"codel target=50,interval=100\"")
+        text = self.string(v, key, 'a queue like "codel target=50,interval=100"')
         try:
             parse_queue_spec(text, option=key)
         except ScenarioError as e:
@@ -534,7 +545,9 @@ def parse_experiment(
     if not isinstance(doc, Mapping):
         raise ExperimentError(f"{source}: expected a table at the top level", key=source)
     c.known(doc, _TOP_KEYS, "")
-    name = c.string(doc.get("name", Path(source).stem), "name", "a name") if "name" in doc else Path(source).stem
+    name = (
+        c.string(doc.get("name", Path(source).stem), "name", "a name") if "name" in doc else Path(source).stem
+    )
     description = doc.get("description", "")
     if not isinstance(description, str):
         raise c.fail("description", f"expected a string, got {_type_name(description)}")
@@ -593,7 +606,8 @@ def parse_experiment(
     if unused:
         raise c.fail(
             f"schemes.{unused[0]}",
-            f"defined but not in matrix.schemes ({', '.join(scheme_names)}); add it there or remove the table",
+            f"defined but not in matrix.schemes ({', '.join(scheme_names)}); "
+            "add it there or remove the table",
         )
 
     traces: list[str] = []
@@ -601,7 +615,7 @@ def parse_experiment(
         key = f"matrix.traces[{i}]"
         if isinstance(v, int | float) and not isinstance(v, bool):
             v = f"const:{v}"
-        t = _resolve_trace_text(c.string(v, key, "a trace file or a rate like \"const:24\""), base_dir)
+        t = _resolve_trace_text(c.string(v, key, 'a trace file or a rate like "const:24"'), base_dir)
         try:
             link_spec(t)
         except ScenarioError as e:
@@ -614,18 +628,29 @@ def parse_experiment(
         for i, v in enumerate(c.axis(matrix, "buffer_packets"))
     ]
     flows = [
-        c.integer(v, f"matrix.flows[{i}]", "a flow count", minimum=1) for i, v in enumerate(c.axis(matrix, "flows"))
+        c.integer(v, f"matrix.flows[{i}]", "a flow count", minimum=1)
+        for i, v in enumerate(c.axis(matrix, "flows"))
     ]
     intervals = [
-        c.number(v, f"matrix.start_interval_s[{i}]", "s") for i, v in enumerate(c.axis(matrix, "start_interval_s"))
+        c.number(v, f"matrix.start_interval_s[{i}]", "s")
+        for i, v in enumerate(c.axis(matrix, "start_interval_s"))
     ]
     seeds_doc = matrix.get("seeds", [0])
     if isinstance(seeds_doc, int) and not isinstance(seeds_doc, bool):
         seeds = list(range(c.integer(seeds_doc, "matrix.seeds", "a number of seeds", minimum=1)))
     else:
-        seeds = [c.integer(v, f"matrix.seeds[{i}]", "a seed", minimum=0) for i, v in enumerate(c.axis(matrix, "seeds"))]
-    for name_, values in (("delay_ms", delays), ("buffer_packets", buffers), ("flows", flows),
-                          ("start_interval_s", intervals), ("seeds", seeds), ("traces", traces)):  # fmt: skip
+        seeds = [
+            c.integer(v, f"matrix.seeds[{i}]", "a seed", minimum=0)
+            for i, v in enumerate(c.axis(matrix, "seeds"))
+        ]
+    for name_, values in (
+        ("delay_ms", delays),
+        ("buffer_packets", buffers),
+        ("flows", flows),
+        ("start_interval_s", intervals),
+        ("seeds", seeds),
+        ("traces", traces),
+    ):
         dup = [v for i, v in enumerate(values) if v in values[:i]]
         if dup:
             raise c.fail(f"matrix.{name_}", f"{dup[0]!r} listed twice")
@@ -636,7 +661,9 @@ def parse_experiment(
         for i, v in enumerate(c.axis(matrix, "flow_rtts_ms")):
             key = f"matrix.flow_rtts_ms[{i}]"
             if not isinstance(v, list) or not v:
-                raise c.fail(key, f"expected a non-empty list of per-flow RTTs in ms like [40, 20], got {v!r}")
+                raise c.fail(
+                    key, f"expected a non-empty list of per-flow RTTs in ms like [40, 20], got {v!r}"
+                )
             row = tuple(c.number(x, f"{key}[{j}]", "ms", strict=True) for j, x in enumerate(v))
             for j, r in enumerate(row):
                 for d in delays:
@@ -647,7 +674,9 @@ def parse_experiment(
                         )
             rtts.append(row)
         if "flows" in matrix:
-            raise c.fail("matrix.flows", "give either matrix.flows or matrix.flow_rtts_ms (which sets the flow count)")
+            raise c.fail(
+                "matrix.flows", "give either matrix.flows or matrix.flow_rtts_ms (which sets the flow count)"
+            )
 
     duration = c.number(run.get("duration_s", 140.0), "run.duration_s", "s", strict=True)
     ack_mbps = c.number(run.get("ack_mbps", 12.0), "run.ack_mbps", "Mbit/s", strict=True)
@@ -671,7 +700,8 @@ def parse_experiment(
         starts = tuple(c.number(x, f"run.flow_starts_s[{i}]", "s") for i, x in enumerate(v))
         if "flows" in matrix or rtts is not None and any(len(r) != len(starts) for r in rtts):
             raise c.fail(
-                "run.flow_starts_s", "sets the flow count; leave out matrix.flows (flow_rtts_ms rows must match)"
+                "run.flow_starts_s",
+                "sets the flow count; leave out matrix.flows (flow_rtts_ms rows must match)",
             )
         if any(i != 0.0 for i in intervals):
             raise c.fail("run.flow_starts_s", "give either run.flow_starts_s or matrix.start_interval_s")
@@ -680,7 +710,9 @@ def parse_experiment(
             raise c.fail("run.flow_stops_s", "needs run.flow_starts_s (one start and one stop per flow)")
         v = run["flow_stops_s"]
         if not isinstance(v, list) or len(v) != len(starts):
-            raise c.fail("run.flow_stops_s", f"expected a list of {len(starts)} stop times in s (one per flow)")
+            raise c.fail(
+                "run.flow_stops_s", f"expected a list of {len(starts)} stop times in s (one per flow)"
+            )
         stops = tuple(c.number(x, f"run.flow_stops_s[{i}]", "s") for i, x in enumerate(v))
         for i, (a, b) in enumerate(zip(starts, stops, strict=True)):
             if b <= a:
