@@ -437,14 +437,15 @@ def _experiment_parsers(sub: Any, fmt: Any) -> None:
     sw = sub.add_parser(
         "sweep",
         help="run an experiment file: schemes x traces x delays x buffers x flows x seeds",
-        description="Run every combination of an experiment file's [matrix] (docs/experiments.md), resumably:\n"
-        "each finished run is written to OUT/runs/<run_id>.json at once, and a rerun skips the runs that\n"
-        "are there. Then write results.parquet/.csv (one row per run and flow), timeseries.parquet,\n"
+        description="Run every combination of an experiment file's [matrix] (docs/experiments.md),\n"
+        "resumably: each finished run is written to OUT/runs/<run_id>.json at once, and a rerun skips the\n"
+        "runs that are there. Then write results.parquet/.csv (one row per run and flow),\n"
+        "timeseries.parquet, "
         "metadata.json, the plots (PNG + SVG) and report.html. The whole file is checked before any run.",
         epilog="--set KEY=VALUE: matrix.KEY, run.KEY, schemes.NAME.KEY, name or description replace that\n"
-        "key of the file (values in TOML syntax, e.g. matrix.seeds=[0,1] run.duration_s=30; commas make a list\n"
-        "for matrix keys: matrix.schemes=abc,cubic); any other key (abc.eta=0.9, codel.target=50ms) is a\n"
-        "scenario override added to run.set.",
+        "key of the file (values in TOML syntax, e.g. matrix.seeds=[0,1] run.duration_s=30; commas make\n"
+        "a list for matrix keys: matrix.schemes=abc,cubic); any other key (abc.eta=0.9,\n"
+        "codel.target=50ms) is a scenario override added to run.set.",
         formatter_class=fmt,
     )
     sw.add_argument("experiment", metavar="EXPERIMENT.toml", help="the experiment file")
@@ -515,6 +516,17 @@ def _experiment_parsers(sub: Any, fmt: Any) -> None:
         metavar="F[,F...]",
         help="replace the experiment's traces: files or folders, comma-separated or repeated",
     )
+    rep.add_argument(
+        "--set",
+        dest="sets",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change the experiment as with sweep --set, e.g. run.duration_s=10 matrix.seeds=1 abc.eta=0.95 "
+        "(the numbers are then no longer the reproduction's)",
+    )
+    rep.add_argument("--no-report", action="store_true", help="no plots or HTML report")
     rep.add_argument("--list", action="store_true", help="list the ids and exit")
     _executor_options(rep)
     rep.set_defaults(func=cmd_reproduce)
@@ -1112,14 +1124,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             out,
             quick=args.quick,
             traces=traces,
+            overrides=args.sets,
             executor=executor,
             progress=not args.no_progress,
+            report=not args.no_report,
             echo=lambda m: print(m, file=sys.stderr),
         )
         print(format_comparison(comp))
         print(
             f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
-            f"{time.monotonic() - t0:.1f} s wall; results and report in {out}/ (open {report})"
+            f"{time.monotonic() - t0:.1f} s wall; results in {out}/"
+            + (f" (report: {report})" if report else "")
         )
         print()
     return 0

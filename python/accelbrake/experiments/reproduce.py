@@ -26,7 +26,7 @@ import pandas as pd
 from accelbrake._io import atomic_path, atomic_write_json, find_upwards
 from accelbrake.experiments import figures as F
 from accelbrake.experiments.published import PAPER, PUBLISHED, Published
-from accelbrake.experiments.spec import ExperimentError, parse_experiment
+from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
 
 __all__ = ["REPRODUCTIONS", "UNAVAILABLE", "Reproduction", "compare", "format_comparison", "shared_traces"]
 
@@ -737,19 +737,23 @@ def run_reproduction(
     *,
     quick: bool,
     traces: list[str] | None = None,
+    overrides: Sequence[str] = (),
     executor: Any = None,
     progress: bool = True,
+    report: bool = True,
     echo: Callable[[str], Any] = print,
-) -> tuple[dict[str, Any], Path, Any]:
+) -> tuple[dict[str, Any], Path | None, Any]:
     """Run one reproduction into ``out_dir``; write ``comparison.json``/``.csv`` and the report.
 
-    Returns ``(comparison, report path, sweep outcome)``."""
+    ``overrides`` are ``--set`` items as for ``accelbrake sweep`` (``run.duration_s=5``). Returns
+    ``(comparison, report path or None, sweep outcome)``."""
     from accelbrake.experiments.report import build_report
     from accelbrake.experiments.runner import run_sweep
 
     out = Path(out_dir)
-    doc = rep.document(quick, traces)
-    exp = parse_experiment(doc, source=f"reproduce {rep.id}{' --quick' if quick else ''}")
+    source = f"reproduce {rep.id}{' --quick' if quick else ''}"
+    doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
+    exp = parse_experiment(doc, source=source)
     outcome = run_sweep(exp, out, executor=executor, progress=progress, echo=echo)
     if outcome.results is None:  # pragma: no cover - run_sweep raises on failures
         raise ExperimentError(f"reproduce {rep.id}: {outcome.missing} runs missing", key=rep.id)
@@ -759,5 +763,4 @@ def run_reproduction(
     atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
     with atomic_path(out / "comparison.csv") as tmp:
         pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
-    report = build_report(out)
-    return comp, report, outcome
+    return comp, build_report(out) if report else None, outcome

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from accelbrake import __version__
-from accelbrake._io import atomic_path, atomic_write_json
+from accelbrake._io import TEMP_PREFIX, atomic_path, atomic_write_json
 from accelbrake.experiments.executors import Executor, LocalExecutor
 from accelbrake.experiments.spec import Experiment, RunPoint
 
@@ -163,6 +163,12 @@ def _write_run(
     atomic_write_json(runs / f"{rid}.json", doc)
 
 
+def _remove_leftovers(out: Path) -> None:
+    """Delete temporary files a killed sweep left in ``runs/`` (never a finished run's files)."""
+    for f in _runs_dir(out).glob(TEMP_PREFIX + "*"):
+        f.unlink(missing_ok=True)
+
+
 def run_sweep(
     exp: Experiment,
     out_dir: str | os.PathLike[str],
@@ -198,6 +204,7 @@ def run_sweep(
     if limit is not None:
         todo = todo[: max(0, limit)]
     _runs_dir(out).mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(out)
     commit = git_commit()
     executed: list[str] = []
     if echo:
