@@ -1078,7 +1078,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     assert outcome.results is not None
     print(summary_text(outcome.results))
     if not args.no_report:
-        report = build_report(out)
+        report = build_report(out, jobs=args.jobs)
         print(f"report: {report}", file=sys.stderr)
     print(f"wrote {out}/", file=sys.stderr)
     return 0

@@ -225,7 +225,6 @@ def save(fig: Figure, stem: Path, dpi: int = 110) -> list[Path]:
                 tmp,
                 format=fmt,
                 dpi=dpi,
-                bbox_inches="tight",
                 metadata={"Date": None} if fmt == "svg" else None,
             )
         out.append(dest)

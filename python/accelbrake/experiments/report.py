@@ -61,9 +61,16 @@ def _scenario(out: Path, rid: str) -> dict[str, Any]:
 
 
 def make_plots(
-    out: Path, results: pd.DataFrame, meta: dict[str, Any], *, max_timeseries: int = MAX_TIMESERIES
+    out: Path,
+    results: pd.DataFrame,
+    meta: dict[str, Any],
+    *,
+    max_timeseries: int = MAX_TIMESERIES,
+    jobs: int | None = None,
 ) -> list[tuple[str, str, Path]]:
-    """Draw every plot into ``out/plots``; return ``(section, caption, png path)`` in report order."""
+    """Draw every plot into ``out/plots``; return ``(section, caption, png path)`` in report order.
+
+    The per-run time series are drawn in a pool of ``jobs`` processes (default: every CPU)."""
     labels = meta.get("experiment", {}).get("labels", {})
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
@@ -123,10 +130,8 @@ def make_plots(
         )
     style = F.scheme_style(schemes)
     first = runs[runs["seed"] == runs.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")]
+    ts_jobs: list[tuple[str, str, str, str]] = []
     for _, r in first.head(max_timeseries).iterrows():
-        rid = r["run_id"]
-        flows = pd.read_parquet(out / "runs" / f"{rid}.flows.parquet")
-        hops = pd.read_parquet(out / "runs" / f"{rid}.hops.parquet")
         name = F.display_name(r["scheme"], labels)
         point = f"{r['trace']}, {r['delay_ms']:g} ms one-way, {r['buffer_packets']} packets"
         if r["flows"] > 1:
@@ -135,11 +140,43 @@ def make_plots(
             f"{name} on {point}, seed {r['seed']}: utilisation {100 * r['link_utilization']:.1f} %, "
             f"p95 per-packet delay {r['run_per_packet_delay_p95_ms']:.0f} ms"
         )
-        png = F.plot_timeseries(
-            flows, hops, _scenario(out, rid), plots / f"run-{rid}", title=title, colour=style[r["scheme"]][0]
-        )[0]
-        made.append(("timeseries", f"{name} on {point}, seed {r['seed']} (run {rid}).", png))
+        ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0]))
+        made.append(
+            (
+                "timeseries",
+                f"{name} on {point}, seed {r['seed']} (run {r['run_id']}).",
+                plots / f"run-{r['run_id']}.png",
+            )
+        )
+    _run_jobs(_timeseries_job, ts_jobs, jobs)
     return made
+
+
+def _timeseries_job(out: str, rid: str, title: str, colour: str) -> None:
+    """Draw one run's time series (in a worker process)."""
+    d = Path(out) / "runs"
+    flows = pd.read_parquet(d / f"{rid}.flows.parquet")
+    hops = pd.read_parquet(d / f"{rid}.hops.parquet")
+    F.plot_timeseries(
+        flows, hops, _scenario(Path(out), rid), Path(out) / "plots" / f"run-{rid}", title=title, colour=colour
+    )
+
+
+def _run_jobs(fn: Callable[..., None], jobs_args: Sequence[tuple[Any, ...]], jobs: int | None) -> None:
+    """``fn(*args)`` for each args, in a process pool of ``jobs`` workers (default: CPUs) when there
+    are several; matplotlib drawing is CPU-bound and independent per figure."""
+    n = min(jobs or os.cpu_count() or 1, len(jobs_args))
+    if n <= 1:
+        for a in jobs_args:
+            fn(*a)
+        return
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+        for fut in [pool.submit(fn, *a) for a in jobs_args]:
+            fut.result()
 
 
 _CSS = """
@@ -150,7 +187,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
 th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right;white-space:nowrap}
 th{background:#f3f3f3}td.l,th.l{text-align:left}
 tr.ni td{color:#888;font-style:italic}
-figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
+.scroll{overflow-x:auto}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.88em;color:#444}.note{font-size:.88em;color:#555}
 .na{color:#a33}dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.88em}
 dl.meta dt{font-weight:600}dl.meta dd{margin:0}
@@ -163,20 +200,26 @@ def _table(
     left: int = 1,
     row_class: Callable[[int], str] | None = None,
     table_id: str = "",
+    left_also: Sequence[int] = (),
 ) -> str:
+    """An HTML table (in a horizontally scrolling box); the first ``left`` columns and those in
+    ``left_also`` are left-aligned."""
     e = html.escape
-    head = "".join(
-        f'<th class="l">{e(h)}</th>' if i < left else f"<th>{e(h)}</th>" for i, h in enumerate(headers)
-    )
+
+    def cls(i: int) -> str:
+        return ' class="l"' if i < left or i in left_also else ""
+
+    head = "".join(f"<th{cls(i)}>{e(h)}</th>" for i, h in enumerate(headers))
     body = []
     for k, r in enumerate(rows):
-        cls = row_class(k) if row_class else ""
-        cells = "".join(
-            f'<td class="l">{e(c)}</td>' if i < left else f"<td>{e(c)}</td>" for i, c in enumerate(r)
-        )
-        body.append(f'<tr class="{cls}">{cells}</tr>' if cls else f"<tr>{cells}</tr>")
+        rc = row_class(k) if row_class else ""
+        cells = "".join(f"<td{cls(i)}>{e(c)}</td>" for i, c in enumerate(r))
+        body.append(f'<tr class="{rc}">{cells}</tr>' if rc else f"<tr>{cells}</tr>")
     tid = f' id="{e(table_id)}"' if table_id else ""
-    return f"<table{tid}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return (
+        f'<div class="scroll"><table{tid}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def _img(path: Path, alt: str) -> str:
@@ -295,6 +338,7 @@ def _comparison_html(comp: dict[str, Any]) -> str:
                 ["scheme", "metric", "ours", "published", "ratio ours/published", "note"],
                 rows,
                 left=2,
+                left_also=(5,),
                 row_class=cls,
                 table_id=f"comparison-{rep['id']}",
             )
@@ -309,8 +353,10 @@ def build_report(
     html_path: str | os.PathLike[str] | None = None,
     *,
     max_timeseries: int = MAX_TIMESERIES,
+    jobs: int | None = None,
 ) -> Path:
-    """Draw the plots and write ``report.html`` (or ``html_path``) for the sweep in ``out_dir``."""
+    """Draw the plots and write ``report.html`` (or ``html_path``) for the sweep in ``out_dir``
+    (time-series plots in ``jobs`` processes, default every CPU)."""
     out = Path(out_dir)
     results, meta = load_results(out)
     comp_path = out / "comparison.json"
@@ -319,7 +365,7 @@ def build_report(
         meta["reference_scheme"] = comp["reference_scheme"]
     exp = meta.get("experiment", {})
     labels = exp.get("labels", {})
-    plots = make_plots(out, results, meta, max_timeseries=max_timeseries)
+    plots = make_plots(out, results, meta, max_timeseries=max_timeseries, jobs=jobs)
     agg = F.aggregate(results)
     e = html.escape
     title = f"accelbrake: {exp.get('name', out.name)}"

@@ -763,4 +763,5 @@ def run_reproduction(
     atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
     with atomic_path(out / "comparison.csv") as tmp:
         pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
-    return comp, build_report(out) if report else None, outcome
+    jobs = getattr(executor, "jobs", None)
+    return comp, build_report(out, jobs=jobs) if report else None, outcome

@@ -245,7 +245,7 @@ def run_sweep(
             executor=executor,
             commit=commit,
             wall_s=outcome.wall_s,
-            stats={"runs": len(plan), "skipped": skipped, "ran": len(executed)},
+            stats={"total": len(plan), "skipped": skipped, "ran": len(executed)},
         )
     return outcome
 
@@ -338,7 +338,7 @@ def write_tables(
         "machine": machine(),
         "executor": executor.describe(),
         "wall_s": round(wall_s, 2),
-        **stats,
+        **{f"{k}_runs": v for k, v in stats.items()},
         "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "columns": COLUMN_DOCS,
         "runs": runs_meta,
