@@ -386,7 +386,7 @@ def plot_bars(agg: pd.DataFrame, stem: Path, *, labels: dict[str, str] | None = 
     ax_d.set_xticks(np.arange(n), [t for t, _ in groups], rotation=30, ha="right", fontsize="small")
     for ax in (ax_u, ax_d):
         ax.grid(True, axis="y", alpha=0.3)
-    fig.legend(loc="outside right upper", fontsize="small")
+    fig.legend(loc="outside lower center", ncol=min(m, 6), fontsize="small")
     fig.suptitle("per trace: utilisation and 95th-percentile per-packet delay (bars: ±1 sd over seeds)")
     return save(fig, stem)
 
@@ -419,7 +419,7 @@ def plot_cdfs(
         ax.set_ylabel("CDF")
         ax.set_title(_panel_title(key, cols), fontsize="medium")
     handles, names = axes[0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside right upper", fontsize="small")
+    fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), 6), fontsize="small")
     fig.suptitle("per-packet delay (propagation RTT + queueing), all packets of all flows")
     return save(fig, stem)
 
@@ -479,8 +479,8 @@ def plot_fairness(
             if n not in names:
                 handles.append(h)
                 names.append(n)
-    fig.legend(handles, names, loc="outside right upper", fontsize="small")
-    fig.suptitle("fairness over time: Jain's index of the active flows' throughput per bin (dotted: 0.95)")
+    fig.legend(handles, names, loc="outside lower center", ncol=min(max(len(names), 1), 6), fontsize="small")
+    fig.suptitle("Jain index of the active flows per bin (dotted: 0.95)")
     return save(fig, stem)
 
 
