@@ -426,11 +426,13 @@ def _traces(quick: bool, override: list[str] | None, full: Callable[[], list[str
 
 def _doc_table(rid: str, title: str) -> Callable[[bool, list[str] | None], dict[str, Any]]:
     def doc(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+        chosen = _traces(quick, traces, shared_traces)
+        which = "the bundled Verizon LTE traces, --quick" if quick and not traces else f"{len(chosen)} traces"
         return _cellular(
             rid + ("-quick" if quick else ""),
-            title,
+            f"{title} on {which}",
             CELLULAR_SCHEMES,
-            _traces(quick, traces, shared_traces),
+            chosen,
             60.0 if quick else 140.0,
             2 if quick else 3,
         )
@@ -560,7 +562,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "abc-table",
             "headline table: 8-trace averages normalised to ABC",
             _CELL_SETUP + " Averages over traces of the seed means, then normalised to ABC.",
-            _doc_table("abc-table", "ABC paper headline table (8 cellular traces)"),
+            _doc_table("abc-table", "ABC paper headline table"),
             _cmp_table,
         ),
         Reproduction(

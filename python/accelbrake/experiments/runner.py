@@ -12,8 +12,8 @@ Layout of a results folder (every file written atomically)::
     OUT/metadata.json                 experiment, versions, git commit, machine, executor, runs
 
 ``run_id`` is a hash of the scenario (which holds the seed), with trace files identified by their
-content, and the accelbrake version: rerunning a sweep skips every run whose file exists, and a
-changed trace, parameter or simulator version makes a new run.
+content, the accelbrake version and the compiled simulator: rerunning a sweep skips every run whose
+file exists, and a changed trace, parameter or simulator build makes a new run.
 """
 
 from __future__ import annotations
@@ -68,15 +68,26 @@ def _file_digest(path: str) -> str:
     return _DIGESTS[key]
 
 
+def core_digest() -> str:
+    """SHA-256 of the compiled simulator (the ``_core`` extension file): a rebuilt simulator gives
+    new run keys, so a sweep never reuses results of an older core with the same version number."""
+    from accelbrake import _core
+
+    path = getattr(_core, "__file__", None)
+    return _file_digest(path) if path and os.path.isfile(path) else __version__
+
+
 def run_id(scenario: Mapping[str, Any]) -> str:
     """The run's key: 16 hex digits of a SHA-256 over the scenario (trace paths replaced by their
-    files' SHA-256, so moving the traces keeps the key) and the accelbrake version."""
+    files' SHA-256, so moving the traces keeps the key), the accelbrake version and the compiled
+    simulator's digest (:func:`core_digest`)."""
     canon = json.loads(json.dumps(scenario))
     for hop in canon.get("hops", []):
         link = hop.get("link", {})
         if link.get("type") == "trace" and isinstance(link.get("path"), str):
             link["path"] = "sha256:" + _file_digest(link["path"])
-    text = json.dumps({"scenario": canon, "version": __version__}, sort_keys=True, separators=(",", ":"))
+    doc = {"scenario": canon, "version": __version__, "core": core_digest()}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -349,7 +360,7 @@ def write_tables(
 
 #: What the less obvious ``results`` columns mean (also in ``metadata.json`` and docs/experiments.md).
 COLUMN_DOCS = {
-    "run_id": "hash of the scenario (incl. seed and trace contents) and accelbrake version; runs/<run_id>.*",
+    "run_id": "hash of scenario (seed, trace contents), version and simulator build; runs/<run_id>.*",
     "scheme": "the name in matrix.schemes (a preset or a variant)",
     "label": "display name",
     "cc": "congestion controller of the flows",
