@@ -27,10 +27,12 @@ from accelbrake._io import atomic_path, atomic_write_json, find_upwards
 from accelbrake.experiments import figures as F
 from accelbrake.experiments.published import PAPER, PUBLISHED, Published
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
+from accelbrake.scenarios import resolve_trace
 
 __all__ = ["REPRODUCTIONS", "UNAVAILABLE", "Reproduction", "compare", "format_comparison", "shared_traces"]
 
-#: The 8 cellular traces of ``shared/traces`` (the project's "8 traces", ABC Fig. 8 style).
+#: The 8 cellular traces (the project's "8 traces", ABC Fig. 8 style), bundled in ``traces/`` with the
+#: checksums of ``shared/traces/SHA256SUMS``.
 SHARED_TRACES = (
     "ATT-LTE-driving.down",
     "ATT-LTE-driving.up",
@@ -51,14 +53,18 @@ ARTIFACT_CODEL = "codel target=50,interval=100"
 
 
 def shared_traces() -> list[str]:
-    """Paths of the 8 shared cellular traces; raises ``FileNotFoundError`` if they are not here."""
+    """Paths of the 8 cellular traces: the repository's ``traces/`` copies, else a ``shared/traces``
+    folder beside or above the working directory; raises ``FileNotFoundError`` if neither has all 8."""
+    bundled = [resolve_trace(Path("traces") / t) for t in SHARED_TRACES]
+    if all(bundled):
+        return [str(b) for b in bundled]
     for cand in (Path("../shared/traces"), Path("shared/traces"), find_upwards("shared/traces")):
         if cand is not None and cand.is_dir() and all((cand / t).is_file() for t in SHARED_TRACES):
             return [str(cand / t) for t in SHARED_TRACES]
     raise FileNotFoundError(
         2,
-        "the 8 shared traces are not here (pass --traces FILE,... or use --quick for the bundled ones)",
-        "shared/traces",
+        "the 8 cellular traces are not here (pass --traces FILE,... or --quick for the bundled Verizon ones)",
+        "traces",
     )
 
 
