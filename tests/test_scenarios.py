@@ -237,6 +237,16 @@ def _get(sc, path):
         ("cubic", "flow.stop=5s", ("flows", 0, "stop_ms"), 5000.0),
         ("cubic", "flow.extra_delay=10", ("flows", 0, "extra_delay_ms"), 10.0),
         ("cubic", "link.once=true", ("hops", 0, "link", "once"), True),
+        ("abc", "abc.ai_per_segment=true", (*PARAMS, "ai_per_segment"), 1.0),
+        ("c2tcp", "c2tcp.target=80ms", (*PARAMS, "target_ms"), 80.0),
+        ("c2tcp", "c2tcp.cubic_holdoff=off", (*PARAMS, "cubic_holdoff"), 0.0),
+        ("proprate", "proprate.target=60ms", (*PARAMS, "target_ms"), 60.0),
+        ("proprate-h", "proprate.target=0.1s", (*PARAMS, "target_ms"), 100.0),
+        ("proprate-l", "proprate.feedback=false", (*PARAMS, "feedback"), 0.0),
+        ("copa", "copa.delta=0.25", (*PARAMS, "delta"), 0.25),
+        ("vegas", "vegas.alpha=3", (*PARAMS, "alpha"), 3.0),
+        ("ledbat", "ledbat.target=25ms", (*PARAMS, "target_ms"), 25.0),
+        ("bbr", "bbr.cwnd_gain=2.5", (*PARAMS, "cwnd_gain"), 2.5),
     ],
 )
 def test_set_lands_in_the_right_place(scheme, item, path, value):
@@ -292,8 +302,16 @@ def test_every_set_key_has_help_and_known_target():
             "queue",
             "flow",
             "link",
+            "c2tcp",
+            "proprate",
+            "bbr",
+            "copa",
+            "vegas",
+            "ledbat",
         }
         assert key.partition(".")[0] in prefixes
+        if spec.target == "param":
+            assert spec.schemes and all(s in SCHEMES for s in spec.schemes), key
 
 
 # --- error messages --------------------------------------------------------------------------
@@ -358,6 +376,9 @@ def test_bad_value_names_key_and_form(item, expected):
         ("newreno", "newreno.beta=0", "newreno.beta"),
         ("cubic", "queue.packets=0", "hops[0].queue.packets"),
         ("cubic", "queue.bytes=100", "hops[0].queue.bytes"),
+        ("c2tcp", "c2tcp.alpha_init=20", "c2tcp.alpha_init"),
+        ("proprate-m", "proprate.target=0", "proprate.target_ms"),
+        ("copa", "copa.delta=2", "copa.delta"),
     ],
 )
 def test_out_of_range_value_names_the_set_item(scheme, item, core_key):

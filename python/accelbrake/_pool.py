@@ -20,8 +20,12 @@ def run_tasks(
     progress: bool,
     describe: Callable[[Any], str] = str,
     desc: str = "simulating",
+    on_result: Callable[[Any, Any], None] | None = None,
 ) -> dict[Any, Any]:
     """Run ``(key, scenario_json)`` tasks through ``worker``; return ``{key: result}``.
+
+    With ``on_result``, each result is handed to ``on_result(key, result)`` as soon as it arrives
+    (in the calling process) instead of being collected, and the returned dict is empty.
 
     With ``jobs > 1`` the tasks run in a :class:`concurrent.futures.ProcessPoolExecutor` (forkserver
     where available, else spawn), so ``worker`` must be a picklable module-level function (or a
@@ -38,7 +42,7 @@ def run_tasks(
                 k, result, err = worker(key, js)
                 if err is not None:
                     raise SimulationError(f"{describe(k)}: {err}")
-                results[k] = result
+                _deliver(results, on_result, k, result)
                 bar.update()
             return results
         import concurrent.futures as cf
@@ -53,7 +57,7 @@ def run_tasks(
                     k, result, err = fut.result()
                     if err is not None:
                         raise SimulationError(f"{describe(k)}: {err}")
-                    results[k] = result
+                    _deliver(results, on_result, k, result)
                     bar.update()
             except BaseException:
                 for f in futures:
@@ -62,3 +66,12 @@ def run_tasks(
         return results
     finally:
         bar.close()
+
+
+def _deliver(
+    results: dict[Any, Any], on_result: Callable[[Any, Any], None] | None, key: Any, result: Any
+) -> None:
+    if on_result is None:
+        results[key] = result
+    else:
+        on_result(key, result)

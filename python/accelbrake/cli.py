@@ -7,6 +7,9 @@
     accelbrake compare --schemes abc,cubic --traces traces/Verizon-LTE-short.up,traces/Verizon-LTE-short.down
     accelbrake run --scheme cubic+codel --queue "codel target=50,interval=100,packets=250"
     accelbrake abe-sweep --quick --out results/abe
+    accelbrake sweep experiments/abc-vs-cubic.toml --set matrix.seeds=3 --executor ray
+    accelbrake report results/abc-vs-cubic
+    accelbrake reproduce abc-table --quick
     accelbrake traces traces/
 
 Errors (bad options, invalid scenarios, missing or malformed trace files) print
@@ -389,6 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     abe.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     abe.set_defaults(func=cmd_abe_sweep)
 
+    _experiment_parsers(sub, fmt)
+
     tr = sub.add_parser(
         "traces",
         help="list Mahimahi trace files with their duration and mean rate",
@@ -405,6 +410,126 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--json", action="store_true", help="print JSON instead of a table")
     tr.set_defaults(func=cmd_traces)
     return parser
+
+
+def _executor_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("execution")
+    g.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local: a process pool on this machine (default); ray: Ray tasks on a local Ray instance or, "
+        "with --address, on a running cluster (pip install 'accelbrake[ray]'). Same results either way.",
+    )
+    g.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="Ray cluster to use with --executor ray, e.g. auto or ray://head:10001 (default: start a "
+        "local Ray instance with --jobs CPUs); trace files are shipped to the workers",
+    )
+    g.add_argument(
+        "--jobs", "-j", type=_arg_count, metavar="N", help="parallel runs (default: number of CPUs)"
+    )
+    g.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def _experiment_parsers(sub: Any, fmt: Any) -> None:
+    sw = sub.add_parser(
+        "sweep",
+        help="run an experiment file: schemes x traces x delays x buffers x flows x seeds",
+        description="Run every combination of an experiment file's [matrix] (docs/experiments.md),\n"
+        "resumably: each finished run is written to OUT/runs/<run_id>.json at once, and a rerun skips the\n"
+        "runs that are there. Then write results.parquet/.csv (one row per run and flow),\n"
+        "timeseries.parquet, "
+        "metadata.json, the plots (PNG + SVG) and report.html. The whole file is checked before any run.",
+        epilog="--set KEY=VALUE: matrix.KEY, run.KEY, schemes.NAME.KEY, name or description replace that\n"
+        "key of the file (values in TOML syntax, e.g. matrix.seeds=[0,1] run.duration_s=30; commas make\n"
+        "a list for matrix keys: matrix.schemes=abc,cubic); any other key (abc.eta=0.9,\n"
+        "codel.target=50ms) is a scenario override added to run.set.",
+        formatter_class=fmt,
+    )
+    sw.add_argument("experiment", metavar="EXPERIMENT.toml", help="the experiment file")
+    sw.add_argument(
+        "--set",
+        dest="sets",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a key of the file or add a scenario override (see below); may be repeated",
+    )
+    sw.add_argument("--out", metavar="DIR", help="results folder (default: results/<experiment name>)")
+    sw.add_argument("--check", action="store_true", help="only check the file and list the runs; run nothing")
+    sw.add_argument(
+        "--limit",
+        type=_arg_count,
+        metavar="N",
+        help="run at most N of the missing runs, then stop (run again to continue)",
+    )
+    sw.add_argument("--no-report", action="store_true", help="write the tables but no plots or report")
+    _executor_options(sw)
+    sw.set_defaults(func=cmd_sweep)
+
+    rp = sub.add_parser(
+        "report",
+        help="write one self-contained HTML report for a finished sweep",
+        description="Draw the plots of a finished sweep (RESULTS_DIR/plots/*.png and .svg) and write one\n"
+        "self-contained HTML file: tables with mean +- sd over seeds, every plot embedded, provenance.",
+        formatter_class=fmt,
+    )
+    rp.add_argument("results", metavar="RESULTS_DIR", help="a folder written by sweep or reproduce")
+    rp.add_argument("--out", metavar="FILE", help="the HTML file (default: RESULTS_DIR/report.html)")
+    rp.add_argument(
+        "--max-timeseries",
+        type=int,
+        default=24,
+        metavar="N",
+        help="per-run time-series plots at most (default: 24)",
+    )
+    rp.set_defaults(func=cmd_report)
+
+    from accelbrake.experiments.reproduce import REPRODUCTIONS, UNAVAILABLE
+
+    ids = "\n".join(f"  {k:<13} {r.title}" for k, r in REPRODUCTIONS.items())
+    rep = sub.add_parser(
+        "reproduce",
+        help="run a named experiment from the papers and compare with the published numbers",
+        description="Run named experiments of shared/reference/paper-results.md, write each one's results\n"
+        "and report to OUT/<id> (OUT/<id>-quick with --quick), and print our numbers beside the published\n"
+        "ones (value, published, ratio ours/published).",
+        epilog=f"ids:\n{ids}\n\nnot available yet: {', '.join(UNAVAILABLE)} (each says why).\n"
+        "Schemes the paper compares against that are not implemented here are listed as such.",
+        formatter_class=fmt,
+    )
+    rep.add_argument("ids", nargs="*", metavar="ID", help="reproduction ids (see below); 'all' for every one")
+    rep.add_argument(
+        "--quick",
+        action="store_true",
+        help="shorter runs, fewer seeds and the bundled Verizon traces instead of the 8 shared ones",
+    )
+    rep.add_argument(
+        "--out", metavar="DIR", default="results/reproduce", help="parent folder (default: results/reproduce)"
+    )
+    rep.add_argument(
+        "--traces",
+        action="append",
+        metavar="F[,F...]",
+        help="replace the experiment's traces: files or folders, comma-separated or repeated",
+    )
+    rep.add_argument(
+        "--set",
+        dest="sets",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change the experiment as with sweep --set, e.g. run.duration_s=10 matrix.seeds=1 abc.eta=0.95 "
+        "(the numbers are then no longer the reproduction's)",
+    )
+    rep.add_argument("--no-report", action="store_true", help="no plots or HTML report")
+    rep.add_argument("--list", action="store_true", help="list the ids and exit")
+    _executor_options(rep)
+    rep.set_defaults(func=cmd_reproduce)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -910,6 +1035,108 @@ def cmd_abe_sweep(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     print(f"wrote {args.out}/", file=sys.stderr)
+    return 0
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    from accelbrake.experiments.executors import make_executor
+
+    return make_executor(args.executor, jobs=args.jobs, address=args.address)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """``accelbrake sweep``."""
+    from accelbrake.experiments.report import build_report, summary_text
+    from accelbrake.experiments.runner import run_sweep
+    from accelbrake.experiments.spec import load_experiment
+
+    exp = load_experiment(args.experiment, args.sets)
+    points = list(exp.points())
+    if args.check:
+        print(f"{args.experiment}: OK, {len(points)} runs of {exp.duration_s:g} s")
+        for p in points:
+            print(f"  {p.describe()}")
+        return 0
+    executor = _executor(args)
+    out = Path(args.out or Path("results") / exp.name)
+    outcome = run_sweep(
+        exp,
+        out,
+        executor=executor,
+        progress=not args.no_progress,
+        limit=args.limit,
+        echo=lambda m: print(m, file=sys.stderr),
+    )
+    print(
+        f"{outcome.ran} runs now, {outcome.skipped} already done, {outcome.missing} missing "
+        f"({outcome.wall_s:.1f} s wall)",
+        file=sys.stderr,
+    )
+    if not outcome.complete:
+        print(f"sweep incomplete: run the same command again to finish the {outcome.missing} missing runs")
+        return 0
+    assert outcome.results is not None
+    print(summary_text(outcome.results))
+    if not args.no_report:
+        report = build_report(out, jobs=args.jobs)
+        print(f"report: {report}", file=sys.stderr)
+    print(f"wrote {out}/", file=sys.stderr)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``accelbrake report``."""
+    from accelbrake.experiments.report import build_report
+
+    path = build_report(args.results, args.out, max_timeseries=max(0, args.max_timeseries))
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """``accelbrake reproduce``."""
+    import time
+
+    from accelbrake.experiments.reproduce import (
+        REPRODUCTIONS,
+        UNAVAILABLE,
+        expand_traces,
+        format_comparison,
+        resolve_ids,
+        run_reproduction,
+    )
+
+    if args.list or not args.ids:
+        for k, r in REPRODUCTIONS.items():
+            print(f"{k:<14} {r.title}")
+        for k, why in UNAVAILABLE.items():
+            print(f"{k:<14} not available yet: {why}")
+        return 0 if args.list else 2
+    ids = list(REPRODUCTIONS) if [i.lower() for i in args.ids] == ["all"] else args.ids
+    reps = resolve_ids(ids)
+    traces = expand_traces(_split_list(args.traces)) or None
+    executor = _executor(args)
+    for rep in reps:
+        out = Path(args.out) / (rep.id + ("-quick" if args.quick else ""))
+        t0 = time.monotonic()
+        comp, report, outcome = run_reproduction(
+            rep,
+            out,
+            quick=args.quick,
+            traces=traces,
+            overrides=args.sets,
+            executor=executor,
+            progress=not args.no_progress,
+            report=not args.no_report,
+            echo=lambda m: print(m, file=sys.stderr),
+        )
+        print(format_comparison(comp))
+        print(
+            f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
+            f"{time.monotonic() - t0:.1f} s wall; results in {out}/"
+            + (f" (report: {report})" if report else "")
+        )
+        print()
     return 0
 
 

@@ -284,6 +284,7 @@ class _SetKey:
 _ABC = ("abc", "abc-cubic")
 _CUBIC = ("cubic", "cubic-abe")
 _NEWRENO = ("newreno", "newreno-abe")
+_PROPRATE = ("proprate", "proprate-l", "proprate-m", "proprate-h")
 
 
 def _codel(field: str, kind: str, help: str) -> _SetKey:
@@ -318,6 +319,13 @@ SET_KEYS: dict[str, _SetKey] = {
     ),
     "abc.pacing_gain": _SetKey(
         "param", "pacing_gain", "float", "pacing gain over w/RTT (0: off)", schemes=_ABC
+    ),
+    "abc.ai_per_segment": _SetKey(
+        "param",
+        "ai_per_segment",
+        "bool",
+        "additive increase n/w per ACK of n segments (default 1/w)",
+        schemes=_ABC,
     ),
     # CoDel (every codel queue)
     "codel.target": _codel("target_ms", "time+", "target sojourn time (default 5ms)"),
@@ -380,6 +388,75 @@ SET_KEYS: dict[str, _SetKey] = {
     "newreno.abe_slow_start": _SetKey(
         "param", "abe_slow_start", "bool", "beta_ecn also when a mark ends slow start", schemes=_NEWRENO
     ),
+    # C2TCP (on top of Cubic; the cubic.* keys do not apply to it)
+    "c2tcp.target": _SetKey(
+        "param",
+        "target_ms",
+        "duration",
+        "application Target, average delay (default 50ms; 0: 2×minRTT)",
+        schemes=("c2tcp",),
+    ),
+    "c2tcp.alpha_init": _SetKey(
+        "param", "alpha_init", "float", "initial α (default 1.5)", schemes=("c2tcp",)
+    ),
+    "c2tcp.alpha_min": _SetKey(
+        "param", "alpha_min", "float", "smallest α the tuner sets (default 1)", schemes=("c2tcp",)
+    ),
+    "c2tcp.alpha_max": _SetKey(
+        "param", "alpha_max", "float", "largest α the tuner sets (default 10)", schemes=("c2tcp",)
+    ),
+    "c2tcp.tuner": _SetKey(
+        "param", "tuner", "bool", "tune α from the Target every 0.5 s (default true)", schemes=("c2tcp",)
+    ),
+    "c2tcp.tuner_period": _SetKey(
+        "param", "tuner_period_ms", "duration", "tuning cycle (default 500ms)", schemes=("c2tcp",)
+    ),
+    "c2tcp.cubic_holdoff": _SetKey(
+        "param",
+        "cubic_holdoff",
+        "bool",
+        "skip ACKs Cubic's delay bookkeeping skips (default true)",
+        schemes=("c2tcp",),
+    ),
+    # PropRate (also proprate-l/m/h, whose presets set the target)
+    "proprate.target": _SetKey(
+        "param", "target_ms", "duration", "target buffer delay t̄_buff (default 40ms)", schemes=_PROPRATE
+    ),
+    "proprate.lmax": _SetKey(
+        "param", "lmax_ms", "duration", "maximum tolerable latency L_max (default 100ms)", schemes=_PROPRATE
+    ),
+    "proprate.feedback": _SetKey(
+        "param", "feedback", "bool", "negative-feedback loop on T (default true)", schemes=_PROPRATE
+    ),
+    "proprate.guard_target": _SetKey(
+        "param", "guard_target", "bool", "2×BDP guard at min RTT + target (default true)", schemes=_PROPRATE
+    ),
+    "proprate.guard_srtt": _SetKey(
+        "param", "guard_srtt", "bool", "2×BDP guard from the smoothed RTT", schemes=_PROPRATE
+    ),
+    "proprate.monitor_rebase": _SetKey(
+        "param",
+        "monitor_rebase",
+        "bool",
+        "a good Monitor probe resets the base delay (default false)",
+        schemes=_PROPRATE,
+    ),
+    # BBR, Copa, Vegas, LEDBAT
+    "bbr.cwnd_gain": _SetKey("param", "cwnd_gain", "float", "cwnd gain (default 2)", schemes=("bbr",)),
+    "copa.delta": _SetKey("param", "delta", "float", "δ (default 0.5)", schemes=("copa",)),
+    "copa.competitive": _SetKey(
+        "param", "competitive", "bool", "competitive mode (default true)", schemes=("copa",)
+    ),
+    "vegas.alpha": _SetKey("param", "alpha", "int", "α, packets (default 2)", schemes=("vegas",)),
+    "vegas.beta": _SetKey("param", "beta", "int", "β, packets (default 4)", schemes=("vegas",)),
+    "vegas.gamma": _SetKey("param", "gamma", "int", "γ, packets (default 1)", schemes=("vegas",)),
+    "vegas.diff_by_rtt": _SetKey(
+        "param", "diff_by_rtt", "bool", "divide diff by RTT, not baseRTT", schemes=("vegas",)
+    ),
+    "ledbat.target": _SetKey(
+        "param", "target_ms", "duration", "target queueing delay (default 100ms)", schemes=("ledbat",)
+    ),
+    "ledbat.gain": _SetKey("param", "gain", "float", "gain (default 1)", schemes=("ledbat",)),
     # Data queue and link
     "queue.packets": _SetKey("queue", "packets", "int", "data queue limit, packets"),
     "queue.bytes": _SetKey("queue", "bytes", "size", "data queue limit, bytes"),

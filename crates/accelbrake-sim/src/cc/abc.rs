@@ -2,7 +2,8 @@
 //!
 //! `abc`: on every ACK, for the `n` segments it newly delivers (byte counting),
 //! `w ← w + n` if they were marked accelerate, `w ← w − n` if brake (or legacy CE), plus the additive
-//! increase `n / w` (Eq. 3: one segment per RTT). No slow start and no loss response: like the
+//! increase `1 / w` per ACK (Eq. 3 "on each ACK"; the artifact's counter of ACK events that adds 1
+//! when it passes `w`). No slow start and no loss response: like the
 //! artifact, drops are repaired by the transport without touching `w`. Paced at `2·w·MTU / RTT`
 //! (the artifact's `w·100·29e6/rtt_us` ≈ 2·w·1448/RTT, using the latest RTT sample).
 //!
@@ -11,8 +12,9 @@
 //! at `2 × in-flight` so that the window that is not in control cannot run away.
 //!
 //! Deviations from the artifact (see `docs/abc.md`):
-//! * Additive increase is `n / w` per ACK as in Eq. 3; the artifact adds 1 every `w` ACK events,
-//!   i.e. about half as much with delayed ACKs.
+//! * Additive increase `1 / w` per ACK is continuous; the artifact's integer counter adds a whole
+//!   segment once `w` ACK events have passed. `ai_per_segment = 1` adds `n / w` instead (Eq. 3 with
+//!   byte counting applied to the increase too), which leaves the Fig. 3 flows less fair (docs).
 //! * The artifact only brakes while `w > 5 + n` (a floor of about 6); we clamp at `min_window` = 6.
 //! * The §4.1 cap is `2 × in-flight` as in the paper; the artifact uses `2 × in-flight + 5`.
 
@@ -31,6 +33,8 @@ pub struct AbcConfig {
     pub min_window: f64,
     /// Additive increase of Eq. 3 (switch off for the Fig. 3a ablation).
     pub additive_increase: bool,
+    /// Additive increase `n / w` per ACK of `n` segments instead of `1 / w` per ACK.
+    pub ai_per_segment: bool,
     /// Pacing gain over `w / RTT` (artifact: ≈ 2); 0 disables pacing.
     pub pacing_gain: f64,
 }
@@ -41,6 +45,7 @@ impl Default for AbcConfig {
             initial_window: 10.0,
             min_window: 6.0,
             additive_increase: true,
+            ai_per_segment: false,
             pacing_gain: 2.0,
         }
     }
@@ -48,7 +53,13 @@ impl Default for AbcConfig {
 
 impl AbcConfig {
     /// Parameter names accepted.
-    pub const KEYS: &'static [&'static str] = &["initial_window", "min_window", "additive_increase", "pacing_gain"];
+    pub const KEYS: &'static [&'static str] = &[
+        "initial_window",
+        "min_window",
+        "additive_increase",
+        "ai_per_segment",
+        "pacing_gain",
+    ];
 
     /// Read overrides from `p` (consuming them).
     pub fn from_params(p: &mut Params) -> Result<AbcConfig> {
@@ -57,6 +68,7 @@ impl AbcConfig {
             initial_window: take(p, "initial_window", d.initial_window),
             min_window: take(p, "min_window", d.min_window),
             additive_increase: take(p, "additive_increase", 1.0) != 0.0,
+            ai_per_segment: take(p, "ai_per_segment", 0.0) != 0.0,
             pacing_gain: take(p, "pacing_gain", d.pacing_gain),
         };
         let bad = |k: &str, m: &str| {
@@ -97,7 +109,8 @@ impl AbcWindow {
             Echo::None => {}
         }
         if self.cfg.additive_increase {
-            self.w += n / self.w.max(1.0);
+            let per_ack = if self.cfg.ai_per_segment { n } else { 1.0 };
+            self.w += per_ack / self.w.max(1.0);
         }
         self.w = self.w.max(self.cfg.min_window);
     }
@@ -264,6 +277,26 @@ mod tests {
         assert_eq!(a.window(), 10.0);
         a.on_ack(Time::ZERO, &ack(0, Echo::Accelerate));
         assert_eq!(a.window(), 10.0, "duplicate ACKs carry no new feedback");
+    }
+
+    #[test]
+    fn additive_increase_is_per_ack_unless_per_segment() {
+        // Ten ACKs of 2 segments each, alternating accelerate / brake (net 0, w between 20 and 22):
+        // 1/w per ACK adds Σ 1/w ≈ 0.47 segment; n/w per ACK twice that (hand-computed sums).
+        for (per_segment, expected) in [(false, 20.4724), (true, 20.9356)] {
+            let mut a = Abc::new(AbcConfig {
+                initial_window: 20.0,
+                ai_per_segment: per_segment,
+                ..Default::default()
+            });
+            for i in 0..10 {
+                a.on_ack(
+                    Time::ZERO,
+                    &ack(2, if i % 2 == 0 { Echo::Accelerate } else { Echo::Brake }),
+                );
+            }
+            assert!((a.window() - expected).abs() < 1e-4, "{per_segment}: {}", a.window());
+        }
     }
 
     #[test]

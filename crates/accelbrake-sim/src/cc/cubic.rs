@@ -61,6 +61,12 @@ const UPDATE_MIN_GAP: Dur = Dur::from_millis(1);
 const DELAY_SAMPLE_HOLDOFF: Dur = Dur::from_secs(1);
 /// Smallest delay sample (tcp_cubic.c: `if (delay == 0) delay = 1` microsecond).
 const MIN_DELAY_SAMPLE: Dur = Dur::from_micros(1);
+
+/// Within [`DELAY_SAMPLE_HOLDOFF`] of the start of the current epoch.
+fn in_holdoff(epoch_start: Option<Time>, now: Time) -> bool {
+    epoch_start.is_some_and(|e| now.saturating_since(e) < DELAY_SAMPLE_HOLDOFF)
+}
+
 /// `hystart_detect` bit: ACK-train detection (tcp_cubic.c `HYSTART_ACK_TRAIN`).
 pub const HYSTART_ACK_TRAIN: u32 = 0x1;
 /// `hystart_detect` bit: delay-increase detection (tcp_cubic.c `HYSTART_DELAY`).
@@ -290,6 +296,12 @@ impl Cubic {
         (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 
+    /// Whether Linux `bictcp_acked` would take `ack`'s delay sample: it carries an RTT and the
+    /// epoch is not in its first second ("discard delay samples right after fast recovery").
+    pub fn takes_delay_sample(&self, now: Time, ack: &AckInfo) -> bool {
+        ack.rtt.is_some() && !in_holdoff(self.bic.epoch_start, now)
+    }
+
     /// Whether the window is below ssthresh (Linux `tcp_in_slow_start`).
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -388,7 +400,7 @@ impl Cubic {
         }
         let Some(rtt) = ack.rtt else { return };
         // "Discard delay samples right after fast recovery."
-        if (bic.epoch_start).is_some_and(|e| now.saturating_since(e) < DELAY_SAMPLE_HOLDOFF) {
+        if in_holdoff(bic.epoch_start, now) {
             return;
         }
         let delay = rtt.max(MIN_DELAY_SAMPLE);

@@ -11,8 +11,8 @@
 //! until `t_buff < T` → Fill; after `RTT·ρ` segments sent in Drain (a packet count, not a timer) →
 //! **Monitor**: a burst of n segments, then σ_m = σ_d/2; burst rate ≥ ρ → take it as ρ, Fill;
 //! otherwise Drain. Losses leave the rate alone (§4.3); an RTO returns to Slow Start. Outage guard
-//! (§6): at most 2 × BDP in flight, `window() = max(2·ρ·RTT/MSS, 4)` segments, RTT = min RTT
-//! (`guard_srtt = 1`: smoothed RTT).
+//! (§6): at most 2 × BDP in flight, `window() = max(2·ρ·RTT/MSS, 4)` segments, RTT = min RTT +
+//! t̄_buff by default (`guard_target = 0`: min RTT; `guard_srtt = 1` as well: smoothed RTT).
 //!
 //! Signals: `t_buff = RD − RD_min` (§4.1) with RD = `AckInfo::one_way_delay` (which already carries
 //! the receiver's timestamp granularity) and RD_min its minimum over the recent past, kept as 10
@@ -52,17 +52,22 @@
 //!   become as long as a few seconds when the throughput is low" and needs the cap. Until a
 //!   window is complete after a (re)seed, ρ keeps its seeded (train) value.
 //! * Monitor's n is not given: default 10 as in Slow Start, sent back to back; σ_m applies after.
-//!   "We update [the] congestion detection module" on a good probe = RD_min := the burst's smallest
-//!   one-way delay (Monitor exists for a risen base delay, §4.1; without it t_buff stays above T);
-//!   `monitor_rebase = 0` reads it as updating ρ only. Note: by the paper's own sawtooth model a
-//!   Drain phase sends `k_d·ρ·2(T + RTT) = (T + 2·RTT)·ρ` segments, more than the `RTT·ρ` cap, so
-//!   Monitor is entered in most cycles, not only "for an extended period"; a rebase while the
-//!   queue is not empty then raises RD_min and the achieved delay (until lower samples return).
-//! * BDP in the 2 × BDP guard (§6, "estimated BDP") = ρ × min RTT (task spec). Then the queue can
-//!   hold at most about one min RTT of delay, so targets above the min RTT are out of reach (PR(M)
-//!   and PR(H) stay in Fill, window-limited, on a 20 ms path). `guard_srtt = 1` uses the smoothed
-//!   RTT, which lets the targets be reached on steady links but feeds queue growth back into the
-//!   cap on variable ones.
+//!   "We update [the] congestion detection module" on a good probe is read as updating ρ only
+//!   (default). `monitor_rebase = 1` also sets RD_min := the burst's smallest one-way delay (for a
+//!   risen base delay, §4.1). By the paper's own sawtooth model a Drain phase sends
+//!   `k_d·ρ·2(T + RTT) = (T + 2·RTT)·ρ` segments, more than the `RTT·ρ` cap, so Monitor is entered
+//!   in most cycles, and a rebase while the queue is not empty raises RD_min and with it the
+//!   achieved delay: on a constant 12 Mbit/s link, 20 ms RTT, t̄_buff 40 ms, mean queueing 58.8 ms
+//!   with the rebase and 40.1 ms without (feedback on), which is why the rebase is off by default.
+//! * BDP in the 2 × BDP guard (§6, "estimated BDP"). The digest reads it as ρ × min RTT
+//!   (`guard_target = 0`); then the queue can hold at most about one min RTT of delay, targets above
+//!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 16.5 / 16.1 ms on
+//!   Verizon-LTE-short.up), which contradicts the paper's own claims that the cap has "negligible
+//!   impact on flows in the normal case" and that PR(L/M/H) are distinct points (Fig. 7). We size
+//!   it at the operating point the application asked for, ρ × (min RTT + t̄_buff): a flow at its
+//!   target has one such BDP in flight, the cap is hit only when the queue holds more than
+//!   min RTT + 2·t̄_buff, i.e. in an outage. `guard_srtt = 1` (smoothed RTT) feeds queue growth back
+//!   into the cap and overshoots the targets 1.4–5× on the LTE traces.
 //! * Eq. 8's k_d is negative, or its denominator non-positive, when `RTT < ((1−U)/U)·k_f·t_f` (e.g.
 //!   PR(L) with RTT 20 ms: no k_d ≥ 0 reaches that U); then `kd_min` (0.1, not from the paper) is
 //!   used. Re-deriving Eq. 8 from the paper's sawtooth model (switching lag `RTT + T`) gives `T`,
@@ -140,8 +145,11 @@ pub struct PropRateConfig {
     /// `guard_srtt`: size the 2 × BDP guard with the smoothed RTT instead of the minimum RTT, 0/1.
     /// Default 0 (task spec; see the module doc).
     pub guard_srtt: bool,
+    /// `guard_target`: size the 2 × BDP guard with min RTT + t̄_buff, the RTT of the operating point
+    /// the application asked for, 0/1. Default 1 (see the module doc). Wins over `guard_srtt`.
+    pub guard_target: bool,
     /// `monitor_rebase`: a good Monitor probe resets RD_min to the probe's smallest one-way delay,
-    /// 0/1. Default 1 (our reading of "we update [the] congestion detection module").
+    /// 0/1. Default 0 (see the module doc: a rebase while a queue stands inflates the delay).
     pub monitor_rebase: bool,
 }
 
@@ -156,7 +164,8 @@ impl Default for PropRateConfig {
             kd_min: KD_MIN,
             base_history_s: BASE_HISTORY_S,
             guard_srtt: false,
-            monitor_rebase: true,
+            guard_target: true,
+            monitor_rebase: false,
         }
     }
 }
@@ -172,6 +181,7 @@ impl PropRateConfig {
         "kd_min",
         "base_history_s",
         "guard_srtt",
+        "guard_target",
         "monitor_rebase",
     ];
 
@@ -190,6 +200,7 @@ impl PropRateConfig {
             kd_min: r.real("kd_min", d.kd_min, |v| v > 0.0 && v < 1.0, "a number in (0, 1)")?,
             base_history_s: r.real("base_history_s", d.base_history_s, upto(1e6), "s in (0, 1e6]")?,
             guard_srtt: r.flag("guard_srtt", d.guard_srtt)?,
+            guard_target: r.flag("guard_target", d.guard_target)?,
             monitor_rebase: r.flag("monitor_rebase", d.monitor_rebase)?,
         })
     }
@@ -529,7 +540,9 @@ impl PropRate {
 
     /// The 2 × BDP in-flight guard (§6), at least [`MIN_WINDOW`].
     fn guard(&self) -> f64 {
-        let rtt = if self.cfg.guard_srtt {
+        let rtt = if self.cfg.guard_target {
+            self.min_rtt.map(|r| r + Dur::from_millis_f64(self.cfg.target_ms))
+        } else if self.cfg.guard_srtt {
             self.srtt.or(self.min_rtt)
         } else {
             self.min_rtt
@@ -811,7 +824,11 @@ mod tests {
         assert!(close(cc.receive_rate().unwrap(), RHO) && close(cc.buffer_delay_ms().unwrap(), 9.6));
         // T = 40, RTT = 40, L_max = 100: 2T ≥ L_max − RTT → Eq. 7: k_f = 100/80, k_d = 60/80.
         assert!(close(cc.pacing_rate().unwrap(), 1.25 * WIRE));
-        // 2 × BDP guard: 2 · ρ · 40 ms / 1448 = 2 · 40/1.2 segments.
+        // 2 × BDP guard at the operating point: 2 · ρ · (40 + 40) ms / 1448 = 2 · 80/1.2 segments.
+        assert!(close(cc.window(), 2.0 * 80.0 / 1.2));
+        // The digest's reading, BDP = ρ · min RTT: 2 · 40/1.2 segments.
+        let mut cc = with(|c| c.guard_target = false);
+        burst(&mut cc, 0, 10, 1200, 1);
         assert!(close(cc.window(), 2.0 * 40.0 / 1.2));
         // With T = 5 ms the same exit ACK (t_buff 9.6 ≥ T) goes straight on to Drain.
         let mut cc = with(|c| c.target_ms = 5.0);
@@ -861,12 +878,12 @@ mod tests {
         assert_eq!(cc.state(), State::Drain);
         cc.on_sent(us(120_000), 54);
         assert_eq!(cc.state(), State::Monitor);
-        // The probe burst is unpaced and limited to 10 more segments (under the 66.7 guard).
+        // The probe burst is unpaced and limited to 10 more segments (under the 133.3 guard).
         assert_eq!((cc.window(), cc.pacing_rate()), (64.0, None));
         for i in 1..=10 {
             cc.on_sent(us(150_000), 54 + i);
         }
-        assert!(close(cc.window(), 2.0 * 40.0 / 1.2));
+        assert!(close(cc.window(), 2.0 * 80.0 / 1.2));
         assert!(close(cc.pacing_rate().unwrap(), 0.75 / 2.0 * WIRE), "σ_m = σ_d / 2");
         cc
     }
@@ -940,10 +957,13 @@ mod tests {
         burst(&mut cc, 0, 10, 100_000, 1); // ρ = 8 · 1448 / 0.8 s = 14 480 B/s
         assert!(close(cc.receive_rate().unwrap(), 14_480.0));
         assert_eq!(cc.state(), State::Drain, "t_buff 800 ms");
-        assert_eq!(cc.window(), 4.0, "2 · 0.4 segments");
+        assert_eq!(cc.window(), 4.0, "2 · 0.8 segments");
         assert_eq!(cc.pacing_rate(), Some(MIN_RATE), "0.75 · 15 000 B/s is under the floor");
         // guard_srtt: 2 · ρ · SRTT with SRTT 1 s = 20 segments (min RTT stays 40 ms for the rest).
-        let mut cc = with(|c| c.guard_srtt = true);
+        let mut cc = with(|c| {
+            c.guard_srtt = true;
+            c.guard_target = false;
+        });
         burst(&mut cc, 0, 10, 100_000, 1);
         cc.on_ack(
             us(2_000_000),

@@ -1,0 +1,204 @@
+"""Published numbers that ``accelbrake reproduce`` compares against, as data.
+
+Every value names the block of ``shared/reference/paper-results.md`` it comes from (``section``)
+and the paper's own wording (``text``). ``scheme`` is the paper's name; ``ours`` is the matrix
+scheme we compare it with, or ``None`` when the scheme is not implemented here (such rows are
+printed as "not implemented", never filled in). A value is a number (``value``), a range
+(``low``–``high``) or a qualitative claim (``claim``: checked as yes/no).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PAPER", "PUBLISHED", "Published"]
+
+#: The paper file the ABC numbers come from (``shared/papers``; see its README for the title).
+PAPER = "ABC: Goyal et al., NSDI 2020 (shared/papers/000_72d683ee808a74cc.txt)"
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published number or claim."""
+
+    section: str
+    """The reproduction id = the block of paper-results.md (``abc-table``)."""
+    scheme: str
+    """The paper's scheme name (``Cubic+CoDel``)."""
+    metric: str
+    """What is compared (``norm. utilisation``); see :mod:`accelbrake.experiments.reproduce`."""
+    ours: str | None
+    """Our matrix scheme, or ``None`` if not implemented here."""
+    text: str
+    """The published value as the paper states it."""
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    claim: bool | None = None
+    """For a qualitative claim: the published answer (``True``: "ABC lies outside the frontier")."""
+
+
+def _table(scheme: str, ours: str | None, util: float, p95: float) -> list[Published]:
+    return [
+        Published("abc-table", scheme, "norm. utilisation", ours, f"{util:g}", util),
+        Published("abc-table", scheme, "norm. p95 per-packet delay", ours, f"{p95:g}", p95),
+    ]
+
+
+PUBLISHED: dict[str, list[Published]] = {
+    # 8-trace averages normalised to ABC (ABC = 78 % utilisation, 242 ms p95 per-packet delay).
+    "abc-table": [
+        Published("abc-table", "ABC", "utilisation", "abc", "78 %", 0.78),
+        Published("abc-table", "ABC", "p95 per-packet delay (ms)", "abc", "242 ms", 242.0),
+        *_table("XCP", None, 0.97, 2.04),
+        *_table("Cubic+CoDel", "cubic+codel", 0.67, 0.84),
+        *_table("Copa", "copa", 0.66, 0.85),
+        *_table("Cubic", "cubic", 1.18, 4.78),
+        *_table("PCC-Vivace", None, 1.12, 4.93),
+        *_table("BBR", "bbr", 0.96, 2.83),
+        *_table("Sprout", None, 0.55, 1.08),
+        *_table("Verus", None, 0.72, 2.01),
+    ],
+    "abc-fig7": [
+        Published(
+            "abc-fig7",
+            "ABC",
+            "outside the others' Pareto frontier, (a) downlink",
+            "abc",
+            "ABC lies outside the Pareto frontier of all other schemes",
+            claim=True,
+        ),
+        Published(
+            "abc-fig7",
+            "ABC",
+            "outside the others' Pareto frontier, (b) uplink",
+            "abc",
+            "ABC lies outside the Pareto frontier of all other schemes",
+            claim=True,
+        ),
+        Published("abc-fig7", "XCP", "point on the plane", None, "in the figure"),
+        Published("abc-fig7", "PCC-Vivace", "point on the plane", None, "in the figure"),
+        Published("abc-fig7", "Sprout", "point on the plane", None, "in the figure"),
+        Published("abc-fig7", "Verus", "point on the plane", None, "in the figure"),
+    ],
+    "abc-fig8": [
+        Published(
+            "abc-fig8",
+            "Cubic+CoDel",
+            "ABC utilisation / scheme's",
+            "cubic+codel",
+            "~50 % higher utilisation for ABC",
+            1.5,
+        ),
+        Published(
+            "abc-fig8", "Copa", "ABC utilisation / scheme's", "copa", "~50 % higher utilisation for ABC", 1.5
+        ),
+        Published(
+            "abc-fig8",
+            "Cubic+CoDel",
+            "scheme's p95 delay / ABC's",
+            "cubic+codel",
+            "ABC ≈ Cubic+CoDel delay",
+            1.0,
+        ),
+        Published("abc-fig8", "Copa", "scheme's p95 delay / ABC's", "copa", "ABC ≈ Copa delay", 1.0),
+        Published("abc-fig8", "Cubic", "scheme's p95 delay / ABC's", "cubic", "~380 % higher p95 delay", 4.8),
+        Published(
+            "abc-fig8", "PCC-Vivace", "scheme's p95 delay / ABC's", None, "~380 % higher p95 delay", 4.8
+        ),
+        Published(
+            "abc-fig8",
+            "BBR",
+            "scheme's mean delay / ABC's (fig 17)",
+            "bbr",
+            "70–240 % higher mean delay",
+            low=1.7,
+            high=3.4,
+        ),
+        Published(
+            "abc-fig8",
+            "Cubic",
+            "scheme's mean delay / ABC's (fig 17)",
+            "cubic",
+            "70–240 % higher mean delay",
+            low=1.7,
+            high=3.4,
+        ),
+        Published(
+            "abc-fig8",
+            "PCC-Vivace",
+            "scheme's mean delay / ABC's (fig 17)",
+            None,
+            "70–240 % higher mean delay",
+            low=1.7,
+            high=3.4,
+        ),
+    ],
+    "abc-fig19": [
+        Published("abc-fig19", "ABC", "utilisation", "abc", "≈ 100 %", 1.0),
+        Published("abc-fig19", "XCP_w", "utilisation", None, "≈ 100 %", 1.0),
+        Published("abc-fig19", "RCP", "utilisation", None, "lags, under-utilises after drops"),
+    ],
+    "abc-fig3": [
+        Published(
+            "abc-fig3", "ABC (with AI)", "mean Jain index, ≥ 2 flows active", "abc", "fair shares (≈ 1)", 1.0
+        ),
+        Published(
+            "abc-fig3",
+            "ABC (no AI)",
+            "less fair than with AI",
+            "abc-no-ai",
+            "without additive increase no convergence to fairness",
+            claim=True,
+        ),
+    ],
+    "abc-fairness": [
+        Published(
+            "abc-fairness", "ABC", f"Jain index, {n} flows", "abc", "within 5 % of 1", 1.0, low=0.95, high=1.0
+        )
+        for n in (2, 4, 8, 16, 32)
+    ],
+    "abc-fig12": [
+        Published(
+            "abc-fig12",
+            "ABC",
+            "throughput ratio ∝ RTT ratio (linear fit R²)",
+            "abc",
+            "throughput ratio grows about linearly with the RTT ratio",
+            claim=True,
+        ),
+    ],
+    "abc-table1": [
+        Published("abc-table1", "ABC", f"flow with RTT {rtt} ms (Mbit/s)", "abc", f"{v:g}", v)
+        for rtt, v in zip((20, 40, 60, 80, 100, 120), (6.62, 4.94, 4.27, 3.0, 2.75, 2.40), strict=True)
+    ],
+    "abc-fig21": [
+        Published(
+            "abc-fig21",
+            "ABC",
+            f"outside the others' Pareto frontier, RTT {rtt} ms",
+            "abc",
+            "ABC achieves a better throughput/delay trade-off than all other schemes",
+            claim=True,
+        )
+        for rtt in (20, 50, 100, 200)
+    ],
+    "abc-fig15": [
+        Published(
+            "abc-fig15",
+            "ABC",
+            "utilisation rises with η",
+            "abc",
+            "increasing η increases utilisation",
+            claim=True,
+        ),
+        Published(
+            "abc-fig15",
+            "ABC",
+            "p95 delay rises with η",
+            "abc",
+            "... but also increases the delay",
+            claim=True,
+        ),
+    ],
+}

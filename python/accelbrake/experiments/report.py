@@ -1,0 +1,483 @@
+"""``accelbrake report RESULTS_DIR``: one self-contained HTML file for a finished sweep.
+
+The report holds the tables (means ± standard deviation over seeds), every plot (PNG embedded as
+base64; the SVGs sit next to them in ``RESULTS_DIR/plots/``), the comparison with the paper when
+``reproduce`` wrote one (``comparison.json``), and the provenance (version, git commit, machine).
+It needs no network and no other file, so it can be mailed or archived as is.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import json
+import math
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from accelbrake._io import atomic_write_text
+from accelbrake.experiments import figures as F
+from accelbrake.experiments.runner import load_results
+
+__all__ = ["build_report", "make_plots"]
+
+#: Per-run time-series plots drawn at most (first seed of each scheme × point, in matrix order).
+MAX_TIMESERIES = 24
+
+
+def _fmt(v: Any, digits: int = 1) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "–"
+    if isinstance(v, float | np.floating):
+        return f"{float(v):.{digits}f}"
+    return str(v)
+
+
+def _pm(mean: float, sd: float, n: int, digits: int = 1, scale: float = 1.0) -> str:
+    if mean is None or not math.isfinite(float(mean)):
+        return "–"
+    text = f"{scale * float(mean):.{digits}f}"
+    if n > 1 and sd is not None and math.isfinite(float(sd)):
+        text += f" ± {scale * float(sd):.{digits}f}"
+    return text
+
+
+def _quantiles(out: Path, run_ids: Sequence[str]) -> dict[str, np.ndarray]:
+    q = {}
+    for rid in run_ids:
+        doc = json.loads((out / "runs" / f"{rid}.json").read_text(encoding="utf-8"))
+        q[rid] = np.asarray(doc.get("delay_quantiles_ms") or [], dtype=float)
+    return q
+
+
+def _scenario(out: Path, rid: str) -> dict[str, Any]:
+    return json.loads((out / "runs" / f"{rid}.json").read_text(encoding="utf-8"))["scenario"]
+
+
+def make_plots(
+    out: Path,
+    results: pd.DataFrame,
+    meta: dict[str, Any],
+    *,
+    max_timeseries: int = MAX_TIMESERIES,
+    jobs: int | None = None,
+) -> list[tuple[str, str, Path]]:
+    """Draw every plot into ``out/plots``; return ``(section, caption, png path)`` in report order.
+
+    The per-run time series are drawn in a pool of ``jobs`` processes (default: every CPU)."""
+    labels = meta.get("experiment", {}).get("labels", {})
+    plots = out / "plots"
+    plots.mkdir(parents=True, exist_ok=True)
+    agg = F.aggregate(results)
+    runs = F.run_level(results)
+    schemes = list(dict.fromkeys(runs["scheme"]))
+    ref = meta.get("reference_scheme")
+    made: list[tuple[str, str, Path]] = []
+    png = F.plot_tradeoff(agg, plots / "tradeoff", labels=labels, reference=ref)[0]
+    made.append(
+        (
+            "tradeoff",
+            "Utilisation vs 95th-percentile per-packet delay (seed means, bars ±1 sd); "
+            "the delay axis is logarithmic and inverted, so better is up and to the right. Solid line: "
+            "Pareto frontier of all schemes; dashed: without the reference scheme.",
+            png,
+        )
+    )
+    png = F.plot_bars(agg, plots / "per-trace", labels=labels)[0]
+    made.append(
+        (
+            "bars",
+            "Per trace (and other settings): utilisation and p95 per-packet delay, "
+            "seed means with ±1 sd error bars (ABC paper Fig. 8 style).",
+            png,
+        )
+    )
+    png = F.plot_cdfs(_quantiles(out, list(runs["run_id"])), runs, plots / "delay-cdf", labels=labels)[0]
+    made.append(
+        (
+            "cdf",
+            "CDF of the per-packet delay of every delivered packet (quantile functions averaged over seeds).",
+            png,
+        )
+    )
+    multi = runs[runs["flows"] > 1]
+    if len(multi):
+        series = []
+        first = multi[
+            multi["seed"] == multi.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")
+        ]
+        cols = F.varying_axes(multi) or ["flows"]
+        cols = [c for c in cols if c != "scheme"]
+        for _, r in first.iterrows():
+            ts = pd.read_parquet(out / "runs" / f"{r['run_id']}.flows.parquet")
+            t, j = F.jain_over_time(ts, _scenario(out, r["run_id"]))
+            title = F._panel_title(tuple(r[c] for c in cols), cols) or f"{r['flows']} flows"
+            series.append((title, r["scheme"], t, j))
+        png = F.plot_fairness(series, plots / "fairness", schemes=schemes, labels=labels)[0]
+        made.append(
+            (
+                "fairness",
+                "Jain's fairness index of the active flows' throughputs in each "
+                "time-series bin (first seed of each multi-flow point).",
+                png,
+            )
+        )
+    style = F.scheme_style(schemes)
+    first = runs[runs["seed"] == runs.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")]
+    ts_jobs: list[tuple[str, str, str, str]] = []
+    for _, r in first.head(max_timeseries).iterrows():
+        name = F.display_name(r["scheme"], labels)
+        point = f"{r['trace']}, {r['delay_ms']:g} ms one-way, {r['buffer_packets']} packets"
+        if r["flows"] > 1:
+            point += f", {r['flows']} flows"
+        title = (
+            f"{name} on {point}, seed {r['seed']}: utilisation {100 * r['link_utilization']:.1f} %, "
+            f"p95 per-packet delay {r['run_per_packet_delay_p95_ms']:.0f} ms"
+        )
+        ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0]))
+        made.append(
+            (
+                "timeseries",
+                f"{name} on {point}, seed {r['seed']} (run {r['run_id']}).",
+                plots / f"run-{r['run_id']}.png",
+            )
+        )
+    _run_jobs(_timeseries_job, ts_jobs, jobs)
+    return made
+
+
+def _timeseries_job(out: str, rid: str, title: str, colour: str) -> None:
+    """Draw one run's time series (in a worker process)."""
+    d = Path(out) / "runs"
+    flows = pd.read_parquet(d / f"{rid}.flows.parquet")
+    hops = pd.read_parquet(d / f"{rid}.hops.parquet")
+    F.plot_timeseries(
+        flows, hops, _scenario(Path(out), rid), Path(out) / "plots" / f"run-{rid}", title=title, colour=colour
+    )
+
+
+def _run_jobs(fn: Callable[..., None], jobs_args: Sequence[tuple[Any, ...]], jobs: int | None) -> None:
+    """``fn(*args)`` for each args, in a process pool of ``jobs`` workers (default: CPUs) when there
+    are several; matplotlib drawing is CPU-bound and independent per figure."""
+    n = min(jobs or os.cpu_count() or 1, len(jobs_args))
+    if n <= 1:
+        for a in jobs_args:
+            fn(*a)
+        return
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+        for fut in [pool.submit(fn, *a) for a in jobs_args]:
+            fut.result()
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
+padding:0 1em;color:#222;line-height:1.4}
+h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
+th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right;white-space:nowrap}
+th{background:#f3f3f3}td.l,th.l{text-align:left}
+tr.ni td{color:#888;font-style:italic}
+.scroll{overflow-x:auto}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
+figcaption{font-size:.88em;color:#444}.note{font-size:.88em;color:#555}
+.na{color:#a33}dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.88em}
+dl.meta dt{font-weight:600}dl.meta dd{margin:0}
+"""
+
+
+def _table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    left: int = 1,
+    row_class: Callable[[int], str] | None = None,
+    table_id: str = "",
+    left_also: Sequence[int] = (),
+) -> str:
+    """An HTML table (in a horizontally scrolling box); the first ``left`` columns and those in
+    ``left_also`` are left-aligned."""
+    e = html.escape
+
+    def cls(i: int) -> str:
+        return ' class="l"' if i < left or i in left_also else ""
+
+    head = "".join(f"<th{cls(i)}>{e(h)}</th>" for i, h in enumerate(headers))
+    body = []
+    for k, r in enumerate(rows):
+        rc = row_class(k) if row_class else ""
+        cells = "".join(f"<td{cls(i)}>{e(c)}</td>" for i, c in enumerate(r))
+        body.append(f'<tr class="{rc}">{cells}</tr>' if rc else f"<tr>{cells}</tr>")
+    tid = f' id="{e(table_id)}"' if table_id else ""
+    return (
+        f'<div class="scroll"><table{tid}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def _img(path: Path, alt: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}">'
+
+
+def _point_table(agg: pd.DataFrame, labels: dict[str, str]) -> str:
+    cols = F.varying_axes(agg) or ["trace"]
+    headers = [
+        "scheme",
+        *cols,
+        "seeds",
+        "utilisation %",
+        "throughput Mbit/s",
+        "p95 per-packet delay ms",
+        "mean per-packet delay ms",
+        "p95 queueing delay ms",
+    ]
+    multi = bool((agg["flows"] > 1).any())
+    if multi:
+        headers.append("Jain index")
+    rows = []
+    for _, r in agg.iterrows():
+        row = [
+            F.display_name(r["scheme"], labels),
+            *[_axis_text(c, r[c]) for c in cols],
+            str(int(r["seeds"])),
+        ]
+        n = int(r["seeds"])
+        row += [
+            _pm(r["utilisation_mean"], r["utilisation_std"], n, 1, 100),
+            _pm(r["throughput_mbps_mean"], r["throughput_mbps_std"], n, 2),
+            _pm(r["p95_delay_ms_mean"], r["p95_delay_ms_std"], n, 0),
+            _pm(r["mean_delay_ms_mean"], r["mean_delay_ms_std"], n, 0),
+            _pm(r["p95_queueing_ms_mean"], r["p95_queueing_ms_std"], n, 0),
+        ]
+        if multi:
+            row.append(_pm(r["jain_mean"], r["jain_std"], n, 3))
+        rows.append(row)
+    return _table(headers, rows, left=1 + len(cols), table_id="per-point")
+
+
+def _axis_text(col: str, v: Any) -> str:
+    if col == "trace" or col == "flow_rtts_ms":
+        return str(v)
+    return f"{v:g}" if isinstance(v, float | int | np.integer | np.floating) else str(v)
+
+
+def scheme_means(results: pd.DataFrame) -> pd.DataFrame:
+    """Per scheme: each seed's mean over the other axes, then mean and sd of that over seeds."""
+    runs = F.run_level(results)
+    cols = list(F.METRICS)
+    per_seed = runs.groupby(["scheme", "seed"], sort=False)[cols].mean().reset_index()
+    g = per_seed.groupby("scheme", sort=False)
+    out = g[cols].mean().add_suffix("_mean").join(g[cols].std().add_suffix("_std"))
+    out["seeds"] = g["seed"].nunique()
+    out["points"] = runs.groupby("scheme", sort=False).size() // out["seeds"]
+    return out.reset_index()
+
+
+def _scheme_table(results: pd.DataFrame, labels: dict[str, str]) -> str:
+    m = scheme_means(results)
+    headers = [
+        "scheme",
+        "points",
+        "seeds",
+        "utilisation %",
+        "throughput Mbit/s",
+        "p95 per-packet delay ms",
+        "mean per-packet delay ms",
+    ]
+    rows = []
+    for _, r in m.iterrows():
+        n = int(r["seeds"])
+        rows.append(
+            [
+                F.display_name(r["scheme"], labels),
+                str(int(r["points"])),
+                str(n),
+                _pm(r["link_utilization_mean"], r["link_utilization_std"], n, 1, 100),
+                _pm(r["link_throughput_mbps_mean"], r["link_throughput_mbps_std"], n, 2),
+                _pm(r["run_per_packet_delay_p95_ms_mean"], r["run_per_packet_delay_p95_ms_std"], n, 0),
+                _pm(r["run_per_packet_delay_mean_ms_mean"], r["run_per_packet_delay_mean_ms_std"], n, 0),
+            ]
+        )
+    return _table(headers, rows, table_id="per-scheme")
+
+
+def _comparison_html(comp: dict[str, Any]) -> str:
+    e = html.escape
+    parts = []
+    for rep in comp.get("reproductions", []):
+        parts.append(f"<h3>{e(rep['id'])}: {e(rep['title'])}</h3>")
+        parts.append(
+            f'<p class="note">Published numbers from {e(rep["source"])}. {e(rep.get("setup", ""))}</p>'
+        )
+        rows = []
+        for c in rep["rows"]:
+            rows.append(
+                [
+                    c["scheme"],
+                    c["metric"],
+                    c["ours_text"],
+                    c["published_text"],
+                    c["ratio_text"],
+                    c.get("note", ""),
+                ]
+            )
+
+        def cls(k: int, rep: dict[str, Any] = rep) -> str:
+            return "ni" if rep["rows"][k]["status"] != "ok" else ""
+
+        parts.append(
+            _table(
+                ["scheme", "metric", "ours", "published", "ratio ours/published", "note"],
+                rows,
+                left=2,
+                left_also=(5,),
+                row_class=cls,
+                table_id=f"comparison-{rep['id']}",
+            )
+        )
+        for line in rep.get("unavailable", []):
+            parts.append(f'<p class="na">not available yet: {e(line)}</p>')
+    return "\n".join(parts)
+
+
+def build_report(
+    out_dir: str | os.PathLike[str],
+    html_path: str | os.PathLike[str] | None = None,
+    *,
+    max_timeseries: int = MAX_TIMESERIES,
+    jobs: int | None = None,
+) -> Path:
+    """Draw the plots and write ``report.html`` (or ``html_path``) for the sweep in ``out_dir``
+    (time-series plots in ``jobs`` processes, default every CPU)."""
+    out = Path(out_dir)
+    results, meta = load_results(out)
+    comp_path = out / "comparison.json"
+    comp = json.loads(comp_path.read_text(encoding="utf-8")) if comp_path.is_file() else None
+    if comp and comp.get("reference_scheme"):
+        meta["reference_scheme"] = comp["reference_scheme"]
+    exp = meta.get("experiment", {})
+    labels = exp.get("labels", {})
+    plots = make_plots(out, results, meta, max_timeseries=max_timeseries, jobs=jobs)
+    agg = F.aggregate(results)
+    e = html.escape
+    title = f"accelbrake: {exp.get('name', out.name)}"
+    doc = exp.get("document", {})
+    run_doc = doc.get("run", {}) if isinstance(doc, dict) else {}
+    n_runs = int(results["run_id"].nunique())
+    body = [f"<h1>{e(title)}</h1>"]
+    if exp.get("description"):
+        body.append(f"<p>{e(exp['description'])}</p>")
+    body.append(
+        f'<p class="note">{n_runs} runs, {len(results)} flow rows; '
+        f"{e(str(run_doc.get('duration_s', '?')))} s simulated per run. Delays: <b>per-packet delay</b> = "
+        "propagation RTT + queueing delay (the ABC paper's convention); <b>queueing delay</b> = time in the "
+        "bottleneck queue incl. waiting for a delivery opportunity; <b>utilisation</b> = bytes that left the "
+        "bottleneck / its capacity. Rates in Mbit/s, delays in ms; ± is one standard deviation "
+        "over seeds.</p>"
+    )
+    if comp:
+        body.append('<h2 id="comparison">Comparison with the paper</h2>')
+        body.append(_comparison_html(comp))
+    body.append('<h2 id="schemes">Per scheme (mean over the matrix)</h2>')
+    body.append(_scheme_table(results, labels))
+    body.append('<h2 id="points">Per scheme and setting</h2>')
+    body.append(_point_table(agg, labels))
+    sections = {
+        "tradeoff": "Throughput–delay trade-off",
+        "bars": "Per trace",
+        "cdf": "Delay distribution",
+        "fairness": "Fairness over time",
+        "timeseries": "Time series of single runs",
+    }
+    seen = set()
+    for sec, caption, png in plots:
+        if sec not in seen:
+            body.append(f'<h2 id="{sec}">{e(sections[sec])}</h2>')
+            if sec == "timeseries":
+                total = len(F.run_level(results).groupby(["scheme", *F.AXES], sort=False))
+                shown = sum(1 for s, _, _ in plots if s == "timeseries")
+                body.append(
+                    f'<p class="note">First seed of each scheme and setting ({shown} of {total} shown); '
+                    f"per-run tables are in runs/&lt;run_id&gt;.flows.parquet and .hops.parquet.</p>"
+                )
+            seen.add(sec)
+        body.append(
+            f'<figure id="fig-{e(png.stem)}">{_img(png, caption)}'
+            f"<figcaption>{e(caption)} SVG: plots/{e(png.stem)}.svg</figcaption></figure>"
+        )
+    m = meta.get("machine", {})
+    body.append('<h2 id="provenance">Provenance</h2><dl class="meta">')
+    for k, v in (
+        ("accelbrake", meta.get("accelbrake_version")),
+        ("git commit", meta.get("git_commit")),
+        ("executor", meta.get("executor")),
+        ("wall time", f"{meta.get('wall_s', '?')} s"),
+        ("machine", f"{m.get('host')} — {m.get('platform')}, {m.get('cpus')} CPUs, Python {m.get('python')}"),
+        ("experiment file", exp.get("source")),
+        ("results", str(out)),
+        ("created", meta.get("created_utc")),
+    ):
+        body.append(f"<dt>{e(str(k))}</dt><dd>{e(str(v))}</dd>")
+    body.append("</dl>")
+    body.append(
+        f"<details><summary>experiment document</summary><pre>{e(json.dumps(doc, indent=2))}</pre></details>"
+    )
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    page = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + f'\n<p class="note">Written by accelbrake report, {e(stamp)}.</p>\n</body>\n</html>\n'
+    )
+    dest = Path(html_path) if html_path else out / "report.html"
+    atomic_write_text(dest, page)
+    return dest
+
+
+def summary_text(results: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
+    """The per-point table (means ± sd over seeds) as aligned text, for the terminal."""
+    from accelbrake.cli import render_table
+
+    agg = F.aggregate(results)
+    cols = F.varying_axes(agg) or ["trace"]
+    multi = bool((agg["flows"] > 1).any())
+    headers = [
+        ("scheme", ""),
+        *[(c, "") for c in cols],
+        ("seeds", ""),
+        ("utilisation", "%"),
+        ("throughput", "Mbit/s"),
+        ("per-packet delay", "p95 ms"),
+        ("", "mean ms"),
+    ]
+    if multi:
+        headers.append(("Jain", ""))
+    rows = []
+    for _, r in agg.iterrows():
+        n = int(r["seeds"])
+        row = [
+            F.display_name(r["scheme"], labels),
+            *[_axis_text(c, r[c]) for c in cols],
+            str(n),
+            _pm(r["utilisation_mean"], r["utilisation_std"], n, 1, 100),
+            _pm(r["throughput_mbps_mean"], r["throughput_mbps_std"], n, 2),
+            _pm(r["p95_delay_ms_mean"], r["p95_delay_ms_std"], n, 0),
+            _pm(r["mean_delay_ms_mean"], r["mean_delay_ms_std"], n, 0),
+        ]
+        if multi:
+            row.append(_pm(r["jain_mean"], r["jain_std"], n, 3))
+        rows.append(row)
+    note = (
+        "per-packet delay = propagation RTT + queueing delay; utilisation = bytes that left the bottleneck / "
+        "its capacity; ± = one standard deviation over seeds"
+    )
+    return render_table(headers, rows, left=1 + len(cols)) + "\n" + note

@@ -1,0 +1,775 @@
+"""``accelbrake reproduce ID...``: named experiments from ``shared/reference/paper-results.md``.
+
+Each reproduction is an experiment document (the same TOML schema as ``accelbrake sweep``), run
+with the sweep runner, plus a comparison of our numbers with the published ones
+(:mod:`accelbrake.experiments.published`): value, published value, ratio ours/published. Schemes
+the paper compares against that do not exist here are listed as "not implemented"; parts of a
+figure that need something the simulator lacks say "not available yet" and why.
+
+``--quick`` shortens the runs (and uses the bundled traces where the full run uses the 8 shared
+ones) for a first look; its numbers are not the reproduction.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from accelbrake._io import atomic_path, atomic_write_json, find_upwards
+from accelbrake.experiments import figures as F
+from accelbrake.experiments.published import PAPER, PUBLISHED, Published
+from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
+from accelbrake.scenarios import resolve_trace
+
+__all__ = ["REPRODUCTIONS", "UNAVAILABLE", "Reproduction", "compare", "format_comparison", "shared_traces"]
+
+#: The 8 cellular traces (the project's "8 traces", ABC Fig. 8 style), bundled in ``traces/`` with the
+#: checksums of ``shared/traces/SHA256SUMS``.
+SHARED_TRACES = (
+    "ATT-LTE-driving.down",
+    "ATT-LTE-driving.up",
+    "TMobile-LTE-short.down",
+    "TMobile-LTE-short.up",
+    "TMobile-UMTS-driving.down",
+    "Verizon-EVDO-driving.down",
+    "Verizon-LTE-short.down",
+    "Verizon-LTE-short.up",
+)
+#: The bundled Verizon LTE traces (``traces/``), used by ``--quick``.
+BUNDLED_TRACES = ("traces/Verizon-LTE-short.down", "traces/Verizon-LTE-short.up")
+
+#: The ABC paper's comparators that exist here, in the order of its tables.
+CELLULAR_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "bbr")
+#: Cubic+CoDel as in the ABC artifact (exp.sh: target 50 ms, interval 100 ms, 250 packets).
+ARTIFACT_CODEL = "codel target=50,interval=100"
+
+
+def shared_traces() -> list[str]:
+    """Paths of the 8 cellular traces: the repository's ``traces/`` copies, else a ``shared/traces``
+    folder beside or above the working directory; raises ``FileNotFoundError`` if neither has all 8."""
+    bundled = [resolve_trace(Path("traces") / t) for t in SHARED_TRACES]
+    if all(bundled):
+        return [str(b) for b in bundled]
+    for cand in (Path("../shared/traces"), Path("shared/traces"), find_upwards("shared/traces")):
+        if cand is not None and cand.is_dir() and all((cand / t).is_file() for t in SHARED_TRACES):
+            return [str(cand / t) for t in SHARED_TRACES]
+    raise FileNotFoundError(
+        2,
+        "the 8 cellular traces are not here (pass --traces FILE,... or --quick for the bundled Verizon ones)",
+        "traces",
+    )
+
+
+def expand_traces(items: Sequence[str]) -> list[str]:
+    """``--traces`` items: files as given, folders replaced by their ``.up``/``.down``/``.mahi`` files."""
+    out: list[str] = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            out.extend(str(f) for f in sorted(p.iterdir()) if f.suffix in (".up", ".down", ".mahi"))
+        else:
+            out.append(item)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison rows
+
+
+def _num_text(v: float | None, digits: int = 2) -> str:
+    if v is None or not math.isfinite(v):
+        return "–"
+    return f"{v:.{digits}f}"
+
+
+def _row(
+    pub: Published, ours: float | bool | None, *, digits: int = 2, note: str = "", percent: bool = False
+) -> dict[str, Any]:
+    """One comparison row; ``ours`` is a number, a yes/no answer to a claim, or ``None``."""
+    base: dict[str, Any] = {
+        "scheme": pub.scheme,
+        "our_scheme": pub.ours,
+        "metric": pub.metric,
+        "published": pub.value,
+        "published_text": pub.text,
+        "ours": None,
+        "ours_text": "–",
+        "ratio": None,
+        "ratio_text": "n/a",
+        "status": "ok",
+        "note": note,
+    }
+    if pub.ours is None:
+        return {
+            **base,
+            "ours_text": "not implemented",
+            "status": "not implemented",
+            "note": note or f"{pub.scheme} is not implemented in accelbrake",
+        }
+    if ours is None or (isinstance(ours, float) and not math.isfinite(ours)):
+        return {**base, "status": "no data", "note": note or "no value (missing runs?)"}
+    if pub.claim is not None:
+        agrees = bool(ours) == pub.claim
+        return {
+            **base,
+            "ours": bool(ours),
+            "ours_text": "yes" if ours else "no",
+            "published_text": f"{'yes' if pub.claim else 'no'}: {pub.text}",
+            "ratio_text": "agrees" if agrees else "differs",
+            "status": "ok" if agrees else "differs",
+        }
+    v = float(ours)
+    row = {**base, "ours": v, "ours_text": f"{100 * v:.1f} %" if percent else _num_text(v, digits)}
+    if pub.value is not None and pub.value != 0:
+        row["ratio"] = v / pub.value
+        row["ratio_text"] = f"{v / pub.value:.2f}"
+    if pub.low is not None and pub.high is not None:
+        inside = pub.low <= v <= pub.high
+        extra = f"{'inside' if inside else 'outside'} the published range {pub.low:g}–{pub.high:g}"
+        row["note"] = f"{note}; {extra}" if note else extra
+        if pub.value is None:
+            row["ratio_text"] = "in range" if inside else "out of range"
+    return row
+
+
+def _info(
+    scheme: str, metric: str, ours: float, digits: int = 2, published: str = "figure only"
+) -> dict[str, Any]:
+    """A row of our numbers the paper gives only as a figure (no ratio)."""
+    return {
+        "scheme": scheme,
+        "our_scheme": None,
+        "metric": metric,
+        "published": None,
+        "published_text": published,
+        "ours": ours,
+        "ours_text": _num_text(ours, digits),
+        "ratio": None,
+        "ratio_text": "n/a",
+        "status": "info",
+        "note": "",
+    }
+
+
+def _scheme_trace_means(results: pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFrame:
+    """Seed means per scheme × trace (× extra axes) of the run-level metrics."""
+    runs = F.run_level(results)
+    cols = ["link_utilization", "run_per_packet_delay_p95_ms", "run_per_packet_delay_mean_ms", "jain_index"]
+    return runs.groupby(["scheme", "trace", *extra], sort=False)[cols].mean().reset_index()
+
+
+def _over_traces(results: pd.DataFrame) -> pd.DataFrame:
+    """Per scheme: the mean over traces of the seed means."""
+    m = _scheme_trace_means(results)
+    return m.groupby("scheme", sort=False)[[c for c in m.columns if c not in ("scheme", "trace")]].mean()
+
+
+def _outside_frontier(d: pd.DataFrame, ref: str = "abc") -> tuple[bool | None, str]:
+    """Whether ``ref``'s point is not dominated by any other scheme's (no other has at least its
+    utilisation with at most its p95 delay); also the dominating schemes."""
+    if ref not in set(d["scheme"]):
+        return None, f"no {ref} run"
+    r = d[d["scheme"] == ref].iloc[0]
+    beats = d[
+        (d["scheme"] != ref)
+        & (d["link_utilization"] >= r["link_utilization"])
+        & (d["run_per_packet_delay_p95_ms"] <= r["run_per_packet_delay_p95_ms"])
+    ]
+    if len(beats):
+        return False, "dominated by " + ", ".join(F.display_name(s) for s in beats["scheme"])
+    return True, ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The comparisons
+
+
+def _cmp_table(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    m = _over_traces(results)
+    u = m["link_utilization"]
+    d = m["run_per_packet_delay_p95_ms"]
+    rows = []
+    for pub in PUBLISHED["abc-table"]:
+        if pub.ours is None:
+            rows.append(_row(pub, None))
+        elif pub.metric == "utilisation":
+            rows.append(_row(pub, float(u["abc"]), percent=True))
+        elif pub.metric.startswith("p95"):
+            rows.append(_row(pub, float(d["abc"]), digits=0))
+        elif pub.metric == "norm. utilisation":
+            rows.append(_row(pub, float(u[pub.ours] / u["abc"])))
+        else:
+            rows.append(_row(pub, float(d[pub.ours] / d["abc"])))
+    return rows
+
+
+def _cmp_fig8(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    m = _over_traces(results)
+    rows = []
+    for pub in PUBLISHED["abc-fig8"]:
+        if pub.ours is None:
+            rows.append(_row(pub, None))
+            continue
+        if pub.metric.startswith("ABC utilisation"):
+            v = m.loc["abc", "link_utilization"] / m.loc[pub.ours, "link_utilization"]
+        elif "p95" in pub.metric:
+            v = m.loc[pub.ours, "run_per_packet_delay_p95_ms"] / m.loc["abc", "run_per_packet_delay_p95_ms"]
+        else:
+            v = m.loc[pub.ours, "run_per_packet_delay_mean_ms"] / m.loc["abc", "run_per_packet_delay_mean_ms"]
+        rows.append(_row(pub, float(v)))
+    return rows
+
+
+def _cmp_fig7(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    m = _scheme_trace_means(results)
+    rows = []
+    for pub in PUBLISHED["abc-fig7"]:
+        if pub.ours is None:
+            rows.append(_row(pub, None))
+            continue
+        suffix = ".down" if "downlink" in pub.metric else ".up"
+        d = m[m["trace"].str.endswith(suffix)]
+        ok, note = _outside_frontier(d) if len(d) else (None, f"no {suffix} trace in the sweep")
+        rows.append(_row(pub, ok, note=note))
+    return rows
+
+
+def _cmp_fig21(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    m = (
+        _scheme_trace_means(results, ["delay_ms"])
+        .groupby(["scheme", "delay_ms"], sort=False)
+        .mean(numeric_only=True)
+    )
+    m = m.reset_index()
+    rows = []
+    for pub in PUBLISHED["abc-fig21"]:
+        rtt = float(pub.metric.rsplit("RTT ", 1)[1].split()[0])
+        d = m[(2 * m["delay_ms"] - rtt).abs() < 1e-6]
+        ok, note = _outside_frontier(d) if len(d) else (None, f"no run with RTT {rtt:g} ms")
+        rows.append(_row(pub, ok, note=note))
+    return rows
+
+
+def _cmp_fig19(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    m = _over_traces(results)
+    rows = []
+    for pub in PUBLISHED["abc-fig19"]:
+        v = None if pub.ours is None else float(m.loc[pub.ours, "link_utilization"])
+        rows.append(_row(pub, v, percent=True))
+    return rows
+
+
+def _mean_active_jain(out: Path, run_ids: Sequence[str]) -> float:
+    vals = []
+    for rid in run_ids:
+        ts = pd.read_parquet(out / "runs" / f"{rid}.flows.parquet")
+        sc = json.loads((out / "runs" / f"{rid}.json").read_text(encoding="utf-8"))["scenario"]
+        _t, j = F.jain_over_time(ts, sc)
+        vals.append(float(np.nanmean(j)) if np.isfinite(j).any() else math.nan)
+    return float(np.mean(vals)) if vals else math.nan
+
+
+def _cmp_fig3(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    runs = F.run_level(results)
+    j = {
+        s: _mean_active_jain(out, list(runs.loc[runs["scheme"] == s, "run_id"])) for s in ("abc", "abc-no-ai")
+    }
+    a, b = PUBLISHED["abc-fig3"]
+    return [
+        _row(a, j["abc"], digits=3),
+        _info(
+            "ABC (no AI)",
+            "mean Jain index, ≥ 2 flows active",
+            j["abc-no-ai"],
+            3,
+            "no convergence to fairness",
+        ),
+        _row(
+            b,
+            j["abc-no-ai"] < j["abc"],
+            note=f"mean Jain {j['abc-no-ai']:.3f} without AI vs {j['abc']:.3f} with",
+        ),
+    ]
+
+
+def _cmp_fairness(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    runs = F.run_level(results)
+    by_n = runs.groupby("flows")["jain_index"].mean()
+    rows = []
+    for pub in PUBLISHED["abc-fairness"]:
+        n = int(pub.metric.split(", ")[1].split()[0])
+        rows.append(_row(pub, float(by_n[n]) if n in by_n.index else None, digits=3))
+    return rows
+
+
+def _cmp_fig12(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    """Flow 0 has the longer RTT, flow 1 the 20 ms one: the short/long throughput ratio against the
+    RTT ratio, and whether a line fits it (the paper: it grows about linearly)."""
+    per = results.groupby(["flow_rtts_ms", "flow"], sort=False)["throughput_mbps"].mean().unstack("flow")
+    xs, ys, rows = [], [], []
+    for key, r in per.iterrows():
+        long_rtt, short_rtt = (float(v) for v in str(key).split("/"))
+        ratio = float(r[1] / r[0]) if r[0] > 0 else math.nan
+        xs.append(long_rtt / short_rtt)
+        ys.append(ratio)
+        rows.append(
+            _info(
+                "ABC",
+                f"short/long-RTT throughput ratio, RTTs {long_rtt:g} and {short_rtt:g} ms "
+                f"(RTT ratio {xs[-1]:g})",
+                ratio,
+            )
+        )
+    x, y = np.asarray(xs), np.asarray(ys)
+    if len(x) >= 3 and np.all(np.isfinite(y)):
+        slope, icpt = np.polyfit(x, y, 1)
+        r2 = 1 - float(np.sum((y - (slope * x + icpt)) ** 2)) / max(float(np.sum((y - y.mean()) ** 2)), 1e-12)
+        note = (
+            f"fit: ratio = {slope:.2f} × RTT ratio + {icpt:.2f}, R² {r2:.3f} "
+            "(counted linear if R² ≥ 0.9, slope > 0)"
+        )
+        rows.append(_row(PUBLISHED["abc-fig12"][0], bool(r2 >= 0.9 and slope > 0), note=note))
+    else:
+        rows.append(_row(PUBLISHED["abc-fig12"][0], None, note="needs at least 3 RTT settings"))
+    return rows
+
+
+def _cmp_table1(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    per = results.groupby("flow")["throughput_mbps"].mean()
+    return [_row(pub, float(per.get(i, math.nan))) for i, pub in enumerate(PUBLISHED["abc-table1"])]
+
+
+def _cmp_fig15(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    runs = F.run_level(results)
+    m = runs.groupby("scheme", sort=False)[["link_utilization", "run_per_packet_delay_p95_ms"]].mean()
+    etas = [(float(s.split("eta-")[1]), s) for s in m.index]
+    etas.sort()
+    rows = [
+        _info(f"ABC η={e:g}", "utilisation / p95 per-packet delay ms", m.loc[s, "link_utilization"], 3)
+        for e, s in etas
+    ]
+    for r, (_e, s) in zip(rows, etas, strict=True):
+        r["ours_text"] = f"{m.loc[s, 'link_utilization']:.3f} / {m.loc[s, 'run_per_packet_delay_p95_ms']:.0f}"
+    u = [m.loc[s, "link_utilization"] for _, s in etas]
+    d = [m.loc[s, "run_per_packet_delay_p95_ms"] for _, s in etas]
+    pu, pd_ = PUBLISHED["abc-fig15"]
+    rows.append(
+        _row(
+            pu,
+            bool(np.all(np.diff(u) > 0)),
+            note="strictly increasing over " + ", ".join(f"{e:g}" for e, _ in etas),
+        )
+    )
+    rows.append(_row(pd_, bool(np.all(np.diff(d) > 0)), note="strictly increasing"))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Experiment documents
+
+
+def _cellular(
+    name: str,
+    description: str,
+    schemes: Sequence[str],
+    traces: Sequence[str],
+    duration: float,
+    seeds: int,
+    *,
+    delays: Sequence[float] = (50.0,),
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "matrix": {
+            "schemes": list(schemes),
+            "traces": list(traces),
+            "delay_ms": list(delays),
+            "buffer_packets": [250],
+            "seeds": seeds,
+        },
+        "run": {"duration_s": duration, "ack_mbps": 12.0, "sample_ms": 100.0},
+    }
+    if "cubic+codel" in schemes:
+        doc["schemes"] = {"cubic+codel": {"queue": ARTIFACT_CODEL}}
+    return doc
+
+
+_CELL_SETUP = (
+    "ABC paper cellular setup: trace drives the data link, ACKs over a constant 12 Mbit/s link, 50 ms "
+    "one-way delay each way (min RTT 100 ms), 250-packet buffer, one backlogged flow; Cubic+CoDel "
+    "uses the ABC artifact's CoDel (target 50 ms, interval 100 ms); delay = per-packet delay "
+    "(RTT + queueing)."
+)
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A named experiment: its document (quick or full, optional trace override) and its comparison."""
+
+    id: str
+    title: str
+    setup: str
+    document: Callable[[bool, list[str] | None], dict[str, Any]]
+    compare: Callable[[pd.DataFrame, Path], list[dict[str, Any]]]
+    unavailable: tuple[str, ...] = ()
+    reference: str = "abc"
+
+
+def _traces(quick: bool, override: list[str] | None, full: Callable[[], list[str]]) -> list[str]:
+    if override:
+        return override
+    return list(BUNDLED_TRACES) if quick else full()
+
+
+def _doc_table(rid: str, title: str) -> Callable[[bool, list[str] | None], dict[str, Any]]:
+    def doc(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+        chosen = _traces(quick, traces, shared_traces)
+        which = "the bundled Verizon LTE traces, --quick" if quick and not traces else f"{len(chosen)} traces"
+        return _cellular(
+            rid + ("-quick" if quick else ""),
+            f"{title} on {which}",
+            CELLULAR_SCHEMES,
+            chosen,
+            60.0 if quick else 140.0,
+            2 if quick else 3,
+        )
+
+    return doc
+
+
+def _doc_fig7(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return _cellular(
+        "abc-fig7" + ("-quick" if quick else ""),
+        "ABC Fig. 7: Verizon LTE downlink and uplink",
+        (*CELLULAR_SCHEMES, "vegas"),
+        traces or list(BUNDLED_TRACES),
+        60.0 if quick else 140.0,
+        2 if quick else 3,
+    )
+
+
+def _doc_fig21(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return _cellular(
+        "abc-fig21" + ("-quick" if quick else ""),
+        "ABC Fig. 21: propagation RTT 20/50/100/200 ms",
+        (*CELLULAR_SCHEMES, "vegas"),
+        traces or ["traces/Verizon-LTE-short.up"],
+        60.0 if quick else 140.0,
+        2 if quick else 3,
+        delays=(10.0, 25.0, 50.0, 100.0),
+    )
+
+
+def _doc_fig19(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    doc = _cellular(
+        "abc-fig19" + ("-quick" if quick else ""),
+        "ABC Fig. 19: capacity 12/24 Mbit/s every 500 ms",
+        ("abc",),
+        traces or ["traces/bw12_24_5_5.mahi"],
+        30.0 if quick else 140.0,
+        2 if quick else 3,
+    )
+    return doc
+
+
+def _doc_fig3(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    step = 5.0 if quick else 20.0
+    starts = [i * step for i in range(5)]
+    stops = [10 * step - i * step for i in range(5)]
+    return {
+        "name": "abc-fig3" + ("-quick" if quick else ""),
+        "description": "ABC Fig. 3: 5 ABC flows, same RTT, 24 Mbit/s, start and leave one by one; "
+        "with and without additive increase",
+        "matrix": {
+            "schemes": ["abc", "abc-no-ai"],
+            "traces": traces or ["const:24"],
+            "delay_ms": [50.0],
+            "buffer_packets": [250],
+            "seeds": 2 if quick else 3,
+        },
+        "run": {"duration_s": 10 * step, "flow_starts_s": starts, "flow_stops_s": stops, "ack_mbps": 100.0},
+        "schemes": {
+            "abc-no-ai": {"scheme": "abc", "label": "ABC without AI", "set": ["abc.additive_increase=false"]}
+        },
+    }
+
+
+def _doc_fairness(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return {
+        "name": "abc-fairness" + ("-quick" if quick else ""),
+        "description": "2-32 ABC flows on a fixed 24 Mbit/s link",
+        "matrix": {
+            "schemes": ["abc"],
+            "traces": traces or ["const:24"],
+            "delay_ms": [50.0],
+            "buffer_packets": [250],
+            "flows": [2, 4, 8, 16, 32],
+            "seeds": 2 if quick else 3,
+        },
+        "run": {"duration_s": 20.0 if quick else 60.0, "ack_mbps": 100.0},
+    }
+
+
+def _doc_rtt(
+    name: str, description: str, rtts: list[list[float]]
+) -> Callable[[bool, list[str] | None], dict[str, Any]]:
+    def doc(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+        return {
+            "name": name + ("-quick" if quick else ""),
+            "description": description,
+            "matrix": {
+                "schemes": ["abc"],
+                "traces": traces or ["const:24"],
+                "delay_ms": [10.0],
+                "buffer_packets": [250],
+                "flow_rtts_ms": rtts,
+                "seeds": 2 if quick else 3,
+            },
+            "run": {"duration_s": 20.0 if quick else 60.0, "ack_mbps": 100.0},
+        }
+
+    return doc
+
+
+def _doc_fig15(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    etas = (0.85, 0.9, 0.95, 0.98)
+    doc = _cellular(
+        "abc-fig15" + ("-quick" if quick else ""),
+        "ABC Fig. 15: η trades throughput for delay",
+        [f"abc-eta-{e:g}" for e in etas],
+        traces or ["traces/Verizon-LTE-short.up"],
+        60.0 if quick else 140.0,
+        2 if quick else 3,
+    )
+    doc["schemes"] = {
+        f"abc-eta-{e:g}": {"scheme": "abc", "label": f"ABC η={e:g}", "set": [f"abc.eta={e}"]} for e in etas
+    }
+    return doc
+
+
+_RTT_SETUP = (
+    "24 Mbit/s constant link, 10 ms one-way base delay (the longer RTTs add extra one-way delay at "
+    "the sender), 250-packet ABC router buffer, ACKs over 100 Mbit/s."
+)
+
+REPRODUCTIONS: dict[str, Reproduction] = {
+    r.id: r
+    for r in (
+        Reproduction(
+            "abc-table",
+            "headline table: 8-trace averages normalised to ABC",
+            _CELL_SETUP + " Averages over traces of the seed means, then normalised to ABC.",
+            _doc_table("abc-table", "ABC paper headline table"),
+            _cmp_table,
+        ),
+        Reproduction(
+            "abc-fig7",
+            "utilisation vs p95 delay on Verizon LTE, (a) downlink, (b) uplink",
+            _CELL_SETUP,
+            _doc_fig7,
+            _cmp_fig7,
+            (
+                "(c) uplink+downlink with two ABC bottlenecks in series: experiment files describe one "
+                "data bottleneck per run (a two-hop topology needs a scenario file; not in the matrix "
+                "yet)",
+            ),
+        ),
+        Reproduction(
+            "abc-fig8",
+            "per-trace utilisation and delay over the 8 traces (and fig 17's mean delay)",
+            _CELL_SETUP,
+            _doc_table("abc-fig8", "ABC Fig. 8/17: per-trace utilisation and delay"),
+            _cmp_fig8,
+        ),
+        Reproduction(
+            "abc-fig19",
+            "capacity alternating 12/24 Mbit/s every 500 ms",
+            _CELL_SETUP.replace("trace drives", "bw12_24_5_5.mahi drives"),
+            _doc_fig19,
+            _cmp_fig19,
+        ),
+        Reproduction(
+            "abc-fig3",
+            "5 ABC flows joining and leaving: fairness with and without additive increase",
+            "24 Mbit/s constant link, 50 ms one-way (RTT 100 ms), 250 packets; flows start every step "
+            "and leave in reverse order (full: 20 s steps, 200 s; quick: 5 s steps, 50 s); Jain index "
+            "per 100 ms bin among the active flows, averaged over bins with ≥ 2 flows.",
+            _doc_fig3,
+            _cmp_fig3,
+        ),
+        Reproduction(
+            "abc-fairness",
+            "2-32 ABC flows on 24 Mbit/s: Jain index",
+            "24 Mbit/s constant link, 50 ms one-way, 250 packets, all flows start at 0; Jain index of "
+            "the flows' throughputs over the whole run (full: 60 s, quick: 20 s).",
+            _doc_fairness,
+            _cmp_fairness,
+        ),
+        Reproduction(
+            "abc-fig12",
+            "RTT unfairness: two flows, flow 1 RTT 20-120 ms, flow 2 RTT 20 ms",
+            _RTT_SETUP,
+            _doc_rtt(
+                "abc-fig12",
+                "ABC Fig. 12: RTT unfairness, two flows",
+                [[float(r), 20.0] for r in (20, 40, 60, 80, 100, 120)],
+            ),
+            _cmp_fig12,
+        ),
+        Reproduction(
+            "abc-table1",
+            "RTT unfairness: six flows with RTT 20/40/60/80/100/120 ms",
+            _RTT_SETUP,
+            _doc_rtt(
+                "abc-table1",
+                "ABC Table 1: six flows with different RTTs",
+                [[20.0, 40.0, 60.0, 80.0, 100.0, 120.0]],
+            ),
+            _cmp_table1,
+        ),
+        Reproduction(
+            "abc-fig21",
+            "propagation RTT 20, 50, 100, 200 ms on a Verizon trace",
+            _CELL_SETUP.replace(
+                "50 ms one-way delay each way (min RTT 100 ms)",
+                "10/25/50/100 ms one-way delay (RTT 20/50/100/200 ms)",
+            ),
+            _doc_fig21,
+            _cmp_fig21,
+        ),
+        Reproduction(
+            "abc-fig15",
+            "η trades throughput for delay",
+            _CELL_SETUP + " η ∈ {0.85, 0.9, 0.95, 0.98} on Verizon-LTE-short.up.",
+            _doc_fig15,
+            _cmp_fig15,
+        ),
+    )
+}
+
+#: Blocks of paper-results.md that cannot be reproduced yet, and why.
+UNAVAILABLE: dict[str, str] = {
+    "abc-wifi": "Wi-Fi links (802.11n A-MPDU batching, MCS changes, the link-rate estimator) are not "
+    "simulated",
+    "abc-fig18": "the explicit schemes XCP, XCP_w, RCP and VCP are not implemented",
+    "abc-fig2": "needs ABC's enqueue-rate variant compared on queueing delay; not wired as a reproduction "
+    "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
+    "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
+    "data bottleneck",
+    "abc-fig10": "needs a second (wired) bottleneck with on-off Cubic cross traffic",
+    "abc-fig11": "not wired as a reproduction yet (1-16 flows of one scheme on a Verizon trace: "
+    "`accelbrake sweep` with matrix.flows)",
+    "abc-fig13": "needs Poisson short flows (application-limited flow arrivals) and mixed schemes in one run",
+    "abc-fig17": "included in abc-fig8 (mean delay ratios)",
+    "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
+    "abc-pk": "PK-ABC (target rate from the trace one RTT ahead) is not implemented",
+    "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
+}
+
+
+def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
+    """The comparison document of a finished reproduction (written to ``comparison.json``)."""
+    return {
+        "id": rep.id,
+        "title": rep.title,
+        "source": f"shared/reference/paper-results.md, block {rep.id} ({PAPER})",
+        "setup": rep.setup,
+        "rows": rep.compare(results, out),
+        "unavailable": list(rep.unavailable),
+    }
+
+
+def format_comparison(comp: dict[str, Any]) -> str:
+    """The comparison as an aligned text table."""
+    from accelbrake.cli import render_table
+
+    headers = [
+        ("scheme", ""),
+        ("metric", ""),
+        ("ours", ""),
+        ("published", ""),
+        ("ratio", "ours/pub."),
+        ("note", ""),
+    ]
+    rows = []
+    for r in comp["rows"]:
+        pub = r["published_text"]
+        if len(pub) > 48:
+            pub = pub[:45] + "..."
+        rows.append([r["scheme"], r["metric"], r["ours_text"], pub, r["ratio_text"], r.get("note", "")])
+    lines = [
+        f"{comp['id']}: {comp['title']}",
+        f"  setup: {comp['setup']}",
+        f"  published: {comp['source']}",
+        "",
+    ]
+    lines.append(render_table(headers, rows, left=2, left_also=(3, 5)))
+    for u in comp.get("unavailable", []):
+        lines.append(f"not available yet: {u}")
+    return "\n".join(lines)
+
+
+def resolve_ids(ids: Sequence[str]) -> list[Reproduction]:
+    """Look the ids up; an unknown or unavailable id raises an error naming it (with the reason)."""
+    import difflib
+
+    out = []
+    for i in ids:
+        key = i.strip().lower()
+        if key in REPRODUCTIONS:
+            out.append(REPRODUCTIONS[key])
+        elif key in UNAVAILABLE:
+            raise ExperimentError(f"reproduce {i}: not available yet: {UNAVAILABLE[key]}", key=i)
+        else:
+            known = [*REPRODUCTIONS, *UNAVAILABLE]
+            m = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f" (did you mean '{m[0]}'?)" if m else ""
+            raise ExperimentError(
+                f"reproduce: unknown id '{i}'{hint}; available: {', '.join(REPRODUCTIONS)}", key=i
+            )
+    return out
+
+
+def run_reproduction(
+    rep: Reproduction,
+    out_dir: str | os.PathLike[str],
+    *,
+    quick: bool,
+    traces: list[str] | None = None,
+    overrides: Sequence[str] = (),
+    executor: Any = None,
+    progress: bool = True,
+    report: bool = True,
+    echo: Callable[[str], Any] = print,
+) -> tuple[dict[str, Any], Path | None, Any]:
+    """Run one reproduction into ``out_dir``; write ``comparison.json``/``.csv`` and the report.
+
+    ``overrides`` are ``--set`` items as for ``accelbrake sweep`` (``run.duration_s=5``). Returns
+    ``(comparison, report path or None, sweep outcome)``."""
+    from accelbrake.experiments.report import build_report
+    from accelbrake.experiments.runner import run_sweep
+
+    out = Path(out_dir)
+    source = f"reproduce {rep.id}{' --quick' if quick else ''}"
+    doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
+    exp = parse_experiment(doc, source=source)
+    outcome = run_sweep(exp, out, executor=executor, progress=progress, echo=echo)
+    if outcome.results is None:  # pragma: no cover - run_sweep raises on failures
+        raise ExperimentError(f"reproduce {rep.id}: {outcome.missing} runs missing", key=rep.id)
+    comp = compare(rep, outcome.results, out)
+    comp["quick"] = quick
+    comp["reference_scheme"] = rep.reference
+    atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
+    with atomic_path(out / "comparison.csv") as tmp:
+        pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
+    jobs = getattr(executor, "jobs", None)
+    return comp, build_report(out, jobs=jobs) if report else None, outcome

@@ -1,0 +1,388 @@
+"""Run an experiment's matrix, resumably, and write its tables.
+
+Layout of a results folder (every file written atomically)::
+
+    OUT/runs/<run_id>.json            one finished run: point, scenario, summary, delay quantiles,
+                                      metadata (version, git commit, host, seed); written last, so
+                                      its presence means the run is complete
+    OUT/runs/<run_id>.flows.parquet   per-flow time series (throughput, cwnd, RTT, binned delay)
+    OUT/runs/<run_id>.hops.parquet    per-hop time series (capacity, throughput, queue)
+    OUT/results.parquet, results.csv  the tidy table: one row per run × flow
+    OUT/timeseries.parquet            every run's flow time series, with run_id and the point
+    OUT/metadata.json                 experiment, versions, git commit, machine, executor, runs
+
+``run_id`` is a hash of the scenario (which holds the seed), with trace files identified by their
+content, the accelbrake version and the compiled simulator: rerunning a sweep skips every run whose
+file exists, and a changed trace, parameter or simulator build makes a new run.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from accelbrake import __version__
+from accelbrake._io import TEMP_PREFIX, atomic_path, atomic_write_json
+from accelbrake.experiments.executors import Executor, LocalExecutor
+from accelbrake.experiments.spec import Experiment, RunPoint
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RUN_COLUMNS", "SweepOutcome", "load_results", "run_id", "run_sweep"]
+
+#: Columns describing the run in ``results`` (then the per-flow columns, then the run-level ones).
+RUN_COLUMNS = (
+    "run_id",
+    "scheme",
+    "label",
+    "cc",
+    "queue",
+    "trace",
+    "delay_ms",
+    "buffer_packets",
+    "flows",
+    "start_interval_s",
+    "flow_rtts_ms",
+    "seed",
+    "duration_s",
+)
+
+_DIGESTS: dict[tuple[str, float, int], str] = {}
+
+
+def _file_digest(path: str) -> str:
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_mtime, st.st_size)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return _DIGESTS[key]
+
+
+def core_digest() -> str:
+    """SHA-256 of the compiled simulator (the ``_core`` extension file): a rebuilt simulator gives
+    new run keys, so a sweep never reuses results of an older core with the same version number."""
+    from accelbrake import _core
+
+    path = getattr(_core, "__file__", None)
+    return _file_digest(path) if path and os.path.isfile(path) else __version__
+
+
+def run_id(scenario: Mapping[str, Any]) -> str:
+    """The run's key: 16 hex digits of a SHA-256 over the scenario (trace paths replaced by their
+    files' SHA-256, so moving the traces keeps the key), the accelbrake version and the compiled
+    simulator's digest (:func:`core_digest`)."""
+    canon = json.loads(json.dumps(scenario))
+    for hop in canon.get("hops", []):
+        link = hop.get("link", {})
+        if link.get("type") == "trace" and isinstance(link.get("path"), str):
+            link["path"] = "sha256:" + _file_digest(link["path"])
+    doc = {"scenario": canon, "version": __version__, "core": core_digest()}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass
+class SweepOutcome:
+    """What :func:`run_sweep` did."""
+
+    out_dir: Path
+    total: int
+    """Runs in the matrix (distinct scenarios)."""
+    skipped: int
+    """Runs already finished in ``out_dir``, not run again."""
+    ran: int
+    """Runs executed now."""
+    wall_s: float
+    complete: bool
+    """Every run finished (the tables were written)."""
+    results: pd.DataFrame | None = None
+    executed: list[str] = field(default_factory=list)
+    """run_ids executed now, in completion order."""
+
+    @property
+    def missing(self) -> int:
+        return self.total - self.skipped - self.ran
+
+
+def machine() -> dict[str, Any]:
+    """The machine the driver runs on."""
+    return {
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+    }
+
+
+def _runs_dir(out: Path) -> Path:
+    return out / "runs"
+
+
+def _is_done(out: Path, rid: str) -> bool:
+    return (_runs_dir(out) / f"{rid}.json").is_file()
+
+
+def _write_run(
+    out: Path,
+    rid: str,
+    point: RunPoint,
+    scenario: dict[str, Any],
+    payload: dict[str, Any],
+    executor: str,
+    commit: str | None,
+) -> None:
+    """Write one run's files; the JSON goes last and marks the run as finished."""
+    import pandas as pd
+
+    from accelbrake.results import _frame
+
+    runs = _runs_dir(out)
+    flows = _frame("flows_ts", payload["flows_ts"])
+    hops = _frame("hops_ts", payload["hops_ts"])
+    with atomic_path(runs / f"{rid}.flows.parquet") as tmp:
+        flows.to_parquet(tmp, index=False)
+    with atomic_path(runs / f"{rid}.hops.parquet") as tmp:
+        hops.to_parquet(tmp, index=False)
+    doc = {
+        "run_id": rid,
+        "point": point.labels(),
+        "seed": point.seed,
+        "scenario": scenario,
+        "summary": json.loads(payload["summary"]),
+        "delay_quantiles_ms": payload["delay_quantiles_ms"],
+        "metadata": {
+            "accelbrake_version": __version__,
+            "git_commit": commit,
+            "executor": executor,
+            "host": payload.get("host"),
+            "wall_s": round(float(payload.get("wall_s", 0.0)), 4),
+            "pandas": pd.__version__,
+            "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        },
+    }
+    atomic_write_json(runs / f"{rid}.json", doc)
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Delete temporary files a killed sweep left in ``runs/`` (never a finished run's files)."""
+    for f in _runs_dir(out).glob(TEMP_PREFIX + "*"):
+        f.unlink(missing_ok=True)
+
+
+def run_sweep(
+    exp: Experiment,
+    out_dir: str | os.PathLike[str],
+    *,
+    executor: Executor | None = None,
+    progress: bool = True,
+    limit: int | None = None,
+    echo: Callable[[str], Any] | None = None,
+) -> SweepOutcome:
+    """Run every run of ``exp`` not yet finished in ``out_dir``, then write the tables.
+
+    ``limit`` runs at most that many of the missing runs (then the tables are not written and
+    ``complete`` is false; run again to finish). Each finished run is written as soon as it
+    arrives, so an interrupted sweep (Ctrl-C, a killed process, a failed run) loses only the runs
+    in flight. Raises :class:`~accelbrake.SimulationError` if a run fails.
+    """
+    from tqdm import tqdm
+
+    from accelbrake.results import git_commit
+
+    out = Path(out_dir)
+    executor = executor or LocalExecutor()
+    t0 = time.monotonic()
+    plan: dict[str, tuple[RunPoint, dict[str, Any]]] = {}
+    order: list[tuple[str, RunPoint]] = []
+    for p in exp.points():
+        sc = exp.scenario(p)
+        rid = run_id(sc)
+        plan.setdefault(rid, (p, sc))
+        order.append((rid, p))
+    todo = [rid for rid in plan if not _is_done(out, rid)]
+    skipped = len(plan) - len(todo)
+    if limit is not None:
+        todo = todo[: max(0, limit)]
+    _runs_dir(out).mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(out)
+    commit = git_commit()
+    executed: list[str] = []
+    if echo:
+        echo(
+            f"{exp.name}: {len(plan)} runs ({skipped} already done in {out}), running {len(todo)} on "
+            f"{executor.describe()}"
+        )
+    bar = tqdm(
+        total=len(todo),
+        desc=exp.name,
+        unit="run",
+        file=sys.stderr,
+        disable=not progress or not todo,
+        smoothing=0.1,
+    )
+
+    def on_result(rid: str, payload: dict[str, Any]) -> None:
+        p, sc = plan[rid]
+        _write_run(out, rid, p, sc, payload, executor.name, commit)
+        executed.append(rid)
+        bar.update()
+
+    try:
+        executor.run(
+            [(rid, json.dumps(plan[rid][1])) for rid in todo], on_result, lambda rid: plan[rid][0].describe()
+        )
+    finally:
+        bar.close()
+    complete = all(_is_done(out, rid) for rid in plan)
+    outcome = SweepOutcome(
+        out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed
+    )
+    if complete:
+        outcome.results = write_tables(
+            exp,
+            out,
+            order,
+            executor=executor,
+            commit=commit,
+            wall_s=outcome.wall_s,
+            stats={"total": len(plan), "skipped": skipped, "ran": len(executed)},
+        )
+    return outcome
+
+
+def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The results rows of one run: one per flow."""
+    from accelbrake.results import Result
+
+    summary = doc["summary"]
+    scenario = doc["scenario"]
+    entry = exp.scheme(p.scheme)
+    qtype = scenario["hops"][0]["queue"].get("type", "?")
+    res = Result(summary, {}, scenario)
+    table = res.summary_table()
+    ppd = summary.get("per_packet_delay_ms") or {}
+    qd = summary.get("queueing_delay_ms") or {}
+
+    def num(v: Any) -> float:
+        return float("nan") if v is None else float(v)
+
+    run_cols = {
+        "run_id": rid,
+        "scheme": p.scheme,
+        "label": entry.label,
+        "cc": str(scenario["flows"][0]["scheme"]),
+        "queue": qtype,
+        **{k: v for k, v in p.labels().items() if k != "scheme"},
+        "duration_s": num(summary.get("duration_s")),
+    }
+    after = {
+        "link_utilization": num(summary.get("utilization")),
+        "link_throughput_mbps": num(summary.get("throughput_mbps")),
+        "jain_index": num(summary.get("jain_index")),
+        "run_per_packet_delay_mean_ms": num(ppd.get("mean")),
+        "run_per_packet_delay_p95_ms": num(ppd.get("p95")),
+        "run_queueing_delay_p95_ms": num(qd.get("p95")),
+    }
+    rows = []
+    for rec in table.to_dict(orient="records"):
+        rec.pop("scheme", None)
+        rows.append({**run_cols, **rec, **after})
+    return rows
+
+
+def write_tables(
+    exp: Experiment,
+    out: Path,
+    order: list[tuple[str, RunPoint]],
+    *,
+    executor: Executor,
+    commit: str | None,
+    wall_s: float,
+    stats: dict[str, int],
+) -> pd.DataFrame:
+    """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the run files."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    ts: list[pd.DataFrame] = []
+    runs_meta = []
+    for rid, p in order:
+        doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
+        rows.extend(_run_rows(exp, rid, p, doc))
+        f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
+        labels = p.labels()
+        f.insert(0, "run_id", rid)
+        for i, k in enumerate(("scheme", "trace", "delay_ms", "buffer_packets", "flows", "seed")):
+            f.insert(1 + i, k, labels[k])
+        ts.append(f)
+        runs_meta.append({"run_id": rid, **labels})
+    results = pd.DataFrame(rows)
+    with atomic_path(out / "results.parquet") as tmp:
+        results.to_parquet(tmp, index=False)
+    with atomic_path(out / "results.csv") as tmp:
+        results.to_csv(tmp, index=False)
+    timeseries = pd.concat(ts, ignore_index=True) if ts else pd.DataFrame()
+    with atomic_path(out / "timeseries.parquet") as tmp:
+        timeseries.to_parquet(tmp, index=False)
+    meta = {
+        "experiment": {
+            "name": exp.name,
+            "description": exp.description,
+            "source": exp.source,
+            "document": exp.document,
+            "labels": {s.name: s.label for s in exp.schemes},
+        },
+        "accelbrake_version": __version__,
+        "git_commit": commit,
+        "argv": list(sys.argv),
+        "machine": machine(),
+        "executor": executor.describe(),
+        "wall_s": round(wall_s, 2),
+        **{f"{k}_runs": v for k, v in stats.items()},
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "columns": COLUMN_DOCS,
+        "runs": runs_meta,
+    }
+    atomic_write_json(out / "metadata.json", meta)
+    return results
+
+
+#: What the less obvious ``results`` columns mean (also in ``metadata.json`` and docs/experiments.md).
+COLUMN_DOCS = {
+    "run_id": "hash of scenario (seed, trace contents), version and simulator build; runs/<run_id>.*",
+    "scheme": "the name in matrix.schemes (a preset or a variant)",
+    "label": "display name",
+    "cc": "congestion controller of the flows",
+    "queue": "queue type at the data bottleneck",
+    "delay_ms": "one-way propagation delay, each direction (min RTT = 2·delay_ms)",
+    "flow": "flow number within the run",
+    "throughput_mbps": "the flow's throughput at the bottleneck, Mbit/s",
+    "utilization": "the flow's throughput / the bottleneck's mean capacity",
+    "per_packet_delay_*_ms": "propagation RTT + queueing delay of the flow's packets (ABC paper convention)",
+    "queueing_delay_*_ms": "time in the bottleneck queue incl. waiting for a delivery opportunity",
+    "link_utilization": "bytes that left the bottleneck / its capacity, all flows (Mahimahi's)",
+    "jain_index": "Jain's fairness index of the flows' throughputs over the run",
+    "run_per_packet_delay_p95_ms": "95th percentile of the per-packet delay over all flows' packets",
+}
+
+
+def load_results(out_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``results.parquet`` and ``metadata.json`` of a finished sweep."""
+    import pandas as pd
+
+    out = Path(out_dir)
+    if not (out / "results.parquet").is_file() or not (out / "metadata.json").is_file():
+        raise FileNotFoundError(2, "not a finished sweep (no results.parquet / metadata.json)", str(out))
+    meta = json.loads((out / "metadata.json").read_text(encoding="utf-8"))
+    return pd.read_parquet(out / "results.parquet"), meta

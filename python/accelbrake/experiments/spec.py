@@ -1,0 +1,768 @@
+"""Experiment files: a matrix of schemes × traces × delays × buffers × flows × seeds, in TOML.
+
+An experiment file describes a sweep; :func:`load_experiment` reads and checks the whole file
+before anything runs, and :meth:`Experiment.points` expands it into runs::
+
+    name = "abc-vs-cubic"
+    description = "ABC against Cubic on the bundled Verizon traces"
+
+    [matrix]                          # every combination of these is one run
+    schemes = ["abc", "cubic", "abc-eta90"]
+    traces = ["traces/Verizon-LTE-short.up", "const:24"]
+    delay_ms = [50]                   # one-way propagation delay, each direction (min RTT 2·delay)
+    buffer_packets = [250]            # data bottleneck queue limit
+    flows = [1]                       # number of bulk flows sharing the link
+    start_interval_s = [0]            # flow i starts i·interval later
+    seeds = [0, 1]                    # or a count: seeds = 2 means 0 and 1
+
+    [run]                             # the same for every run
+    duration_s = 140
+    ack_mbps = 12                     # ACK link (or ack_trace = "...")
+    sample_ms = 100                   # time-series bin width
+    set = ["codel.target=50ms"]       # overrides, applied to the schemes they concern
+
+    [schemes.abc-eta90]               # a variant: a preset with its own overrides
+    scheme = "abc"
+    label = "ABC (η 0.9)"
+    set = ["abc.eta=0.9"]
+
+Errors are :class:`ExperimentError` (a :class:`~accelbrake.ScenarioError`) whose message starts with
+the file and the key (``exp.toml: matrix.schemes[1]: unknown scheme 'cubci' (did you mean 'cubic'?)``).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from accelbrake import _core
+from accelbrake._core import SimulationError
+from accelbrake.scenarios import (
+    SCHEMES,
+    ScenarioError,
+    build_scenario,
+    canonical_scheme,
+    link_spec,
+    parse_duration,
+    parse_queue_spec,
+    parse_rate,
+    sets_for_scheme,
+)
+
+__all__ = [
+    "MATRIX_KEYS",
+    "RUN_KEYS",
+    "SCHEME_KEYS",
+    "Experiment",
+    "ExperimentError",
+    "RunPoint",
+    "SchemeEntry",
+    "load_experiment",
+    "parse_experiment",
+]
+
+
+class ExperimentError(ScenarioError):
+    """An invalid experiment file or override; ``key`` is the dotted key (``matrix.schemes``)."""
+
+
+#: ``[matrix]`` keys: what they mean (for errors and docs).
+MATRIX_KEYS: dict[str, str] = {
+    "schemes": 'scheme names (presets or [schemes.NAME] variants), e.g. ["abc", "cubic"]',
+    "traces": 'data-link traces: Mahimahi files or constant rates like "const:24"',
+    "delay_ms": "one-way propagation delays in ms (each direction; min RTT = 2·delay), default [50]",
+    "buffer_packets": "data bottleneck queue limits in packets, default [250]",
+    "flows": "numbers of bulk flows sharing the link, default [1]",
+    "start_interval_s": "flow i starts i·interval seconds after flow 0, default [0]",
+    "flow_rtts_ms": "per-flow propagation RTTs in ms, one list per point, e.g. [[20, 20], [40, 20]] "
+    "(sets the flow count; each RTT ≥ 2·delay_ms)",
+    "seeds": "random seeds (whole numbers ≥ 0), or a count n meaning 0..n-1, default [0]",
+}
+
+#: ``[run]`` keys.
+RUN_KEYS: dict[str, str] = {
+    "duration_s": "simulated seconds per run (default 140)",
+    "ack_mbps": "ACK link rate in Mbit/s when there is no ack_trace (default 12)",
+    "ack_trace": "ACK-direction trace file (default: a constant ack_mbps link)",
+    "sample_ms": "time-series bin width in ms (default 100)",
+    "queue": 'a Mahimahi-style queue for every scheme, e.g. "codel target=50,interval=100"',
+    "ecn": "ECN on (true) or off (false) for the non-ABC schemes (default: the preset's)",
+    "set": 'overrides such as ["abc.eta=0.95"] or {"abc.eta" = 0.95}, applied to the schemes they '
+    "concern (one that concerns none is an error)",
+    "flow_starts_s": "explicit start time of each flow in seconds (sets the flow count)",
+    "flow_stops_s": "explicit stop time of each flow in seconds (same length as flow_starts_s)",
+}
+
+#: ``[schemes.NAME]`` keys.
+SCHEME_KEYS: dict[str, str] = {
+    "scheme": "the preset this entry is based on (default: NAME itself)",
+    "label": "name shown in tables and plots (default: NAME)",
+    "set": "overrides for this scheme only (each must apply to it)",
+    "queue": "a Mahimahi-style queue replacing the preset's",
+    "ecn": "ECN on or off for this scheme",
+}
+
+_TOP_KEYS: dict[str, str] = {
+    "name": "a short name for the experiment",
+    "description": "free text",
+    "matrix": "table: the axes of the sweep",
+    "run": "table: settings shared by every run",
+    "schemes": "table of tables: per-scheme overrides and variants",
+}
+
+_MATRIX_DEFAULTS: dict[str, list[Any]] = {
+    "delay_ms": [50.0],
+    "buffer_packets": [250],
+    "flows": [1],
+    "start_interval_s": [0.0],
+    "seeds": [0],
+}
+
+
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    match = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+def _type_name(v: Any) -> str:
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }.get(type(v), type(v).__name__)
+
+
+@dataclass(frozen=True)
+class SchemeEntry:
+    """One scheme of the matrix: a preset (``abc``) or a variant with its own overrides."""
+
+    name: str
+    """The name used in ``matrix.schemes`` and in the results' ``scheme`` column."""
+    preset: str
+    """The :data:`~accelbrake.SCHEMES` preset it is based on."""
+    label: str
+    """Display name in plots and the report."""
+    sets: tuple[tuple[str, Any], ...] = ()
+    queue: str | None = None
+    ecn: bool | None = None
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run of the matrix: every axis value plus the seed."""
+
+    scheme: str
+    trace: str
+    delay_ms: float
+    buffer_packets: int
+    flows: int
+    start_interval_s: float
+    flow_rtts_ms: tuple[float, ...] | None
+    seed: int
+
+    def labels(self) -> dict[str, Any]:
+        """The point as result-table columns."""
+        return {
+            "scheme": self.scheme,
+            "trace": trace_name(self.trace),
+            "delay_ms": self.delay_ms,
+            "buffer_packets": self.buffer_packets,
+            "flows": self.flows,
+            "start_interval_s": self.start_interval_s,
+            "flow_rtts_ms": ""
+            if self.flow_rtts_ms is None
+            else "/".join(f"{r:g}" for r in self.flow_rtts_ms),
+            "seed": self.seed,
+        }
+
+    def describe(self) -> str:
+        """A one-line description for progress and error messages."""
+        parts = [self.scheme, f"on {trace_name(self.trace)}", f"delay {self.delay_ms:g} ms"]
+        parts.append(f"buffer {self.buffer_packets}")
+        if self.flow_rtts_ms is not None:
+            parts.append("RTTs " + "/".join(f"{r:g}" for r in self.flow_rtts_ms) + " ms")
+        elif self.flows != 1:
+            parts.append(f"{self.flows} flows")
+        if self.start_interval_s:
+            parts.append(f"interval {self.start_interval_s:g} s")
+        parts.append(f"seed {self.seed}")
+        return ", ".join(parts)
+
+
+def trace_name(trace: str) -> str:
+    """A short name of a trace: the file's name, or the constant rate as given (``const:24``)."""
+    text = str(trace)
+    if text.lower().startswith(("const:", "constant:")):
+        return text
+    return Path(text).name
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A checked experiment file. Build it with :func:`load_experiment` or :func:`parse_experiment`."""
+
+    name: str
+    description: str
+    schemes: tuple[SchemeEntry, ...]
+    traces: tuple[str, ...]
+    delay_ms: tuple[float, ...]
+    buffer_packets: tuple[int, ...]
+    flows: tuple[int, ...]
+    start_interval_s: tuple[float, ...]
+    flow_rtts_ms: tuple[tuple[float, ...], ...] | None
+    seeds: tuple[int, ...]
+    duration_s: float = 140.0
+    ack_mbps: float = 12.0
+    ack_trace: str | None = None
+    sample_ms: float = 100.0
+    queue: str | None = None
+    ecn: bool | None = None
+    sets: tuple[tuple[str, Any], ...] = ()
+    flow_starts_s: tuple[float, ...] | None = None
+    flow_stops_s: tuple[float, ...] | None = None
+    source: str = "<experiment>"
+    document: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def scheme_names(self) -> list[str]:
+        return [s.name for s in self.schemes]
+
+    def scheme(self, name: str) -> SchemeEntry:
+        for s in self.schemes:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def points(self) -> Iterator[RunPoint]:
+        """Every run, in a fixed order: trace, delay, buffer, flows, interval, RTTs, scheme, seed."""
+        rtt_axis: Sequence[tuple[float, ...] | None] = self.flow_rtts_ms or [None]
+        for trace in self.traces:
+            for delay in self.delay_ms:
+                for buf in self.buffer_packets:
+                    for nflows in self.flows:
+                        for interval in self.start_interval_s:
+                            for rtts in rtt_axis:
+                                for s in self.schemes:
+                                    for seed in self.seeds:
+                                        n = len(rtts) if rtts is not None else nflows
+                                        if self.flow_starts_s is not None:
+                                            n = len(self.flow_starts_s)
+                                        yield RunPoint(s.name, trace, delay, buf, n, interval, rtts, seed)
+
+    def scenario(self, p: RunPoint) -> dict[str, Any]:
+        """The core scenario of one run (checked by the core). Raises :class:`ExperimentError`."""
+        entry = self.scheme(p.scheme)
+        queue = entry.queue if entry.queue is not None else self.queue
+        ecn = entry.ecn if entry.ecn is not None else self.ecn
+        qtype = parse_queue_spec(queue)["type"] if queue is not None else None
+        shared, _skipped = sets_for_scheme(list(self.sets), entry.preset, qtype)
+        sets = [*shared, *entry.sets]
+        if p.start_interval_s and p.flows > 1:
+            sets.append(("flow.interval", f"{p.start_interval_s * 1000.0!r}ms"))
+        where = f"schemes.{entry.name}" if entry.sets or entry.queue or entry.ecn is not None else "run"
+        try:
+            sc = build_scenario(
+                entry.preset,
+                trace=p.trace,
+                ack_trace=self.ack_trace,
+                ack_mbps=self.ack_mbps,
+                delay_ms=p.delay_ms,
+                buffer_packets=p.buffer_packets,
+                duration_s=self.duration_s,
+                flows=p.flows,
+                seed=p.seed,
+                sets=sets,
+                record_packets=True,
+                sample_ms=self.sample_ms,
+                queue=queue,
+                ecn=ecn,
+            )
+        except SimulationError as e:
+            key = getattr(e, "key", None)
+            raise ExperimentError(f"{self.source}: {where}: {p.describe()}: {e}", key=key or where) from None
+        if self.flow_starts_s is not None or p.flow_rtts_ms is not None:
+            sc = _per_flow(sc, p, self)
+        return sc
+
+
+def _per_flow(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any]:
+    """Expand ``count`` into separate flows and set each one's start/stop and extra delay."""
+    sc = copy.deepcopy(sc)
+    flows: list[dict[str, Any]] = []
+    for f in sc["flows"]:
+        for _ in range(int(f.pop("count", 1))):
+            flows.append(copy.deepcopy(f))
+    for i, f in enumerate(flows):
+        if exp.flow_starts_s is not None:
+            f["start_ms"] = exp.flow_starts_s[i] * 1000.0
+        if exp.flow_stops_s is not None:
+            f["stop_ms"] = exp.flow_stops_s[i] * 1000.0
+        if p.flow_rtts_ms is not None:
+            f["extra_delay_ms"] = p.flow_rtts_ms[i] - 2.0 * p.delay_ms
+    sc["flows"] = flows
+    try:
+        _core.validate(json.dumps(sc, allow_nan=False))
+    except SimulationError as e:
+        raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
+    return sc
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading and checking
+
+
+def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        import tomllib  # Python ≥ 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(text)
+    except ValueError as e:  # tomllib.TOMLDecodeError
+        raise ExperimentError(f"{source}: invalid TOML: {e}", key=source) from None
+
+
+def load_experiment(path: str | os.PathLike[str], overrides: Iterable[str] = ()) -> Experiment:
+    """Read an experiment file (TOML), apply ``--set`` ``overrides`` and check everything.
+
+    Relative trace paths are looked up relative to the current directory, then to the file's
+    directory, then in the repository (``traces/``). Raises :class:`ExperimentError` naming the
+    file and key, or ``FileNotFoundError``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(2, "experiment file not found", str(p))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ExperimentError(f"{p}: not UTF-8 text ({e.reason})", key=str(p)) from None
+    doc = _parse_toml(text, str(p))
+    doc = apply_overrides(doc, overrides, source=str(p))
+    return parse_experiment(doc, source=str(p), base_dir=p.parent)
+
+
+def apply_overrides(doc: Mapping[str, Any], overrides: Iterable[str], *, source: str) -> dict[str, Any]:
+    """Apply ``--set`` items to an experiment document.
+
+    ``matrix.KEY=...``, ``run.KEY=...``, ``schemes.NAME.KEY=...``, ``name=...`` and
+    ``description=...`` replace that key of the file; the value is read as TOML (``[0, 1]``, ``30``,
+    ``true``, ``"x"``) and else as text, where commas make a list for ``matrix`` keys
+    (``matrix.schemes=abc,cubic``). Any other key (``abc.eta=0.9``) is a scenario override added
+    to ``run.set``.
+    """
+    out = copy.deepcopy(dict(doc))
+    for item in overrides:
+        key, eq, raw = str(item).partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise ExperimentError(
+                f"--set '{item}': expected key=value, e.g. run.duration_s=30, matrix.seeds=[0,1] "
+                "or abc.eta=0.9",
+                key=key or None,
+            )
+        parts = key.split(".")
+        if parts[0] not in _TOP_KEYS:
+            run = out.setdefault("run", {})
+            if not isinstance(run, dict):
+                raise ExperimentError(f"{source}: run: expected a table, got {_type_name(run)}", key="run")
+            existing = run.get("set", [])
+            if isinstance(existing, Mapping):
+                existing = [f"{k}={v}" for k, v in existing.items()]
+            elif not isinstance(existing, list):
+                existing = [existing]
+            run["set"] = [*existing, f"{key}={raw.strip()}"]
+            continue
+        value = _toml_value(raw.strip(), list_of_text=parts[0] == "matrix")
+        target: dict[str, Any] = out
+        for i, part in enumerate(parts[:-1]):
+            nxt = target.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                where = ".".join(parts[: i + 1])
+                raise ExperimentError(f"--set {key}: {where} is not a table", key=key)
+            target = nxt
+        target[parts[-1]] = value
+    return out
+
+
+def _toml_value(raw: str, *, list_of_text: bool) -> Any:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except ValueError:
+        pass
+    if list_of_text and "," in raw:
+        return [_toml_value(x.strip(), list_of_text=False) for x in raw.split(",") if x.strip()]
+    return raw
+
+
+class _Checker:
+    """Reads typed values out of the document, raising errors that name file and key."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, message: str) -> ExperimentError:
+        return ExperimentError(f"{self.source}: {key}: {message}", key=key)
+
+    def table(
+        self, doc: Mapping[str, Any], key: str, allowed: Mapping[str, str], where: str
+    ) -> dict[str, Any]:
+        v = doc.get(key, {})
+        if not isinstance(v, dict):
+            raise self.fail(where, f"expected a table ([{where}]), got {_type_name(v)}")
+        self.known(v, allowed, where)
+        return v
+
+    def known(self, doc: Mapping[str, Any], allowed: Mapping[str, str], where: str) -> None:
+        for k in doc:
+            if k not in allowed:
+                full = f"{where}.{k}" if where else k
+                raise self.fail(
+                    full, f"unknown key '{k}'{_did_you_mean(k, allowed)}; allowed: {', '.join(allowed)}"
+                )
+
+    def number(self, v: Any, key: str, unit: str, *, minimum: float = 0.0, strict: bool = False) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float | str):
+            raise self.fail(key, f"expected a number ({unit}), got {_type_name(v)} {v!r}")
+        try:
+            if unit == "ms":
+                x = parse_duration(v, "ms")
+            elif unit == "s":
+                x = parse_duration(v, "s") / 1000.0
+            elif unit == "Mbit/s":
+                x = parse_rate(v)
+            else:
+                x = float(v)
+        except ValueError as e:
+            raise self.fail(key, f"expected a number ({unit}), got {v!r}: {e}") from None
+        if not math.isfinite(x) or (x <= minimum if strict else x < minimum):
+            bound = f"> {minimum:g}" if strict else f"≥ {minimum:g}"
+            raise self.fail(key, f"expected a number {bound} ({unit}), got {v!r}")
+        return x
+
+    def integer(self, v: Any, key: str, what: str, *, minimum: int) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            else:
+                raise self.fail(
+                    key, f"expected {what} (a whole number ≥ {minimum}), got {_type_name(v)} {v!r}"
+                )
+        if v < minimum:
+            raise self.fail(key, f"expected {what} (a whole number ≥ {minimum}), got {v}")
+        return int(v)
+
+    def string(self, v: Any, key: str, what: str) -> str:
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(key, f"expected {what} (a non-empty string), got {_type_name(v)} {v!r}")
+        return v.strip()
+
+    def boolean(self, v: Any, key: str) -> bool:
+        if not isinstance(v, bool):
+            raise self.fail(key, f"expected true or false, got {_type_name(v)} {v!r}")
+        return v
+
+    def axis(self, matrix: Mapping[str, Any], key: str) -> list[Any]:
+        full = f"matrix.{key}"
+        if key not in matrix:
+            if key in _MATRIX_DEFAULTS:
+                return list(_MATRIX_DEFAULTS[key])
+            raise self.fail(full, f"missing; give {MATRIX_KEYS[key]}")
+        v = matrix[key]
+        if not isinstance(v, list):
+            if isinstance(v, dict):
+                raise self.fail(full, f"expected a list of {MATRIX_KEYS[key]}, got a table")
+            v = [v]
+        if not v:
+            raise self.fail(full, f"empty: the matrix would have no runs; give {MATRIX_KEYS[key]}")
+        return v
+
+    def sets(self, v: Any, key: str) -> tuple[tuple[str, Any], ...]:
+        if isinstance(v, str):
+            v = [v]
+        if isinstance(v, dict):
+            items = []
+            for k, val in v.items():
+                if isinstance(val, dict | list):
+                    raise self.fail(
+                        f"{key}.{k}", f'expected a value like 0.95 or "100ms", got {_type_name(val)}'
+                    )
+                items.append((str(k), val))
+            return tuple(items)
+        if not isinstance(v, list):
+            raise self.fail(
+                key, f'expected a list like ["abc.eta=0.95"] or a table, got {_type_name(v)} {v!r}'
+            )
+        out = []
+        for i, item in enumerate(v):
+            if not isinstance(item, str) or "=" not in item:
+                raise self.fail(f"{key}[{i}]", f'expected "key=value" like "abc.eta=0.95", got {item!r}')
+            k, _, val = item.partition("=")
+            out.append((k.strip(), val.strip()))
+        return tuple(out)
+
+    def queue(self, v: Any, key: str) -> str:
+        text = self.string(v, key, 'a queue like "codel target=50,interval=100"')
+        try:
+            parse_queue_spec(text, option=key)
+        except ScenarioError as e:
+            raise self.fail(key, str(e).removeprefix(f"{key} ")) from None
+        return text
+
+
+def _resolve_trace_text(text: str, base_dir: Path | None) -> str:
+    """A trace as written, or its path relative to the experiment file's folder if only that exists."""
+    if text.lower().startswith(("const:", "constant:")):
+        return text
+    p = Path(text).expanduser()
+    if not p.is_absolute() and not p.exists() and base_dir is not None and (base_dir / p).exists():
+        return str(base_dir / p)
+    return text
+
+
+def parse_experiment(
+    doc: Mapping[str, Any], *, source: str = "<experiment>", base_dir: Path | None = None
+) -> Experiment:
+    """Check an experiment document (parsed TOML) and return the :class:`Experiment`.
+
+    Every key is checked, every scheme and trace looked up and every scenario of the matrix built
+    (and validated by the core) before this returns, so a sweep never fails half-way on bad input.
+    """
+    c = _Checker(source)
+    if not isinstance(doc, Mapping):
+        raise ExperimentError(f"{source}: expected a table at the top level", key=source)
+    c.known(doc, _TOP_KEYS, "")
+    name = (
+        c.string(doc.get("name", Path(source).stem), "name", "a name") if "name" in doc else Path(source).stem
+    )
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        raise c.fail("description", f"expected a string, got {_type_name(description)}")
+    if "matrix" not in doc:
+        raise c.fail("matrix", "missing: an experiment needs a [matrix] table with schemes and traces")
+    matrix = c.table(doc, "matrix", MATRIX_KEYS, "matrix")
+    run = c.table(doc, "run", RUN_KEYS, "run")
+    schemes_doc = doc.get("schemes", {})
+    if not isinstance(schemes_doc, dict):
+        raise c.fail("schemes", f"expected a table of [schemes.NAME] tables, got {_type_name(schemes_doc)}")
+
+    # Scheme entries: variants first, then the matrix's names.
+    entries: dict[str, SchemeEntry] = {}
+    for sname, sdoc in schemes_doc.items():
+        where = f"schemes.{sname}"
+        if not isinstance(sdoc, dict):
+            raise c.fail(where, f"expected a table ([{where}]), got {_type_name(sdoc)}")
+        c.known(sdoc, SCHEME_KEYS, where)
+        base = c.string(sdoc.get("scheme", sname), f"{where}.scheme", "a scheme preset")
+        preset = canonical_scheme(base)
+        if preset not in SCHEMES:
+            key = f"{where}.scheme" if "scheme" in sdoc else where
+            raise c.fail(
+                key,
+                f"unknown scheme '{base}'{_did_you_mean(preset, SCHEMES)}; presets: {', '.join(SCHEMES)}"
+                + ("" if "scheme" in sdoc else f" (or give scheme = \"...\" to make '{sname}' a variant)"),
+            )
+        label = c.string(sdoc.get("label", sname), f"{where}.label", "a label")
+        sets = c.sets(sdoc.get("set", []), f"{where}.set")
+        queue = c.queue(sdoc["queue"], f"{where}.queue") if "queue" in sdoc else None
+        ecn = c.boolean(sdoc["ecn"], f"{where}.ecn") if "ecn" in sdoc else None
+        entries[sname] = SchemeEntry(sname, preset, label, sets, queue, ecn)
+
+    scheme_names: list[str] = []
+    for i, v in enumerate(c.axis(matrix, "schemes")):
+        key = f"matrix.schemes[{i}]"
+        s = c.string(v, key, "a scheme name")
+        if s not in entries:
+            cs = canonical_scheme(s)
+            if cs in entries:
+                s = cs
+            elif cs in SCHEMES:
+                entries[cs] = SchemeEntry(cs, cs, cs)
+                s = cs
+            else:
+                known = [*SCHEMES, *entries]
+                raise c.fail(
+                    key,
+                    f"unknown scheme '{s}'{_did_you_mean(cs, known)}; available: {', '.join(known)} "
+                    "(or define a variant in [schemes.NAME])",
+                )
+        if s in scheme_names:
+            raise c.fail(key, f"scheme '{s}' listed twice")
+        scheme_names.append(s)
+    unused = [n for n in entries if n not in scheme_names and n in schemes_doc]
+    if unused:
+        raise c.fail(
+            f"schemes.{unused[0]}",
+            f"defined but not in matrix.schemes ({', '.join(scheme_names)}); "
+            "add it there or remove the table",
+        )
+
+    traces: list[str] = []
+    for i, v in enumerate(c.axis(matrix, "traces")):
+        key = f"matrix.traces[{i}]"
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            v = f"const:{v}"
+        t = _resolve_trace_text(c.string(v, key, 'a trace file or a rate like "const:24"'), base_dir)
+        try:
+            link_spec(t)
+        except ScenarioError as e:
+            raise c.fail(key, str(e).removeprefix("trace: ")) from None
+        traces.append(t)
+
+    delays = [c.number(v, f"matrix.delay_ms[{i}]", "ms") for i, v in enumerate(c.axis(matrix, "delay_ms"))]
+    buffers = [
+        c.integer(v, f"matrix.buffer_packets[{i}]", "a queue limit in packets", minimum=1)
+        for i, v in enumerate(c.axis(matrix, "buffer_packets"))
+    ]
+    flows = [
+        c.integer(v, f"matrix.flows[{i}]", "a flow count", minimum=1)
+        for i, v in enumerate(c.axis(matrix, "flows"))
+    ]
+    intervals = [
+        c.number(v, f"matrix.start_interval_s[{i}]", "s")
+        for i, v in enumerate(c.axis(matrix, "start_interval_s"))
+    ]
+    seeds_doc = matrix.get("seeds", [0])
+    if isinstance(seeds_doc, int) and not isinstance(seeds_doc, bool):
+        seeds = list(range(c.integer(seeds_doc, "matrix.seeds", "a number of seeds", minimum=1)))
+    else:
+        seeds = [
+            c.integer(v, f"matrix.seeds[{i}]", "a seed", minimum=0)
+            for i, v in enumerate(c.axis(matrix, "seeds"))
+        ]
+    for name_, values in (
+        ("delay_ms", delays),
+        ("buffer_packets", buffers),
+        ("flows", flows),
+        ("start_interval_s", intervals),
+        ("seeds", seeds),
+        ("traces", traces),
+    ):
+        dup = [v for i, v in enumerate(values) if v in values[:i]]
+        if dup:
+            raise c.fail(f"matrix.{name_}", f"{dup[0]!r} listed twice")
+
+    rtts: list[tuple[float, ...]] | None = None
+    if "flow_rtts_ms" in matrix:
+        rtts = []
+        for i, v in enumerate(c.axis(matrix, "flow_rtts_ms")):
+            key = f"matrix.flow_rtts_ms[{i}]"
+            if not isinstance(v, list) or not v:
+                raise c.fail(
+                    key, f"expected a non-empty list of per-flow RTTs in ms like [40, 20], got {v!r}"
+                )
+            row = tuple(c.number(x, f"{key}[{j}]", "ms", strict=True) for j, x in enumerate(v))
+            for j, r in enumerate(row):
+                for d in delays:
+                    if r < 2 * d - 1e-9:
+                        raise c.fail(
+                            f"{key}[{j}]",
+                            f"RTT {r:g} ms is below the minimum 2·delay_ms = {2 * d:g} ms of matrix.delay_ms",
+                        )
+            rtts.append(row)
+        if "flows" in matrix:
+            raise c.fail(
+                "matrix.flows", "give either matrix.flows or matrix.flow_rtts_ms (which sets the flow count)"
+            )
+
+    duration = c.number(run.get("duration_s", 140.0), "run.duration_s", "s", strict=True)
+    ack_mbps = c.number(run.get("ack_mbps", 12.0), "run.ack_mbps", "Mbit/s", strict=True)
+    ack_trace = None
+    if "ack_trace" in run:
+        ack_trace = _resolve_trace_text(c.string(run["ack_trace"], "run.ack_trace", "a trace file"), base_dir)
+        try:
+            link_spec(ack_trace, what="ack_trace")
+        except ScenarioError as e:
+            raise c.fail("run.ack_trace", str(e).removeprefix("ack_trace: ")) from None
+    sample_ms = c.number(run.get("sample_ms", 100.0), "run.sample_ms", "ms", minimum=1.0)
+    queue = c.queue(run["queue"], "run.queue") if "queue" in run else None
+    ecn = c.boolean(run["ecn"], "run.ecn") if "ecn" in run else None
+    shared_sets = c.sets(run.get("set", []), "run.set")
+
+    starts = stops = None
+    if "flow_starts_s" in run:
+        v = run["flow_starts_s"]
+        if not isinstance(v, list) or not v:
+            raise c.fail("run.flow_starts_s", f"expected a non-empty list of start times in s, got {v!r}")
+        starts = tuple(c.number(x, f"run.flow_starts_s[{i}]", "s") for i, x in enumerate(v))
+        if "flows" in matrix or rtts is not None and any(len(r) != len(starts) for r in rtts):
+            raise c.fail(
+                "run.flow_starts_s",
+                "sets the flow count; leave out matrix.flows (flow_rtts_ms rows must match)",
+            )
+        if any(i != 0.0 for i in intervals):
+            raise c.fail("run.flow_starts_s", "give either run.flow_starts_s or matrix.start_interval_s")
+    if "flow_stops_s" in run:
+        if starts is None:
+            raise c.fail("run.flow_stops_s", "needs run.flow_starts_s (one start and one stop per flow)")
+        v = run["flow_stops_s"]
+        if not isinstance(v, list) or len(v) != len(starts):
+            raise c.fail(
+                "run.flow_stops_s", f"expected a list of {len(starts)} stop times in s (one per flow)"
+            )
+        stops = tuple(c.number(x, f"run.flow_stops_s[{i}]", "s") for i, x in enumerate(v))
+        for i, (a, b) in enumerate(zip(starts, stops, strict=True)):
+            if b <= a:
+                raise c.fail(f"run.flow_stops_s[{i}]", f"stop {b:g} s is not after the start {a:g} s")
+
+    exp = Experiment(
+        name=name,
+        description=description,
+        schemes=tuple(entries[n] for n in scheme_names),
+        traces=tuple(traces),
+        delay_ms=tuple(delays),
+        buffer_packets=tuple(buffers),
+        flows=tuple(flows),
+        start_interval_s=tuple(intervals),
+        flow_rtts_ms=tuple(rtts) if rtts is not None else None,
+        seeds=tuple(seeds),
+        duration_s=duration,
+        ack_mbps=ack_mbps,
+        ack_trace=ack_trace,
+        sample_ms=sample_ms,
+        queue=queue,
+        ecn=ecn,
+        sets=shared_sets,
+        flow_starts_s=starts,
+        flow_stops_s=stops,
+        source=source,
+        document=copy.deepcopy(dict(doc)),
+    )
+    _check_shared_sets(exp)
+    # Build every scenario once, so that any remaining problem shows before the first run.
+    for p in exp.points():
+        exp.scenario(p)
+    return exp
+
+
+def _check_shared_sets(exp: Experiment) -> None:
+    """A ``run.set`` key must apply to at least one scheme of the matrix (as in ``compare``)."""
+    if not exp.sets:
+        return
+    applies: dict[str, bool] = {k: False for k, _ in exp.sets}
+    for s in exp.schemes:
+        queue = s.queue if s.queue is not None else exp.queue
+        qtype = parse_queue_spec(queue)["type"] if queue is not None else None
+        keep, _ = sets_for_scheme(list(exp.sets), s.preset, qtype)
+        for k, _ in keep:
+            applies[k] = True
+    for k, ok in applies.items():
+        if not ok:
+            raise ExperimentError(
+                f"{exp.source}: run.set: '{k}' does not apply to any scheme of the matrix "
+                f"({', '.join(exp.scheme_names)})",
+                key="run.set",
+            )

@@ -1,0 +1,469 @@
+"""Experiment files, sweeps (process pool and Ray), resuming, the HTML report and `reproduce`."""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from accelbrake.experiments import reproduce as R
+from accelbrake.experiments.executors import LocalExecutor
+from accelbrake.experiments.report import build_report
+from accelbrake.experiments.runner import run_sweep
+from accelbrake.experiments.spec import ExperimentError, load_experiment, parse_experiment
+from conftest import PACKAGE_PARENT, TRACE_DOWN, TRACE_UP
+
+
+def small_doc(**run: object) -> dict:
+    """2 schemes × 2 traces × 2 seeds, 5 s runs."""
+    return {
+        "name": "small",
+        "matrix": {
+            "schemes": ["abc", "cubic"],
+            "traces": [str(TRACE_UP), str(TRACE_DOWN)],
+            "seeds": [0, 1],
+        },
+        "run": {"duration_s": 5, **run},
+    }
+
+
+def write_toml(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _frames(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return pd.read_parquet(out / "results.parquet"), pd.read_parquet(out / "timeseries.parquet")
+
+
+# --- experiment files -------------------------------------------------------------------------
+
+
+def test_matrix_expands_every_combination_with_variants(tmp_path):
+    f = write_toml(
+        tmp_path / "e.toml",
+        f"""
+name = "x"
+[matrix]
+schemes = ["abc", "abc-eta90", "Cubic"]
+traces = ["{TRACE_UP}", "const:24"]
+delay_ms = [10, 50]
+buffer_packets = [100, 250]
+seeds = 2
+[run]
+duration_s = 5
+[schemes.abc-eta90]
+scheme = "abc"
+set = ["abc.eta=0.9"]
+""",
+    )
+    exp = load_experiment(f)
+    points = list(exp.points())
+    assert len(points) == 3 * 2 * 2 * 2 * 2
+    assert exp.scheme_names == ["abc", "abc-eta90", "cubic"]
+    p = next(p for p in points if p.scheme == "abc-eta90")
+    sc = exp.scenario(p)
+    assert sc["hops"][0]["queue"]["eta"] == 0.9
+    assert sc["flows"][0]["scheme"] == "abc"
+    q = exp.scenario(next(p for p in points if p.scheme == "cubic" and p.buffer_packets == 100))
+    assert q["hops"][0]["queue"] == {"type": "droptail", "packets": 100}
+
+
+def test_flow_schedules_and_rtts_reach_the_scenario():
+    doc = small_doc(flow_starts_s=[0, 2], flow_stops_s=[5, 4])
+    doc["matrix"]["schemes"] = ["abc"]
+    sc = parse_experiment(doc).scenario(next(parse_experiment(doc).points()))
+    assert [(f["start_ms"], f["stop_ms"]) for f in sc["flows"]] == [(0.0, 5000.0), (2000.0, 4000.0)]
+    doc = small_doc()
+    doc["matrix"] |= {"delay_ms": [10], "flow_rtts_ms": [[60, 20]]}
+    exp = parse_experiment(doc)
+    sc = exp.scenario(next(exp.points()))
+    assert [f["extra_delay_ms"] for f in sc["flows"]] == [40.0, 0.0]
+
+
+def test_overrides_replace_file_keys_and_add_scenario_sets(tmp_path):
+    f = write_toml(tmp_path / "e.toml", f'[matrix]\nschemes = ["abc"]\ntraces = ["{TRACE_UP}"]\n')
+    exp = load_experiment(
+        f, ["matrix.schemes=abc,cubic", "run.duration_s=7", "matrix.seeds=[3, 4]", "abc.eta=0.9"]
+    )
+    assert exp.scheme_names == ["abc", "cubic"]
+    assert exp.duration_s == 7.0 and exp.seeds == (3, 4)
+    assert ("abc.eta", "0.9") in exp.sets
+    abc = exp.scenario(next(p for p in exp.points() if p.scheme == "abc"))
+    assert abc["hops"][0]["queue"]["eta"] == 0.9
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "words"),
+    [
+        ('schemes = ["abc", "cubci"]\ntraces = ["const:24"]', "matrix.schemes[1]", ["did you mean 'cubic'"]),
+        ('schemes = []\ntraces = ["const:24"]', "matrix.schemes", ["empty"]),
+        ('schemes = ["abc"]\ntraces = []', "matrix.traces", ["empty"]),
+        ('schemes = ["abc"]\ntraces = ["const:24"]\ndelay_ms = ["fast"]', "matrix.delay_ms[0]", ["expected"]),
+        ('schemes = ["abc"]\ntraces = ["const:24"]\nseeds = [-1]', "matrix.seeds[0]", ["≥ 0"]),
+        ('schemes = ["abc"]\ntraces = ["const:24"]\nbuffer_packets = [2.5]', "matrix.buffer_packets[0]", []),
+        (
+            'schemes = ["abc"]\ntraces = ["const:24"]\ndelays_ms = [5]',
+            "matrix.delays_ms",
+            ["did you mean 'delay_ms'"],
+        ),
+        ('schemes = "abc"\ntraces = ["no-such-trace.up"]', "matrix.traces[0]", ["not found"]),
+        ('schemes = {abc = 1}\ntraces = ["const:24"]', "matrix.schemes", ["got a table"]),
+        ('schemes = [1]\ntraces = ["const:24"]', "matrix.schemes[0]", ["string"]),
+    ],
+)
+def test_malformed_matrix_names_the_key(tmp_path, text, key, words):
+    f = write_toml(tmp_path / "bad.toml", f"[matrix]\n{text}\n[run]\nduration_s = 5\n")
+    with pytest.raises(ExperimentError) as e:
+        load_experiment(f)
+    msg = str(e.value)
+    assert msg.startswith(f"{f}: {key}:"), msg
+    assert e.value.key == key
+    for w in words:
+        assert w in msg, msg
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "words"),
+    [
+        ("[run]\nduration_s = [5]", "run.duration_s", ["number"]),
+        ('[run]\nduration_s = "soon"', "run.duration_s", ["expected"]),
+        ("[run]\nqueue = 5", "run.queue", ["string"]),
+        ('[run]\nqueue = "codle"', "run.queue", ["did you mean 'codel'"]),
+        ('[run]\nset = ["abc.detla=100ms"]', "run", ["abc.detla", "did you mean 'abc.delta'"]),
+        ('[run]\nset = ["codel.target=5ms"]', "run.set", ["does not apply"]),
+        ("[run]\ndurration_s = 5", "run.durration_s", ["did you mean 'duration_s'"]),
+        ('[schemes.fast]\nscheme = "abcc"', "schemes.fast.scheme", ["did you mean 'abc'"]),
+        ('[schemes.cubic]\nset = ["abc.eta=0.9"]', "schemes.cubic", ["abc.eta"]),
+        ('[schemes.abc]\nset = "x"', "schemes.abc.set[0]", ["key=value"]),
+        ("[run]\nflow_stops_s = [1]", "run.flow_stops_s", ["flow_starts_s"]),
+    ],
+)
+def test_malformed_run_and_schemes_name_the_key(tmp_path, extra, key, words):
+    f = write_toml(
+        tmp_path / "bad.toml", f'[matrix]\nschemes = ["abc", "cubic"]\ntraces = ["const:24"]\n{extra}\n'
+    )
+    with pytest.raises(ExperimentError) as e:
+        load_experiment(f)
+    msg = str(e.value)
+    assert msg.startswith(f"{f}: {key}"), msg
+    for w in words:
+        assert w in msg, msg
+
+
+def test_bad_file_fails_before_any_run(run_cli, tmp_path):
+    f = write_toml(tmp_path / "bad.toml", '[matrix]\nschemes = ["abc", "cubci"]\ntraces = ["const:24"]\n')
+    out = tmp_path / "out"
+    r = run_cli("sweep", str(f), "--out", str(out))
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("accelbrake: error: "), r.stderr
+    assert "matrix.schemes[1]" in lines[0] and "did you mean 'cubic'" in lines[0]
+    assert not out.exists()
+    r = run_cli("sweep", str(tmp_path / "missing.toml"))
+    assert r.returncode == 2 and "missing.toml" in r.stderr
+
+
+def test_example_experiment_file_checks(run_cli, repo):
+    r = run_cli("sweep", str(repo / "experiments" / "abc-vs-cubic.toml"), "--check")
+    assert r.returncode == 0, r.stderr
+    assert "16 runs" in r.stdout
+
+
+# --- sweeps -----------------------------------------------------------------------------------
+
+
+def test_process_pool_and_ray_give_identical_tables(tmp_path):
+    ray = pytest.importorskip("ray")
+    from accelbrake.experiments.executors import RayExecutor
+
+    exp = parse_experiment(small_doc())
+    local = run_sweep(exp, tmp_path / "local", executor=LocalExecutor(2), progress=False)
+    assert local.complete and local.ran == 8
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        on_ray = run_sweep(exp, tmp_path / "ray", executor=RayExecutor(), progress=False)
+        # Traces shipped through the object store, as for a cluster without shared files.
+        shipped = run_sweep(exp, tmp_path / "shipped", executor=RayExecutor(ship_traces=True), progress=False)
+    finally:
+        ray.shutdown()
+    assert on_ray.ran == 8 and shipped.ran == 8
+    a_res, a_ts = _frames(tmp_path / "local")
+    for other in ("ray", "shipped"):
+        b_res, b_ts = _frames(tmp_path / other)
+        pd.testing.assert_frame_equal(a_res, b_res, check_exact=True)
+        pd.testing.assert_frame_equal(a_ts, b_ts, check_exact=True)
+        assert (tmp_path / "local" / "results.csv").read_bytes() == (
+            tmp_path / other / "results.csv"
+        ).read_bytes()
+    assert len(a_res) == 8 and set(a_res["scheme"]) == {"abc", "cubic"} and set(a_res["seed"]) == {0, 1}
+    meta = json.loads((tmp_path / "ray" / "metadata.json").read_text())
+    assert meta["executor"].startswith("Ray")
+
+
+def test_tables_have_one_row_per_run_and_flow_and_metadata(tmp_path):
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["abc"], "flows": [1, 3], "traces": ["const:24"]}
+    out = tmp_path / "o"
+    outcome = run_sweep(parse_experiment(doc), out, progress=False)
+    res = pd.read_csv(out / "results.csv")
+    assert len(res) == (1 + 3) * 2
+    assert list(res.columns[:13]) == [
+        "run_id",
+        "scheme",
+        "label",
+        "cc",
+        "queue",
+        "trace",
+        "delay_ms",
+        "buffer_packets",
+        "flows",
+        "start_interval_s",
+        "flow_rtts_ms",
+        "seed",
+        "duration_s",
+    ]
+    for col in ("flow", "throughput_mbps", "per_packet_delay_p95_ms", "link_utilization", "jain_index"):
+        assert col in res.columns
+    assert res.groupby("run_id").size().sort_values().tolist() == [1, 1, 3, 3]
+    meta = json.loads((out / "metadata.json").read_text())
+    for k in ("accelbrake_version", "git_commit", "machine", "executor", "runs"):
+        assert k in meta
+    assert meta["machine"]["cpus"] == os.cpu_count()
+    run = json.loads((out / "runs" / f"{res['run_id'][0]}.json").read_text())
+    assert run["seed"] == run["scenario"]["seed"] == res["seed"][0]
+    assert len(run["delay_quantiles_ms"]) == 1001
+    ts = pd.read_parquet(out / "runs" / f"{res['run_id'][0]}.flows.parquet")
+    assert {"delay_mean_ms", "delay_p95_ms", "cwnd", "throughput_mbps"} <= set(ts.columns)
+    assert outcome.results is not None and len(outcome.results) == len(res)
+
+
+def test_stopped_sweep_runs_only_the_missing_runs(tmp_path):
+    exp = parse_experiment(small_doc())
+    out = tmp_path / "o"
+    first = run_sweep(exp, out, executor=LocalExecutor(2), progress=False, limit=3)
+    assert (first.ran, first.skipped, first.complete) == (3, 0, False)
+    assert not (out / "results.parquet").exists()
+    done = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json")}
+    assert len(done) == 3
+    second = run_sweep(exp, out, executor=LocalExecutor(2), progress=False)
+    assert (second.ran, second.skipped, second.complete) == (5, 3, True)
+    assert not set(second.executed) & set(first.executed)
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*.json") if p.name in done} == done
+    # The resumed tables equal those of an uninterrupted sweep.
+    whole = run_sweep(exp, tmp_path / "whole", progress=False)
+    assert whole.ran == 8
+    pd.testing.assert_frame_equal(
+        *(pd.read_parquet(d / "results.parquet") for d in (out, tmp_path / "whole"))
+    )
+    third = run_sweep(exp, out, progress=False)
+    assert (third.ran, third.skipped) == (0, 8)
+
+
+def test_killed_sweep_resumes(tmp_path):
+    f = write_toml(
+        tmp_path / "e.toml",
+        '[matrix]\nschemes = ["cubic", "abc"]\ntraces = ["const:48", "const:24", "const:12"]\nseeds = 2\n'
+        "[run]\nduration_s = 40\n",
+    )
+    out = tmp_path / "out"
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_PARENT), env.get("PYTHONPATH", "")) if p)
+    cmd = [
+        sys.executable,
+        "-m",
+        "accelbrake.cli",
+        "sweep",
+        str(f),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--no-report",
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(list((out / "runs").glob("*.json"))) < 2 and time.monotonic() < deadline:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    finished = len(list((out / "runs").glob("*.json")))
+    assert 2 <= finished < 12, f"the sweep ended before it could be killed ({finished} runs)"
+    assert not (out / "results.parquet").exists()
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    m = re.search(r"(\d+) runs now, (\d+) already done, 0 missing", r.stderr)
+    assert m, r.stderr
+    assert (int(m.group(1)), int(m.group(2))) == (12 - finished, finished)
+    assert len(pd.read_parquet(out / "results.parquet")) == 12
+    assert not list((out / "runs").glob(".accelbrake-tmp-*"))
+
+
+def test_failed_run_reports_the_point_and_keeps_finished_runs(tmp_path):
+    exp = parse_experiment(small_doc())
+    exp2 = parse_experiment(small_doc())
+    out = tmp_path / "o"
+    run_sweep(exp, out, progress=False, limit=2)
+    # Same matrix: nothing left to fail, the finished runs stay.
+    assert run_sweep(exp2, out, progress=False).skipped == 2
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+class _Strict(html.parser.HTMLParser):
+    """Checks that every non-void element is closed in order, and collects ids and images."""
+
+    VOID = {"meta", "img", "br", "hr", "link", "input", "source", "wbr"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.images: list[str] = []
+        self.tables = 0
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.append(a["id"])
+        if tag == "img":
+            self.images.append(a.get("src", ""))
+        if tag == "table":
+            self.tables += 1
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:]}")
+        else:
+            self.stack.pop()
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    doc = small_doc()
+    doc["matrix"]["flows"] = [1, 2]
+    run_sweep(parse_experiment(doc), out, progress=False)
+    build_report(out, max_timeseries=4)
+    return out
+
+
+def test_report_is_valid_html_with_every_plot_and_table(report_dir):
+    import html5lib
+
+    text = (report_dir / "report.html").read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)  # raises on a parse error
+    p = _Strict()
+    p.feed(text)
+    p.close()
+    assert not p.errors and p.stack == [], (p.errors, p.stack)
+    pngs = sorted((report_dir / "plots").glob("*.png"))
+    svgs = sorted((report_dir / "plots").glob("*.svg"))
+    assert [x.stem for x in pngs] == [x.stem for x in svgs]
+    stems = {x.stem for x in pngs}
+    assert {"tradeoff", "per-trace", "delay-cdf", "fairness"} <= stems
+    assert len([s for s in stems if s.startswith("run-")]) == 4
+    assert len(p.images) == len(pngs)
+    import base64
+
+    embedded = {
+        base64.b64decode(src.split(",", 1)[1]) for src in p.images if src.startswith("data:image/png;base64,")
+    }
+    assert embedded == {x.read_bytes() for x in pngs}
+    assert {"per-scheme", "per-point"} <= set(p.ids)
+    assert p.tables >= 2
+    assert "±" in text and "http" not in text.replace("http-equiv", "")  # self-contained
+
+
+def test_report_command(run_cli, report_dir, tmp_path):
+    dest = tmp_path / "r.html"
+    r = run_cli("report", str(report_dir), "--out", str(dest), "--max-timeseries", "1")
+    assert r.returncode == 0, r.stderr
+    assert dest.read_text(encoding="utf-8").count("<img ") == 4 + 1
+    r = run_cli("report", str(tmp_path))
+    assert r.returncode == 2 and "not a finished sweep" in r.stderr
+
+
+# --- reproduce --------------------------------------------------------------------------------
+
+
+def test_reproduce_quick_smoke_prints_value_published_ratio(run_cli, tmp_path):
+    r = run_cli(
+        "reproduce",
+        "abc-table",
+        "--quick",
+        "--out",
+        str(tmp_path),
+        "--set",
+        "run.duration_s=5",
+        "--set",
+        "matrix.seeds=1",
+        "--no-progress",
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "abc-table-quick"
+    for word in ("ours", "published", "ratio", "not implemented", "XCP", "Cubic+CoDel", "norm. utilisation"):
+        assert word in r.stdout, word
+    comp = pd.read_csv(out / "comparison.csv")
+    assert {"scheme", "metric", "ours", "published", "ratio"} <= set(comp.columns)
+    abc = comp[(comp["scheme"] == "ABC") & (comp["metric"] == "utilisation")].iloc[0]
+    assert abc["published"] == 0.78 and abc["ratio"] == pytest.approx(abc["ours"] / 0.78)
+    assert comp.loc[comp["scheme"] == "XCP", "ours"].isna().all()
+    text = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="comparison-abc-table"' in text and "not implemented" in text
+
+
+def test_reproduce_unavailable_and_unknown_ids(run_cli):
+    r = run_cli("reproduce", "abc-wifi")
+    assert r.returncode == 2 and "not available yet" in r.stderr and "Wi-Fi" in r.stderr
+    r = run_cli("reproduce", "abc-tabel")
+    assert r.returncode == 2 and "did you mean 'abc-table'" in r.stderr
+    r = run_cli("reproduce", "--list")
+    assert r.returncode == 0 and all(k in r.stdout for k in R.REPRODUCTIONS)
+
+
+@pytest.mark.parametrize("rid", sorted(R.REPRODUCTIONS))
+def test_every_reproduction_runs_and_compares(rid, tmp_path):
+    rep = R.REPRODUCTIONS[rid]
+    traces = [str(TRACE_UP), str(TRACE_DOWN)] if rid in ("abc-table", "abc-fig8") else None
+    comp, report, outcome = R.run_reproduction(
+        rep,
+        tmp_path,
+        quick=True,
+        traces=traces,
+        overrides=["run.duration_s=6", "matrix.seeds=1"],
+        progress=False,
+        report=False,
+        echo=lambda _m: None,
+    )
+    assert report is None and outcome.complete
+    assert comp["rows"], rid
+    for row in comp["rows"]:
+        assert row["status"] in ("ok", "differs", "not implemented", "info", "no data"), row
+        if row["status"] == "not implemented":
+            assert row["ours"] is None and row["our_scheme"] is None
+        if row["status"] == "ok" and row["published"] not in (None, 0) and isinstance(row["ours"], float):
+            assert row["ratio"] == pytest.approx(row["ours"] / row["published"])
+    assert not [r for r in comp["rows"] if r["status"] == "no data"], comp["rows"]
+    assert json.loads((tmp_path / "comparison.json").read_text())["reproductions"][0]["id"] == rid
