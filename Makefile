@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: demo test install test-rs test-py lint bench clean
+.PHONY: demo test install test-rs test-py lint bench bench-ns3 clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,15 @@ lint:
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
+
+# Benchmarks, not part of `make test`: whole runs (docs/bench/results.md), criterion micro-benchmarks,
+# and the side-by-side with ns-3 (needs `pip install ns3`; ~30 min, most of it ns-3 at 1 Gbit/s).
+bench:
+	$(PYTHON) scripts/bench.py --long
+	cargo bench -p accelbrake-sim --bench core
+
+bench-ns3: install
+	$(BIN)/python scripts/ns3_compare.py
 
 clean:
 	rm -rf target $(VENV) results

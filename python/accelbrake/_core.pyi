@@ -12,7 +12,17 @@ class SimulationError(ValueError):
     (``parameter hops[0].delay_ms: got -1; expected a delay ≥ 0 ms``), a trace file and line
     (``trace file x.up, line 3: expected a non-negative integer (milliseconds), found 'abc'``), or a
     malformed document (``scenario: ...``).
+
+    The same facts as attributes (each ``None`` when it does not apply): ``kind`` is ``"param"``,
+    ``"trace"``, ``"scenario"`` or ``"internal"`` (a bug: a panic in the core, reported instead
+    of crashing), ``key`` the dotted scenario key, ``path`` and ``line`` the trace file and its
+    1-based line (0: the whole file).
     """
+
+    kind: str | None
+    key: str | None
+    path: str | None
+    line: int | None
 
 class SimulateOutput(TypedDict):
     """What :func:`simulate` returns."""

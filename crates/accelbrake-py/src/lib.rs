@@ -20,15 +20,64 @@ create_exception!(
     "Invalid scenario, parameter or trace file."
 );
 
-fn to_py(e: Error) -> PyErr {
-    SimulationError::new_err(e.to_string())
+/// A `SimulationError` carrying the typed fields of the core error as attributes: `kind`
+/// (`"trace"`, `"param"`, `"scenario"` or `"internal"`), `key` (dotted scenario key), `path` and
+/// `line` (trace file), each `None` when it does not apply.
+fn to_py(py: Python<'_>, e: Error) -> PyErr {
+    let (kind, key, path, line) = match &e {
+        Error::Trace { path, line, .. } => ("trace", None, Some(path.clone()), Some(*line)),
+        Error::Param { key, .. } => ("param", Some(key.clone()), None, None),
+        Error::Scenario(_) => ("scenario", None, None, None),
+    };
+    typed_error(py, e.to_string(), kind, key, path, line)
+}
+
+fn typed_error(
+    py: Python<'_>,
+    msg: String,
+    kind: &str,
+    key: Option<String>,
+    path: Option<String>,
+    line: Option<usize>,
+) -> PyErr {
+    let err = SimulationError::new_err(msg);
+    let v = err.value(py);
+    // Setting attributes on a fresh exception instance cannot fail in practice; if it did, the
+    // message alone still describes the problem.
+    let _ = v.setattr("kind", kind);
+    let _ = v.setattr("key", key);
+    let _ = v.setattr("path", path);
+    let _ = v.setattr("line", line);
+    err
+}
+
+/// Run `f`, turning a panic (a bug in the core) into a `SimulationError` of kind `"internal"`
+/// instead of letting it cross into Python as a `PanicException`.
+fn guarded<T>(f: impl FnOnce() -> accelbrake_sim::Result<T>) -> Result<accelbrake_sim::Result<T>, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
+        let what = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("internal error (a bug in accelbrake, please report it with the scenario): {what}")
+    })
+}
+
+/// Unpack [`guarded`]'s result into a Python result.
+fn unguard<T>(py: Python<'_>, r: Result<accelbrake_sim::Result<T>, String>) -> PyResult<T> {
+    match r {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_py(py, e)),
+        Err(msg) => Err(typed_error(py, msg, "internal", None, None, None)),
+    }
 }
 
 /// Run a scenario given as JSON. Returns `{"summary": str (JSON), "tables": {name: {column: (dtype, bytes)}}}`.
 #[pyfunction]
 fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
-    let scenario = Scenario::from_json(scenario_json).map_err(to_py)?;
-    let result = py.detach(|| accelbrake_sim::simulate(&scenario)).map_err(to_py)?;
+    let scenario = unguard(py, guarded(|| Scenario::from_json(scenario_json)))?;
+    let result = unguard(py, py.detach(|| guarded(|| accelbrake_sim::simulate(&scenario))))?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| SimulationError::new_err(format!("cannot serialise the summary: {e}")))?;
     let out = PyDict::new(py);
@@ -55,15 +104,15 @@ fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
 
 /// Check a scenario without running it (reads nothing but the JSON); raises on the first problem.
 #[pyfunction]
-fn validate(scenario_json: &str) -> PyResult<()> {
-    Scenario::from_json(scenario_json).map_err(to_py)?;
+fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
+    unguard(py, guarded(|| Scenario::from_json(scenario_json)))?;
     Ok(())
 }
 
 /// Parse a Mahimahi trace file: returns `(opportunities, period_ms, mean_mbps)`.
 #[pyfunction]
-fn trace_info(path: &str) -> PyResult<(usize, u64, f64)> {
-    let t = accelbrake_sim::link::Trace::load(path).map_err(to_py)?;
+fn trace_info(py: Python<'_>, path: &str) -> PyResult<(usize, u64, f64)> {
+    let t = unguard(py, guarded(|| accelbrake_sim::link::Trace::load(path)))?;
     Ok((t.ms.len(), t.period_ms(), t.mean_mbps()))
 }
 

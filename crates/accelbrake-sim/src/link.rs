@@ -128,8 +128,8 @@ pub struct TraceLink {
     finished: bool,
     /// Bytes of the packet in transit still to send (0 if none).
     in_transit_left: u32,
-    /// Recent opportunities (time, bytes) for capacity windows, and their byte sum.
-    recent: VecDeque<(Time, u32)>,
+    /// Recent opportunity bytes per timestamp (time, bytes) for capacity windows, and their sum.
+    recent: VecDeque<(Time, u64)>,
     recent_bytes: u64,
     /// Longest window anyone asks about.
     keep: Dur,
@@ -167,7 +167,14 @@ impl TraceLink {
             let mut left = OPPORTUNITY_BYTES;
             while left > 0 {
                 if self.in_transit_left == 0 {
-                    let Some(pkt) = dequeue(self) else { break };
+                    let Some(pkt) = dequeue(self) else {
+                        // Nothing to send: this and every other opportunity due by `now` is
+                        // wasted (no packet can arrive during this call, and dequeueing from an
+                        // empty queue again changes nothing). Skipping them in one step keeps
+                        // dense traces (millions of opportunities per ms) from stalling the run.
+                        self.skip_due(now);
+                        return;
+                    };
                     self.in_transit_left = pkt.size + TUN_OVERHEAD;
                     *in_transit = Some(pkt);
                 }
@@ -181,6 +188,46 @@ impl TraceLink {
                 }
             }
         }
+    }
+
+    /// Consume every opportunity due at or before `now` unused, one step per distinct timestamp.
+    fn skip_due(&mut self, now: Time) {
+        let now_ms = now.0 / NS_PER_MS;
+        while !self.finished {
+            let m = self.trace.ms[self.next];
+            if self.base_ms + m > now_ms {
+                break;
+            }
+            let run = self.trace.ms[self.next..].partition_point(|&x| x <= m);
+            self.record(Time((self.base_ms + m) * NS_PER_MS), run as u64);
+            self.next += run;
+            self.wrap();
+        }
+    }
+
+    /// Start the next period if the current one is used up.
+    fn wrap(&mut self) {
+        if self.next == self.trace.ms.len() {
+            self.next = 0;
+            if self.once {
+                self.finished = true;
+            } else {
+                self.base_ms += self.trace.period_ms();
+            }
+        }
+    }
+
+    /// Remember `count` opportunities at `t` for capacity windows (one entry per timestamp).
+    fn record(&mut self, t: Time, count: u64) {
+        if self.keep == Dur::ZERO {
+            return;
+        }
+        let bytes = count * OPPORTUNITY_BYTES as u64;
+        match self.recent.back_mut() {
+            Some(back) if back.0 == t => back.1 += bytes,
+            _ => self.recent.push_back((t, bytes)),
+        }
+        self.recent_bytes += bytes;
     }
 
     /// Remember opportunities for capacity windows up to `window` long.
@@ -201,18 +248,8 @@ impl TraceLink {
     pub fn take_opportunity(&mut self) -> Time {
         let t = self.next_opportunity().expect("take_opportunity on a finished trace");
         self.next += 1;
-        if self.next == self.trace.ms.len() {
-            self.next = 0;
-            if self.once {
-                self.finished = true;
-            } else {
-                self.base_ms += self.trace.period_ms();
-            }
-        }
-        if self.keep > Dur::ZERO {
-            self.recent.push_back((t, OPPORTUNITY_BYTES));
-            self.recent_bytes += OPPORTUNITY_BYTES as u64;
-        }
+        self.wrap();
+        self.record(t, 1);
         t
     }
 
@@ -225,7 +262,7 @@ impl TraceLink {
                 break;
             }
             self.recent.pop_front();
-            self.recent_bytes -= b as u64;
+            self.recent_bytes -= b;
         }
         if window >= self.keep {
             return self.recent_bytes;
@@ -235,7 +272,7 @@ impl TraceLink {
             .iter()
             .rev()
             .take_while(|(t, _)| *t > from)
-            .map(|(_, b)| *b as u64)
+            .map(|(_, b)| *b)
             .sum()
     }
 
@@ -533,6 +570,32 @@ mod tests {
         let mut tx = None;
         assert_eq!(serve_all(&mut l, 3, &mut q, &mut tx), vec![0, 1, 2]);
         assert_eq!(l.next_opportunity(), Some(Time::from_millis(4)));
+    }
+
+    #[test]
+    fn idle_serving_skips_like_taking_opportunities_one_by_one() {
+        // Wasted opportunities are skipped in bulk; the link ends up exactly where taking them
+        // one at a time would leave it, with the same capacity windows.
+        let tr = Arc::new(Trace::parse("x", "0\n1\n1\n1\n2\n5\n5\n").unwrap());
+        let (mut bulk, mut single) = (TraceLink::new(tr.clone(), false), TraceLink::new(tr, false));
+        bulk.keep_window(Dur::from_millis(3));
+        single.keep_window(Dur::from_millis(3));
+        for now_ms in [0, 1, 4, 5, 9, 17, 18] {
+            let now = Time::from_millis(now_ms);
+            bulk.serve(now, &mut None, |_| None, |_| panic!("nothing to send"));
+            while single.next_opportunity().is_some_and(|t| t <= now) {
+                single.take_opportunity();
+            }
+            assert_eq!(bulk.next_opportunity(), single.next_opportunity(), "at {now_ms} ms");
+            for w in [1, 2, 3] {
+                let w = Dur::from_millis(w);
+                assert_eq!(
+                    bulk.capacity_bytes(now, w),
+                    single.capacity_bytes(now, w),
+                    "at {now_ms} ms"
+                );
+            }
+        }
     }
 
     #[test]

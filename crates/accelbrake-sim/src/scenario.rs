@@ -295,6 +295,11 @@ pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Re
     }
 }
 
+/// Most flows in one scenario.
+const MAX_FLOWS: u64 = 100_000;
+/// Most time-series rows (flows + hops) × bins: 5·10^7 rows of the flow table are about 4 GB.
+const MAX_SERIES_ROWS: f64 = 5e7;
+
 /// Longest simulated duration accepted (one week).
 const MAX_DURATION_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
 
@@ -400,6 +405,29 @@ impl Scenario {
                 msg: "at least one flow is needed".into(),
             });
         }
+        // Time series hold one row per flow and per hop per bin: refuse what would not fit in
+        // memory before allocating it (an allocation failure would abort the process).
+        let nflows: u64 = self.flows.iter().map(|f| u64::from(f.count)).sum();
+        if nflows > MAX_FLOWS {
+            return Err(Error::Param {
+                key: "flows".into(),
+                msg: format!("{nflows} flows in all; at most {MAX_FLOWS}"),
+            });
+        }
+        let rows = (self.duration_ms / self.sample_ms).ceil() * (nflows + self.hops.len() as u64) as f64;
+        if rows > MAX_SERIES_ROWS {
+            return Err(Error::Param {
+                key: "sample_ms".into(),
+                msg: format!(
+                    "{} ms bins over {} ms for {} flows and {} hops make {rows:.3e} time-series rows; \
+                     at most {MAX_SERIES_ROWS:.0e} (use a larger sample_ms)",
+                    self.sample_ms,
+                    self.duration_ms,
+                    nflows,
+                    self.hops.len()
+                ),
+            });
+        }
         for (i, f) in self.flows.iter().enumerate() {
             let k = format!("flows[{i}]");
             if !cc::SCHEMES.contains(&f.scheme.as_str()) {
@@ -448,6 +476,13 @@ impl Scenario {
                 0.0,
                 1e6,
                 "a jitter between 0 and 10^6 µs",
+            )?;
+            check_range(
+                &format!("{k}.rx_ts_granularity_us"),
+                f.rx_ts_granularity_us,
+                0.0,
+                1e6,
+                "a clock granularity between 0 and 10^6 µs",
             )?;
             check_range(
                 &format!("{k}.start_ms"),

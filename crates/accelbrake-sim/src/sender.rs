@@ -35,6 +35,10 @@ pub const RTO_INITIAL: Dur = Dur::from_secs(1);
 pub const RTO_MAX: Dur = Dur::from_secs(120);
 /// Linux `tcp_min_tso_segs`: paced senders release at least this many segments at once.
 pub const PACING_MIN_BURST: u32 = 2;
+/// Largest window in segments: TCP's window can never exceed 2^30 bytes (RFC 7323 §2.3, window
+/// scale shift ≤ 14). Besides being TCP's limit, it bounds a flow's scoreboard memory (~30 MB)
+/// when a controller's window grows without bound (e.g. ABC with no ABC router on its path).
+pub const MAX_WINDOW: u32 = (1 << 30) / MSS;
 /// RFC 6675 DupThresh.
 const DUP_THRESH: usize = 3;
 
@@ -335,7 +339,7 @@ impl Sender {
         if self.rto_fired.is_some() {
             1
         } else {
-            self.cc.window().floor().clamp(1.0, u32::MAX as f64) as u32
+            self.cc.window().floor().clamp(1.0, MAX_WINDOW as f64) as u32
         }
     }
 

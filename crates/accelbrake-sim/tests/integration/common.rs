@@ -29,9 +29,9 @@ pub fn run(v: &Value) -> SimResult {
     let mut sim = Simulation::new(&s).expect("builds");
     let end = sim.now() + accelbrake_sim::time::Dur::from_millis_f64(s.duration_ms / 2.0);
     sim.run_until(end);
-    sim.check_conservation().expect("conservation mid-run");
+    sim.check_invariants().expect("invariants mid-run");
     sim.run();
-    sim.check_conservation().expect("conservation at the end");
+    sim.check_invariants().expect("invariants at the end");
     sim.result()
 }
 

@@ -49,3 +49,71 @@ fn conservation_holds_with_drops_several_flows_and_staggered_starts() {
     // Delivered bytes never exceed the link capacity.
     assert!(r.summary.hops[0].utilization <= 1.0 + 1e-9);
 }
+
+/// Everything a run outputs, serialised: the summary and every table.
+fn full_output(v: &serde_json::Value) -> String {
+    let r = run(v);
+    format!(
+        "{}\n{}",
+        serde_json::to_string(&r.summary).unwrap(),
+        serde_json::to_string(&r.tables).unwrap()
+    )
+}
+
+/// Several flows, two traces, AQMs, jitter, extra delays, packet records: as many sources of
+/// nondeterminism (hash seeds, allocation addresses, iteration order) as the simulator has.
+fn busy_scenario() -> serde_json::Value {
+    json!({
+        "duration_ms": 8000, "seed": 11, "record_packets": true,
+        "hops": [
+            {"link": {"type": "trace", "path": trace("Verizon-LTE-short.up")}, "queue": {"type": "abc", "packets": 250}, "delay_ms": 20},
+            {"link": {"type": "trace", "path": trace("Verizon-LTE-short.down")}, "queue": {"type": "pie", "ecn": true}, "delay_ms": 5},
+            {"link": {"type": "constant", "mbps": 50}, "queue": {"type": "codel"}, "delay_ms": 25}
+        ],
+        "flows": [
+            {"scheme": "abc", "fwd": [0], "rev": [2]},
+            {"scheme": "cubic", "fwd": [1], "rev": [2], "count": 2, "extra_delay_ms": 3},
+            {"scheme": "bbr", "fwd": [1], "rev": [2], "start_ms": 500},
+            {"scheme": "copa", "fwd": [0], "rev": [2], "start_ms": 1000, "host_jitter_us": 500}
+        ]
+    })
+}
+
+#[test]
+#[ignore = "helper: run in a child process by identical_output_across_processes"]
+fn child_writes_output() {
+    if let Ok(path) = std::env::var("ACCELBRAKE_DETERMINISM_OUT") {
+        std::fs::write(path, full_output(&busy_scenario())).unwrap();
+    }
+}
+
+#[test]
+fn identical_output_across_processes() {
+    // Two fresh processes (each with its own hash seeds and address layout) and this one must
+    // produce byte-identical output.
+    let exe = std::env::current_exe().unwrap();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("determinism");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut outs = Vec::new();
+    for i in 0..2 {
+        let path = dir.join(format!("out{i}.txt"));
+        let _ = std::fs::remove_file(&path);
+        let status = std::process::Command::new(&exe)
+            .args([
+                "--exact",
+                "determinism::child_writes_output",
+                "--ignored",
+                "--test-threads=1",
+            ])
+            .env("ACCELBRAKE_DETERMINISM_OUT", &path)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        outs.push(std::fs::read_to_string(&path).expect("the child wrote its output"));
+    }
+    let here = full_output(&busy_scenario());
+    assert!(here.len() > 100_000);
+    assert!(outs[0] == here, "process 1 differs from this process");
+    assert!(outs[1] == here, "process 2 differs from this process");
+}

@@ -1,0 +1,129 @@
+//! Micro-benchmarks of the hot path (not part of the test run):
+//! `cargo bench -p accelbrake-sim --bench core` (add `-- NAME` to pick one).
+//!
+//! * `event_queue`: a hold model — pop the earliest event and push one a random time later, with
+//!   10 000 events pending (a 1 Gbit/s run keeps about that many).
+//! * `queue_link`: one packet through a drop-tail queue and a 96 Mbit/s rate link (enqueue,
+//!   dequeue, transmission end time), and through a Mahimahi trace link.
+//! * `ack_processing`: a sender and a receiver wired back to back with no network: per data
+//!   packet, the receiver's ACK generation and the sender's ACK processing (SACK scoreboard,
+//!   RTT estimation, Cubic) and its next transmission.
+//! * `whole_run`: one simulated second of the 96 Mbit/s Cubic dumbbell.
+
+use accelbrake_sim::cc;
+use accelbrake_sim::link::{RateLink, Trace, TraceLink};
+use accelbrake_sim::packet::{Ecn, Packet, MTU};
+use accelbrake_sim::queue::{DropTail, Limit, LinkInfo, Queue};
+use accelbrake_sim::receiver::{Receiver, ReceiverConfig};
+use accelbrake_sim::rng::Rng;
+use accelbrake_sim::sched::EventQueue;
+use accelbrake_sim::sender::{App, Sender};
+use accelbrake_sim::time::{Dur, Rate, Time};
+use accelbrake_sim::Scenario;
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use std::sync::Arc;
+
+fn event_queue(c: &mut Criterion) {
+    let mut g = c.benchmark_group("event_queue");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("hold_10k", |b| {
+        let mut rng = Rng::stream(1, 1);
+        let mut q = EventQueue::new();
+        for i in 0..10_000u32 {
+            q.push(Time(rng.below(100_000_000)), i);
+        }
+        b.iter(|| {
+            let (t, e) = q.pop().unwrap();
+            q.push(t + Dur(1 + rng.below(100_000_000)), black_box(e));
+        });
+    });
+    g.finish();
+}
+
+fn queue_link(c: &mut Criterion) {
+    let mut g = c.benchmark_group("queue_link");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("droptail_rate_link", |b| {
+        let mut q = DropTail::new(Limit::Packets(250));
+        let link = RateLink::constant(Rate::from_mbps(96.0)).unwrap();
+        let mut drops = Vec::new();
+        let mut now = Time::ZERO;
+        let mut seq = 0;
+        b.iter(|| {
+            seq += 1;
+            let _ = q.enqueue(now, Packet::data(0, seq, MTU, Ecn::NotEct, now));
+            let p = q.dequeue(now, LinkInfo::default(), &mut drops).unwrap();
+            now = link.finish_time(now, black_box(p).size);
+        });
+    });
+    g.bench_function("droptail_trace_link", |b| {
+        let text: String = (1..=1000).map(|m| format!("{m}\n{m}\n")).collect();
+        let mut link = TraceLink::new(Arc::new(Trace::parse("bench", &text).unwrap()), false);
+        let mut q = DropTail::new(Limit::Packets(250));
+        let mut drops = Vec::new();
+        let mut tx = None;
+        let mut seq = 0;
+        b.iter(|| {
+            seq += 1;
+            let now = link.next_opportunity().unwrap();
+            let _ = q.enqueue(now, Packet::data(0, seq, MTU, Ecn::NotEct, now));
+            let mut sent = 0;
+            link.serve(
+                now,
+                &mut tx,
+                |_| q.dequeue(now, LinkInfo::default(), &mut drops),
+                |p| sent += black_box(p).size,
+            );
+            sent
+        });
+    });
+    g.finish();
+}
+
+fn ack_processing(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ack_processing");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("cubic_back_to_back", |b| {
+        let cc = cc::build("cubic", &Default::default(), Time::ZERO, Rng::stream(1, 2)).unwrap();
+        let mut s = Sender::new(0, cc, Ecn::NotEct, App::Bulk);
+        let mut r = Receiver::new(0, ReceiverConfig::default());
+        let mut acks = Vec::new();
+        let mut now = Time::ZERO;
+        s.start(now);
+        let mut in_flight = std::collections::VecDeque::new();
+        b.iter(|| {
+            // 1 µs per packet, a 10 ms "RTT" made of the in-flight FIFO.
+            now += Dur::from_micros(1);
+            while let Some(p) = s.poll_transmit(now) {
+                in_flight.push_back(p);
+            }
+            if let Some(p) = in_flight.pop_front() {
+                r.on_data(now, &p, &mut acks);
+            }
+            for a in acks.drain(..) {
+                s.on_ack(now, &a);
+            }
+            if let Some(t) = s.next_wakeup(now) {
+                if t <= now {
+                    s.on_timer(now);
+                }
+            }
+        });
+    });
+    g.finish();
+}
+
+fn whole_run(c: &mut Criterion) {
+    let text = include_str!("../../../docs/bench/cubic-96mbps.json");
+    let mut s = Scenario::from_json(text).unwrap();
+    s.duration_ms = 1000.0;
+    let mut g = c.benchmark_group("whole_run");
+    g.sample_size(20);
+    g.bench_function("cubic_96mbps_1s", |b| {
+        b.iter(|| accelbrake_sim::simulate(black_box(&s)).unwrap().summary.hop_departures)
+    });
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, queue_link, ack_processing, whole_run);
+criterion_main!(benches);

@@ -1,0 +1,298 @@
+//! Hostile inputs: every bad trace file or scenario value gives a typed error naming the file and
+//! line or the key — never a panic, never a hang.
+
+use accelbrake_sim::link::Trace;
+use accelbrake_sim::{Error, Scenario};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// A scratch file under cargo's per-target temporary directory.
+pub fn scratch(name: &str, bytes: &[u8]) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hostile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn trace_err(bytes: &[u8]) -> (usize, String) {
+    let path = scratch("t.trace", bytes);
+    match Trace::load(&path) {
+        Err(Error::Trace { path: p, line, msg }) => {
+            assert_eq!(p, path, "the error names the file");
+            (line, msg)
+        }
+        other => panic!("expected a trace error, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_trace_files_name_the_file_and_line() {
+    // (contents, line the error must name)
+    let cases: &[(&[u8], usize)] = &[
+        (b"", 0),                          // empty
+        (b"\n\n  \n", 0),                  // only blank lines
+        (b"12\nabc\n", 2),                 // non-numeric
+        (b"1.5\n", 1),                     // not an integer
+        (b"5\n3\n", 2),                    // decreasing
+        (b"0\n0\n0\n", 0),                 // all zero (Mahimahi needs a last timestamp > 0)
+        (b"-4\n", 1),                      // negative
+        (b"1\n99999999999999999999\n", 2), // huge: overflows u64
+        (b"1\n2000000000\n", 2),           // huge: above the 11.6-day cap
+        (b"1\n2\n3 garbage\n", 3),         // trailing garbage on a line
+        (b"1\n2\nEOF\n", 3),               // trailing garbage line
+        (b"1\n\n2\n", 2),                  // blank line in the middle
+        (b"1\r\n2\r\nx\r\n", 3),           // CRLF with garbage
+        (b"\xef\xbb\xbf1\n", 1),           // UTF-8 byte-order mark
+        (b"1\n2\x00\n", 2),                // NUL byte
+    ];
+    for (bytes, line) in cases {
+        let (got, msg) = trace_err(bytes);
+        assert_eq!(got, *line, "{:?}: {msg}", String::from_utf8_lossy(bytes));
+        assert!(!msg.is_empty());
+    }
+    // Not UTF-8: named as a whole-file problem, not a panic.
+    let (line, msg) = trace_err(b"1\n\xff\xfe\n");
+    assert_eq!(line, 0, "{msg}");
+    // A directory and a missing file.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .to_string_lossy()
+        .into_owned();
+    assert!(matches!(Trace::load(&dir), Err(Error::Trace { line: 0, .. })));
+    assert!(matches!(
+        Trace::load("/nonexistent/x.up"),
+        Err(Error::Trace { line: 0, .. })
+    ));
+}
+
+#[test]
+fn odd_but_valid_traces_are_accepted() {
+    let ok = |bytes: &[u8]| Trace::load(&scratch("ok.trace", bytes)).unwrap().ms;
+    assert_eq!(ok(b"1\r\n1\r\n3\r\n"), vec![1, 1, 3]); // CRLF
+    assert_eq!(ok(b"0\n0\n7"), vec![0, 0, 7]); // no final newline, zeros before the end
+    assert_eq!(ok(b"  4 \n5\n\n\n"), vec![4, 5]); // spaces, trailing blank lines
+}
+
+#[test]
+fn a_huge_trace_loads_quickly() {
+    // 5 million opportunities (~45 MB): parses in well under the time of a real run.
+    let mut text = String::with_capacity(50_000_000);
+    for i in 0..5_000_000u64 {
+        text.push_str(&(1 + i / 10).to_string());
+        text.push('\n');
+    }
+    let path = scratch("huge.trace", text.as_bytes());
+    let t0 = Instant::now();
+    let t = Trace::load(&path).unwrap();
+    assert_eq!(t.ms.len(), 5_000_000);
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+}
+
+/// A one-hop scenario on `link`, with `queue`.
+fn on_link(link: Value, queue: Value, secs: f64) -> Value {
+    json!({"duration_ms": secs * 1000.0, "seed": 1, "record_packets": false,
+           "hops": [{"link": link, "queue": queue, "delay_ms": 10},
+                    {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 10}],
+           "flows": [{"scheme": "cubic", "fwd": [0], "rev": [1]}]})
+}
+
+#[test]
+fn dense_traces_do_not_hang() {
+    // Two million opportunities in every millisecond (24 Tbit/s) with one slow flow: the link
+    // wastes almost all of them. Serving them one by one would take minutes per simulated second.
+    let mut text = String::new();
+    for _ in 0..2_000_000 {
+        text.push_str("1\n");
+    }
+    let path = scratch("dense.trace", text.as_bytes());
+    for queue in [
+        json!({"type": "droptail", "packets": 100}),
+        json!({"type": "abc", "packets": 100}),
+    ] {
+        let mut v = on_link(json!({"type": "trace", "path": path}), queue, 2.0);
+        v["flows"][0]["app"] = json!({"type": "rate", "mbps": 1});
+        let t0 = Instant::now();
+        let r = accelbrake_sim::simulate(&Scenario::from_json(&v.to_string()).unwrap()).unwrap();
+        assert!(r.summary.utilization < 1e-6);
+        assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    }
+}
+
+fn scenario_err(v: &Value) -> Error {
+    match Scenario::from_json(&v.to_string()) {
+        Err(e) => e,
+        Ok(s) => match accelbrake_sim::Simulation::new(&s) {
+            Err(e) => e,
+            Ok(_) => panic!("accepted: {v}"),
+        },
+    }
+}
+
+#[test]
+fn bad_scenario_values_name_the_key() {
+    let base = on_link(
+        json!({"type": "constant", "mbps": 10}),
+        json!({"type": "droptail", "packets": 100}),
+        1.0,
+    );
+    // (JSON pointer, bad value, text the error must contain)
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("/duration_ms", json!(-1), "duration_ms"),
+        ("/duration_ms", json!(0), "duration_ms"),
+        ("/duration_ms", json!(1e300), "duration_ms"),
+        ("/duration_ms", json!("60s"), "duration_ms"),
+        ("/seed", json!(-1), "seed"),
+        ("/sample_ms", json!(0), "sample_ms"),
+        ("/hops/0/delay_ms", json!(-5), "hops[0].delay_ms"),
+        ("/hops/0/link/mbps", json!(0), "hops[0].link.mbps"),
+        ("/hops/0/link/mbps", json!(-3), "hops[0].link.mbps"),
+        ("/hops/0/link/mbps", json!(1e9), "hops[0].link.mbps"),
+        ("/hops/0/link/type", json!("fibre"), "fibre"),
+        (
+            "/hops/0/link",
+            json!({"type": "trace", "path": ""}),
+            "hops[0].link.path",
+        ),
+        (
+            "/hops/0/link",
+            json!({"type": "trace", "path": "/no/such/trace"}),
+            "/no/such/trace",
+        ),
+        (
+            "/hops/0/link",
+            json!({"type": "schedule", "steps": []}),
+            "hops[0].link.steps",
+        ),
+        (
+            "/hops/0/link",
+            json!({"type": "schedule", "steps": [[5, 10]]}),
+            "hops[0].link.steps",
+        ),
+        (
+            "/hops/0/link",
+            json!({"type": "schedule", "steps": [[0, 10], [0, 5]]}),
+            "hops[0].link.steps",
+        ),
+        (
+            "/hops/0/link",
+            json!({"type": "schedule", "steps": [[0, 0]]}),
+            "hops[0].link.steps",
+        ),
+        (
+            "/hops/0/link",
+            json!({"type": "schedule", "steps": [[0, -1]]}),
+            "hops[0].link.steps[0][1]",
+        ),
+        ("/hops/0/queue/packets", json!(0), "hops[0].queue.packets"),
+        ("/hops/0/queue/packets", json!(-1), "hops[0].queue"),
+        ("/hops/0/queue/type", json!("red"), "red"),
+        ("/hops/0/queue", json!({"type": "droptail"}), "hops[0].queue"),
+        (
+            "/hops/0/queue",
+            json!({"type": "droptail", "bytes": 10}),
+            "hops[0].queue.bytes",
+        ),
+        ("/hops/0/queue", json!({"type": "abc", "eta": -1}), "hops[0].queue"),
+        (
+            "/hops/0/queue",
+            json!({"type": "abc", "rate_source": "magic"}),
+            "hops[0].queue.rate_source",
+        ),
+        (
+            "/hops/0/queue",
+            json!({"type": "pie", "beta": -1}),
+            "hops[0].queue.beta",
+        ),
+        ("/hops", json!([]), "hops"),
+        ("/flows", json!([]), "flows"),
+        ("/flows/0/scheme", json!("cubc"), "did you mean 'cubic'"),
+        ("/flows/0/scheme", json!(""), "flows[0].scheme"),
+        ("/flows/0/fwd", json!([7]), "flows[0].fwd"),
+        ("/flows/0/fwd", json!([-1]), "flows[0].fwd"),
+        ("/flows/0/count", json!(0), "flows[0].count"),
+        ("/flows/0/count", json!(1e7), "flows[0].count"),
+        ("/flows/0/start_ms", json!(-1), "flows[0].start_ms"),
+        ("/flows/0/stop_ms", json!(-1), "flows[0].stop_ms"),
+        ("/flows/0/extra_delay_ms", json!(-1), "flows[0].extra_delay_ms"),
+        ("/flows/0/host_jitter_us", json!(-1), "flows[0].host_jitter_us"),
+        (
+            "/flows/0/rx_ts_granularity_us",
+            json!(-1),
+            "flows[0].rx_ts_granularity_us",
+        ),
+        (
+            "/flows/0/rx_ts_granularity_us",
+            json!(1e300),
+            "flows[0].rx_ts_granularity_us",
+        ),
+        (
+            "/flows/0/app",
+            json!({"type": "finite", "bytes": 0}),
+            "flows[0].app.bytes",
+        ),
+        ("/flows/0/app", json!({"type": "rate", "mbps": -1}), "flows[0].app.mbps"),
+        ("/flows/0/params", json!({"beta": 7}), "beta"),
+        ("/flows/0/params", json!({"no_such_knob": 1}), "no_such_knob"),
+        ("/flows/0/colour", json!("blue"), "colour"),
+        ("/unknown_top_level", json!(1), "unknown_top_level"),
+    ];
+    for (ptr, bad, want) in cases {
+        let mut v = base.clone();
+        let (parent, key) = ptr.rsplit_once('/').unwrap();
+        let target = if parent.is_empty() {
+            &mut v
+        } else {
+            v.pointer_mut(parent).unwrap()
+        };
+        match target {
+            Value::Object(m) => {
+                m.insert(key.to_string(), bad.clone());
+            }
+            Value::Array(a) => a[key.parse::<usize>().unwrap()] = bad.clone(),
+            _ => unreachable!(),
+        }
+        let e = scenario_err(&v).to_string();
+        assert!(e.contains(want), "{ptr} = {bad}: error '{e}' does not mention '{want}'");
+    }
+}
+
+#[test]
+fn time_series_that_would_not_fit_in_memory_are_refused() {
+    // A week at 1 ms bins is 6·10^8 rows per flow: refused up front, not an allocation failure.
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 10}),
+        json!({"type": "droptail", "packets": 100}),
+        7.0 * 24.0 * 3600.0,
+    );
+    v["sample_ms"] = json!(1);
+    let e = scenario_err(&v).to_string();
+    assert!(e.contains("sample_ms"), "{e}");
+}
+
+#[test]
+fn scenario_json_syntax_errors_give_line_and_column() {
+    let e = Scenario::from_json("{\"duration_ms\": 1000,\n \"hops\": [,]}").unwrap_err();
+    let s = e.to_string();
+    assert!(matches!(e, Error::Scenario(_)) && s.contains("line 2"), "{s}");
+    // NaN and infinities are not JSON; deeply nested input is refused by the parser, not the stack.
+    assert!(Scenario::from_json("{\"duration_ms\": NaN}").is_err());
+    assert!(Scenario::from_json("{\"duration_ms\": Infinity}").is_err());
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(Scenario::from_json(&deep).is_err());
+}
+
+#[test]
+fn unbounded_windows_are_capped_at_tcps_maximum() {
+    // An ABC sender with no ABC router on its path is never braked, and with an empty forward
+    // path its data arrives instantly: its window doubles every RTT. Found by the Python fuzzer:
+    // within one simulated second the scoreboard needed over 5 GB. TCP's window cannot exceed
+    // 2^30 bytes (RFC 7323), which now bounds it.
+    let v = json!({"duration_ms": 1000, "record_packets": false,
+        "hops": [{"link": {"type": "constant", "mbps": 12}, "queue": {"type": "codel"}, "delay_ms": 20}],
+        "flows": [{"scheme": "abc", "fwd": [], "rev": [0]}]});
+    let r = crate::common::run(&v);
+    let in_flight = crate::common::icol(&r.tables["flows_ts"], "in_flight");
+    let max = *in_flight.iter().max().unwrap();
+    assert!(max > 100_000, "the window did grow ({max})");
+    assert!(max <= i64::from(accelbrake_sim::sender::MAX_WINDOW), "{max}");
+}

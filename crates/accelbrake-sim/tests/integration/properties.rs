@@ -1,0 +1,128 @@
+//! Property tests (proptest, a fixed number of cases so CI stays short; set `PROPTEST_CASES` for
+//! longer runs): textbook results and conservation laws over random scenarios.
+
+use crate::common::*;
+use crate::hostile::scratch;
+use accelbrake_sim::link::{Trace, TraceLink};
+use accelbrake_sim::time::Time;
+use proptest::prelude::*;
+use serde_json::json;
+use std::sync::Arc;
+
+/// Cases per property: `PROPTEST_CASES` if set, else `default`.
+pub fn cases(default: u32) -> ProptestConfig {
+    let n = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig {
+        cases: n,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(cases(12))]
+
+    /// One backlogged NewReno flow on a constant-rate link with a buffer of one bandwidth-delay
+    /// product keeps the link busy: after a loss the window halves from 2·BDP to BDP, which still
+    /// fills the pipe (Villamizar & Song 1994; Appenzeller et al., SIGCOMM 2004, §2).
+    #[test]
+    fn newreno_with_a_bdp_buffer_fills_the_link(mbps in 2.0f64..40.0, rtt_ms in 10u32..120) {
+        let bdp = (mbps * 1e6 / 8.0 * f64::from(rtt_ms) / 1e3 / 1500.0).ceil().max(4.0) as u64;
+        let one_way = f64::from(rtt_ms) / 2.0;
+        let v = json!({
+            "duration_ms": 40_000, "seed": 2, "record_packets": false,
+            "hops": [
+                {"link": {"type": "constant", "mbps": mbps}, "queue": {"type": "droptail", "packets": bdp}, "delay_ms": one_way},
+                {"link": {"type": "constant", "mbps": 1000}, "queue": {"type": "infinite"}, "delay_ms": one_way}
+            ],
+            "flows": [{"scheme": "newreno", "fwd": [0], "rev": [1]}]
+        });
+        let r = run(&v);
+        // The whole run, slow start included.
+        let u = r.summary.utilization;
+        prop_assert!(u > 0.95 && u <= 1.0 + 1e-9, "utilisation {u} at {mbps:.1} Mbit/s, RTT {rtt_ms} ms, buffer {bdp}");
+    }
+
+    /// Whatever the trace, the schemes and the buffer, no link carries more than its
+    /// opportunities: every hop's departed bytes ≤ its trace's opportunity bytes over the run.
+    #[test]
+    fn delivered_bytes_never_exceed_the_trace(
+        gaps in prop::collection::vec(0u64..4, 1..40),
+        scheme in prop::sample::select(vec!["cubic", "abc", "bbr", "newreno", "copa", "vegas"]),
+        packets in 2u64..300,
+        queue in prop::sample::select(vec!["droptail", "abc", "codel", "pie"]),
+    ) {
+        let mut ms = Vec::new();
+        let mut t = 0;
+        for g in gaps {
+            t += g;
+            ms.push(t);
+        }
+        if t == 0 {
+            ms.push(1);
+        }
+        let text: String = ms.iter().map(|m| format!("{m}\n")).collect();
+        let path = scratch(&format!("prop-{}.trace", std::process::id()), text.as_bytes());
+        let v = json!({
+            "duration_ms": 3000, "seed": 5, "record_packets": false,
+            "hops": [
+                {"link": {"type": "trace", "path": path}, "queue": {"type": queue, "packets": packets}, "delay_ms": 20},
+                {"link": {"type": "trace", "path": path}, "queue": {"type": "infinite"}, "delay_ms": 20}
+            ],
+            "flows": [{"scheme": scheme, "fwd": [0], "rev": [1], "count": 2}]
+        });
+        let r = run(&v); // checks every invariant (capacity included) mid-run and at the end
+        let link = TraceLink::new(Arc::new(Trace::parse("p", &text).unwrap()), false);
+        let opportunity = link.opportunity_bytes_between(Time::ZERO, Time::from_millis(3000)) as f64;
+        for h in &r.summary.hops {
+            let departed = h.throughput_mbps * 1e6 / 8.0 * 3.0;
+            prop_assert!(departed <= opportunity + 1e-6 * opportunity, "hop {}: {departed} > {opportunity}", h.id);
+            prop_assert!(h.utilization <= 1.0 + 1e-12);
+        }
+    }
+
+    /// Little's law, L = λ·W, for every hop: the time-averaged number of packets in the hop equals
+    /// the departure rate times the mean sojourn, up to the packets still inside at the end.
+    #[test]
+    fn littles_law_holds_for_every_hop(
+        mbps in 1.0f64..30.0,
+        flows in 1u32..6,
+        packets in 5u64..400,
+        scheme in prop::sample::select(vec!["cubic", "newreno", "bbr", "vegas"]),
+    ) {
+        let secs = 20.0;
+        let v = json!({
+            "duration_ms": secs * 1000.0, "seed": 3, "record_packets": false, "sample_ms": 10,
+            "hops": [
+                {"link": {"type": "constant", "mbps": mbps}, "queue": {"type": "droptail", "packets": packets}, "delay_ms": 15},
+                {"link": {"type": "constant", "mbps": mbps}, "queue": {"type": "infinite"}, "delay_ms": 15}
+            ],
+            "flows": [{"scheme": scheme, "fwd": [0], "rev": [1], "count": flows}]
+        });
+        let r = run(&v);
+        for h in &r.summary.hops {
+            let lambda = h.packets as f64 / secs;
+            let l = h.mean_occupancy_packets;
+            let lw = lambda * h.mean_sojourn_ms / 1e3;
+            // L·T = Σ sojourns of departed packets + time spent inside by the packets still there
+            // at the end. Those are at most max_queue + 1, each inside for at most the time to
+            // send max_queue + 1 full packets ahead of it (a FIFO at a constant rate).
+            let inside = (h.max_queue_packets + 1) as f64;
+            let slack = inside * inside * 1500.0 * 8.0 / (mbps * 1e6) / secs;
+            prop_assert!(l - lw >= -1e-9 * l && l - lw <= slack + 1e-9 * l, "hop {}: L = {l}, λW = {lw}, slack {slack}", h.id);
+            if h.id == 0 {
+                // The sampled queue-length series (every 10 ms) agrees with the exact time
+                // average within sampling error.
+                let t = &r.tables["hops_ts"];
+                let (hop, q) = (icol(t, "hop"), icol(t, "queue_packets"));
+                let s: Vec<f64> = hop.iter().zip(q).filter(|(h, _)| **h == 0).map(|(_, q)| *q as f64).collect();
+                let sampled = s.iter().sum::<f64>() / s.len() as f64;
+                // The exact average also counts the packet on the link (≤ 1).
+                prop_assert!((sampled - l).abs() <= 0.1 * l + 1.5, "sampled {sampled}, exact {l}");
+            }
+        }
+    }
+}
