@@ -756,6 +756,18 @@ impl Simulation {
                 return Err(format!("event pending at {t}, before now {}", self.now));
             }
         }
+        let lines = self.hops.iter().map(|h| (h.name.as_str(), &h.line)).chain(
+            self.flows
+                .iter()
+                .flat_map(|f| [("flow launch line", &f.launch_line), ("flow ACK line", &f.ack_line)]),
+        );
+        for (name, line) in lines {
+            if !line.is_ordered_from(self.now) {
+                return Err(format!(
+                    "{name}: delay line out of order or holding a value due before now"
+                ));
+            }
+        }
         for h in &self.hops {
             let queued = h.queue.len_packets() as u64;
             let on_link = u64::from(h.tx.is_some());

@@ -38,7 +38,7 @@ pub const SKETCH_REL_ERROR: f64 = 1.0 / (2 * SKETCH_SUB) as f64;
 /// the bucket holding the exact order statistic (clamped to the exact min and max), hence is within
 /// half a bucket, i.e. a relative error of at most 2^-9 ≈ 0.195 % ([`SKETCH_REL_ERROR`]).
 /// Count, sum (hence mean), min and max are exact. Memory: 57 group slots plus 2 KiB per octave
-/// actually used (a nanosecond delay between 1 µs and 100 s touches at most 27), whatever the count.
+/// actually used (nanosecond delays between 1 µs and 100 s touch at most 28), whatever the count.
 #[derive(Clone, Debug)]
 pub struct Sketch {
     count: u64,

@@ -144,6 +144,12 @@ impl<T> DelayLine<T> {
         self.q.push_back((time, seq, value));
     }
 
+    /// Whether the values are due in order and none is due before `now` (checked by
+    /// `Simulation::check_invariants`; `push` only debug-asserts the order).
+    pub fn is_ordered_from(&self, now: Time) -> bool {
+        self.q.front().is_none_or(|f| f.0 >= now) && self.q.iter().zip(self.q.iter().skip(1)).all(|(a, b)| a.0 <= b.0)
+    }
+
     /// Remove the head, which is due at `now` (its event has just run), and schedule
     /// `head_event` for the next value if there is one.
     pub fn pop<E>(&mut self, events: &mut EventQueue<E>, now: Time, head_event: E) -> Option<T> {
@@ -169,6 +175,20 @@ impl<T> DelayLine<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delay_line_order_check() {
+        let mut q = EventQueue::new();
+        let mut line = DelayLine::default();
+        assert!(line.is_ordered_from(Time(100)));
+        line.push(&mut q, Time(10), 'a', ());
+        line.push(&mut q, Time(20), 'b', ());
+        assert!(line.is_ordered_from(Time(10)));
+        assert!(!line.is_ordered_from(Time(11)), "the head is overdue");
+        // Out of order only in release builds (push debug-asserts FIFO order).
+        line.q.push_back((Time(15), 99, 'c'));
+        assert!(!line.is_ordered_from(Time(0)));
+    }
 
     #[test]
     fn same_time_events_pop_in_insertion_order() {

@@ -87,7 +87,7 @@ pub const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
 pub fn k(w_max: f64, beta: f64, c: f64) -> f64 {
     let x = w_max * (1.0 - beta) / c;
     if x > 0.0 {
-        x.cbrt()
+        libm::cbrt(x)
     } else {
         0.0
     }
@@ -96,7 +96,8 @@ pub fn k(w_max: f64, beta: f64, c: f64) -> f64 {
 /// RFC 9438 eq. 1: the cubic window (segments) `t_secs` after a reduction from `w_max`,
 /// `W_cubic(t) = c (t - K)^3 + w_max` with `K` from [`k`].
 pub fn w_cubic(t_secs: f64, w_max: f64, beta: f64, c: f64) -> f64 {
-    c * (t_secs - k(w_max, beta, c)).powi(3) + w_max
+    let d = t_secs - k(w_max, beta, c);
+    c * d * d * d + w_max
 }
 
 /// CUBIC parameters (Linux module parameters). Keys (without the `cubic.` prefix) are listed in
@@ -438,7 +439,7 @@ impl Cubic {
                         (bic.k_secs, bic.origin_point) = (0.0, cwnd);
                     } else {
                         let gap = f64::from(bic.last_max_cwnd - cwnd);
-                        (bic.k_secs, bic.origin_point) = ((gap / c).cbrt(), bic.last_max_cwnd);
+                        (bic.k_secs, bic.origin_point) = (libm::cbrt(gap / c), bic.last_max_cwnd);
                     }
                     now
                 }

@@ -12,7 +12,7 @@
 //! **Monitor**: a burst of n segments, then σ_m = σ_d/2; burst rate ≥ ρ → take it as ρ, Fill;
 //! otherwise Drain. Losses leave the rate alone (§4.3); an RTO returns to Slow Start. Outage guard
 //! (§6): at most 2 × BDP in flight, `window() = max(2·ρ·RTT/MSS, 4)` segments, RTT = min RTT +
-//! t̄_buff by default (`guard_target = 0`: min RTT; `guard_srtt = 1` as well: smoothed RTT).
+//! t̄_buff by default (`guard_target = 0`: min RTT; `guard_srtt = 1`: smoothed RTT).
 //!
 //! Signals: `t_buff = RD − RD_min` (§4.1) with RD = `AckInfo::one_way_delay` (which already carries
 //! the receiver's timestamp granularity) and RD_min its minimum over the recent past, kept as 10
@@ -58,10 +58,10 @@
 //!   `k_d·ρ·2(T + RTT) = (T + 2·RTT)·ρ` segments, more than the `RTT·ρ` cap, so Monitor is entered
 //!   in most cycles, and a rebase while the queue is not empty raises RD_min and with it the
 //!   achieved delay: on a constant 12 Mbit/s link, 20 ms RTT, t̄_buff 40 ms, mean queueing 58.8 ms
-//!   with the rebase and 40.1 ms without (feedback on), which is why the rebase is off by default.
+//!   with the rebase and 40.0 ms without (feedback on), which is why the rebase is off by default.
 //! * BDP in the 2 × BDP guard (§6, "estimated BDP"). The digest reads it as ρ × min RTT
 //!   (`guard_target = 0`); then the queue can hold at most about one min RTT of delay, targets above
-//!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 19.0 / 16.1 ms on
+//!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 18.9 / 16.1 ms on
 //!   Verizon-LTE-short.up), which contradicts the paper's own claims that the cap has "negligible
 //!   impact on flows in the normal case" and that PR(L/M/H) are distinct points (Fig. 7). We size
 //!   it at the operating point the application asked for, ρ × (min RTT + t̄_buff): a flow at its
@@ -142,11 +142,11 @@ pub struct PropRateConfig {
     pub kd_min: f64,
     /// `base_history_s`: how long RD_min is remembered, seconds, in (0, 1e6]. Default 600.
     pub base_history_s: f64,
-    /// `guard_srtt`: size the 2 × BDP guard with the smoothed RTT instead of the minimum RTT, 0/1.
-    /// Default 0 (task spec; see the module doc).
+    /// `guard_srtt`: size the 2 × BDP guard with the smoothed RTT, 0/1. Default 0. Wins over
+    /// `guard_target` (see the module doc).
     pub guard_srtt: bool,
     /// `guard_target`: size the 2 × BDP guard with min RTT + t̄_buff, the RTT of the operating point
-    /// the application asked for, 0/1. Default 1 (see the module doc). Wins over `guard_srtt`.
+    /// the application asked for, 0/1. Default 1 (see the module doc); 0 (and `guard_srtt` 0): min RTT.
     pub guard_target: bool,
     /// `monitor_rebase`: a good Monitor probe resets RD_min to the probe's smallest one-way delay,
     /// 0/1. Default 0 (see the module doc: a rebase while a queue stands inflates the delay).
@@ -252,9 +252,9 @@ pub fn gains(t_ms: f64, rtt_ms: f64, lmax_ms: f64, kd_min: f64) -> Gains {
             k_d: ((0.5 * t + rtt) / (t + rtt)).max(kd_min),
         };
     }
-    let u = (2.0 * t / span).powf(0.25);
+    let u = libm::pow(2.0 * t / span, 0.25);
     let k_f = (2.0 / u * t + rtt) / (t + rtt);
-    let d_max = u.powi(3) * span; // Eq. 4
+    let d_max = u * u * u * span; // Eq. 4
     let t_f = d_max / (k_f - 1.0); // k_f − 1 = (2/U − 1)·T/(T + RTT) > 0
     let c = (1.0 - u) / u;
     let num = rtt - c * k_f * t_f;
@@ -540,10 +540,10 @@ impl PropRate {
 
     /// The 2 × BDP in-flight guard (§6), at least [`MIN_WINDOW`].
     fn guard(&self) -> f64 {
-        let rtt = if self.cfg.guard_target {
-            self.min_rtt.map(|r| r + Dur::from_millis_f64(self.cfg.target_ms))
-        } else if self.cfg.guard_srtt {
+        let rtt = if self.cfg.guard_srtt {
             self.srtt.or(self.min_rtt)
+        } else if self.cfg.guard_target {
+            self.min_rtt.map(|r| r + Dur::from_millis_f64(self.cfg.target_ms))
         } else {
             self.min_rtt
         };
@@ -604,8 +604,8 @@ impl PropRate {
         }
         let target = self.cfg.target_ms;
         match self.state {
-            State::Fill if ta > target => self.t_ms -= (ta - target).max(1.0).ln(),
-            State::Drain if ta < target => self.t_ms += (target - ta).max(1.0).ln(),
+            State::Fill if ta > target => self.t_ms -= libm::log((ta - target).max(1.0)),
+            State::Drain if ta < target => self.t_ms += libm::log((target - ta).max(1.0)),
             _ => {}
         }
         self.t_ms = self.t_ms.clamp(T_MIN_MS, T_MAX_MS);
@@ -959,11 +959,9 @@ mod tests {
         assert_eq!(cc.state(), State::Drain, "t_buff 800 ms");
         assert_eq!(cc.window(), 4.0, "2 · 0.8 segments");
         assert_eq!(cc.pacing_rate(), Some(MIN_RATE), "0.75 · 15 000 B/s is under the floor");
-        // guard_srtt: 2 · ρ · SRTT with SRTT 1 s = 20 segments (min RTT stays 40 ms for the rest).
-        let mut cc = with(|c| {
-            c.guard_srtt = true;
-            c.guard_target = false;
-        });
+        // guard_srtt (winning over the default guard_target): 2 · ρ · SRTT with SRTT 1 s = 20
+        // segments (min RTT stays 40 ms for the rest).
+        let mut cc = with(|c| c.guard_srtt = true);
         burst(&mut cc, 0, 10, 100_000, 1);
         cc.on_ack(
             us(2_000_000),
