@@ -246,6 +246,22 @@ def test_tables_have_one_row_per_run_and_flow_and_metadata(tmp_path):
     assert outcome.results is not None and len(outcome.results) == len(res)
 
 
+def test_schemes_with_identical_scenarios_share_a_run_but_keep_their_rows(tmp_path):
+    from accelbrake.experiments.figures import aggregate, run_level
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["abc", "abc2"], "traces": ["const:12"], "seeds": [0]}
+    doc["schemes"] = {"abc2": {"scheme": "abc", "label": "ABC again"}}
+    out = tmp_path / "o"
+    outcome = run_sweep(parse_experiment(doc), out, progress=False)
+    res = outcome.results
+    assert res is not None and res["run_id"].nunique() == 1 and sorted(res["scheme"]) == ["abc", "abc2"]
+    runs = run_level(res)
+    assert list(runs["scheme"]) == ["abc", "abc2"]
+    agg = aggregate(res)
+    assert sorted(set(agg["scheme"])) == ["abc", "abc2"]
+
+
 def test_stopped_sweep_runs_only_the_missing_runs(tmp_path):
     exp = parse_experiment(small_doc())
     out = tmp_path / "o"
@@ -266,6 +282,29 @@ def test_stopped_sweep_runs_only_the_missing_runs(tmp_path):
     )
     third = run_sweep(exp, out, progress=False)
     assert (third.ran, third.skipped) == (0, 8)
+
+
+def test_damaged_run_file_is_run_again_and_young_temp_files_are_kept(tmp_path):
+    from accelbrake._io import TEMP_PREFIX
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["abc"], "traces": ["const:12"], "seeds": [0, 1]}
+    exp = parse_experiment(doc)
+    out = tmp_path / "o"
+    first = run_sweep(exp, out, progress=False)
+    assert first.ran == 2
+    # A finished-run marker emptied by a crash of the machine, an old leftover, a young temp file.
+    damaged = out / "runs" / f"{first.executed[0]}.json"
+    damaged.write_text("", encoding="utf-8")
+    old = out / "runs" / f"{TEMP_PREFIX}old.json"
+    young = out / "runs" / f"{TEMP_PREFIX}young.json"
+    for f in (old, young):
+        f.write_text("{", encoding="utf-8")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    second = run_sweep(exp, out, progress=False)
+    assert (second.ran, second.skipped) == (1, 1) and second.executed == [first.executed[0]]
+    assert json.loads(damaged.read_text(encoding="utf-8"))["run_id"] == first.executed[0]
+    assert not old.exists() and young.exists()
 
 
 def test_killed_sweep_resumes(tmp_path):
@@ -467,3 +506,22 @@ def test_every_reproduction_runs_and_compares(rid, tmp_path):
             assert row["ratio"] == pytest.approx(row["ours"] / row["published"])
     assert not [r for r in comp["rows"] if r["status"] == "no data"], comp["rows"]
     assert json.loads((tmp_path / "comparison.json").read_text())["reproductions"][0]["id"] == rid
+
+
+def test_jain_over_time_numbers_counted_flows_like_the_core():
+    from accelbrake.experiments.figures import jain_over_time
+
+    # Entry 0: one flow from 0 s; entry 1: two flows (ids 1 and 2) from 10 s to 20 s.
+    scenario = {
+        "duration_ms": 30000,
+        "flows": [{"start_ms": 0}, {"count": 2, "start_ms": 10000, "stop_ms": 20000}],
+    }
+    rows = []
+    for t in (5.0, 15.0, 25.0):
+        for flow, rate in ((0, 6.0), (1, 3.0 if t == 15.0 else 0.0), (2, 3.0 if t == 15.0 else 0.0)):
+            rows.append({"t_s": t, "flow": flow, "throughput_mbps": rate})
+    t, jain = jain_over_time(pd.DataFrame(rows), scenario)
+    assert list(t) == [5.0, 15.0, 25.0]
+    # Only flow 0 at 5 s and 25 s (NaN); all three at 15 s: (12²) / (3 · 54) = 0.889.
+    assert pd.isna(jain[0]) and pd.isna(jain[2])
+    assert abs(jain[1] - 144 / 162) < 1e-12

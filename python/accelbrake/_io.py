@@ -1,8 +1,9 @@
 """Small file helpers: atomic writes and locating the repository.
 
 Every output file of accelbrake is written atomically: the data goes to a temporary file in the
-destination directory, which is then renamed over the destination with :func:`os.replace`. A reader
-never sees a half-written file, and an interrupted run leaves no partial output behind.
+destination directory, is flushed to disk (``fsync``), and is then renamed over the destination with
+:func:`os.replace`, after which the directory is synced too. A reader never sees a half-written
+file, and neither an interrupted run nor a power loss leaves partial output under a final name.
 """
 
 from __future__ import annotations
@@ -45,11 +46,27 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp_path
         # mkstemp creates 0600 files; give the result the permissions a plain open() would.
         os.chmod(tmp_path, 0o666 & ~_UMASK)
+        _fsync(tmp_path)
         os.replace(tmp_path, dest)
+        _fsync(dest.parent, directory=True)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp_path.unlink()
         raise
+
+
+def _fsync(path: Path, *, directory: bool = False) -> None:
+    """Flush ``path`` (a file, or a directory's entries) to disk; a no-op where unsupported."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], Any]) -> Path:

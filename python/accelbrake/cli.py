@@ -1107,10 +1107,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     )
 
     if args.list or not args.ids:
+        width = max(map(len, [*REPRODUCTIONS, *UNAVAILABLE]))
         for k, r in REPRODUCTIONS.items():
-            print(f"{k:<14} {r.title}")
+            print(f"{k:<{width}}  {r.title}")
         for k, why in UNAVAILABLE.items():
-            print(f"{k:<14} not available yet: {why}")
+            print(f"{k:<{width}}  not available yet: {why}")
         return 0 if args.list else 2
     ids = list(REPRODUCTIONS) if [i.lower() for i in args.ids] == ["all"] else args.ids
     reps = resolve_ids(ids)

@@ -429,10 +429,18 @@ SET_KEYS: dict[str, _SetKey] = {
         "param", "feedback", "bool", "negative-feedback loop on T (default true)", schemes=_PROPRATE
     ),
     "proprate.guard_target": _SetKey(
-        "param", "guard_target", "bool", "2×BDP guard at min RTT + target (default true; else min RTT)", schemes=_PROPRATE
+        "param",
+        "guard_target",
+        "bool",
+        "2×BDP guard at min RTT + target (default true; else min RTT)",
+        schemes=_PROPRATE,
     ),
     "proprate.guard_srtt": _SetKey(
-        "param", "guard_srtt", "bool", "2×BDP guard from the smoothed RTT (wins over guard_target)", schemes=_PROPRATE
+        "param",
+        "guard_srtt",
+        "bool",
+        "2×BDP guard from the smoothed RTT (wins over guard_target)",
+        schemes=_PROPRATE,
     ),
     "proprate.monitor_rebase": _SetKey(
         "param",

@@ -138,10 +138,18 @@ def display_name(scheme: str, labels: dict[str, str] | None = None) -> str:
 
 
 def run_level(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per run (the run-level columns of ``results``, from its first flow)."""
-    first = results.sort_values(["run_id", "flow"], kind="stable").groupby("run_id", sort=False).head(1)
-    order = {r: i for i, r in enumerate(dict.fromkeys(results["run_id"]))}
-    return first.sort_values("run_id", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    """One row per run and matrix scheme (the run-level columns of ``results``, from its first flow).
+
+    Two matrix schemes whose scenarios coincide share one simulation (one ``run_id``) but keep a
+    row each, so neither disappears from the aggregates."""
+    keys = ["run_id", "scheme"] if "scheme" in results.columns else ["run_id"]
+    ordered = results.sort_values([*keys, "flow"], kind="stable")
+    first = ordered.groupby(keys, sort=False).head(1)
+    order = {k: i for i, k in enumerate(dict.fromkeys(zip(*(results[c] for c in keys), strict=True)))}
+    pos = [order[k] for k in zip(*(first[c] for c in keys), strict=True)]
+    return (
+        first.assign(_pos=pos).sort_values("_pos", kind="stable").drop(columns="_pos").reset_index(drop=True)
+    )
 
 
 #: Metrics aggregated over seeds: column of :func:`run_level` → short name.
@@ -428,8 +436,9 @@ def jain_over_time(ts: pd.DataFrame, scenario: dict[str, Any]) -> tuple[np.ndarr
     """Jain's index of the active flows' throughputs in each time-series bin (NaN with < 2 active).
 
     A flow is active from its start to its stop (or the end of the run)."""
-    flows = scenario.get("flows", [])
     end = float(scenario.get("duration_ms", 0.0)) / 1000.0
+    # Flow ids as the core numbers them: an entry with ``count: n`` is n consecutive flows.
+    flows = [f for f in scenario.get("flows", []) for _ in range(int(f.get("count", 1)))]
     starts = {i: float(f.get("start_ms", 0.0)) / 1000.0 for i, f in enumerate(flows)}
     stops = {
         i: (float(f["stop_ms"]) / 1000.0 if f.get("stop_ms") is not None else end)

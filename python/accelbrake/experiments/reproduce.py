@@ -673,6 +673,17 @@ UNAVAILABLE: dict[str, str] = {
     "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
     "abc-pk": "PK-ABC (target rate from the trace one RTT ahead) is not implemented",
     "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
+    "c2tcp-table1": "not wired as a reproduction yet; the C2TCP setup is checked by the Rust integration "
+    "tests (tests/integration/delay.rs) and tabulated in docs/delay-schemes.md",
+    "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
+    "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
+    "c2tcp-target": "not wired as a reproduction yet; checked by c2tcp_average_delay_follows_its_target",
+    "c2tcp-buffer": "not wired as a reproduction yet; checked by c2tcp_delay_does_not_grow_with_the_buffer",
+    "proprate-frontier": "not wired as a reproduction yet; checked by "
+    "proprate_frontier_is_monotone_in_the_target",
+    "proprate-nfl": "not wired as a reproduction yet; checked by "
+    "proprate_feedback_loop_brings_the_delay_to_the_target",
+    "abe-figures": "run `accelbrake abe-sweep` (the ABE paper's figures 4-7)",
 }
 
 

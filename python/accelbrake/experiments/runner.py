@@ -18,6 +18,7 @@ file exists, and a changed trace, parameter or simulator build makes a new run.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -130,7 +131,13 @@ def _runs_dir(out: Path) -> Path:
 
 
 def _is_done(out: Path, rid: str) -> bool:
-    return (_runs_dir(out) / f"{rid}.json").is_file()
+    """Whether the run's JSON (written last) exists and parses; a damaged one is run again."""
+    path = _runs_dir(out) / f"{rid}.json"
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _write_run(
@@ -174,10 +181,19 @@ def _write_run(
     atomic_write_json(runs / f"{rid}.json", doc)
 
 
+#: Temporary files older than this are leftovers of a killed sweep; younger ones may belong to a
+#: sweep still running on the same folder, so they are left alone.
+LEFTOVER_AGE_S = 3600.0
+
+
 def _remove_leftovers(out: Path) -> None:
-    """Delete temporary files a killed sweep left in ``runs/`` (never a finished run's files)."""
+    """Delete temporary files a killed sweep left in ``runs/`` (never a finished run's files, nor
+    the in-flight files of another sweep writing to the same folder)."""
+    now = time.time()
     for f in _runs_dir(out).glob(TEMP_PREFIX + "*"):
-        f.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            if now - f.stat().st_mtime > LEFTOVER_AGE_S:
+                f.unlink()
 
 
 def run_sweep(
