@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PAPER", "PUBLISHED", "Published"]
+__all__ = ["PAPER", "PAPER_C2TCP", "PUBLISHED", "Published"]
 
 #: The paper file the ABC numbers come from (``shared/papers``; see its README for the title).
 PAPER = "ABC: Goyal et al., NSDI 2020 (shared/papers/000_72d683ee808a74cc.txt)"
@@ -45,7 +45,29 @@ def _table(scheme: str, ours: str | None, util: float, p95: float) -> list[Publi
     ]
 
 
+#: The paper the C2TCP numbers come from.
+PAPER_C2TCP = "C2TCP: Abbasloo, Xu, Chao, IEEE JSAC 2019 (shared/papers/002_a0589884bce3fcd4.txt)"
+
+
+def _c2tcp_row(scheme: str, ours: str | None, thr: float, avg: float, p95: float) -> list[Published]:
+    sec = "c2tcp-table1"
+    return [
+        Published(sec, scheme, "norm. throughput", ours, f"{thr:g}", thr),
+        Published(sec, scheme, "norm. average delay", ours, f"{avg:g}", avg),
+        Published(sec, scheme, "norm. p95 delay", ours, f"{p95:g}", p95),
+    ]
+
+
 PUBLISHED: dict[str, list[Published]] = {
+    # C2TCP Table I: per-trace values normalised to C2TCP, averaged over traces (jitter not compared).
+    "c2tcp-table1": [
+        *_c2tcp_row("BBR", "bbr", 1.22, 2.44, 2.31),
+        *_c2tcp_row("Verus", None, 1.12, 3.82, 3.22),
+        *_c2tcp_row("Cubic", "cubic", 1.28, 8.95, 8.54),
+        *_c2tcp_row("Sprout", None, 1.13, 1.94, 1.64),
+        *_c2tcp_row("Westwood", "westwood", 1.26, 6.89, 6.78),
+        *_c2tcp_row("PCC-Vivace", None, 1.04, 10.05, 10.52),
+    ],
     # 8-trace averages normalised to ABC (ABC = 78 % utilisation, 242 ms p95 per-packet delay).
     "abc-table": [
         Published("abc-table", "ABC", "utilisation", "abc", "78 %", 0.78),
