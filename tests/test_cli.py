@@ -184,6 +184,16 @@ def test_compare_in_process_json(capsys, tmp_path):
     assert (tmp_path / "c.svg").stat().st_size > 0
 
 
+def test_compare_traces_space_comma_and_repeated(capsys):
+    # `--traces traces/*.up` reaches argparse as several words after one --traces.
+    code, out, err = run_main(
+        capsys, "compare", "--schemes", "abc", "--traces", "const:12", "const:6,const:3",
+        "--traces", "const:24", "--duration", "2", "--jobs", "1", "--json", "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    assert [r["trace"] for r in json.loads(out)["rows"]] == ["const:12", "const:6", "const:3", "const:24"]
+
+
 def test_traces_lists_the_bundled_traces(capsys, repo):
     code, out, _ = run_main(capsys, "traces", str(repo / "traces"))
     assert code == 0

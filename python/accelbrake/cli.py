@@ -179,10 +179,12 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
     if compare:
         g.add_argument(
             "--traces",
-            action="append",
+            action="extend",
+            nargs="+",
             metavar="F[,F...]",
-            help=f"data-direction links, comma-separated or repeated: Mahimahi trace files (.up/.down/.mahi) "
-            f"or constant rates like const:24 (Mbit/s) (default: {DEFAULT_TRACE})",
+            help=f"data-direction links, comma-separated, space-separated (a shell glob such as traces/*.up "
+            f"works) or repeated: Mahimahi trace files (.up/.down/.mahi) or constant rates like const:24 "
+            f"(Mbit/s) (default: {DEFAULT_TRACE})",
         )
     else:
         g.add_argument(
@@ -512,9 +514,10 @@ def _experiment_parsers(sub: Any, fmt: Any) -> None:
     )
     rep.add_argument(
         "--traces",
-        action="append",
+        action="extend",
+        nargs="+",
         metavar="F[,F...]",
-        help="replace the experiment's traces: files or folders, comma-separated or repeated",
+        help="replace the experiment's traces: files or folders, comma-, space-separated or repeated",
     )
     rep.add_argument(
         "--set",
