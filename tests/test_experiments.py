@@ -40,6 +40,11 @@ def write_toml(path: Path, text: str) -> Path:
     return path
 
 
+def _finished(out: Path) -> list[Path]:
+    """Finished runs' JSON files (temporary files of runs in flight start with a dot)."""
+    return [p for p in (out / "runs").glob("*.json") if not p.name.startswith(".")]
+
+
 def _frames(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.read_parquet(out / "results.parquet"), pd.read_parquet(out / "timeseries.parquet")
 
@@ -284,7 +289,7 @@ def test_stopped_sweep_runs_only_the_missing_runs(tmp_path):
     assert (third.ran, third.skipped) == (0, 8)
 
 
-def test_damaged_run_file_is_run_again_and_young_temp_files_are_kept(tmp_path):
+def test_damaged_run_file_is_run_again_and_leftovers_are_removed(tmp_path):
     from accelbrake._io import TEMP_PREFIX
 
     doc = small_doc()
@@ -293,18 +298,30 @@ def test_damaged_run_file_is_run_again_and_young_temp_files_are_kept(tmp_path):
     out = tmp_path / "o"
     first = run_sweep(exp, out, progress=False)
     assert first.ran == 2
-    # A finished-run marker emptied by a crash of the machine, an old leftover, a young temp file.
+    # A finished-run marker emptied by a crash of the machine, and a killed sweep's temp file.
     damaged = out / "runs" / f"{first.executed[0]}.json"
     damaged.write_text("", encoding="utf-8")
-    old = out / "runs" / f"{TEMP_PREFIX}old.json"
-    young = out / "runs" / f"{TEMP_PREFIX}young.json"
-    for f in (old, young):
-        f.write_text("{", encoding="utf-8")
-    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    leftover = out / "runs" / f"{TEMP_PREFIX}x.json"
+    leftover.write_text("{", encoding="utf-8")
     second = run_sweep(exp, out, progress=False)
     assert (second.ran, second.skipped) == (1, 1) and second.executed == [first.executed[0]]
     assert json.loads(damaged.read_text(encoding="utf-8"))["run_id"] == first.executed[0]
-    assert not old.exists() and young.exists()
+    assert not leftover.exists()
+
+
+def test_a_second_sweep_on_a_locked_folder_fails_clearly(tmp_path):
+    fcntl = pytest.importorskip("fcntl")
+    from accelbrake.experiments.runner import LOCK_NAME
+
+    exp = parse_experiment(small_doc())
+    out = tmp_path / "o"
+    out.mkdir()
+    with open(out / LOCK_NAME, "w") as held:  # another sweep holding the lock
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(ExperimentError, match="another sweep is writing to this folder"):
+            run_sweep(exp, out, progress=False)
+    assert not (out / "runs").exists(), "nothing ran, nothing was written"
+    assert run_sweep(exp, out, progress=False, limit=1).ran == 1  # lock released: runs
 
 
 def test_killed_sweep_resumes(tmp_path):
@@ -334,14 +351,14 @@ def test_killed_sweep_resumes(tmp_path):
     )
     try:
         deadline = time.monotonic() + 120
-        while len(list((out / "runs").glob("*.json"))) < 2 and time.monotonic() < deadline:
+        while len(_finished(out)) < 2 and time.monotonic() < deadline:
             if proc.poll() is not None:
                 break
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=30)
-    finished = len(list((out / "runs").glob("*.json")))
+    finished = len(_finished(out))
     assert 2 <= finished < 12, f"the sweep ended before it could be killed ({finished} runs)"
     assert not (out / "results.parquet").exists()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, check=False)

@@ -26,7 +26,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from accelbrake import __version__
 from accelbrake._io import TEMP_PREFIX, atomic_path, atomic_write_json
 from accelbrake.experiments.executors import Executor, LocalExecutor
-from accelbrake.experiments.spec import Experiment, RunPoint
+from accelbrake.experiments.spec import Experiment, ExperimentError, RunPoint
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -181,19 +181,41 @@ def _write_run(
     atomic_write_json(runs / f"{rid}.json", doc)
 
 
-#: Temporary files older than this are leftovers of a killed sweep; younger ones may belong to a
-#: sweep still running on the same folder, so they are left alone.
-LEFTOVER_AGE_S = 3600.0
-
-
 def _remove_leftovers(out: Path) -> None:
-    """Delete temporary files a killed sweep left in ``runs/`` (never a finished run's files, nor
-    the in-flight files of another sweep writing to the same folder)."""
-    now = time.time()
+    """Delete temporary files a killed sweep left in ``runs/`` (never a finished run's files). Only
+    called under the folder's lock, so no other sweep is writing there."""
     for f in _runs_dir(out).glob(TEMP_PREFIX + "*"):
-        with contextlib.suppress(OSError):
-            if now - f.stat().st_mtime > LEFTOVER_AGE_S:
-                f.unlink()
+        f.unlink(missing_ok=True)
+
+
+#: Lock file of an output folder: a sweep holds an exclusive ``flock`` on it while it writes.
+LOCK_NAME = ".sweep.lock"
+
+
+@contextlib.contextmanager
+def _folder_lock(out: Path) -> Iterator[None]:
+    """Hold the output folder's lock for the sweep; fail at once if another sweep holds it. The
+    kernel drops the lock when the holder exits, even on SIGKILL, so a killed sweep never blocks
+    its resumption. Without ``fcntl`` (Windows) there is no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ExperimentError(
+                f"{out}: another sweep is writing to this folder (it holds {out / LOCK_NAME}); "
+                "wait for it to finish or choose another --out",
+                key="out",
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def run_sweep(
@@ -210,14 +232,27 @@ def run_sweep(
     ``limit`` runs at most that many of the missing runs (then the tables are not written and
     ``complete`` is false; run again to finish). Each finished run is written as soon as it
     arrives, so an interrupted sweep (Ctrl-C, a killed process, a failed run) loses only the runs
-    in flight. Raises :class:`~accelbrake.SimulationError` if a run fails.
+    in flight. Raises :class:`~accelbrake.SimulationError` if a run fails, and
+    :class:`~accelbrake.experiments.spec.ExperimentError` if another sweep is writing to
+    ``out_dir`` (the folder is locked for the duration of a sweep).
     """
+    out = Path(out_dir)
+    with _folder_lock(out):
+        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo)
+
+
+def _run_sweep_locked(
+    exp: Experiment,
+    out: Path,
+    executor: Executor,
+    progress: bool,
+    limit: int | None,
+    echo: Callable[[str], Any] | None,
+) -> SweepOutcome:
     from tqdm import tqdm
 
     from accelbrake.results import git_commit
 
-    out = Path(out_dir)
-    executor = executor or LocalExecutor()
     t0 = time.monotonic()
     plan: dict[str, tuple[RunPoint, dict[str, Any]]] = {}
     order: list[tuple[str, RunPoint]] = []
