@@ -87,24 +87,23 @@ def _arg_rate(text: str) -> float:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _arg_count(text: str) -> int:
+def _whole(text: str, minimum: int, not_whole: str, too_small: str) -> int:
+    """``text`` as an int ≥ ``minimum``; the errors say ``expected <not_whole>`` / ``<too_small>``."""
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected 1 or more, got {v}")
+        raise argparse.ArgumentTypeError(f"expected {not_whole}, got '{text}'") from None
+    if v < minimum:
+        raise argparse.ArgumentTypeError(f"expected {too_small}, got {v}")
     return v
+
+
+def _arg_count(text: str) -> int:
+    return _whole(text, 1, "a whole number", "1 or more")
 
 
 def _arg_seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got '{text}'") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 0, got {v}")
-    return v
+    return _whole(text, 0, "a whole number ≥ 0", "a whole number ≥ 0")
 
 
 def _arg_betas(text: str) -> tuple[float, ...]:

@@ -68,7 +68,7 @@
 
 use super::cubic::{Cubic, CubicConfig};
 use super::newreno::ParamReader;
-use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use super::{AckInfo, CongestionControl, CongestionKind, Params};
 use crate::error::{Error, Result};
 use crate::time::{Dur, Time, NS_PER_MS};
 
@@ -353,11 +353,6 @@ impl C2tcp {
         self.first_above.map(|_| self.next_time)
     }
 
-    /// Slow-start threshold in segments, `None` while infinite.
-    pub fn ssthresh(&self) -> Option<f64> {
-        self.cubic.ssthresh()
-    }
-
     /// Setpoint in whole ms: `floor(floor(minRTT_ms) · α100 / 100)` (reference).
     fn setpoint_ms(&self) -> u64 {
         let min_ms = self.min_rtt.map_or(0, whole_ms);
@@ -483,12 +478,8 @@ impl CongestionControl for C2tcp {
         self.in_loss = false;
     }
 
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd: self.window(),
-            ssthresh: self.ssthresh(),
-            ..CcMetrics::default()
-        }
+    fn ssthresh(&self) -> Option<f64> {
+        self.cubic.ssthresh()
     }
 }
 

@@ -36,7 +36,7 @@ use super::newreno::{
     tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW,
     MIN_SSTHRESH,
 };
-use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use super::{AckInfo, CongestionControl, CongestionKind, Params};
 use crate::error::Result;
 use crate::time::{Dur, Time};
 
@@ -290,11 +290,6 @@ impl Cubic {
     /// The parameters in use.
     pub fn config(&self) -> &CubicConfig {
         &self.cfg
-    }
-
-    /// Slow-start threshold in segments, `None` while infinite.
-    pub fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 
     /// Whether Linux `bictcp_acked` would take `ack`'s delay sample: it carries an RTT and the
@@ -592,12 +587,8 @@ impl CongestionControl for Cubic {
         self.rto_backoff = false;
     }
 
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd: self.window(),
-            ssthresh: self.ssthresh(),
-            ..CcMetrics::default()
-        }
+    fn ssthresh(&self) -> Option<f64> {
+        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 }
 

@@ -169,9 +169,15 @@ pub trait CongestionControl: Send {
     fn metrics(&self) -> CcMetrics {
         CcMetrics {
             cwnd: self.window(),
+            ssthresh: self.ssthresh(),
             pacing_rate: self.pacing_rate(),
             ..CcMetrics::default()
         }
+    }
+
+    /// Slow-start threshold in segments, `None` while infinite or for controllers without one.
+    fn ssthresh(&self) -> Option<f64> {
+        None
     }
 }
 

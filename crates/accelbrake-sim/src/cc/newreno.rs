@@ -17,7 +17,7 @@
 //! window-reduction state: the window slow-starts from one segment even though
 //! `AckInfo::in_recovery` is set. Only fast recovery (after [`CongestionKind::Loss`]) holds it.
 
-use super::{take, AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use super::{take, AckInfo, CongestionControl, CongestionKind, Params};
 use crate::error::{Error, Result};
 use crate::time::Time;
 
@@ -211,11 +211,6 @@ impl NewReno {
         &self.cfg
     }
 
-    /// Slow-start threshold in segments, `None` while infinite.
-    pub fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
-    }
-
     /// Whether the window is below ssthresh (Linux `tcp_in_slow_start`).
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -299,12 +294,8 @@ impl CongestionControl for NewReno {
         self.rto_backoff = false;
     }
 
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd: self.window(),
-            ssthresh: self.ssthresh(),
-            ..CcMetrics::default()
-        }
+    fn ssthresh(&self) -> Option<f64> {
+        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 }
 

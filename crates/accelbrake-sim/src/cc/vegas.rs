@@ -47,7 +47,7 @@ use super::newreno::{
     tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW,
     MIN_SSTHRESH,
 };
-use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use super::{AckInfo, CongestionControl, CongestionKind, Params};
 use crate::error::Result;
 use crate::time::{Dur, Time};
 
@@ -178,11 +178,6 @@ impl Vegas {
     /// The parameters in use.
     pub fn config(&self) -> &VegasConfig {
         &self.cfg
-    }
-
-    /// Slow-start threshold in segments, `None` while infinite.
-    pub fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 
     /// `cwnd < ssthresh` (Linux `tcp_in_slow_start`).
@@ -359,12 +354,8 @@ impl CongestionControl for Vegas {
         self.rto_backoff = false;
     }
 
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd: self.window(),
-            ssthresh: self.ssthresh(),
-            ..CcMetrics::default()
-        }
+    fn ssthresh(&self) -> Option<f64> {
+        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 }
 

@@ -49,7 +49,7 @@ use super::newreno::{
     tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW,
     MIN_SSTHRESH,
 };
-use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use super::{AckInfo, CongestionControl, CongestionKind, Params};
 use crate::error::Result;
 use crate::packet::MSS;
 use crate::time::{Dur, Time};
@@ -197,11 +197,6 @@ impl Westwood {
     /// Minimum RTT used for the loss response ([`INIT_RTT`] before any sample).
     pub fn rtt_min(&self) -> Dur {
         self.rtt_min
-    }
-
-    /// Slow-start threshold in segments, `None` while infinite.
-    pub fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 
     /// Whether the window is below ssthresh (Linux `tcp_in_slow_start`).
@@ -371,12 +366,8 @@ impl CongestionControl for Westwood {
         self.rto_backoff = false;
     }
 
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd: self.window(),
-            ssthresh: self.ssthresh(),
-            ..CcMetrics::default()
-        }
+    fn ssthresh(&self) -> Option<f64> {
+        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
     }
 }
 
