@@ -37,6 +37,7 @@ pub mod error;
 pub mod link;
 pub mod metrics;
 pub mod packet;
+pub mod params;
 pub mod queue;
 pub mod receiver;
 pub mod rng;

@@ -34,7 +34,7 @@ pub const RTO_INITIAL: Dur = Dur::from_secs(1);
 /// Linux `TCP_RTO_MAX`.
 pub const RTO_MAX: Dur = Dur::from_secs(120);
 /// Linux `tcp_min_tso_segs`: paced senders release at least this many segments at once.
-pub const PACING_MIN_BURST: u32 = 2;
+pub use crate::cc::PACING_MIN_BURST;
 /// Largest window in segments: TCP's window can never exceed 2^30 bytes (RFC 7323 §2.3, window
 /// scale shift ≤ 14). Besides being TCP's limit, it bounds a flow's scoreboard memory (~30 MB)
 /// when a controller's window grows without bound (e.g. ABC with no ABC router on its path).
