@@ -12,6 +12,12 @@ cross hop 1 (an infinite queue in front of the ACK link, then ``D`` ms). The min
 Overrides (``sets``) are ``key=value`` strings with units; :data:`SET_KEYS` lists every key.
 ``queue`` replaces the preset's bottleneck queue with a Mahimahi-style description
 (:func:`parse_queue_spec`, :data:`QUEUE_KEYS`), e.g. ``"codel target=50,interval=100,packets=250"``.
+
+This module builds scenarios, resolves links and traces, loads scenario files and re-explains the
+core's validation errors. The pieces it uses live in their own modules and are re-exported here:
+:mod:`accelbrake.units` (numbers with units), :mod:`accelbrake.schemes` (the presets),
+:mod:`accelbrake.setkeys` (``--set`` keys), :mod:`accelbrake.queues` (``--queue`` specs) and
+:mod:`accelbrake.errors` (:class:`ScenarioError`).
 """
 
 from __future__ import annotations
