@@ -33,7 +33,6 @@ the file and the key (``exp.toml: matrix.schemes[1]: unknown scheme 'cubci' (did
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import math
 import os
@@ -44,6 +43,7 @@ from typing import Any
 
 from accelbrake import _core
 from accelbrake._core import SimulationError
+from accelbrake._text import did_you_mean
 from accelbrake.scenarios import (
     SCHEMES,
     ScenarioError,
@@ -124,11 +124,6 @@ _MATRIX_DEFAULTS: dict[str, list[Any]] = {
     "start_interval_s": [0.0],
     "seeds": [0],
 }
-
-
-def _did_you_mean(word: str, known: Iterable[str]) -> str:
-    match = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f" (did you mean '{match[0]}'?)" if match else ""
 
 
 def _type_name(v: Any) -> str:
@@ -431,7 +426,7 @@ class _Checker:
             if k not in allowed:
                 full = f"{where}.{k}" if where else k
                 raise self.fail(
-                    full, f"unknown key '{k}'{_did_you_mean(k, allowed)}; allowed: {', '.join(allowed)}"
+                    full, f"unknown key '{k}'{did_you_mean(k, allowed)}; allowed: {', '.join(allowed)}"
                 )
 
     def number(self, v: Any, key: str, unit: str, *, minimum: float = 0.0, strict: bool = False) -> float:
@@ -572,7 +567,7 @@ def parse_experiment(
             key = f"{where}.scheme" if "scheme" in sdoc else where
             raise c.fail(
                 key,
-                f"unknown scheme '{base}'{_did_you_mean(preset, SCHEMES)}; presets: {', '.join(SCHEMES)}"
+                f"unknown scheme '{base}'{did_you_mean(preset, SCHEMES)}; presets: {', '.join(SCHEMES)}"
                 + ("" if "scheme" in sdoc else f" (or give scheme = \"...\" to make '{sname}' a variant)"),
             )
         label = c.string(sdoc.get("label", sname), f"{where}.label", "a label")
@@ -596,7 +591,7 @@ def parse_experiment(
                 known = [*SCHEMES, *entries]
                 raise c.fail(
                     key,
-                    f"unknown scheme '{s}'{_did_you_mean(cs, known)}; available: {', '.join(known)} "
+                    f"unknown scheme '{s}'{did_you_mean(cs, known)}; available: {', '.join(known)} "
                     "(or define a variant in [schemes.NAME])",
                 )
         if s in scheme_names:
