@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from accelbrake import catalog
 from accelbrake._text import did_you_mean
 from accelbrake.errors import ScenarioError
 from accelbrake.setkeys import EXPECTED, Locations, SetKey, parse_value
@@ -18,76 +19,27 @@ from accelbrake.setkeys import EXPECTED, Locations, SetKey, parse_value
 __all__ = ["QUEUE_KEYS", "parse_queue_spec", "queue_from_arg"]
 
 
-def _qk(field: str, kind: str, help: str, choices: tuple[str, ...] = ()) -> SetKey:
-    return SetKey("queue", field, kind, help, choices)
+def _queue_keys() -> tuple[dict[str, dict[str, SetKey]], dict[str, dict[str, str]], dict[str, str]]:
+    keys: dict[str, dict[str, SetKey]] = {}
+    aliases: dict[str, dict[str, str]] = {}
+    type_aliases: dict[str, str] = {}
+    for q in catalog.queues():
+        keys[q.name] = {
+            p.key: SetKey(
+                "queue", p.name, "param", p.doc + f" (default {p.default_text()})", p.choices, param=p
+            )
+            for p in q.params
+        }
+        aliases[q.name] = {alt: p.key for p in q.params for alt in (p.name, *p.aliases) if alt != p.key}
+        type_aliases.update({a: q.name for a in q.aliases})
+    return keys, aliases, type_aliases
 
 
-_LIMIT_KEYS = {
-    "packets": _qk("packets", "count", "limit in packets (default: --buffer)"),
-    "bytes": _qk("bytes", "size", "limit in bytes instead (≥ 1500)"),
-}
-
-#: Parameters of each ``--queue`` type: name → how it lands in the queue's JSON. Times are ms
-#: when bare (Mahimahi / ABC-artifact style) and accept units (``50ms``, ``0.05s``).
-QUEUE_KEYS: dict[str, dict[str, SetKey]] = {
-    "droptail": dict(_LIMIT_KEYS),
-    "infinite": {},
-    "codel": {
-        **_LIMIT_KEYS,
-        "target": _qk("target_ms", "time+", "target sojourn time (default 5ms)"),
-        "interval": _qk("interval_ms", "time+", "interval (default 100ms)"),
-        "mtu": _qk("mtu", "count", "bytes below which CoDel never drops (default 1514)"),
-        "ecn": _qk("ecn", "bool", "mark ECT packets instead of dropping (default: the flow's ECN)"),
-    },
-    "pie": {
-        **_LIMIT_KEYS,
-        "qdelay_ref": _qk("qdelay_ref_ms", "time+", "target queueing delay (default 15ms)"),
-        "t_update": _qk("t_update_ms", "time+", "update period (default 15ms)"),
-        "max_burst": _qk("max_burst_ms", "time0", "burst allowance (default 150ms)"),
-        "alpha": _qk("alpha", "real0", "α, 1/s (default 0.125)"),
-        "beta": _qk("beta", "real0", "β, 1/s (default 1.25)"),
-        "ecn": _qk("ecn", "bool", "mark ECT packets while p ≤ ecn_prob_max (default: the flow's ECN)"),
-        "ecn_prob_max": _qk("ecn_prob_max", "prob", "largest p at which PIE marks (default 0.1)"),
-        "derandomize": _qk("derandomize", "bool", "derandomised drops (default false)"),
-        "bytemode": _qk("bytemode", "bool", "scale p by packet size (default false)"),
-        "dq_rate_estimator": _qk("dq_rate_estimator", "bool", "departure-rate estimator (default false)"),
-    },
-    "abc": {
-        **_LIMIT_KEYS,
-        "eta": _qk("eta", "real+", "η, target utilisation (default 0.98)"),
-        "delta": _qk("delta_ms", "time+", "δ, time to drain excess queue (default 133ms)"),
-        "qdelay_ref": _qk("dt_ms", "time0", "d_t, queueing-delay threshold (default 50ms)"),
-        "window": _qk("window_ms", "time+", "T, rate-measurement window (default 20ms)"),
-        "token_limit": _qk("token_limit", "real0", "token bucket limit (default 5)"),
-        "rate_source": _qk("rate_source", "choice", "dequeue or enqueue", ("dequeue", "enqueue")),
-        "delay_source": _qk("delay_source", "choice", "qlen or sojourn", ("qlen", "sojourn")),
-    },
-}
-
-#: Other spellings of queue parameters: the JSON names and Linux tc's names.
-_QUEUE_KEY_ALIASES: dict[str, dict[str, str]] = {
-    "droptail": {"limit": "packets"},
-    "infinite": {},
-    "codel": {"limit": "packets", "target_ms": "target", "interval_ms": "interval"},
-    "pie": {
-        "limit": "packets",
-        "qdelay_ref_ms": "qdelay_ref",
-        "target": "qdelay_ref",
-        "t_update_ms": "t_update",
-        "tupdate": "t_update",
-        "max_burst_ms": "max_burst",
-    },
-    "abc": {
-        "limit": "packets",
-        "dt": "qdelay_ref",
-        "dt_ms": "qdelay_ref",
-        "delta_ms": "delta",
-        "window_ms": "window",
-    },
-}
-
-#: Other names of queue types: Mahimahi's ``cellular`` (the ABC artifact's router) and spellings.
-_QUEUE_TYPE_ALIASES = {"drop-tail": "droptail", "fifo": "droptail", "inf": "infinite", "cellular": "abc"}
+#: Parameters of each ``--queue`` type (from the core's catalog): key → how it lands in the queue's
+#: JSON. Times are ms when bare (Mahimahi / ABC-artifact style) and accept units (``50ms``).
+#: Other spellings: the scenario field names (``target_ms``) and Linux tc's / the artifact's
+#: (``limit``, ``tupdate``, ``qdelay_ref``); queue types also by Mahimahi's names (``cellular``).
+QUEUE_KEYS, _QUEUE_KEY_ALIASES, _QUEUE_TYPE_ALIASES = _queue_keys()
 
 _QUEUE_EXAMPLE = '"codel target=5ms,interval=100ms,packets=1000"'
 
@@ -101,7 +53,7 @@ def parse_queue_spec(spec: str, *, option: str = "--queue") -> dict[str, Any]:
 
         >>> parse_queue_spec("codel target=50,interval=100,packets=250")
         {'type': 'codel', 'target_ms': 50.0, 'interval_ms': 100.0, 'packets': 250}
-        >>> parse_queue_spec("abc delta=133,qdelay_ref=50")
+        >>> parse_queue_spec("abc delta=133,qdelay_ref=50")  # the artifact's name for d_t
         {'type': 'abc', 'delta_ms': 133.0, 'dt_ms': 50.0}
 
     :data:`QUEUE_KEYS` lists the parameters of each type. A bare boolean key (``ecn``) means
@@ -147,8 +99,8 @@ def _parse_queue_spec(spec: str, *, option: str = "--queue") -> tuple[dict[str, 
                 key=raw_key,
             )
         if not eq:
-            if k.kind != "bool":
-                expected = EXPECTED.get(k.kind) or " or ".join(k.choices)
+            if k.param is None or k.param.kind != "flag":
+                expected = k.param.expected if k.param is not None else EXPECTED.get(k.kind, "")
                 raise ScenarioError(
                     f"{label}: {raw_key}: missing value ({raw_key}=...); expected {expected}", key=raw_key
                 )

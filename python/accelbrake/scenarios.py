@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from accelbrake import _core
+from accelbrake import _core, catalog
 from accelbrake._core import SimulationError
 from accelbrake._io import find_upwards
 from accelbrake._text import did_you_mean
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 #: The bundled Verizon LTE uplink trace the ABC artifact's experiments use (140 s, 5.96 Mbit/s).
-DEFAULT_TRACE = "traces/Verizon-LTE-short.up"
+DEFAULT_TRACE = catalog.default_trace()
 
 
 _UNKNOWN_FIELD_RE = re.compile(
@@ -167,22 +167,23 @@ def _explain_schema_error(scenario: Mapping[str, Any], msg: str) -> str:
 
 def _validate(scenario: Mapping[str, Any], locations: Locations, context: str | None = None) -> None:
     """Run the core's validation; name the ``--set`` item / ``--queue`` parameter (or ``context``)
-    behind a failure."""
+    behind a failure, found from the error's ``key`` attribute (the scenario path the core names)."""
     try:
         _core.validate(json.dumps(scenario, allow_nan=False))
     except SimulationError as e:
         msg = str(e)
-        m = re.match(r"parameter (\S+):", msg)
-        where = locations.get(m.group(1)) if m else None
+        key = getattr(e, "key", None)
+        where = locations.get(key) if key else None
         if where is not None:
-            raise ScenarioError(f"{where[0]}: {msg}", key=where[1]) from None
+            detail = msg.removeprefix(f"parameter {key}: ")
+            raise ScenarioError(f"{where[0]}: {detail}", key=where[1]) from None
         if msg.startswith("scenario: "):
             # serde's message; its "line 1 column N" is a position in our own serialisation.
             detail = _explain_schema_error(scenario, msg[len("scenario: ") :])
             detail = _POSITION_RE.sub("", detail)
             msg = detail if context else f"scenario: {detail}"
         if context:
-            raise ScenarioError(f"{context}: {msg}", key=m.group(1) if m else None) from None
+            raise ScenarioError(f"{context}: {msg}", key=key) from None
         if msg != str(e):
             raise SimulationError(msg) from None
         raise
@@ -267,17 +268,17 @@ def _positive(
 
 def build_scenario(
     scheme: str,
-    trace: str | float | os.PathLike[str] = DEFAULT_TRACE,
+    trace: str | float | os.PathLike[str] | None = None,
     ack_trace: str | float | os.PathLike[str] | None = None,
-    ack_mbps: float | str = 12.0,
-    delay_ms: float | str = 50.0,
-    buffer_packets: int = 250,
-    duration_s: float | str = 140.0,
-    flows: int = 1,
-    seed: int = 0,
+    ack_mbps: float | str | None = None,
+    delay_ms: float | str | None = None,
+    buffer_packets: int | None = None,
+    duration_s: float | str | None = None,
+    flows: int | None = None,
+    seed: int | None = None,
     sets: Iterable[str] | Mapping[str, Any] = (),
     record_packets: bool = True,
-    sample_ms: float | str = 100.0,
+    sample_ms: float | str | None = None,
     *,
     strict: bool = True,
     queue: str | Mapping[str, Any] | None = None,
@@ -324,6 +325,16 @@ def build_scenario(
         ScenarioError: naming the argument or ``--set`` key and the expected form.
     """
     preset = scheme_preset(scheme)
+    # Left out (None): the default network, defined once in the core (catalog.network()).
+    net = catalog.network_default
+    trace = DEFAULT_TRACE if trace is None else trace
+    ack_mbps = net("ack_mbps") if ack_mbps is None else ack_mbps
+    delay_ms = net("delay_ms") if delay_ms is None else delay_ms
+    buffer_packets = int(net("buffer_packets")) if buffer_packets is None else buffer_packets
+    duration_s = net("duration_s") if duration_s is None else duration_s
+    flows = int(net("flows")) if flows is None else flows
+    seed = int(net("seed")) if seed is None else seed
+    sample_ms = net("sample_ms") if sample_ms is None else sample_ms
     d_ms = _positive("delay_ms", delay_ms, parse_duration, "a delay ≥ 0 ms", inclusive=True)
     dur_ms = _positive("duration_s", duration_s, lambda v: parse_duration(v, "s"), "a duration > 0 s")
     smp_ms = _positive("sample_ms", sample_ms, parse_duration, "a bin width ≥ 1 ms", 1.0, inclusive=True)

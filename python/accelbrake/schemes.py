@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from accelbrake import catalog
 from accelbrake._text import did_you_mean
 from accelbrake.errors import ScenarioError
 
@@ -17,6 +18,7 @@ __all__ = [
     "SCHEMES",
     "SchemePreset",
     "canonical_scheme",
+    "display_name",
     "scheme_preset",
 ]
 
@@ -33,43 +35,48 @@ class SchemePreset(NamedTuple):
     instead of dropping (``queue.ecn``). True for the ABE schemes, which react to ECN marks."""
 
 
-#: User-facing scheme names → (controller in the core, queue type on the data bottleneck, ECN).
-#: ABC needs the ABC router (the artifact's ``cellular`` queue); ``cubic`` and ``newreno`` use
-#: drop-tail, as in the artifact's ``exp.sh``; ``X+codel`` / ``X+pie`` put that AQM (Linux
-#: defaults, dropping) in front of the link; the ABE schemes (RFC 8511) use ECN with CoDel
-#: (``+pie``: PIE), as in the ABE paper.
-SCHEMES: dict[str, SchemePreset] = {
-    "abc": SchemePreset("abc", "abc"),
-    "abc-cubic": SchemePreset("abc-cubic", "abc"),
-    "cubic": SchemePreset("cubic", "droptail"),
-    "newreno": SchemePreset("newreno", "droptail"),
-    "cubic+codel": SchemePreset("cubic", "codel"),
-    "cubic+pie": SchemePreset("cubic", "pie"),
-    "newreno+codel": SchemePreset("newreno", "codel"),
-    "newreno+pie": SchemePreset("newreno", "pie"),
-    "newreno-abe": SchemePreset("newreno-abe", "codel", ecn=True),
-    "cubic-abe": SchemePreset("cubic-abe", "codel", ecn=True),
-    "newreno-abe+pie": SchemePreset("newreno-abe", "pie", ecn=True),
-    "cubic-abe+pie": SchemePreset("cubic-abe", "pie", ecn=True),
-    # End-to-end delay-aware schemes and comparators (issue 4), all over drop-tail.
-    "bbr": SchemePreset("bbr", "droptail"),
-    "copa": SchemePreset("copa", "droptail"),
-    "vegas": SchemePreset("vegas", "droptail"),
-    "westwood": SchemePreset("westwood", "droptail"),
-    "ledbat": SchemePreset("ledbat", "droptail"),
-    "c2tcp": SchemePreset("c2tcp", "droptail"),
-    "proprate": SchemePreset("proprate", "droptail"),
-    "proprate-l": SchemePreset("proprate-l", "droptail"),
-    "proprate-m": SchemePreset("proprate-m", "droptail"),
-    "proprate-h": SchemePreset("proprate-h", "droptail"),
-}
+def _presets() -> dict[str, SchemePreset]:
+    """Every core scheme over its default queue, then ``name+queue`` for the queues its registry row
+    pairs it with (``cubic+codel``, ``cubic-abe+pie``), in the core's order."""
+    out: dict[str, SchemePreset] = {}
+    for s in catalog.schemes():
+        ecn = s.marking == "ecn"
+        out[s.name] = SchemePreset(s.name, s.queue, ecn)
+        for q in s.pairs:
+            out[f"{s.name}+{q}"] = SchemePreset(s.name, q, ecn)
+    return out
 
-#: Controllers that always send ECT(0) (the core's ``cc::needs_ecn``): ABE reacts to ECN marks.
-ECN_CONTROLLERS = frozenset({"newreno-abe", "cubic-abe"})
+
+#: User-facing scheme names → (controller in the core, queue type on the data bottleneck, ECN),
+#: derived from the core's registry (:mod:`accelbrake.catalog`): each scheme over its default
+#: queue (ABC over the ABC router, the artifact's ``cellular`` queue; Cubic and NewReno over
+#: drop-tail, as in the artifact's ``exp.sh``; the ABE schemes over CoDel with ECN, as in the ABE
+#: paper), and the ``X+codel`` / ``X+pie`` pairings its row lists. Any ``scheme+queue`` also works
+#: (:func:`scheme_preset`).
+SCHEMES: dict[str, SchemePreset] = _presets()
+
+#: Controllers that always send ECT(0): ABE reacts to ECN marks.
+ECN_CONTROLLERS = frozenset(s.name for s in catalog.schemes() if s.marking == "ecn")
 #: Controllers that use ABC's accelerate/brake marks (ECN settings do not apply to them).
-ABC_CONTROLLERS = frozenset({"abc", "abc-cubic"})
+ABC_CONTROLLERS = frozenset(s.name for s in catalog.schemes() if s.marking == "abc")
 #: Queue types that can mark ECN-capable packets instead of dropping them (``queue.ecn``).
-AQM_QUEUES = ("codel", "pie")
+AQM_QUEUES = tuple(q.name for q in catalog.queues() if any(p.name == "ecn" for p in q.params))
+
+
+def display_name(preset: str) -> str:
+    """How the papers write a preset: ``Cubic``, ``Cubic+CoDel``, ``PropRate(L)``."""
+    name = canonical_scheme(preset)
+    cc, _, q = name.partition("+")
+    try:
+        label = catalog.scheme(cc).display
+    except KeyError:
+        return preset
+    if q:
+        try:
+            return f"{label}+{catalog.queue(q).display}"
+        except KeyError:
+            return preset
+    return label
 
 
 def canonical_scheme(scheme: str) -> str:
@@ -79,11 +86,25 @@ def canonical_scheme(scheme: str) -> str:
 
 def scheme_preset(scheme: str) -> SchemePreset:
     """Look a user-facing scheme name up in :data:`SCHEMES` (case, space and ``_``/``-`` insensitive:
-    ``Cubic+CoDel``, ``cubic + codel`` and ``newreno_abe`` work)."""
+    ``Cubic+CoDel``, ``cubic + codel`` and ``newreno_abe`` work). ``scheme+queue`` works for any
+    scheme and queue type (``bbr+codel``)."""
     name = canonical_scheme(scheme)
     try:
         return SCHEMES[name]
     except KeyError:
+        cc, plus, q = name.partition("+")
+        if plus and cc in SCHEMES and "+" not in cc:
+            try:
+                queue = catalog.queue(q).name
+            except KeyError:
+                names = [k.name for k in catalog.queues()]
+                hint = did_you_mean(name, [f"{cc}+{k}" for k in names])
+                raise ScenarioError(
+                    f"unknown queue '{q}' in scheme '{scheme}'{hint}; queues: {', '.join(names)}",
+                    key="scheme",
+                ) from None
+            base = SCHEMES[cc]
+            return SchemePreset(base.cc, queue, base.ecn)
         hint = did_you_mean(name, SCHEMES)
         if name.startswith("abe-") and name[4:] + "-abe" in SCHEMES:  # the ABE paper's "abe-cubic"
             hint = f" (did you mean '{name[4:]}-abe'?)"

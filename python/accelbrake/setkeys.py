@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from accelbrake import catalog
 from accelbrake._text import did_you_mean
 from accelbrake.errors import ScenarioError
 from accelbrake.schemes import scheme_preset
@@ -38,194 +39,80 @@ class SetKey:
     # "router" (every queue of type qtype), "param" (flow params), "queue" (data queue), "flow", "link"
     target: str
     field: str  # JSON key
-    kind: str  # see parse_value
+    kind: str  # see parse_value; "param" when `param` (a catalog entry) decides
     help: str
     choices: tuple[str, ...] = ()
     schemes: tuple[str, ...] = ()  # for target "param": controllers accepting it
     qtype: str = "abc"  # for target "router": the queue type it configures
-    listed: bool = True  # shown in --help (the -abe copies of the sender keys are not)
+    listed: bool = True  # shown in --help (the per-scheme copies of family keys are not)
+    param: catalog.Param | None = None  # the core's description: unit, range, default, doc
 
 
-_ABC = ("abc", "abc-cubic")
-_CUBIC = ("cubic", "cubic-abe")
-_NEWRENO = ("newreno", "newreno-abe")
-_PROPRATE = ("proprate", "proprate-l", "proprate-m", "proprate-h")
+def _param_help(p: catalog.Param) -> str:
+    unit = f", {p.unit}" if p.unit and p.unit not in ("ms", "s", "us") else ""
+    return f"{p.doc}{unit} (default {p.default_text()})"
 
 
-def _codel(field: str, kind: str, help: str) -> SetKey:
-    return SetKey("router", field, kind, help, qtype="codel")
+def _registry_keys() -> tuple[dict[str, SetKey], dict[str, str]]:
+    """The ``--set`` keys of every registry parameter, and their other spellings.
+
+    * ``QUEUE.key`` for each queue type's parameters (``abc.eta``, ``codel.target``): every queue
+      of that type;
+    * ``FAMILY.key`` for each scheme family's parameters (``cubic.beta``): every flow whose scheme
+      is of that family (``cubic`` and ``cubic-abe``);
+    * ``SCHEME.key`` (unlisted) for a scheme whose name is not its family (``cubic-abe.beta_ecn``):
+      only that scheme's flows.
+
+    Aliases: the scenario field name (``abc.delta_ms``) and the table's own (``abc.qdelay_ref``).
+    """
+    keys: dict[str, SetKey] = {}
+    aliases: dict[str, str] = {}
+
+    def add(key: str, spec: SetKey, p: catalog.Param, prefix: str) -> None:
+        if key in keys:
+            raise RuntimeError(f"registry: --set key {key} is defined twice")  # caught by a test
+        keys[key] = spec
+        for alt in (p.name, *p.aliases):
+            if alt != p.key:
+                aliases[f"{prefix}.{alt}"] = key
+
+    for q in catalog.queues():
+        for p in q.params:
+            spec = SetKey("router", p.name, "param", _param_help(p), p.choices, qtype=q.name, param=p)
+            add(f"{q.name}.{p.key}", spec, p, q.name)
+    families: dict[str, list[catalog.Scheme]] = {}
+    for s in catalog.schemes():
+        families.setdefault(s.family, []).append(s)
+    for family, members in families.items():
+        names = tuple(m.name for m in members)
+        for p in members[0].params:
+            spec = SetKey("param", p.name, "param", _param_help(p), p.choices, schemes=names, param=p)
+            add(f"{family}.{p.key}", spec, p, family)
+        for m in members:
+            if m.name == family:
+                continue
+            for p in m.params:
+                spec = SetKey(
+                    "param",
+                    p.name,
+                    "param",
+                    _param_help(p),
+                    p.choices,
+                    schemes=(m.name,),
+                    listed=False,
+                    param=p,
+                )
+                add(f"{m.name}.{p.key}", spec, p, m.name)
+    return keys, aliases
 
 
-def _pie(field: str, kind: str, help: str) -> SetKey:
-    return SetKey("router", field, kind, help, qtype="pie")
+_REGISTRY_KEYS, _REGISTRY_ALIASES = _registry_keys()
 
-
-#: Every ``--set`` key. Durations take units (bare numbers are ms), booleans take true/false.
+#: Every ``--set`` key: the registry's parameters (from the core's catalog), then the scenario's own
+#: knobs (data queue limit, data link, flows). Durations take units (bare numbers are in the
+#: parameter's unit, ms for most), booleans take true/false.
 SET_KEYS: dict[str, SetKey] = {
-    # ABC router (the abc queue on the data bottleneck)
-    "abc.eta": SetKey("router", "eta", "float", "η, target utilisation (default 0.98)"),
-    "abc.delta": SetKey("router", "delta_ms", "duration", "δ, time to drain excess queue (default 133ms)"),
-    "abc.dt": SetKey("router", "dt_ms", "duration", "d_t, queueing-delay threshold (default 50ms)"),
-    "abc.window": SetKey("router", "window_ms", "duration", "T, window for measuring rates (default 20ms)"),
-    "abc.token_limit": SetKey("router", "token_limit", "float", "token bucket limit (default 5)"),
-    "abc.rate_source": SetKey(
-        "router", "rate_source", "choice", "rate measured at dequeue or enqueue", ("dequeue", "enqueue")
-    ),
-    "abc.delay_source": SetKey(
-        "router", "delay_source", "choice", "queueing delay from queue length or sojourn", ("qlen", "sojourn")
-    ),
-    # ABC sender
-    "abc.initial_window": SetKey(
-        "param", "initial_window", "float", "initial window, segments", schemes=_ABC
-    ),
-    "abc.min_window": SetKey("param", "min_window", "float", "smallest window, segments", schemes=_ABC),
-    "abc.additive_increase": SetKey(
-        "param", "additive_increase", "bool", "Eq. 3 additive increase", schemes=_ABC
-    ),
-    "abc.pacing_gain": SetKey(
-        "param", "pacing_gain", "float", "pacing gain over w/RTT (0: off)", schemes=_ABC
-    ),
-    "abc.ai_per_segment": SetKey(
-        "param",
-        "ai_per_segment",
-        "bool",
-        "additive increase n/w per ACK of n segments (default 1/w)",
-        schemes=_ABC,
-    ),
-    # CoDel (every codel queue)
-    "codel.target": _codel("target_ms", "time+", "target sojourn time (default 5ms)"),
-    "codel.interval": _codel("interval_ms", "time+", "interval (default 100ms)"),
-    "codel.ecn": _codel("ecn", "bool", "mark ECT packets CE instead of dropping (default: the flow's ECN)"),
-    "codel.mtu": _codel("mtu", "count", "bytes below which CoDel never drops (default 1514)"),
-    # PIE (every pie queue)
-    "pie.qdelay_ref": _pie("qdelay_ref_ms", "time+", "target queueing delay (default 15ms)"),
-    "pie.t_update": _pie("t_update_ms", "time+", "probability update period (default 15ms)"),
-    "pie.max_burst": _pie("max_burst_ms", "time0", "burst allowance (default 150ms)"),
-    "pie.alpha": _pie("alpha", "real0", "α, 1/s (default 0.125)"),
-    "pie.beta": _pie("beta", "real0", "β, 1/s (default 1.25)"),
-    "pie.ecn": _pie("ecn", "bool", "mark ECT packets CE while p ≤ ecn_prob_max (default: the flow's ECN)"),
-    "pie.ecn_prob_max": _pie("ecn_prob_max", "prob", "largest p at which PIE marks (default 0.1)"),
-    "pie.derandomize": _pie("derandomize", "bool", "derandomised drops, RFC 8033 §5.4 (default false)"),
-    "pie.bytemode": _pie("bytemode", "bool", "scale p by packet size (default false)"),
-    "pie.dq_rate_estimator": _pie(
-        "dq_rate_estimator", "bool", "Linux's departure-rate delay estimator (default false)"
-    ),
-    # Cubic (also cubic-abe)
-    "cubic.initial_window": SetKey(
-        "param", "initial_window", "int", "initial window, segments", schemes=_CUBIC
-    ),
-    "cubic.beta": SetKey("param", "beta", "float", "multiplicative decrease (default 0.7)", schemes=_CUBIC),
-    "cubic.beta_ecn": SetKey(
-        "param", "beta_ecn", "float", "decrease on ECN (default: as on loss; cubic-abe 0.85)", schemes=_CUBIC
-    ),
-    "cubic.abe_slow_start": SetKey(
-        "param", "abe_slow_start", "bool", "beta_ecn also when a mark ends slow start", schemes=_CUBIC
-    ),
-    "cubic.c": SetKey("param", "c", "float", "cubic scaling constant (default 0.4)", schemes=_CUBIC),
-    "cubic.fast_convergence": SetKey("param", "fast_convergence", "bool", "fast convergence", schemes=_CUBIC),
-    "cubic.tcp_friendliness": SetKey(
-        "param", "tcp_friendliness", "bool", "Reno-friendly region", schemes=_CUBIC
-    ),
-    "cubic.hystart": SetKey("param", "hystart", "bool", "hybrid slow start", schemes=_CUBIC),
-    "cubic.hystart_detect": SetKey(
-        "param", "hystart_detect", "int", "HyStart detectors bit set 0..3", schemes=_CUBIC
-    ),
-    "cubic.hystart_low_window": SetKey(
-        "param", "hystart_low_window", "int", "HyStart acts from this window on", schemes=_CUBIC
-    ),
-    "cubic.hystart_ack_delta": SetKey(
-        "param",
-        "hystart_ack_delta_ms",
-        "duration",
-        "largest ACK spacing in a train (default 2ms)",
-        schemes=_CUBIC,
-    ),
-    # NewReno (also newreno-abe)
-    "newreno.initial_window": SetKey(
-        "param", "initial_window", "int", "initial window, segments", schemes=_NEWRENO
-    ),
-    "newreno.beta": SetKey("param", "beta", "float", "decrease on loss (default 0.5)", schemes=_NEWRENO),
-    "newreno.beta_ecn": SetKey(
-        "param", "beta_ecn", "float", "decrease on ECN (default 0.5; newreno-abe 0.8)", schemes=_NEWRENO
-    ),
-    "newreno.abe_slow_start": SetKey(
-        "param", "abe_slow_start", "bool", "beta_ecn also when a mark ends slow start", schemes=_NEWRENO
-    ),
-    # C2TCP (on top of Cubic; the cubic.* keys do not apply to it)
-    "c2tcp.target": SetKey(
-        "param",
-        "target_ms",
-        "duration",
-        "application Target, average delay (default 50ms; 0: 2×minRTT)",
-        schemes=("c2tcp",),
-    ),
-    "c2tcp.alpha_init": SetKey("param", "alpha_init", "float", "initial α (default 1.5)", schemes=("c2tcp",)),
-    "c2tcp.alpha_min": SetKey(
-        "param", "alpha_min", "float", "smallest α the tuner sets (default 1)", schemes=("c2tcp",)
-    ),
-    "c2tcp.alpha_max": SetKey(
-        "param", "alpha_max", "float", "largest α the tuner sets (default 10)", schemes=("c2tcp",)
-    ),
-    "c2tcp.tuner": SetKey(
-        "param", "tuner", "bool", "tune α from the Target every 0.5 s (default true)", schemes=("c2tcp",)
-    ),
-    "c2tcp.tuner_period": SetKey(
-        "param", "tuner_period_ms", "duration", "tuning cycle (default 500ms)", schemes=("c2tcp",)
-    ),
-    "c2tcp.cubic_holdoff": SetKey(
-        "param",
-        "cubic_holdoff",
-        "bool",
-        "skip ACKs Cubic's delay bookkeeping skips (default true)",
-        schemes=("c2tcp",),
-    ),
-    # PropRate (also proprate-l/m/h, whose presets set the target)
-    "proprate.target": SetKey(
-        "param", "target_ms", "duration", "target buffer delay t̄_buff (default 40ms)", schemes=_PROPRATE
-    ),
-    "proprate.lmax": SetKey(
-        "param", "lmax_ms", "duration", "maximum tolerable latency L_max (default 100ms)", schemes=_PROPRATE
-    ),
-    "proprate.feedback": SetKey(
-        "param", "feedback", "bool", "negative-feedback loop on T (default true)", schemes=_PROPRATE
-    ),
-    "proprate.guard_target": SetKey(
-        "param",
-        "guard_target",
-        "bool",
-        "2×BDP guard at min RTT + target (default true; else min RTT)",
-        schemes=_PROPRATE,
-    ),
-    "proprate.guard_srtt": SetKey(
-        "param",
-        "guard_srtt",
-        "bool",
-        "2×BDP guard from the smoothed RTT (wins over guard_target)",
-        schemes=_PROPRATE,
-    ),
-    "proprate.monitor_rebase": SetKey(
-        "param",
-        "monitor_rebase",
-        "bool",
-        "a good Monitor probe resets the base delay (default false)",
-        schemes=_PROPRATE,
-    ),
-    # BBR, Copa, Vegas, LEDBAT
-    "bbr.cwnd_gain": SetKey("param", "cwnd_gain", "float", "cwnd gain (default 2)", schemes=("bbr",)),
-    "copa.delta": SetKey("param", "delta", "float", "δ (default 0.5)", schemes=("copa",)),
-    "copa.competitive": SetKey(
-        "param", "competitive", "bool", "competitive mode (default true)", schemes=("copa",)
-    ),
-    "vegas.alpha": SetKey("param", "alpha", "int", "α, packets (default 2)", schemes=("vegas",)),
-    "vegas.beta": SetKey("param", "beta", "int", "β, packets (default 4)", schemes=("vegas",)),
-    "vegas.gamma": SetKey("param", "gamma", "int", "γ, packets (default 1)", schemes=("vegas",)),
-    "vegas.diff_by_rtt": SetKey(
-        "param", "diff_by_rtt", "bool", "divide diff by RTT, not baseRTT", schemes=("vegas",)
-    ),
-    "ledbat.target": SetKey(
-        "param", "target_ms", "duration", "target queueing delay (default 100ms)", schemes=("ledbat",)
-    ),
-    "ledbat.gain": SetKey("param", "gain", "float", "gain (default 1)", schemes=("ledbat",)),
+    **_REGISTRY_KEYS,
     # Data queue and link
     "queue.packets": SetKey("queue", "packets", "int", "data queue limit, packets"),
     "queue.bytes": SetKey("queue", "bytes", "size", "data queue limit, bytes"),
@@ -239,42 +126,13 @@ SET_KEYS: dict[str, SetKey] = {
     "flow.interval": SetKey("flow", "interval_ms", "duration", "stagger: flow i starts i·interval later"),
 }
 
-# newreno-abe.* and cubic-abe.*: the same sender keys, for the ABE flows only.
-for _base, _abe in (("newreno", "newreno-abe"), ("cubic", "cubic-abe")):
-    for _key, _spec in list(SET_KEYS.items()):
-        if _key.startswith(_base + "."):
-            SET_KEYS[_abe + _key[len(_base) :]] = replace(_spec, schemes=(_abe,), listed=False)
-del _base, _abe, _key, _spec
-
-#: Alternative spellings: the JSON field names, the artifact's ``qdelay_ref`` and Linux's names.
+#: Alternative spellings: the scenario field names, the artifact's ``qdelay_ref``, Linux's names.
 _ALIASES = {
-    "abc.delta_ms": "abc.delta",
-    "abc.dt_ms": "abc.dt",
-    "abc.qdelay_ref": "abc.dt",
-    "abc.window_ms": "abc.window",
-    "codel.target_ms": "codel.target",
-    "codel.interval_ms": "codel.interval",
-    "pie.qdelay_ref_ms": "pie.qdelay_ref",
-    "pie.target": "pie.qdelay_ref",
-    "pie.t_update_ms": "pie.t_update",
-    "pie.tupdate": "pie.t_update",
-    "pie.max_burst_ms": "pie.max_burst",
-    "cubic.hystart_ack_delta_ms": "cubic.hystart_ack_delta",
-    "cubic-abe.hystart_ack_delta_ms": "cubic-abe.hystart_ack_delta",
+    **_REGISTRY_ALIASES,
     "flow.start_ms": "flow.start",
     "flow.stop_ms": "flow.stop",
     "flow.extra_delay_ms": "flow.extra_delay",
     "flow.interval_ms": "flow.interval",
-}
-
-#: The core's name for a controller's parameters (``parameter cubic.beta: ...`` in its errors).
-_CORE_PARAM_PREFIX = {
-    "abc": "abc",
-    "abc-cubic": "abc",
-    "cubic": "cubic",
-    "cubic-abe": "cubic",
-    "newreno": "newreno",
-    "newreno-abe": "newreno",
 }
 
 _TIME_EXAMPLE = "like 50 or 50ms (bare numbers are ms)"
@@ -325,10 +183,55 @@ def _strict(kind: str, raw: Any) -> Any:
     return v
 
 
+def _param_expected(p: catalog.Param) -> str:
+    if p.unit in ("ms", "s", "us"):
+        return f"{p.expected} ({_TIME_EXAMPLE.replace('ms', p.unit)})"
+    if p.kind == "flag":
+        return EXPECTED["bool"]
+    return p.expected
+
+
+def _parse_param(p: catalog.Param, raw: Any) -> Any:
+    """Parse a value of a registry parameter into the unit of its scenario field, checking the
+    core's range here so the error names the user's key."""
+    expected = _param_expected(p)
+    if p.kind == "flag":
+        return parse_bool(raw)
+    if p.kind == "choice":
+        w = str(raw).strip().lower()
+        if w not in p.choices:
+            raise ValueError(f"got '{raw}'{did_you_mean(w, p.choices)}; expected {' or '.join(p.choices)}")
+        return w
+    try:
+        if p.unit == "ms":
+            v = parse_duration(raw)
+        elif p.unit == "s":
+            v = parse_duration(raw, "s") / 1e3
+        elif p.unit == "us":
+            v = parse_duration(raw, "us") * 1e3
+        elif p.unit == "bytes":
+            v = float(parse_size(raw))
+        elif p.unit == "Mbit/s":
+            v = parse_rate(raw)
+        else:
+            v = parse_float(raw)
+    except ValueError as e:
+        if "unknown unit" in str(e):
+            raise ValueError(f"{str(e).partition(';')[0]}; expected {expected}") from None
+        raise ValueError(f"expected {expected}, got '{raw}'") from None
+    if not p.in_range(v) or (p.kind == "whole" and v != int(v)):
+        raise ValueError(f"expected {expected}, got '{raw}'")
+    return int(v) if p.kind == "whole" else v
+
+
 def parse_value(k: SetKey, raw: Any) -> Any:
     if isinstance(raw, str) and not raw.strip():
+        if k.param is not None:
+            raise ValueError(f"missing value; expected {_param_expected(k.param)}")
         expected = EXPECTED.get(k.kind) or _EXPECTED_LOOSE.get(k.kind) or " or ".join(k.choices)
         raise ValueError(f"missing value; expected {expected}")
+    if k.param is not None:
+        return _parse_param(k.param, raw)
     if k.kind in ("time+", "time0", "real0", "real+", "prob", "count"):
         return _strict(k.kind, raw)
     if k.kind == "duration":
@@ -353,10 +256,18 @@ def _canonical_key(key: str) -> str:
     key = key.strip().lower()
     prefix, dot, field = key.partition(".")
     prefix = prefix.replace("_", "-")
-    if prefix == "abc-cubic":
-        prefix = "abc"
-    key = prefix + dot + field.replace("-", "_")
-    return _ALIASES.get(key, key)
+    field = field.replace("-", "_")
+    key = _ALIASES.get(prefix + dot + field, prefix + dot + field)
+    if key not in SET_KEYS:
+        # A scheme's name for its family's keys (abc-cubic.eta → abc.eta, the router it runs over).
+        try:
+            family = catalog.scheme(prefix).family
+        except KeyError:
+            return key
+        alt = _ALIASES.get(f"{family}.{field}", f"{family}.{field}")
+        if alt in SET_KEYS:
+            return alt
+    return key
 
 
 def split_sets(sets: Iterable[str] | Mapping[str, Any] | None) -> list[tuple[str, Any]]:
@@ -429,11 +340,10 @@ def apply_sets(
 ) -> dict[str, Any]:
     """Return a copy of ``scenario`` with ``key=value`` overrides applied (see :data:`SET_KEYS`).
 
-    * ``abc.eta/delta/dt/window/token_limit/rate_source/delay_source`` set every ``abc`` queue,
-      ``codel.*`` every ``codel`` queue, ``pie.*`` every ``pie`` queue;
-    * ``abc.*``, ``cubic.*``, ``newreno.*`` sender keys set ``params`` of every flow whose
-      controller accepts them (booleans become 1.0/0.0); ``cubic.*`` and ``newreno.*`` also reach
-      ``cubic-abe`` and ``newreno-abe`` flows, ``cubic-abe.*`` and ``newreno-abe.*`` only those;
+    * ``QUEUE.*`` keys (``abc.eta``, ``codel.target``, ``pie.alpha``) set every queue of that type;
+    * ``FAMILY.*`` keys (``abc.pacing_gain``, ``cubic.beta``, ``bbr.cwnd_gain``) set ``params`` of
+      every flow whose scheme is of that family (booleans become 1.0/0.0): ``cubic.*`` also reaches
+      ``cubic-abe``; ``SCHEME.*`` (``cubic-abe.beta_ecn``) only that scheme's flows;
     * ``queue.packets`` / ``queue.bytes`` set the data queue limit (the first hop on flow 0's data
       path with a finite queue); ``link.once`` plays that hop's trace once;
     * ``flow.*`` set fields of every flow; ``flow.interval`` staggers flow starts.
@@ -469,13 +379,12 @@ def apply_sets(
             name = _QUEUE_NAMES.get(spec.qtype, spec.qtype)
             why = f"it sets {name}, but no hop has a{'n' * (spec.qtype[0] in 'aeiou')} {spec.qtype} queue"
         elif spec.target == "param":
-            for f in flows:
+            for j, f in enumerate(flows):
                 if f.get("scheme") in spec.schemes:
                     f.setdefault("params", {})[spec.field] = float(value)
                     applied = True
-            if _locations is not None:
-                for scheme in spec.schemes:
-                    _locations[f"{_CORE_PARAM_PREFIX.get(scheme, scheme)}.{spec.field}"] = where
+                    if _locations is not None:
+                        _locations[f"flows[{j}].params.{spec.field}"] = where
             used = sorted({str(f.get("scheme")) for f in flows})
             why = f"it applies to {' / '.join(spec.schemes)} flows, but the flows use {', '.join(used)}"
         elif spec.target in ("queue", "link"):

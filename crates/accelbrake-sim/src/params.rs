@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// A value as written in a scenario: a number, a flag or a word.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Value {
     /// `true` / `false`.
@@ -351,6 +351,44 @@ impl Param {
             DefaultValue::Word(w) => Some(Val::Word(w)),
             DefaultValue::Unset => None,
         }
+    }
+
+    /// The parameter as a JSON Schema property (for the published scenario schema).
+    pub fn json_schema(&self) -> serde_json::Value {
+        use serde_json::json;
+        let unit = match self.unit {
+            Unit::None => String::new(),
+            u => format!(" [{}]", u.symbol()),
+        };
+        let source = if self.source.is_empty() {
+            String::new()
+        } else {
+            format!(" (default: {})", self.source)
+        };
+        let mut j = match self.kind {
+            Kind::Flag => json!({"anyOf": [{"type": "boolean"}, {"enum": [0, 1]}]}),
+            Kind::Choice(c) => json!({"enum": c}),
+            Kind::Real | Kind::Whole => {
+                let mut j = json!({"type": if self.kind == Kind::Whole { "integer" } else { "number" }});
+                match self.min {
+                    Bound::Incl(x) => j["minimum"] = json!(x),
+                    Bound::Excl(x) => j["exclusiveMinimum"] = json!(x),
+                }
+                match self.max {
+                    Bound::Incl(x) => j["maximum"] = json!(x),
+                    Bound::Excl(x) => j["exclusiveMaximum"] = json!(x),
+                }
+                j
+            }
+        };
+        j["description"] = json!(format!("{}{unit}{source}", self.doc));
+        match self.default {
+            DefaultValue::Num(x) => j["default"] = json!(x),
+            DefaultValue::Flag(b) => j["default"] = json!(b),
+            DefaultValue::Word(w) => j["default"] = json!(w),
+            DefaultValue::Unset => {}
+        }
+        j
     }
 
     /// The parameter as a catalog entry (JSON object).

@@ -15,22 +15,71 @@
 
 use crate::cc;
 use crate::error::{Error, Result};
-use crate::params::{Given, Value, Values};
+use crate::params::{Given, Param, Unit, Value, Values};
 use crate::queue::{self, QueueKind};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// The network that `accelbrake run`, `build_scenario` and experiment files build when not told
+/// otherwise: the ABC paper's cellular setup (Mahimahi `mm-delay 50 mm-link TRACE bw12.mahi` with
+/// a 250-packet buffer; ABC paper §7, artifact `exp.sh`). Defined here only; the Python layer reads
+/// it from the catalog.
+pub const NETWORK: &[Param] = &[
+    Param::real("delay_ms", 50.0, Unit::Ms, 0.0, 1e7).doc(
+        "one-way propagation delay, applied in each direction (min RTT = 2·delay)",
+        "ABC paper §7; artifact exp.sh mm-delay 50",
+    ),
+    Param::whole(
+        "buffer_packets",
+        queue::abc::BUFFER_PACKETS,
+        Unit::Packets,
+        1,
+        1_000_000_000,
+    )
+    .doc(
+        "data bottleneck buffer, packets",
+        "ABC paper §7; artifact exp.sh (250 packets)",
+    ),
+    Param::real("duration_s", 140.0, Unit::S, 1e-9, 7.0 * 24.0 * 3600.0)
+        .open(true, false)
+        .doc(
+            "simulated time (the bundled Verizon LTE trace's length)",
+            "artifact: 140 s runs",
+        ),
+    Param::real("ack_mbps", 12.0, Unit::Mbps, 0.0, 1e6)
+        .open(true, false)
+        .doc(
+            "rate of the constant ACK link when there is no ACK trace",
+            "artifact bw12.mahi",
+        ),
+    Param::real("sample_ms", DEFAULT_SAMPLE_MS, Unit::Ms, 1.0, 1e7).doc("time-series bin width", "our choice"),
+    Param::whole("flows", 1, Unit::None, 1, 100_000).doc(
+        "identical bulk flows sharing the bottleneck",
+        "ABC paper §7 (single flow)",
+    ),
+    Param::whole("seed", 0, Unit::None, 0, u64::MAX >> 11).doc("master random seed", ""),
+];
+
+/// Default bin width of time series, ms.
+pub const DEFAULT_SAMPLE_MS: f64 = 100.0;
+
+/// The bundled trace of the ABC artifact's experiments (140 s, 5.96 Mbit/s), relative to the
+/// repository root.
+pub const DEFAULT_TRACE: &str = "traces/Verizon-LTE-short.up";
 
 fn default_one() -> u32 {
     1
 }
 fn default_sample() -> f64 {
-    100.0
+    DEFAULT_SAMPLE_MS
 }
 fn default_true() -> bool {
     true
 }
 
 /// A whole simulation.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Simulated time, ms.
@@ -51,7 +100,7 @@ pub struct Scenario {
 }
 
 /// One hop: a queue feeding a link, then a propagation delay.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HopSpec {
     /// Name used in outputs.
@@ -67,7 +116,7 @@ pub struct HopSpec {
 }
 
 /// A link.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum LinkSpec {
     /// A Mahimahi trace file.
@@ -106,6 +155,66 @@ pub struct QueueSpec {
     pub params: Given,
 }
 
+/// One alternative per queue type of the registry, with its parameters as fields.
+impl JsonSchema for QueueSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "QueueSpec".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let one_of: Vec<serde_json::Value> = queue::QUEUES
+            .iter()
+            .map(|q| {
+                let mut props = serde_json::Map::new();
+                props.insert("type".into(), serde_json::json!({"const": q.name}));
+                for p in q.params {
+                    props.insert(p.name.into(), p.json_schema());
+                }
+                serde_json::json!({
+                    "title": q.display,
+                    "description": format!("{} ({})", q.summary, q.source),
+                    "type": "object",
+                    "properties": props,
+                    "required": ["type"],
+                    "additionalProperties": false,
+                })
+            })
+            .collect();
+        json_to_schema(serde_json::json!({"description": "A queue in front of the link.", "oneOf": one_of}))
+    }
+}
+
+fn json_to_schema(v: serde_json::Value) -> Schema {
+    // Every value built here is a JSON object, which is always a valid schema.
+    Schema::try_from(v).unwrap_or_default()
+}
+
+/// `scheme`: one of the registry's names.
+fn scheme_names(_: &mut SchemaGenerator) -> Schema {
+    json_to_schema(serde_json::json!({
+        "description": "Congestion-control scheme.",
+        "enum": cc::names(),
+    }))
+}
+
+/// `params` of a flow: the parameters of its scheme (an if/then per scheme).
+fn flow_params_by_scheme(schema: &mut Schema) {
+    let cases: Vec<serde_json::Value> = cc::SCHEMES
+        .iter()
+        .map(|s| {
+            let mut props = serde_json::Map::new();
+            for p in s.params.iter().flat_map(|t| t.iter()) {
+                props.insert(p.name.into(), p.json_schema());
+            }
+            serde_json::json!({
+                "if": {"properties": {"scheme": {"const": s.name}}, "required": ["scheme"]},
+                "then": {"properties": {"params": {"type": "object", "properties": props, "additionalProperties": false}}},
+            })
+        })
+        .collect();
+    schema.insert("allOf".into(), serde_json::Value::Array(cases));
+}
+
 impl QueueSpec {
     /// A queue of `kind` with these parameters.
     pub fn new(kind: &str, params: &[(&str, Value)]) -> QueueSpec {
@@ -124,7 +233,7 @@ impl QueueSpec {
 }
 
 /// What the flow's application does.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum AppSpec {
     /// Always has data.
@@ -142,10 +251,12 @@ pub enum AppSpec {
 }
 
 /// One flow (or `count` identical flows).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = flow_params_by_scheme)]
 pub struct FlowSpec {
     /// Congestion-control scheme (a row of [`crate::cc::SCHEMES`]).
+    #[schemars(schema_with = "scheme_names")]
     pub scheme: String,
     /// Scheme parameter overrides (numbers, flags as true/false or 1/0, words), checked against
     /// the scheme's parameter table.

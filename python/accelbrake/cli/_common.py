@@ -8,6 +8,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from accelbrake import catalog
 from accelbrake.scenarios import (
     DEFAULT_TRACE,
     QUEUE_KEYS,
@@ -37,6 +38,13 @@ class CliError(Exception):
 # Argument types: accept units, explain the expected form on failure.
 
 
+def _net(name: str) -> str:
+    """A default of the default network (from the core's catalog), as printed in --help."""
+    return (
+        catalog.network()[name].default_text().removesuffix(" ms").removesuffix(" s").removesuffix(" packets")
+    )
+
+
 def _arg_ms(text: str) -> float:
     try:
         return parse_duration(text, "ms")
@@ -48,7 +56,7 @@ def _arg_s(text: str) -> float:
     try:
         return parse_duration(text, "s") / 1000.0
     except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e).replace("100 (ms)", "140 (s)")) from None
+        raise argparse.ArgumentTypeError(str(e).replace("100 (ms)", "30 (s)")) from None
 
 
 def _arg_rate(text: str) -> float:
@@ -170,13 +178,13 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         type=_arg_ms,
         metavar="MS",
         help="one-way propagation delay in ms, applied in each direction like mm-delay, so the minimum RTT "
-        "is 2 x delay (default: 50)",
+        f"is 2 x delay (default: {_net('delay_ms')})",
     )
     g.add_argument(
         "--buffer",
         type=_arg_count,
         metavar="PACKETS",
-        help="data bottleneck queue limit in packets, for every queue type (default: 250; --set "
+        help=f"data bottleneck queue limit in packets, for every queue type (default: {_net('buffer_packets')}; --set "
         "queue.bytes=N for bytes; a --queue spec's packets= or bytes= wins)",
     )
     g.add_argument(
@@ -200,7 +208,8 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         "--duration",
         type=_arg_s,
         metavar="S",
-        help="simulated time in seconds; units like 30s or 500ms accepted (default: 140, the trace length)",
+        help="simulated time in seconds; units like 30s or 500ms accepted "
+        f"(default: {_net('duration_s')}, the trace length)",
     )
     run.add_argument(
         "--flows", type=_arg_count, metavar="N", help="number of bulk flows sharing the link (default: 1)"
@@ -294,15 +303,15 @@ def _build_scenario(
         scheme,
         trace=trace,
         ack_trace=args.ack_trace,
-        ack_mbps=_default(args.ack_mbps, 12.0),
-        delay_ms=_default(args.delay, 50.0),
-        buffer_packets=_default(args.buffer, 250),
-        duration_s=_default(args.duration, 140.0),
-        flows=_default(args.flows, 1),
-        seed=_default(args.seed, 0),
+        ack_mbps=args.ack_mbps,
+        delay_ms=args.delay,
+        buffer_packets=args.buffer,
+        duration_s=args.duration,
+        flows=args.flows,
+        seed=args.seed,
         sets=sets,
         record_packets=record_packets,
-        sample_ms=_default(args.sample, 100.0),
+        sample_ms=args.sample,
         queue=args.queue,
         ecn=args.ecn,
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from accelbrake import __version__
+from accelbrake import catalog
 from accelbrake.cli._common import (
     DELAY_NOTES,
     _arg_count,
@@ -211,11 +212,12 @@ def _format_compare(table: Any, mean: Any, traces: list[str], args: argparse.Nam
         ]
         for r in table.itertuples()
     ]
-    dur = _default(args.duration, 140.0)
-    delay = _default(args.delay, 50.0)
+    dur = _default(args.duration, catalog.network_default("duration_s"))
+    delay = _default(args.delay, catalog.network_default("delay_ms"))
     lines = [
         f"{len(table)} runs: {dur:g} s each, one-way delay {delay:g} ms each way (min RTT {2 * delay:g} ms), "
-        f"buffer {_default(args.buffer, 250)} packets, seed {_default(args.seed, 0)}"
+        f"buffer {_default(args.buffer, catalog.network_default('buffer_packets'))} packets, "
+        f"seed {_default(args.seed, catalog.network_default('seed'))}"
         + (f", --queue {args.queue!r} for every scheme" if args.queue else "")
         + (f", ECN {'on' if args.ecn else 'off'}" if args.ecn is not None else ""),
         "",

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from accelbrake import catalog
 from accelbrake.cli._common import (
     DELAY_NOTES,
     CliError,
@@ -82,11 +83,15 @@ def _queue_text(q: dict[str, Any]) -> str:
     qtype = q.get("type")
     if qtype == "infinite":
         return "infinite queue"
-    default_limit = {"codel": 1000, "pie": 1000, "abc": 250}.get(str(qtype))
+    try:
+        default_limit = catalog.queue(str(qtype)).param("packets").default
+    except KeyError:
+        default_limit = None
+    default_limit = int(default_limit) if default_limit is not None else None
     if q.get("bytes") is not None:
         limit = f"{q['bytes']} bytes"
     elif q.get("packets") is not None or default_limit is None:
-        limit = f"{q.get('packets', 250)} packets"
+        limit = f"{q.get('packets', catalog.network_default('buffer_packets'))} packets"
     else:
         limit = f"{default_limit} packets"
     params = []
