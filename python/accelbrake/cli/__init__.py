@@ -11,6 +11,8 @@
     accelbrake report results/abc-vs-cubic
     accelbrake reproduce abc-table --quick
     accelbrake traces traces/
+    accelbrake params cubic               # every parameter: default, unit, range, source
+    accelbrake schema > scenario.schema.json
 
 Errors (bad options, invalid scenarios, missing or malformed trace files) print
 ``accelbrake: error: <message>`` on stderr and exit with status 2. Set ``ACCELBRAKE_DEBUG=1`` to get
@@ -24,9 +26,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from accelbrake import __version__
+from accelbrake import __version__, catalog
 from accelbrake._core import SimulationError
 from accelbrake.cli import abe, compare, report, reproduce, run, sweep, traces
+from accelbrake.cli import params as params_cmds
 from accelbrake.cli._common import DELAY_NOTES, PROG, CliError
 from accelbrake.cli.abe import cmd_abe_sweep
 from accelbrake.cli.compare import cmd_compare
@@ -60,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="accelbrake: packet-level simulation of congestion control (ABC, Cubic, NewReno, ABE)\n"
-        "with drop-tail, CoDel, PIE and ABC routers over Mahimahi cellular traces.",
+        description="accelbrake: packet-level simulation of congestion control over Mahimahi traces.\n"
+        f"schemes: {', '.join(s.name for s in catalog.schemes())}\n"
+        f"queues: {', '.join(q.name for q in catalog.queues())} (SCHEME+QUEUE pairs a scheme with a queue)",
         epilog="Run 'accelbrake COMMAND --help' for the options of a command.",
         formatter_class=fmt,
     )
@@ -69,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # One module per command; each adds its own subparser (in this order in --help).
-    for command in (run, compare, abe, sweep, report, reproduce, traces):
+    for command in (run, compare, abe, sweep, report, reproduce, traces, params_cmds):
         command.register(sub, fmt)
     return parser
 

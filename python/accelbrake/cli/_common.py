@@ -184,8 +184,9 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         "--buffer",
         type=_arg_count,
         metavar="PACKETS",
-        help=f"data bottleneck queue limit in packets, for every queue type (default: {_net('buffer_packets')}; --set "
-        "queue.bytes=N for bytes; a --queue spec's packets= or bytes= wins)",
+        help="data bottleneck queue limit in packets, for every queue type "
+        f"(default: {_net('buffer_packets')}; --set queue.bytes=N for bytes; a --queue spec's packets= "
+        "or bytes= wins)",
     )
     g.add_argument(
         "--queue",

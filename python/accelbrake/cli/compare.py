@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from accelbrake import __version__
-from accelbrake import catalog
+from accelbrake import __version__, catalog
 from accelbrake.cli._common import (
     DELAY_NOTES,
     _arg_count,
