@@ -22,19 +22,16 @@ core's validation errors. The pieces it uses live in their own modules and are r
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import os
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from accelbrake import _core, catalog
 from accelbrake._core import SimulationError
 from accelbrake._io import find_upwards
-from accelbrake._text import did_you_mean
 from accelbrake.errors import ScenarioError
 from accelbrake.queues import QUEUE_KEYS, parse_queue_spec, queue_from_arg
 from accelbrake.schemes import (
@@ -77,97 +74,11 @@ __all__ = [
 DEFAULT_TRACE = catalog.default_trace()
 
 
-_UNKNOWN_FIELD_RE = re.compile(
-    r"unknown (field|variant) `([^`]*)`, expected (?:one of )?(.*?)(?: at line \d+ column \d+)?$"
-)
-
-
-_POSITION_RE = re.compile(r" at line \d+ column \d+$")
-
-
-def _objects_with_key(doc: Any, field: str, trail: tuple[Any, ...] = ()) -> Iterable[tuple[Any, ...]]:
-    """The key paths (``("hops", 0, "queue")``) of the objects in ``doc`` holding key ``field``."""
-    if isinstance(doc, Mapping):
-        if field in doc:
-            yield trail
-        for k, v in doc.items():
-            yield from _objects_with_key(v, field, (*trail, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            yield from _objects_with_key(v, field, (*trail, i))
-
-
-def _path_text(trail: Sequence[Any]) -> str:
-    out = ""
-    for k in trail:
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
-    return out or "(top level)"
-
-
-def _where_is_field(doc: Mapping[str, Any], field: str, error: str) -> str | None:
-    """The path (``hops[0].queue``) of the object serde rejected for holding ``field``: the only
-    object with that key, or the one whose removal of it changes the core's ``error``."""
-    trails = list(_objects_with_key(doc, field))
-    if len(trails) <= 1:
-        return _path_text(trails[0]) if trails else None
-    for trail in trails:
-        probe = copy.deepcopy(dict(doc))
-        obj: Any = probe
-        for k in trail:
-            obj = obj[k]
-        del obj[field]
-        try:
-            _core.validate(json.dumps(probe, allow_nan=False))
-        except (SimulationError, ValueError, TypeError) as e:
-            if _POSITION_RE.sub("", str(e)) == _POSITION_RE.sub("", error):
-                continue
-        return _path_text(trail)
-    return None
-
-
-def _where_is_value(doc: Any, value: str, path: str = "") -> str | None:
-    """The path of the first ``type`` field in ``doc`` whose value is ``value``."""
-    if isinstance(doc, Mapping):
-        if doc.get("type") == value:
-            return f"{path}.type" if path else "type"
-        for k, v in doc.items():
-            found = _where_is_value(v, value, f"{path}.{k}" if path else str(k))
-            if found:
-                return found
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            found = _where_is_value(v, value, f"{path}[{i}]")
-            if found:
-                return found
-    return None
-
-
-def _explain_schema_error(scenario: Mapping[str, Any], msg: str) -> str:
-    """Turn serde's ``unknown field `x`, expected one of ... at line 1 column N`` (positions in
-    our own serialisation, useless to the user) into ``hops[0].queue: unknown field 'x' (did you
-    mean 'y'?); expected one of ...``."""
-    m = _UNKNOWN_FIELD_RE.search(msg)
-    if not m:
-        return msg
-    what, name, expected = m.groups()
-    known = re.findall(r"`([^`]*)`", expected)
-    # Newer cores name the JSON path themselves ("hops[1].queue: unknown field ..."); older ones
-    # do not, and we find the object ourselves.
-    core_path = msg[: m.start()].strip().rstrip(":").strip() or None
-    if what == "field":
-        where = core_path or _where_is_field(scenario, name, f"scenario: {msg}")
-        label = f"unknown key '{name}'"
-    else:
-        where = core_path or _where_is_value(scenario, name)
-        label = f"unknown type '{name}'"
-    prefix = f"{where}: " if where else ""
-    listing = ", ".join(known) if known else expected
-    return f"{prefix}{label}{did_you_mean(name, known)}; expected one of {listing}"
-
-
 def _validate(scenario: Mapping[str, Any], locations: Locations, context: str | None = None) -> None:
-    """Run the core's validation; name the ``--set`` item / ``--queue`` parameter (or ``context``)
-    behind a failure, found from the error's ``key`` attribute (the scenario path the core names)."""
+    """Run the core's validation; name the ``--set`` item / ``--queue`` parameter (or ``context``,
+    e.g. the scenario file) behind a failure. The core's error carries the scenario path it is about
+    (``key``: ``hops[0].queue.eta``, ``flows[1].params.beta``, ``hops[0].link.type``), which maps
+    back to what the user wrote."""
     try:
         _core.validate(json.dumps(scenario, allow_nan=False))
     except SimulationError as e:
@@ -177,15 +88,8 @@ def _validate(scenario: Mapping[str, Any], locations: Locations, context: str | 
         if where is not None:
             detail = msg.removeprefix(f"parameter {key}: ")
             raise ScenarioError(f"{where[0]}: {detail}", key=where[1]) from None
-        if msg.startswith("scenario: "):
-            # serde's message; its "line 1 column N" is a position in our own serialisation.
-            detail = _explain_schema_error(scenario, msg[len("scenario: ") :])
-            detail = _POSITION_RE.sub("", detail)
-            msg = detail if context else f"scenario: {detail}"
         if context:
-            raise ScenarioError(f"{context}: {msg}", key=key) from None
-        if msg != str(e):
-            raise SimulationError(msg) from None
+            raise ScenarioError(f"{context}: {msg.removeprefix('scenario: ')}", key=key) from None
         raise
 
 
