@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from accelbrake import catalog
 from accelbrake._io import atomic_path, atomic_write_json, find_upwards
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import figures as F
@@ -31,6 +32,11 @@ from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PUBLISHED, Publ
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
 from accelbrake.scenarios import resolve_trace
 from accelbrake.tables import MISSING, render_table
+
+#: The ABC paper's cellular setup (§7), which is also the default network of the core's catalog.
+_DELAY_MS = catalog.network_default("delay_ms")
+_BUFFER = int(catalog.network_default("buffer_packets"))
+_ACK_MBPS = catalog.network_default("ack_mbps")
 
 __all__ = ["REPRODUCTIONS", "UNAVAILABLE", "Reproduction", "compare", "format_comparison", "shared_traces"]
 
@@ -387,7 +393,7 @@ def _cellular(
     duration: float,
     seeds: int,
     *,
-    delays: Sequence[float] = (50.0,),
+    delays: Sequence[float] = (_DELAY_MS,),
 ) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "name": name,
@@ -396,10 +402,10 @@ def _cellular(
             "schemes": list(schemes),
             "traces": list(traces),
             "delay_ms": list(delays),
-            "buffer_packets": [250],
+            "buffer_packets": [_BUFFER],
             "seeds": seeds,
         },
-        "run": {"duration_s": duration, "ack_mbps": 12.0, "sample_ms": 100.0},
+        "run": {"duration_s": duration, "ack_mbps": _ACK_MBPS, "sample_ms": 100.0},
     }
     if "cubic+codel" in schemes:
         doc["schemes"] = {"cubic+codel": {"queue": ARTIFACT_CODEL}}
@@ -496,8 +502,8 @@ def _doc_fig3(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         "matrix": {
             "schemes": ["abc", "abc-no-ai"],
             "traces": traces or ["const:24"],
-            "delay_ms": [50.0],
-            "buffer_packets": [250],
+            "delay_ms": [_DELAY_MS],
+            "buffer_packets": [_BUFFER],
             "seeds": 2 if quick else 3,
         },
         "run": {"duration_s": 10 * step, "flow_starts_s": starts, "flow_stops_s": stops, "ack_mbps": 100.0},
@@ -514,8 +520,8 @@ def _doc_fairness(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         "matrix": {
             "schemes": ["abc"],
             "traces": traces or ["const:24"],
-            "delay_ms": [50.0],
-            "buffer_packets": [250],
+            "delay_ms": [_DELAY_MS],
+            "buffer_packets": [_BUFFER],
             "flows": [2, 4, 8, 16, 32],
             "seeds": 2 if quick else 3,
         },
@@ -534,7 +540,7 @@ def _doc_rtt(
                 "schemes": ["abc"],
                 "traces": traces or ["const:24"],
                 "delay_ms": [10.0],
-                "buffer_packets": [250],
+                "buffer_packets": [_BUFFER],
                 "flow_rtts_ms": rtts,
                 "seeds": 2 if quick else 3,
             },
