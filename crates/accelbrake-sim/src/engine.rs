@@ -8,7 +8,9 @@
 use crate::cc;
 use crate::error::{Error, Result};
 use crate::link::{Link, RateLink, Step, Trace, TraceLink};
-use crate::metrics::{FlowMetrics, HopMetrics, Recorder};
+use crate::measure::summary::{summarize, FlowInput, HopInput, RunInfo};
+use crate::measure::table::{build_tables, Table};
+use crate::measure::{FlowMetrics, FlowSample, HopMetrics, HopSample, Recorder, Summary};
 use crate::packet::{Ecn, Kind, Packet};
 use crate::queue::abc::AbcQueue;
 use crate::queue::codel::CodelQueue;
@@ -20,7 +22,7 @@ use crate::scenario::{self, AppSpec, LinkSpec, QueueSpec, Scenario};
 use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{App, Sender};
 use crate::time::{Dur, Rate, Time};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// An event. Events are small (no packets inside): packets wait on FIFO [`DelayLine`]s and only
@@ -413,7 +415,23 @@ impl Simulation {
                 self.schedule_receiver(f as usize);
             }
             Event::Sample => {
-                self.rec.sample(self.now, &self.hops, &self.flows);
+                let flows = self.flows.iter().map(|f| {
+                    let m = f.sender.cc.metrics();
+                    FlowSample {
+                        cwnd: m.cwnd,
+                        w_abc: m.w_abc,
+                        w_cubic: m.w_cubic,
+                        srtt: f.sender.srtt(),
+                        pacing_rate: m.pacing_rate,
+                        in_flight: f.sender.pipe(),
+                    }
+                });
+                let hops = self.hops.iter().map(|h| HopSample {
+                    queue_packets: h.queue.len_packets(),
+                    queue_bytes: h.queue.len_bytes(),
+                    gauge: h.queue.gauge(),
+                });
+                self.rec.sample(self.now, flows, hops);
                 let next = self.now + self.rec.bin;
                 if next < self.end {
                     self.events.push(next, Event::Sample);
@@ -521,7 +539,7 @@ impl Simulation {
         fl.in_network -= 1;
         match pkt.kind {
             Kind::Data => {
-                self.rec.delivered(now, &pkt, fl);
+                self.rec.delivered(now, &pkt, fl.prop_rtt, &mut fl.m);
                 let mut out = std::mem::take(&mut self.out);
                 fl.receiver.on_data(now, &pkt, &mut out);
                 self.send_acks(f, &mut out);
@@ -815,4 +833,74 @@ impl Simulation {
     pub fn events_scheduled(&self) -> u64 {
         self.events.scheduled()
     }
+
+    /// Turn the run's measurements into a summary and tables (call after [`Simulation::run`]).
+    pub fn result(&mut self) -> SimResult {
+        let end = self.now;
+        let run = RunInfo {
+            end,
+            seed: self.scenario.seed,
+            events: self.stats.events,
+            hop_departures: self.stats.hop_departures,
+        };
+        let capacity: Vec<_> = self
+            .hops
+            .iter()
+            .map(|h| move |from: Time, to: Time| h.link.capacity_between(from, to))
+            .collect();
+        let hops: Vec<HopInput> = self
+            .hops
+            .iter()
+            .zip(&capacity)
+            .enumerate()
+            .map(|(i, (h, cap))| {
+                let s = h.queue.stats();
+                HopInput {
+                    name: &h.name,
+                    queue: h.queue.name(),
+                    marks: s.marked,
+                    max_queue_packets: s.max_packets,
+                    occupancy_area: self.occupancy_area(i),
+                    m: &h.m,
+                    capacity_between: cap,
+                }
+            })
+            .collect();
+        let flows: Vec<FlowInput> = self
+            .flows
+            .iter()
+            .map(|f| FlowInput {
+                scheme: &f.scheme,
+                start: f.start,
+                stop: f.stop,
+                prop_rtt: f.prop_rtt,
+                fwd: &f.fwd,
+                completed_at: f.sender.completed_at,
+                delivered_segments: f.receiver.stats.delivered_segments,
+                packets_sent: f.sender.stats.packets_sent,
+                retransmits: f.sender.stats.retransmits,
+                timeouts: f.sender.stats.timeouts,
+                m: &f.m,
+            })
+            .collect();
+        let summary = summarize(&self.rec, &run, &hops, &flows);
+        let tables = build_tables(&mut self.rec, end, &hops, &flows);
+        SimResult { summary, tables }
+    }
+}
+
+/// Everything a run produces.
+pub struct SimResult {
+    /// Summary figures.
+    pub summary: Summary,
+    /// Tables: `flows_ts`, `hops_ts`, and with packet records `packets` and `hop_packets`.
+    pub tables: BTreeMap<String, Table>,
+}
+
+/// Build, run and summarise a scenario in one call.
+pub fn simulate(scenario: &Scenario) -> Result<SimResult> {
+    let mut sim = Simulation::new(scenario)?;
+    sim.run();
+    debug_assert_eq!(sim.check_invariants(), Ok(()));
+    Ok(sim.result())
 }
