@@ -33,8 +33,8 @@
 //!   although `AckInfo::in_recovery` is set, because Linux's `TCP_CA_Loss` is not a reduction state.
 
 use super::newreno::{
-    tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW,
-    MIN_SSTHRESH,
+    reported_ssthresh, tcp_cong_avoid_ai, tcp_slow_start, tcp_undo_cwnd_reduction, ParamReader, INFINITE_SSTHRESH,
+    INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW, MIN_SSTHRESH,
 };
 use super::{AckInfo, CongestionControl, CongestionKind, Params};
 use crate::error::Result;
@@ -580,15 +580,13 @@ impl CongestionControl for Cubic {
     /// Linux `tcp_undo_cwnd_reduction` after a spurious RTO: `cwnd = max(cwnd, prior_cwnd)`
     /// (`tcp_reno_undo_cwnd`, which Cubic uses too), `ssthresh = max(ssthresh, prior_ssthresh)`.
     fn on_spurious_rto(&mut self, _now: Time) {
-        let (cwnd, ssthresh) = self.prior;
-        self.cwnd = self.cwnd.max(cwnd);
-        self.ssthresh = self.ssthresh.max(ssthresh);
+        tcp_undo_cwnd_reduction(&mut self.cwnd, &mut self.ssthresh, self.prior);
         self.in_loss = false;
         self.rto_backoff = false;
     }
 
     fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
+        reported_ssthresh(self.ssthresh)
     }
 }
 

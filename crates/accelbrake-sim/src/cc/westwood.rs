@@ -46,8 +46,8 @@
 //! - On an RTO the window is one segment (Linux: `packets_in_flight + 1`, normally 1).
 
 use super::newreno::{
-    tcp_cong_avoid_ai, tcp_slow_start, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW,
-    MIN_SSTHRESH,
+    reported_ssthresh, tcp_reno_cong_avoid, tcp_undo_cwnd_reduction, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW,
+    LOSS_WINDOW, MAX_INITIAL_WINDOW, MIN_SSTHRESH,
 };
 use super::{AckInfo, CongestionControl, CongestionKind, Params};
 use crate::error::Result;
@@ -294,16 +294,7 @@ impl CongestionControl for Westwood {
         if !ack.cwnd_limited || reducing {
             return;
         }
-        // tcp_reno_cong_avoid.
-        let mut acked = ack.acked;
-        if self.in_slow_start() {
-            acked = tcp_slow_start(&mut self.cwnd, self.ssthresh, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let w = self.cwnd;
-        tcp_cong_avoid_ai(&mut self.cwnd, &mut self.cwnd_cnt, w, acked);
+        tcp_reno_cong_avoid(&mut self.cwnd, &mut self.cwnd_cnt, self.ssthresh, ack.acked);
     }
 
     fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, in_flight: u32) {
@@ -359,15 +350,13 @@ impl CongestionControl for Westwood {
     /// `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`: `cwnd = max(cwnd, prior_cwnd)`,
     /// `ssthresh = max(ssthresh, prior_ssthresh)`.
     fn on_spurious_rto(&mut self, _now: Time) {
-        let (cwnd, ssthresh) = self.prior;
-        self.cwnd = self.cwnd.max(cwnd);
-        self.ssthresh = self.ssthresh.max(ssthresh);
+        tcp_undo_cwnd_reduction(&mut self.cwnd, &mut self.ssthresh, self.prior);
         self.in_loss = false;
         self.rto_backoff = false;
     }
 
     fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
+        reported_ssthresh(self.ssthresh)
     }
 }
 
