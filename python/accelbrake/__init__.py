@@ -50,7 +50,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # `simulate` and `Result` need pandas; import it only when they are first used.
+    # `simulate` and `Result` are imported when first used (accelbrake.results is not needed to build
+    # scenarios).
     if name in ("simulate", "Result"):
         from accelbrake import results
 

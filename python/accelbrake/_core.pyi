@@ -53,3 +53,13 @@ def trace_info(path: str) -> tuple[int, int, float]:
 
 def schemes() -> list[str]:
     """Congestion-control scheme names the core knows (``flows[].scheme``)."""
+
+def catalog() -> str:
+    """The registry as JSON text: ``schemes``, ``queues``, ``links``, ``network`` (the default
+    network's parameters) and ``default_trace``. Each parameter has ``name`` (scenario field),
+    ``key`` (command-line key, without a unit suffix), ``kind`` (real/whole/flag/choice),
+    ``default``, ``unit``, ``min``/``max`` (``min_open``/``max_open``), ``choices``, ``expected``,
+    ``doc``, ``source`` and ``aliases``. Read it through :mod:`accelbrake.catalog`."""
+
+def schema() -> str:
+    """The JSON Schema of a scenario document (generated from the core's scenario types)."""

@@ -10,6 +10,9 @@ Delay conventions (as in the core's ``metrics.rs``; every column says which dela
 * **one-way delay**: from the sender's transmission to arrival at the receiver.
 
 Percentiles follow Mahimahi's ``mm-delay-graph``: the sorted value at index ``floor(q·N)``.
+
+pandas (and numpy) are imported only when a table is first used: running a scenario and reading its
+``summary`` does not need them.
 """
 
 from __future__ import annotations
@@ -22,14 +25,14 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from accelbrake import _core
 from accelbrake._core import SimulationError
 from accelbrake._io import atomic_path, atomic_write_json, package_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TABLE_COLUMNS", "Result", "simulate"]
 
@@ -81,11 +84,23 @@ TABLE_COLUMNS: dict[str, dict[str, str]] = {
 def _frame(name: str, columns: Mapping[str, tuple[str, bytes]] | None) -> pd.DataFrame:
     """A DataFrame from the core's ``{column: (dtype, bytes)}``; empty with the documented columns
     if the table is absent."""
+    import numpy as np
+    import pandas as pd
+
     if not columns:
         return pd.DataFrame(
             {c: np.empty(0, dtype=np.dtype(t)) for c, t in TABLE_COLUMNS.get(name, {}).items()}
         )
     return pd.DataFrame({c: np.frombuffer(buf, dtype=np.dtype(dt)) for c, (dt, buf) in columns.items()})
+
+
+class _RawTable:
+    """A table as the core returns it, ``{column: (dtype, bytes)}``, not yet a DataFrame."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, columns: Mapping[str, tuple[str, bytes]] | None) -> None:
+        self.columns = columns
 
 
 def _nan(v: Any) -> float:
@@ -113,41 +128,57 @@ class Result:
             ``record_packets``.
     """
 
-    def __init__(self, summary: dict[str, Any], tables: Mapping[str, pd.DataFrame], scenario: dict[str, Any]):
+    def __init__(self, summary: dict[str, Any], tables: Mapping[str, Any], scenario: dict[str, Any]):
         self.summary = summary
         self.scenario = scenario
-        self.tables: dict[str, pd.DataFrame] = {
-            name: tables.get(name, _frame(name, None)) for name in TABLE_COLUMNS
-        }
-        for name, df in tables.items():
-            self.tables.setdefault(name, df)
+        # Each table as given: a DataFrame, or the core's {column: (dtype, bytes)} in a _RawTable,
+        # turned into a DataFrame (importing pandas) the first time it is used.
+        self._given: dict[str, Any] = dict(tables)
+        self._built: dict[str, pd.DataFrame] = {}
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._built:
+            given = self._given.get(name)
+            if given is None or isinstance(given, _RawTable):
+                self._built[name] = _frame(name, given.columns if given is not None else None)
+            else:
+                self._built[name] = given
+        return self._built[name]
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by name (the documented ones first), as DataFrames."""
+        names = list(dict.fromkeys([*TABLE_COLUMNS, *self._given]))
+        if list(self._built) != names:
+            self._built = {name: self._table(name) for name in names}
+        return self._built
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], scenario: dict[str, Any]) -> Result:
-        """Wrap the dict returned by ``_core.simulate``."""
+        """Wrap the dict returned by ``_core.simulate`` (tables become DataFrames when first used)."""
         raw_tables = raw.get("tables", {})
-        tables = {name: _frame(name, raw_tables.get(name)) for name in {*TABLE_COLUMNS, *raw_tables}}
+        tables = {name: _RawTable(cols) for name, cols in raw_tables.items()}
         return cls(json.loads(raw["summary"]), tables, scenario)
 
     @property
     def flows_ts(self) -> pd.DataFrame:
         """Per-flow time series."""
-        return self.tables["flows_ts"]
+        return self._table("flows_ts")
 
     @property
     def hops_ts(self) -> pd.DataFrame:
         """Per-hop time series."""
-        return self.tables["hops_ts"]
+        return self._table("hops_ts")
 
     @property
     def packets(self) -> pd.DataFrame:
         """Delivered data packets."""
-        return self.tables["packets"]
+        return self._table("packets")
 
     @property
     def hop_packets(self) -> pd.DataFrame:
         """Packet departures from hops."""
-        return self.tables["hop_packets"]
+        return self._table("hop_packets")
 
     @property
     def bottleneck_hop(self) -> int:
@@ -221,10 +252,15 @@ class Result:
                 row[k] = int(f.get(k, 0))
             row["completion_s"] = _nan(f.get("completion_s"))
             rows.append(row)
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
     def metadata(self) -> dict[str, Any]:
         """Provenance: versions, git commit, scenario, seed, host and a UTC timestamp."""
+        import numpy as np
+        import pandas as pd
+
         return {
             "accelbrake_version": _core.__version__,
             "git_commit": git_commit(),

@@ -116,10 +116,23 @@ fn trace_info(py: Python<'_>, path: &str) -> PyResult<(usize, u64, f64)> {
     Ok((t.ms.len(), t.period_ms(), t.mean_mbps()))
 }
 
-/// Congestion-control schemes the core knows.
+/// Congestion-control schemes the core knows, in listing order.
 #[pyfunction]
 fn schemes() -> Vec<&'static str> {
-    accelbrake_sim::cc::SCHEMES.to_vec()
+    accelbrake_sim::cc::names()
+}
+
+/// The registry as JSON text: schemes, queues, links and the default network, each parameter
+/// with its default, unit, range, doc and source.
+#[pyfunction]
+fn catalog() -> String {
+    accelbrake_sim::catalog::catalog().to_string()
+}
+
+/// The JSON Schema of a scenario document, as JSON text.
+#[pyfunction]
+fn schema() -> String {
+    serde_json::to_string_pretty(&accelbrake_sim::catalog::schema()).unwrap_or_default()
 }
 
 /// The `accelbrake._core` module.
@@ -129,6 +142,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

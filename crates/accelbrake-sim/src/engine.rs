@@ -12,13 +12,10 @@ use crate::measure::summary::{summarize, FlowInput, HopInput, RunInfo};
 use crate::measure::table::{build_tables, Table};
 use crate::measure::{FlowMetrics, FlowSample, HopMetrics, HopSample, Recorder, Summary};
 use crate::packet::{Ecn, Kind, Packet};
-use crate::queue::abc::AbcQueue;
-use crate::queue::codel::CodelQueue;
-use crate::queue::pie::PieQueue;
-use crate::queue::{DropTail, LinkInfo, Queue};
+use crate::queue::{LinkInfo, Queue};
 use crate::receiver::{EchoMode, Receiver, ReceiverConfig};
 use crate::rng::Rng;
-use crate::scenario::{self, AppSpec, LinkSpec, QueueSpec, Scenario};
+use crate::scenario::{AppSpec, LinkSpec, QueueSpec, Scenario};
 use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{App, Sender};
 use crate::time::{Dur, Rate, Time};
@@ -173,15 +170,8 @@ const QUEUE_STREAMS: u64 = 1 << 32;
 const CC_STREAMS: u64 = 2 << 32;
 
 fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box<dyn Queue>> {
-    Ok(match spec {
-        QueueSpec::Droptail { .. } | QueueSpec::Infinite => Box::new(DropTail::new(scenario::queue_limit(spec, key)?)),
-        QueueSpec::Abc { .. } => Box::new(AbcQueue::new(scenario::abc_config(spec, key)?)),
-        QueueSpec::Codel { .. } => Box::new(CodelQueue::new(scenario::codel_config(spec, key)?)),
-        QueueSpec::Pie { .. } => Box::new(PieQueue::new(
-            scenario::pie_config(spec, key)?,
-            Rng::stream(seed, QUEUE_STREAMS + hop as u64),
-        )),
-    })
+    let (kind, values) = spec.resolve(key)?;
+    Ok((kind.build)(&values, Rng::stream(seed, QUEUE_STREAMS + hop as u64)))
 }
 
 impl Simulation {
@@ -225,11 +215,12 @@ impl Simulation {
                 let id = flows.len() as u32;
                 let start = Time(Dur::from_millis_f64(spec.start_ms).0);
                 let cc_rng = Rng::stream(scenario.seed, CC_STREAMS + id as u64);
-                let controller = cc::build(&spec.scheme, &scenario::params(spec), start, cc_rng)?;
-                let abc = cc::is_abc(&spec.scheme);
+                let scheme = cc::lookup(&spec.scheme)?;
+                let controller = (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?;
+                let abc = scheme.marking == cc::Marking::Abc;
                 let ecn = if abc {
                     Ecn::ACCELERATE
-                } else if spec.ecn || cc::needs_ecn(&spec.scheme) {
+                } else if spec.ecn || scheme.marking == cc::Marking::Ecn {
                     Ecn::Ect0
                 } else {
                     Ecn::NotEct

@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod base_delay;
+pub mod catalog;
 pub mod cc;
 pub mod codel_law;
 pub mod engine;
@@ -43,6 +44,7 @@ pub mod link;
 pub mod measure;
 pub mod metrics;
 pub mod packet;
+pub mod params;
 pub mod queue;
 pub mod receiver;
 pub mod rng;

@@ -13,28 +13,73 @@
 //!  "flows": [{"scheme": "abc", "fwd": [0], "rev": [1]}]}
 //! ```
 
-use crate::cc::{self, Params};
+use crate::cc;
 use crate::error::{Error, Result};
-use crate::queue::abc::{AbcRouterConfig, DelaySource, RateSource};
-use crate::queue::codel::CodelConfig;
-use crate::queue::pie::PieConfig;
-use crate::queue::Limit;
-use crate::time::Dur;
+use crate::params::{Given, Param, Unit, Value, Values};
+use crate::queue::{self, QueueKind};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+
+/// The network that `accelbrake run`, `build_scenario` and experiment files build when not told
+/// otherwise: the ABC paper's cellular setup (Mahimahi `mm-delay 50 mm-link TRACE bw12.mahi` with
+/// a 250-packet buffer; ABC paper §7, artifact `exp.sh`). Defined here only; the Python layer reads
+/// it from the catalog.
+pub const NETWORK: &[Param] = &[
+    Param::real("delay_ms", 50.0, Unit::Ms, 0.0, 1e7).doc(
+        "one-way propagation delay, applied in each direction (min RTT = 2·delay)",
+        "ABC paper §7; artifact exp.sh mm-delay 50",
+    ),
+    Param::whole(
+        "buffer_packets",
+        queue::abc::BUFFER_PACKETS,
+        Unit::Packets,
+        1,
+        1_000_000_000,
+    )
+    .doc(
+        "data bottleneck buffer, packets",
+        "ABC paper §7; artifact exp.sh (250 packets)",
+    ),
+    Param::real("duration_s", 140.0, Unit::S, 1e-9, 7.0 * 24.0 * 3600.0)
+        .open(true, false)
+        .doc(
+            "simulated time (the bundled Verizon LTE trace's length)",
+            "artifact: 140 s runs",
+        ),
+    Param::real("ack_mbps", 12.0, Unit::Mbps, 0.0, 1e6)
+        .open(true, false)
+        .doc(
+            "rate of the constant ACK link when there is no ACK trace",
+            "artifact bw12.mahi",
+        ),
+    Param::real("sample_ms", DEFAULT_SAMPLE_MS, Unit::Ms, 1.0, 1e7).doc("time-series bin width", "our choice"),
+    Param::whole("flows", 1, Unit::None, 1, 100_000).doc(
+        "identical bulk flows sharing the bottleneck",
+        "ABC paper §7 (single flow)",
+    ),
+    Param::whole("seed", 0, Unit::None, 0, u64::MAX >> 11).doc("master random seed", ""),
+];
+
+/// Default bin width of time series, ms.
+pub const DEFAULT_SAMPLE_MS: f64 = 100.0;
+
+/// The bundled trace of the ABC artifact's experiments (140 s, 5.96 Mbit/s), relative to the
+/// repository root.
+pub const DEFAULT_TRACE: &str = "traces/Verizon-LTE-short.up";
 
 fn default_one() -> u32 {
     1
 }
 fn default_sample() -> f64 {
-    100.0
+    DEFAULT_SAMPLE_MS
 }
 fn default_true() -> bool {
     true
 }
 
 /// A whole simulation.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Simulated time, ms.
@@ -55,7 +100,7 @@ pub struct Scenario {
 }
 
 /// One hop: a queue feeding a link, then a propagation delay.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HopSpec {
     /// Name used in outputs.
@@ -71,7 +116,7 @@ pub struct HopSpec {
 }
 
 /// A link.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum LinkSpec {
     /// A Mahimahi trace file.
@@ -97,115 +142,98 @@ pub enum LinkSpec {
     },
 }
 
-/// A queue.
+/// A queue: its type (a row of [`crate::queue::QUEUES`]) and that type's parameters as fields,
+/// e.g. `{"type": "codel", "target_ms": 5, "packets": 1000}`. Fields are checked against the
+/// type's parameter table.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-pub enum QueueSpec {
-    /// Drop-tail with a packet or byte limit.
-    Droptail {
-        /// Limit in packets.
-        #[serde(default)]
-        packets: Option<u64>,
-        /// Limit in bytes.
-        #[serde(default)]
-        bytes: Option<u64>,
-    },
-    /// Never drops.
-    Infinite,
-    /// CoDel (RFC 8289). Defaults: Linux `codel` (target 5 ms, interval 100 ms, 1000 packets).
-    Codel {
-        /// Limit in packets (default 1000).
-        #[serde(default)]
-        packets: Option<u64>,
-        /// Limit in bytes.
-        #[serde(default)]
-        bytes: Option<u64>,
-        /// Target sojourn time, ms (default 5).
-        #[serde(default)]
-        target_ms: Option<f64>,
-        /// Interval, ms (default 100).
-        #[serde(default)]
-        interval_ms: Option<f64>,
-        /// Bytes below which CoDel never drops (default 1514).
-        #[serde(default)]
-        mtu: Option<u32>,
-        /// Mark ECT packets CE instead of dropping them.
-        #[serde(default)]
-        ecn: bool,
-    },
-    /// PIE (RFC 8033 with Linux `sch_pie` defaults).
-    Pie {
-        /// Limit in packets (default 1000).
-        #[serde(default)]
-        packets: Option<u64>,
-        /// Limit in bytes.
-        #[serde(default)]
-        bytes: Option<u64>,
-        /// Target queueing delay, ms (default 15).
-        #[serde(default)]
-        qdelay_ref_ms: Option<f64>,
-        /// Probability update period, ms (default 15).
-        #[serde(default)]
-        t_update_ms: Option<f64>,
-        /// Burst allowance, ms (default 150).
-        #[serde(default)]
-        max_burst_ms: Option<f64>,
-        /// α, 1/s (default 0.125).
-        #[serde(default)]
-        alpha: Option<f64>,
-        /// β, 1/s (default 1.25).
-        #[serde(default)]
-        beta: Option<f64>,
-        /// Mark ECT packets CE instead of dropping while p ≤ `ecn_prob_max`.
-        #[serde(default)]
-        ecn: bool,
-        /// Largest p at which ECN marks instead of dropping (default 0.1).
-        #[serde(default)]
-        ecn_prob_max: Option<f64>,
-        /// Derandomised drops (RFC 8033 §5.1).
-        #[serde(default)]
-        derandomize: bool,
-        /// Scale p by packet size.
-        #[serde(default)]
-        bytemode: bool,
-        /// Use Linux's departure-rate estimator instead of timestamps.
-        #[serde(default)]
-        dq_rate_estimator: bool,
-    },
-    /// ABC router.
-    Abc {
-        /// Limit in packets (default 250).
-        #[serde(default)]
-        packets: Option<u64>,
-        /// Limit in bytes.
-        #[serde(default)]
-        bytes: Option<u64>,
-        /// η (default 0.98).
-        #[serde(default)]
-        eta: Option<f64>,
-        /// δ, ms (default 133).
-        #[serde(default)]
-        delta_ms: Option<f64>,
-        /// d_t, ms (default 50).
-        #[serde(default)]
-        dt_ms: Option<f64>,
-        /// T, ms (default 20).
-        #[serde(default)]
-        window_ms: Option<f64>,
-        /// Token limit (default 5).
-        #[serde(default)]
-        token_limit: Option<f64>,
-        /// `dequeue` (default) or `enqueue`.
-        #[serde(default)]
-        rate_source: Option<String>,
-        /// `qlen` (default) or `sojourn`.
-        #[serde(default)]
-        delay_source: Option<String>,
-    },
+pub struct QueueSpec {
+    /// Queue type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The type's parameters.
+    #[serde(flatten)]
+    pub params: Given,
+}
+
+/// One alternative per queue type of the registry, with its parameters as fields.
+impl JsonSchema for QueueSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "QueueSpec".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let one_of: Vec<serde_json::Value> = queue::QUEUES
+            .iter()
+            .map(|q| {
+                let mut props = serde_json::Map::new();
+                props.insert("type".into(), serde_json::json!({"const": q.name}));
+                for p in q.params {
+                    props.insert(p.name.into(), p.json_schema());
+                }
+                serde_json::json!({
+                    "title": q.display,
+                    "description": format!("{} ({})", q.summary, q.source),
+                    "type": "object",
+                    "properties": props,
+                    "required": ["type"],
+                    "additionalProperties": false,
+                })
+            })
+            .collect();
+        json_to_schema(serde_json::json!({"description": "A queue in front of the link.", "oneOf": one_of}))
+    }
+}
+
+fn json_to_schema(v: serde_json::Value) -> Schema {
+    // Every value built here is a JSON object, which is always a valid schema.
+    Schema::try_from(v).unwrap_or_default()
+}
+
+/// `scheme`: one of the registry's names.
+fn scheme_names(_: &mut SchemaGenerator) -> Schema {
+    json_to_schema(serde_json::json!({
+        "description": "Congestion-control scheme.",
+        "enum": cc::names(),
+    }))
+}
+
+/// `params` of a flow: the parameters of its scheme (an if/then per scheme).
+fn flow_params_by_scheme(schema: &mut Schema) {
+    let cases: Vec<serde_json::Value> = cc::SCHEMES
+        .iter()
+        .map(|s| {
+            let mut props = serde_json::Map::new();
+            for p in s.params.iter().flat_map(|t| t.iter()) {
+                props.insert(p.name.into(), p.json_schema());
+            }
+            serde_json::json!({
+                "if": {"properties": {"scheme": {"const": s.name}}, "required": ["scheme"]},
+                "then": {"properties": {"params": {"type": "object", "properties": props, "additionalProperties": false}}},
+            })
+        })
+        .collect();
+    schema.insert("allOf".into(), serde_json::Value::Array(cases));
+}
+
+impl QueueSpec {
+    /// A queue of `kind` with these parameters.
+    pub fn new(kind: &str, params: &[(&str, Value)]) -> QueueSpec {
+        QueueSpec {
+            kind: kind.into(),
+            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        }
+    }
+
+    /// The queue's registry row and checked values; errors name `key` (e.g. `hops[0].queue`).
+    pub fn resolve(&self, key: &str) -> Result<(&'static QueueKind, Values)> {
+        let kind = queue::lookup(&self.kind, &format!("{key}.type"))?;
+        let v = kind.values(&self.params, key)?;
+        Ok((kind, v))
+    }
 }
 
 /// What the flow's application does.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum AppSpec {
     /// Always has data.
@@ -223,14 +251,17 @@ pub enum AppSpec {
 }
 
 /// One flow (or `count` identical flows).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = flow_params_by_scheme)]
 pub struct FlowSpec {
-    /// Congestion-control scheme (see `cc::SCHEMES`).
+    /// Congestion-control scheme (a row of [`crate::cc::SCHEMES`]).
+    #[schemars(schema_with = "scheme_names")]
     pub scheme: String,
-    /// Scheme parameter overrides.
+    /// Scheme parameter overrides (numbers, flags as true/false or 1/0, words), checked against
+    /// the scheme's parameter table.
     #[serde(default)]
-    pub params: BTreeMap<String, f64>,
+    pub params: Given,
     /// Hops of the data path, in order.
     pub fwd: Vec<usize>,
     /// Hops of the ACK path, in order.
@@ -292,6 +323,24 @@ pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Re
             key: key.into(),
             msg: format!("got {v}; expected {what}"),
         })
+    }
+}
+
+/// A parameter error keyed `from` or `from.<name>` re-keyed under `to` (`cubic.beta` →
+/// `flows[0].params.beta`).
+fn rekey(e: Error, from: &str, to: &str) -> Error {
+    match e {
+        Error::Param { key, msg } => {
+            let key = if key == from {
+                to.to_string()
+            } else if let Some(rest) = key.strip_prefix(&format!("{from}.")) {
+                format!("{to}.{rest}")
+            } else {
+                key
+            };
+            Error::Param { key, msg }
+        }
+        other => other,
     }
 }
 
@@ -385,19 +434,7 @@ impl Scenario {
                     }
                 }
             }
-            queue_limit(&h.queue, &format!("{k}.queue"))?;
-            match &h.queue {
-                QueueSpec::Abc { .. } => {
-                    abc_config(&h.queue, &format!("{k}.queue"))?;
-                }
-                QueueSpec::Codel { .. } => {
-                    codel_config(&h.queue, &format!("{k}.queue"))?;
-                }
-                QueueSpec::Pie { .. } => {
-                    pie_config(&h.queue, &format!("{k}.queue"))?;
-                }
-                _ => {}
-            }
+            h.queue.resolve(&format!("{k}.queue"))?;
         }
         if self.flows.is_empty() {
             return Err(Error::Param {
@@ -430,23 +467,12 @@ impl Scenario {
         }
         for (i, f) in self.flows.iter().enumerate() {
             let k = format!("flows[{i}]");
-            if !cc::SCHEMES.contains(&f.scheme.as_str()) {
-                return Err(Error::Param {
-                    key: format!("{k}.scheme"),
-                    msg: format!(
-                        "unknown scheme '{}'{}; available: {}",
-                        f.scheme,
-                        crate::error::did_you_mean(&f.scheme, cc::SCHEMES),
-                        cc::SCHEMES.join(", ")
-                    ),
-                });
-            }
-            cc::build(
-                &f.scheme,
-                &f.params,
-                crate::time::Time::ZERO,
-                crate::rng::Rng::stream(0, 0),
-            )?;
+            let scheme = cc::lookup(&f.scheme).map_err(|e| rekey(e, "scheme", &format!("{k}.scheme")))?;
+            // Parameter errors name the scenario's spelling: flows[i].params.<name>.
+            let at = format!("{k}.params");
+            let values = scheme.values(&f.params).map_err(|e| rekey(e, scheme.family, &at))?;
+            (scheme.build)(&values, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0))
+                .map_err(|e| rekey(e, scheme.family, &at))?;
             for (name, path) in [("fwd", &f.fwd), ("rev", &f.rev)] {
                 if path.len() > 255 {
                     return Err(Error::Param {
@@ -519,186 +545,4 @@ impl Scenario {
         }
         Ok(())
     }
-}
-
-/// The buffer limit of a queue spec.
-pub(crate) fn queue_limit(q: &QueueSpec, key: &str) -> Result<Limit> {
-    let (packets, bytes, default) = match q {
-        QueueSpec::Infinite => return Ok(Limit::Infinite),
-        QueueSpec::Droptail { packets, bytes } => (*packets, *bytes, None),
-        QueueSpec::Abc { packets, bytes, .. } => (*packets, *bytes, Some(Limit::Packets(250))),
-        QueueSpec::Codel { packets, bytes, .. } | QueueSpec::Pie { packets, bytes, .. } => {
-            (*packets, *bytes, Some(Limit::Packets(1000)))
-        }
-    };
-    match (packets, bytes) {
-        (Some(_), Some(_)) => Err(Error::Param {
-            key: key.into(),
-            msg: "give either packets or bytes, not both".into(),
-        }),
-        (Some(0), None) => Err(Error::Param {
-            key: format!("{key}.packets"),
-            msg: "expected a limit ≥ 1 packet".into(),
-        }),
-        (None, Some(b)) if b < 1500 => Err(Error::Param {
-            key: format!("{key}.bytes"),
-            msg: "expected a limit ≥ 1500 bytes".into(),
-        }),
-        (Some(p), None) => Ok(Limit::Packets(p)),
-        (None, Some(b)) => Ok(Limit::Bytes(b)),
-        (None, None) => default.ok_or_else(|| Error::Param {
-            key: key.into(),
-            msg: "a drop-tail queue needs a limit: packets=N or bytes=N".into(),
-        }),
-    }
-}
-
-/// The ABC router configuration of an `abc` queue spec.
-pub(crate) fn abc_config(q: &QueueSpec, key: &str) -> Result<AbcRouterConfig> {
-    let QueueSpec::Abc {
-        eta,
-        delta_ms,
-        dt_ms,
-        window_ms,
-        token_limit,
-        rate_source,
-        delay_source,
-        ..
-    } = q
-    else {
-        return Err(Error::Param {
-            key: key.into(),
-            msg: "not an abc queue".into(),
-        });
-    };
-    let d = AbcRouterConfig::default();
-    let ms = |name: &str, v: Option<f64>, def: Dur, lo: f64| opt_ms(&format!("{key}.{name}"), v, def, lo);
-    let cfg = AbcRouterConfig {
-        eta: eta.unwrap_or(d.eta),
-        delta: ms("delta_ms", *delta_ms, d.delta, 1e-3)?,
-        dt: ms("dt_ms", *dt_ms, d.dt, 0.0)?,
-        window: ms("window_ms", *window_ms, d.window, 1e-3)?,
-        token_limit: token_limit.unwrap_or(d.token_limit),
-        rate_source: match rate_source.as_deref() {
-            None | Some("dequeue") => RateSource::Dequeue,
-            Some("enqueue") => RateSource::Enqueue,
-            Some(o) => {
-                return Err(Error::Param {
-                    key: format!("{key}.rate_source"),
-                    msg: format!("'{o}'; expected 'dequeue' or 'enqueue'"),
-                })
-            }
-        },
-        delay_source: match delay_source.as_deref() {
-            None | Some("qlen") => DelaySource::QueueLength,
-            Some("sojourn") => DelaySource::Sojourn,
-            Some(o) => {
-                return Err(Error::Param {
-                    key: format!("{key}.delay_source"),
-                    msg: format!("'{o}'; expected 'qlen' or 'sojourn'"),
-                })
-            }
-        },
-        limit: queue_limit(q, key)?,
-    };
-    cfg.validate(key)?;
-    Ok(cfg)
-}
-
-/// A duration option in ms: `None` → `default`; otherwise checked (`lo` ≤ value) and converted.
-fn opt_ms(key: &str, v: Option<f64>, default: Dur, lo: f64) -> Result<Dur> {
-    match v {
-        None => Ok(default),
-        Some(x) => {
-            check_range(
-                key,
-                x,
-                lo,
-                1e7,
-                if lo > 0.0 {
-                    "a positive time in ms"
-                } else {
-                    "a time ≥ 0 ms"
-                },
-            )?;
-            Ok(Dur::from_millis_f64(x))
-        }
-    }
-}
-
-/// The CoDel configuration of a `codel` queue spec.
-pub(crate) fn codel_config(q: &QueueSpec, key: &str) -> Result<CodelConfig> {
-    let QueueSpec::Codel {
-        target_ms,
-        interval_ms,
-        mtu,
-        ecn,
-        ..
-    } = q
-    else {
-        return Err(Error::Param {
-            key: key.into(),
-            msg: "not a codel queue".into(),
-        });
-    };
-    let d = CodelConfig::default();
-    let cfg = CodelConfig {
-        target: opt_ms(&format!("{key}.target_ms"), *target_ms, d.target, 1e-6)?,
-        interval: opt_ms(&format!("{key}.interval_ms"), *interval_ms, d.interval, 1e-6)?,
-        mtu: mtu.unwrap_or(d.mtu),
-        ecn: *ecn,
-        limit: queue_limit(q, key)?,
-    };
-    cfg.validate(key)?;
-    Ok(cfg)
-}
-
-/// The PIE configuration of a `pie` queue spec.
-pub(crate) fn pie_config(q: &QueueSpec, key: &str) -> Result<PieConfig> {
-    let QueueSpec::Pie {
-        qdelay_ref_ms,
-        t_update_ms,
-        max_burst_ms,
-        alpha,
-        beta,
-        ecn,
-        ecn_prob_max,
-        derandomize,
-        bytemode,
-        dq_rate_estimator,
-        ..
-    } = q
-    else {
-        return Err(Error::Param {
-            key: key.into(),
-            msg: "not a pie queue".into(),
-        });
-    };
-    let d = PieConfig::default();
-    let real = |name: &str, v: Option<f64>, def: f64, hi: f64| -> Result<f64> {
-        let x = v.unwrap_or(def);
-        check_range(&format!("{key}.{name}"), x, 0.0, hi, &format!("a number in [0, {hi}]"))?;
-        Ok(x)
-    };
-    let cfg = PieConfig {
-        qdelay_ref: opt_ms(&format!("{key}.qdelay_ref_ms"), *qdelay_ref_ms, d.qdelay_ref, 1e-6)?,
-        t_update: opt_ms(&format!("{key}.t_update_ms"), *t_update_ms, d.t_update, 1e-3)?,
-        max_burst: opt_ms(&format!("{key}.max_burst_ms"), *max_burst_ms, d.max_burst, 0.0)?,
-        alpha: real("alpha", *alpha, d.alpha, 1e6)?,
-        beta: real("beta", *beta, d.beta, 1e6)?,
-        ecn: *ecn,
-        ecn_prob_max: real("ecn_prob_max", *ecn_prob_max, d.ecn_prob_max, 1.0)?,
-        derandomize: *derandomize,
-        bytemode: *bytemode,
-        limit: queue_limit(q, key)?,
-        dq_rate_estimator: *dq_rate_estimator,
-        mtu: d.mtu,
-    };
-    cfg.validate(key)?;
-    Ok(cfg)
-}
-
-/// Scheme parameters as `Params`.
-pub(crate) fn params(f: &FlowSpec) -> Params {
-    f.params.clone()
 }

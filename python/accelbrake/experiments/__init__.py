@@ -7,7 +7,8 @@ plots and reports, and named reproductions of the papers' figures.
 * :mod:`~accelbrake.experiments.figures` and :mod:`~accelbrake.experiments.report`: plots and the
   self-contained HTML report (``accelbrake report``).
 * :mod:`~accelbrake.experiments.published` and :mod:`~accelbrake.experiments.reproduce`: the papers'
-  numbers and ``accelbrake reproduce``.
+  numbers and ``accelbrake reproduce``; :mod:`~accelbrake.experiments.catalog`: the reproduction ids
+  and titles alone (no pandas), for the command line's help.
 * :mod:`~accelbrake.experiments.abe`: the ABE paper's single-flow β_ecn sweep (``accelbrake abe-sweep``).
 
 See docs/experiments.md.
@@ -15,4 +16,4 @@ See docs/experiments.md.
 
 from __future__ import annotations
 
-__all__ = ["abe", "executors", "figures", "published", "report", "reproduce", "runner", "spec"]
+__all__ = ["abe", "catalog", "executors", "figures", "published", "report", "reproduce", "runner", "spec"]

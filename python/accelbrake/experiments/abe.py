@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake.scenarios import ScenarioError, build_scenario
+from accelbrake.tables import render_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -368,8 +369,6 @@ def format_comparison(comparison: Sequence[dict[str, Any]]) -> str:
 
 def format_table(table: pd.DataFrame) -> str:
     """Throughput, and median / 90th-percentile queueing delay, by scheme × AQM × RTT × β_ecn."""
-    from accelbrake.cli import render_table
-
     betas = sorted(table["beta_ecn"].unique())
     groups = table.groupby(["scheme", "aqm", "rtt_ms"], sort=False)
     heads = [("scheme", ""), ("AQM", ""), ("RTT", "ms")]

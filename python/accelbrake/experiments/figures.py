@@ -25,7 +25,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from accelbrake import catalog
 from accelbrake._io import atomic_path
+from accelbrake.schemes import SCHEMES as _PRESETS
+from accelbrake.schemes import display_name as _display_name
 
 __all__ = [
     "AXES",
@@ -44,56 +47,33 @@ __all__ = [
 #: Matrix axes besides the scheme and the seed (columns of ``results``).
 AXES = ("trace", "delay_ms", "buffer_packets", "flows", "start_interval_s", "flow_rtts_ms")
 
-#: Display names of the presets (as the papers write them).
-DISPLAY_NAMES = {
-    "abc": "ABC",
-    "abc-cubic": "ABC (w_cubic)",
-    "cubic": "Cubic",
-    "newreno": "NewReno",
-    "cubic+codel": "Cubic+CoDel",
-    "cubic+pie": "Cubic+PIE",
-    "newreno+codel": "NewReno+CoDel",
-    "newreno+pie": "NewReno+PIE",
-    "newreno-abe": "NewReno-ABE",
-    "cubic-abe": "Cubic-ABE",
-    "newreno-abe+pie": "NewReno-ABE+PIE",
-    "cubic-abe+pie": "Cubic-ABE+PIE",
-    "bbr": "BBR",
-    "copa": "Copa",
-    "vegas": "Vegas",
-    "westwood": "Westwood",
-    "ledbat": "LEDBAT",
-    "c2tcp": "C2TCP",
-    "proprate": "PropRate",
-    "proprate-l": "PropRate(L)",
-    "proprate-m": "PropRate(M)",
-    "proprate-h": "PropRate(H)",
-}
+#: Display names of the presets (as the papers write them), from the core's registry.
+DISPLAY_NAMES = {name: _display_name(name) for name in _PRESETS}
 
-_FIXED: dict[str, tuple[str, str]] = {
-    "abc": ("#d62728", "*"),
-    "abc-cubic": ("#ff7f0e", "P"),
-    "cubic": ("#1f77b4", "o"),
-    "newreno": ("#17becf", "o"),
+#: Plot styles of pairings that the papers draw apart from their scheme (Cubic+CoDel beside Cubic).
+#: A scheme's own colour and marker come from its registry row (``catalog.scheme(name).color``).
+_PAIR_STYLES: dict[str, tuple[str, str]] = {
     "cubic+codel": ("#2ca02c", "s"),
     "cubic+pie": ("#98df8a", "s"),
     "newreno+codel": ("#006d2c", "D"),
     "newreno+pie": ("#74c476", "D"),
-    "newreno-abe": ("#8c6d31", "v"),
-    "cubic-abe": ("#bd9e39", "v"),
     "newreno-abe+pie": ("#e7ba52", "^"),
     "cubic-abe+pie": ("#e7cb94", "^"),
-    "bbr": ("#9467bd", "^"),
-    "copa": ("#8c564b", "D"),
-    "vegas": ("#e377c2", "h"),
-    "westwood": ("#7f7f7f", "<"),
-    "ledbat": ("#bcbd22", ">"),
-    "c2tcp": ("#393b79", "X"),
-    "proprate": ("#637939", "p"),
-    "proprate-l": ("#637939", "p"),
-    "proprate-m": ("#8ca252", "p"),
-    "proprate-h": ("#b5cf6b", "p"),
 }
+
+
+def _fixed_style(scheme: str) -> tuple[str, str] | None:
+    if scheme in _PAIR_STYLES:
+        return _PAIR_STYLES[scheme]
+    if "+" in scheme:
+        return None
+    try:
+        s = catalog.scheme(scheme)
+    except KeyError:
+        return None
+    return (s.color, s.marker)
+
+
 _SPARE_COLOURS = [
     "#e6550d",
     "#3182bd",
@@ -113,13 +93,14 @@ _SPARE_MARKERS = "o*sD^vPXh<>p"
 
 def scheme_style(schemes: Sequence[str]) -> dict[str, tuple[str, str]]:
     """``{scheme: (colour, marker)}``: fixed for presets, then distinct ones in order for the rest."""
-    used = {_FIXED[s][0] for s in schemes if s in _FIXED}
+    fixed = {s: st for s in schemes if (st := _fixed_style(s)) is not None}
+    used = {st[0] for st in fixed.values()}
     spare = [c for c in _SPARE_COLOURS if c not in used] or _SPARE_COLOURS
     out: dict[str, tuple[str, str]] = {}
     i = 0
     for s in schemes:
-        if s in _FIXED:
-            out[s] = _FIXED[s]
+        if s in fixed:
+            out[s] = fixed[s]
         else:
             out[s] = (spare[i % len(spare)], _SPARE_MARKERS[i % len(_SPARE_MARKERS)])
             i += 1
@@ -130,7 +111,7 @@ def display_name(scheme: str, labels: dict[str, str] | None = None) -> str:
     """The label of a matrix scheme (``labels`` from the experiment) or a preset's display name."""
     if labels and labels.get(scheme) and labels[scheme] != scheme:
         return labels[scheme]
-    return DISPLAY_NAMES.get(scheme, scheme)
+    return DISPLAY_NAMES.get(scheme) or _display_name(scheme)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import pandas as pd
 from accelbrake._io import atomic_write_text
 from accelbrake.experiments import figures as F
 from accelbrake.experiments.runner import load_results
+from accelbrake.tables import MISSING, render_table
 
 __all__ = ["build_report", "make_plots"]
 
@@ -31,17 +32,9 @@ __all__ = ["build_report", "make_plots"]
 MAX_TIMESERIES = 24
 
 
-def _fmt(v: Any, digits: int = 1) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "–"
-    if isinstance(v, float | np.floating):
-        return f"{float(v):.{digits}f}"
-    return str(v)
-
-
 def _pm(mean: float, sd: float, n: int, digits: int = 1, scale: float = 1.0) -> str:
     if mean is None or not math.isfinite(float(mean)):
-        return "–"
+        return MISSING
     text = f"{scale * float(mean):.{digits}f}"
     if n > 1 and sd is not None and math.isfinite(float(sd)):
         text += f" ± {scale * float(sd):.{digits}f}"
@@ -445,8 +438,6 @@ def build_report(
 
 def summary_text(results: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
     """The per-point table (means ± sd over seeds) as aligned text, for the terminal."""
-    from accelbrake.cli import render_table
-
     agg = F.aggregate(results)
     cols = F.varying_axes(agg) or ["trace"]
     multi = bool((agg["flows"] > 1).any())

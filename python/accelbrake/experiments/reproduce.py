@@ -24,10 +24,13 @@ import numpy as np
 import pandas as pd
 
 from accelbrake._io import atomic_path, atomic_write_json, find_upwards
+from accelbrake._text import did_you_mean
 from accelbrake.experiments import figures as F
+from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
 from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PUBLISHED, Published
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
 from accelbrake.scenarios import resolve_trace
+from accelbrake.tables import MISSING, render_table
 
 __all__ = ["REPRODUCTIONS", "UNAVAILABLE", "Reproduction", "compare", "format_comparison", "shared_traces"]
 
@@ -86,7 +89,7 @@ def expand_traces(items: Sequence[str]) -> list[str]:
 
 def _num_text(v: float | None, digits: int = 2) -> str:
     if v is None or not math.isfinite(v):
-        return "–"
+        return MISSING
     return f"{v:.{digits}f}"
 
 
@@ -101,7 +104,7 @@ def _row(
         "published": pub.value,
         "published_text": pub.text,
         "ours": None,
-        "ours_text": "–",
+        "ours_text": MISSING,
         "ratio": None,
         "ratio_text": "n/a",
         "status": "ok",
@@ -607,12 +610,13 @@ def _cmp_c2tcp_table(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+#: Every reproduction by id (ids and titles from :mod:`accelbrake.experiments.catalog`).
 REPRODUCTIONS: dict[str, Reproduction] = {
     r.id: r
     for r in (
         Reproduction(
             "c2tcp-table1",
-            "C2TCP Table I: throughput and delay normalised to C2TCP, averaged over traces",
+            TITLES["c2tcp-table1"],
             _C2TCP_SETUP,
             _doc_c2tcp_table,
             _cmp_c2tcp_table,
@@ -622,14 +626,14 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
         Reproduction(
             "abc-table",
-            "headline table: 8-trace averages normalised to ABC",
+            TITLES["abc-table"],
             _CELL_SETUP + " Averages over traces of the seed means, then normalised to ABC.",
             _doc_table("abc-table", "ABC paper headline table"),
             _cmp_table,
         ),
         Reproduction(
             "abc-fig7",
-            "utilisation vs p95 delay on Verizon LTE, (a) downlink, (b) uplink",
+            TITLES["abc-fig7"],
             _CELL_SETUP,
             _doc_fig7,
             _cmp_fig7,
@@ -641,21 +645,21 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
         Reproduction(
             "abc-fig8",
-            "per-trace utilisation and delay over the 8 traces (and fig 17's mean delay)",
+            TITLES["abc-fig8"],
             _CELL_SETUP,
             _doc_table("abc-fig8", "ABC Fig. 8/17: per-trace utilisation and delay"),
             _cmp_fig8,
         ),
         Reproduction(
             "abc-fig19",
-            "capacity alternating 12/24 Mbit/s every 500 ms",
+            TITLES["abc-fig19"],
             _CELL_SETUP.replace("trace drives", "bw12_24_5_5.mahi drives"),
             _doc_fig19,
             _cmp_fig19,
         ),
         Reproduction(
             "abc-fig3",
-            "5 ABC flows joining and leaving: fairness with and without additive increase",
+            TITLES["abc-fig3"],
             "24 Mbit/s constant link, 50 ms one-way (RTT 100 ms), 250 packets; flows start every step "
             "and leave in reverse order (full: 20 s steps, 200 s; quick: 5 s steps, 50 s); Jain index "
             "per 100 ms bin among the active flows, averaged over bins with ≥ 2 flows.",
@@ -664,7 +668,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
         Reproduction(
             "abc-fairness",
-            "2-32 ABC flows on 24 Mbit/s: Jain index",
+            TITLES["abc-fairness"],
             "24 Mbit/s constant link, 50 ms one-way, 250 packets, all flows start at 0; Jain index of "
             "the flows' throughputs over the whole run (full: 60 s, quick: 20 s).",
             _doc_fairness,
@@ -672,7 +676,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
         Reproduction(
             "abc-fig12",
-            "RTT unfairness: two flows, flow 1 RTT 20-120 ms, flow 2 RTT 20 ms",
+            TITLES["abc-fig12"],
             _RTT_SETUP,
             _doc_rtt(
                 "abc-fig12",
@@ -683,7 +687,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
         Reproduction(
             "abc-table1",
-            "RTT unfairness: six flows with RTT 20/40/60/80/100/120 ms",
+            TITLES["abc-table1"],
             _RTT_SETUP,
             _doc_rtt(
                 "abc-table1",
@@ -694,7 +698,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
         Reproduction(
             "abc-fig21",
-            "propagation RTT 20, 50, 100, 200 ms on a Verizon trace",
+            TITLES["abc-fig21"],
             _CELL_SETUP.replace(
                 "50 ms one-way delay each way (min RTT 100 ms)",
                 "10/25/50/100 ms one-way delay (RTT 20/50/100/200 ms)",
@@ -704,40 +708,12 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
         Reproduction(
             "abc-fig15",
-            "η trades throughput for delay",
+            TITLES["abc-fig15"],
             _CELL_SETUP + " η ∈ {0.85, 0.9, 0.95, 0.98} on Verizon-LTE-short.up.",
             _doc_fig15,
             _cmp_fig15,
         ),
     )
-}
-
-#: Blocks of paper-results.md that cannot be reproduced yet, and why.
-UNAVAILABLE: dict[str, str] = {
-    "abc-wifi": "Wi-Fi links (802.11n A-MPDU batching, MCS changes, the link-rate estimator) are not "
-    "simulated",
-    "abc-fig18": "the explicit schemes XCP, XCP_w, RCP and VCP are not implemented",
-    "abc-fig2": "needs ABC's enqueue-rate variant compared on queueing delay; not wired as a reproduction "
-    "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
-    "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
-    "data bottleneck",
-    "abc-fig10": "needs a second (wired) bottleneck with on-off Cubic cross traffic",
-    "abc-fig11": "not wired as a reproduction yet (1-16 flows of one scheme on a Verizon trace: "
-    "`accelbrake sweep` with matrix.flows)",
-    "abc-fig13": "needs Poisson short flows (application-limited flow arrivals) and mixed schemes in one run",
-    "abc-fig17": "included in abc-fig8 (mean delay ratios)",
-    "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
-    "abc-pk": "PK-ABC (target rate from the trace one RTT ahead) is not implemented",
-    "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
-    "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
-    "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
-    "c2tcp-target": "not wired as a reproduction yet; checked by c2tcp_average_delay_follows_its_target",
-    "c2tcp-buffer": "not wired as a reproduction yet; checked by c2tcp_delay_does_not_grow_with_the_buffer",
-    "proprate-frontier": "not wired as a reproduction yet; checked by "
-    "proprate_frontier_is_monotone_in_the_target",
-    "proprate-nfl": "not wired as a reproduction yet; checked by "
-    "proprate_feedback_loop_brings_the_delay_to_the_target",
-    "abe-figures": "run `accelbrake abe-sweep` (the ABE paper's figures 4-7)",
 }
 
 
@@ -755,8 +731,6 @@ def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, An
 
 def format_comparison(comp: dict[str, Any]) -> str:
     """The comparison as an aligned text table."""
-    from accelbrake.cli import render_table
-
     headers = [
         ("scheme", ""),
         ("metric", ""),
@@ -785,8 +759,6 @@ def format_comparison(comp: dict[str, Any]) -> str:
 
 def resolve_ids(ids: Sequence[str]) -> list[Reproduction]:
     """Look the ids up; an unknown or unavailable id raises an error naming it (with the reason)."""
-    import difflib
-
     out = []
     for i in ids:
         key = i.strip().lower()
@@ -796,8 +768,7 @@ def resolve_ids(ids: Sequence[str]) -> list[Reproduction]:
             raise ExperimentError(f"reproduce {i}: not available yet: {UNAVAILABLE[key]}", key=i)
         else:
             known = [*REPRODUCTIONS, *UNAVAILABLE]
-            m = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hint = f" (did you mean '{m[0]}'?)" if m else ""
+            hint = did_you_mean(key, known)
             raise ExperimentError(
                 f"reproduce: unknown id '{i}'{hint}; available: {', '.join(REPRODUCTIONS)}", key=i
             )

@@ -33,7 +33,6 @@ the file and the key (``exp.toml: matrix.schemes[1]: unknown scheme 'cubci' (did
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import math
 import os
@@ -42,8 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbrake import _core
+from accelbrake import _core, catalog
 from accelbrake._core import SimulationError
+from accelbrake._text import did_you_mean
 from accelbrake.scenarios import (
     SCHEMES,
     ScenarioError,
@@ -88,10 +88,10 @@ MATRIX_KEYS: dict[str, str] = {
 
 #: ``[run]`` keys.
 RUN_KEYS: dict[str, str] = {
-    "duration_s": "simulated seconds per run (default 140)",
+    "duration_s": f"simulated seconds per run (default {catalog.network_default('duration_s'):g})",
     "ack_mbps": "ACK link rate in Mbit/s when there is no ack_trace (default 12)",
     "ack_trace": "ACK-direction trace file (default: a constant ack_mbps link)",
-    "sample_ms": "time-series bin width in ms (default 100)",
+    "sample_ms": f"time-series bin width in ms (default {catalog.network_default('sample_ms'):g})",
     "queue": 'a Mahimahi-style queue for every scheme, e.g. "codel target=50,interval=100"',
     "ecn": "ECN on (true) or off (false) for the non-ABC schemes (default: the preset's)",
     "set": 'overrides such as ["abc.eta=0.95"] or {"abc.eta" = 0.95}, applied to the schemes they '
@@ -117,18 +117,14 @@ _TOP_KEYS: dict[str, str] = {
     "schemes": "table of tables: per-scheme overrides and variants",
 }
 
+#: Matrix axes left out of an experiment file: the default network (the core's catalog).
 _MATRIX_DEFAULTS: dict[str, list[Any]] = {
-    "delay_ms": [50.0],
-    "buffer_packets": [250],
-    "flows": [1],
+    "delay_ms": [catalog.network_default("delay_ms")],
+    "buffer_packets": [int(catalog.network_default("buffer_packets"))],
+    "flows": [int(catalog.network_default("flows"))],
     "start_interval_s": [0.0],
-    "seeds": [0],
+    "seeds": [int(catalog.network_default("seed"))],
 }
-
-
-def _did_you_mean(word: str, known: Iterable[str]) -> str:
-    match = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f" (did you mean '{match[0]}'?)" if match else ""
 
 
 def _type_name(v: Any) -> str:
@@ -221,10 +217,10 @@ class Experiment:
     start_interval_s: tuple[float, ...]
     flow_rtts_ms: tuple[tuple[float, ...], ...] | None
     seeds: tuple[int, ...]
-    duration_s: float = 140.0
-    ack_mbps: float = 12.0
+    duration_s: float = catalog.network_default("duration_s")
+    ack_mbps: float = catalog.network_default("ack_mbps")
     ack_trace: str | None = None
-    sample_ms: float = 100.0
+    sample_ms: float = catalog.network_default("sample_ms")
     queue: str | None = None
     ecn: bool | None = None
     sets: tuple[tuple[str, Any], ...] = ()
@@ -431,7 +427,7 @@ class _Checker:
             if k not in allowed:
                 full = f"{where}.{k}" if where else k
                 raise self.fail(
-                    full, f"unknown key '{k}'{_did_you_mean(k, allowed)}; allowed: {', '.join(allowed)}"
+                    full, f"unknown key '{k}'{did_you_mean(k, allowed)}; allowed: {', '.join(allowed)}"
                 )
 
     def number(self, v: Any, key: str, unit: str, *, minimum: float = 0.0, strict: bool = False) -> float:
@@ -572,7 +568,7 @@ def parse_experiment(
             key = f"{where}.scheme" if "scheme" in sdoc else where
             raise c.fail(
                 key,
-                f"unknown scheme '{base}'{_did_you_mean(preset, SCHEMES)}; presets: {', '.join(SCHEMES)}"
+                f"unknown scheme '{base}'{did_you_mean(preset, SCHEMES)}; presets: {', '.join(SCHEMES)}"
                 + ("" if "scheme" in sdoc else f" (or give scheme = \"...\" to make '{sname}' a variant)"),
             )
         label = c.string(sdoc.get("label", sname), f"{where}.label", "a label")
@@ -596,7 +592,7 @@ def parse_experiment(
                 known = [*SCHEMES, *entries]
                 raise c.fail(
                     key,
-                    f"unknown scheme '{s}'{_did_you_mean(cs, known)}; available: {', '.join(known)} "
+                    f"unknown scheme '{s}'{did_you_mean(cs, known)}; available: {', '.join(known)} "
                     "(or define a variant in [schemes.NAME])",
                 )
         if s in scheme_names:
@@ -678,7 +674,9 @@ def parse_experiment(
                 "matrix.flows", "give either matrix.flows or matrix.flow_rtts_ms (which sets the flow count)"
             )
 
-    duration = c.number(run.get("duration_s", 140.0), "run.duration_s", "s", strict=True)
+    duration = c.number(
+        run.get("duration_s", catalog.network_default("duration_s")), "run.duration_s", "s", strict=True
+    )
     ack_mbps = c.number(run.get("ack_mbps", 12.0), "run.ack_mbps", "Mbit/s", strict=True)
     ack_trace = None
     if "ack_trace" in run:
@@ -687,7 +685,9 @@ def parse_experiment(
             link_spec(ack_trace, what="ack_trace")
         except ScenarioError as e:
             raise c.fail("run.ack_trace", str(e).removeprefix("ack_trace: ")) from None
-    sample_ms = c.number(run.get("sample_ms", 100.0), "run.sample_ms", "ms", minimum=1.0)
+    sample_ms = c.number(
+        run.get("sample_ms", catalog.network_default("sample_ms")), "run.sample_ms", "ms", minimum=1.0
+    )
     queue = c.queue(run["queue"], "run.queue") if "queue" in run else None
     ecn = c.boolean(run["ecn"], "run.ecn") if "ecn" in run else None
     shared_sets = c.sets(run.get("set", []), "run.set")

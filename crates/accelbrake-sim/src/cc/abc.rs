@@ -19,74 +19,95 @@
 //! * The §4.1 cap is `2 × in-flight` as in the paper; the artifact uses `2 × in-flight + 5`.
 
 use super::cubic::{Cubic, CubicConfig};
-use super::{take, AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::error::{Error, Result};
+use crate::params::{Config, Param, Unit, Values};
 use crate::packet::{Echo, MTU};
 use crate::time::Time;
 
-/// ABC sender parameters.
+/// The ABC sender's parameters (keys `abc.<name>`; the router's are the `abc` queue's).
+pub const PARAMS: &[Param] = &[
+    Param::real("initial_window", 10.0, Unit::Segments, 1.0, 1e6)
+        .doc("initial window (at least min_window)", "Linux initial cwnd, RFC 6928"),
+    Param::real("min_window", 6.0, Unit::Segments, 1.0, 1e6)
+        .doc("smallest window brakes can reach", "artifact tcp_abc.c: brakes only while w > 5 + n"),
+    Param::flag("additive_increase", true).doc("Eq. 3's additive increase (off: the Fig. 3a ablation)", "ABC paper §3.1.3 Eq. 3"),
+    Param::flag("ai_per_segment", false)
+        .doc("additive increase n/w per ACK of n segments instead of 1/w per ACK", "ABC paper Eq. 3 (\"on each ACK\")"),
+    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 1e6)
+        .doc("pacing rate = gain·w/RTT (0: no pacing)", "artifact tcp_abc.c: w·100·29e6/rtt_us ≈ 2·w·MSS/RTT"),
+];
+
+/// ABC's sender over an ABC router.
+pub const ABC: Scheme = Scheme {
+    name: "abc",
+    display: "ABC",
+    family: "abc",
+    summary: "ABC sender (paper Eq. 3) over the ABC router",
+    source: "ABC paper (NSDI 2020) §3.1; artifact tcp_abc.c",
+    marking: Marking::Abc,
+    queue: "abc",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#d62728", "*"),
+    build: |v, _now, _rng| Ok(Box::new(Abc::new(AbcConfig::checked(v)?))),
+};
+
+/// ABC §4.1: `min(w_abc, w_cubic)` over the ABC router.
+pub const ABC_CUBIC: Scheme = Scheme {
+    name: "abc-cubic",
+    display: "ABC (w_cubic)",
+    summary: "ABC §4.1 sender keeping w_abc and w_cubic, sending by their minimum",
+    source: "ABC paper §4.1; artifact tcp_abccubic.c",
+    style: ("#ff7f0e", "P"),
+    build: |v, now, _rng| Ok(Box::new(AbcCubic::new(AbcConfig::checked(v)?, now))),
+    ..ABC
+};
+
+/// ABC sender parameters (see [`PARAMS`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AbcConfig {
-    /// Initial window in segments (Linux initial cwnd: 10).
+    /// Initial window in segments.
     pub initial_window: f64,
-    /// Smallest window in segments (artifact: brakes stop at about 6).
+    /// Smallest window in segments.
     pub min_window: f64,
     /// Additive increase of Eq. 3 (switch off for the Fig. 3a ablation).
     pub additive_increase: bool,
     /// Additive increase `n / w` per ACK of `n` segments instead of `1 / w` per ACK.
     pub ai_per_segment: bool,
-    /// Pacing gain over `w / RTT` (artifact: ≈ 2); 0 disables pacing.
+    /// Pacing gain over `w / RTT`; 0 disables pacing.
     pub pacing_gain: f64,
 }
 
-impl Default for AbcConfig {
-    fn default() -> Self {
+crate::default_from_table!(AbcConfig);
+
+impl Config for AbcConfig {
+    const PREFIX: &'static str = "abc";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> AbcConfig {
         AbcConfig {
-            initial_window: 10.0,
-            min_window: 6.0,
-            additive_increase: true,
-            ai_per_segment: false,
-            pacing_gain: 2.0,
+            initial_window: v.real("initial_window"),
+            min_window: v.real("min_window"),
+            additive_increase: v.flag("additive_increase"),
+            ai_per_segment: v.flag("ai_per_segment"),
+            pacing_gain: v.real("pacing_gain"),
         }
     }
-}
 
-impl AbcConfig {
-    /// Parameter names accepted.
-    pub const KEYS: &'static [&'static str] = &[
-        "initial_window",
-        "min_window",
-        "additive_increase",
-        "ai_per_segment",
-        "pacing_gain",
-    ];
-
-    /// Read overrides from `p` (consuming them).
-    pub fn from_params(p: &mut Params) -> Result<AbcConfig> {
-        let d = AbcConfig::default();
-        let cfg = AbcConfig {
-            initial_window: take(p, "initial_window", d.initial_window),
-            min_window: take(p, "min_window", d.min_window),
-            additive_increase: take(p, "additive_increase", 1.0) != 0.0,
-            ai_per_segment: take(p, "ai_per_segment", 0.0) != 0.0,
-            pacing_gain: take(p, "pacing_gain", d.pacing_gain),
-        };
-        let bad = |k: &str, m: &str| {
+    fn check(&self) -> Result<()> {
+        if self.initial_window >= self.min_window {
+            Ok(())
+        } else {
             Err(Error::Param {
-                key: format!("abc.{k}"),
-                msg: m.into(),
+                key: "abc.initial_window".into(),
+                msg: format!(
+                    "got {}; expected a number of segments ≥ min_window ({})",
+                    self.initial_window, self.min_window
+                ),
             })
-        };
-        if !(cfg.min_window.is_finite() && cfg.min_window >= 1.0) {
-            return bad("min_window", "expected a number of segments ≥ 1");
         }
-        if !(cfg.initial_window.is_finite() && cfg.initial_window >= cfg.min_window) {
-            return bad("initial_window", "expected a number of segments ≥ min_window");
-        }
-        if !(cfg.pacing_gain.is_finite() && cfg.pacing_gain >= 0.0) {
-            return bad("pacing_gain", "expected a number ≥ 0 (0 disables pacing)");
-        }
-        Ok(cfg)
     }
 }
 

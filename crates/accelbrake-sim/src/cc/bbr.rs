@@ -40,9 +40,9 @@
 //! - The PROBE_BW start phase is drawn from the `Rng` passed to [`Bbr::new`] (Linux:
 //!   `get_random_u32_below`).
 
-use super::newreno::{ParamReader, INITIAL_WINDOW, MAX_INITIAL_WINDOW};
-use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params, RateSample};
-use crate::error::Result;
+use super::newreno::{INITIAL_WINDOW, INITIAL_WINDOW_PARAM};
+use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, RateSample, Scheme};
+use crate::params::{Config, Param, Unit, Values};
 use crate::packet::{MSS, MTU};
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
@@ -90,7 +90,7 @@ const TCP_INIT_CWND: u32 = INITIAL_WINDOW;
 /// Nominal RTT for the initial pacing rate (tcp_bbr.c `bbr_init_pacing_rate_from_rtt`).
 const DEFAULT_RTT: Dur = Dur::from_millis(1);
 
-/// BBR parameters. Keys (without the `bbr.` prefix) are listed in [`BbrConfig::KEYS`].
+/// BBR parameters. (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BbrConfig {
     /// `initial_window`: initial cwnd in segments. Default 10 (RFC 6928, Linux).
@@ -111,68 +111,58 @@ pub struct BbrConfig {
     pub tso_segs: u32,
 }
 
-impl Default for BbrConfig {
-    fn default() -> Self {
+/// BBR's parameters (keys `bbr.<name>`; Linux `tcp_bbr` module parameters).
+pub const PARAMS: &[Param] = &[
+    INITIAL_WINDOW_PARAM,
+    Param::real("cwnd_gain", CWND_GAIN, Unit::None, 0.0, 100.0)
+        .open(true, false)
+        .doc("PROBE_BW cwnd gain", "tcp_bbr.c bbr_cwnd_gain = 2"),
+    Param::whole("bw_rtts", BW_RTTS as u64, Unit::None, 1, 10_000)
+        .doc("bandwidth max-filter window, round trips", "tcp_bbr.c bbr_bw_rtts = CYCLE_LEN + 2"),
+    Param::real("min_rtt_win_s", 10.0, Unit::S, 0.0, 3600.0)
+        .open(true, false)
+        .doc("min_rtt filter window", "tcp_bbr.c bbr_min_rtt_win_sec = 10"),
+    Param::real("probe_rtt_ms", 200.0, Unit::Ms, 0.0, 60_000.0)
+        .doc("PROBE_RTT duration (0: no PROBE_RTT)", "tcp_bbr.c bbr_probe_rtt_mode_ms = 200"),
+    Param::real("pacing_margin_percent", PACING_MARGIN_PERCENT, Unit::Percent, 0.0, 100.0)
+        .open(false, true)
+        .doc("pace this much below gain·bw", "tcp_bbr.c bbr_pacing_margin_percent = 1"),
+    Param::whole("tso_segs", 1, Unit::Segments, 0, MAX_TSO_SEGS as u64)
+        .doc("send quantum (cwnd allowance 3·quantum); 0: Linux's bbr_tso_segs_goal", "no TSO in the simulator: 1 segment"),
+];
+
+/// BBR v1 over drop-tail.
+pub const BBR: Scheme = Scheme {
+    name: "bbr",
+    display: "BBR",
+    family: "bbr",
+    summary: "BBR v1 (Linux tcp_bbr, without the long-term policer model)",
+    source: "Cardwell et al. 2016; Linux net/ipv4/tcp_bbr.c",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#9467bd", "^"),
+    build: |v, now, rng| Ok(Box::new(Bbr::new(BbrConfig::checked(v)?, now, rng))),
+};
+
+crate::default_from_table!(BbrConfig);
+
+impl Config for BbrConfig {
+    const PREFIX: &'static str = "bbr";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> BbrConfig {
         BbrConfig {
-            initial_window: INITIAL_WINDOW,
-            cwnd_gain: CWND_GAIN,
-            bw_rtts: BW_RTTS,
-            min_rtt_win: MIN_RTT_WIN,
-            probe_rtt: PROBE_RTT_DURATION,
-            pacing_margin_percent: PACING_MARGIN_PERCENT,
-            tso_segs: 1,
+            initial_window: v.whole("initial_window"),
+            cwnd_gain: v.real("cwnd_gain"),
+            bw_rtts: v.whole("bw_rtts"),
+            min_rtt_win: v.secs("min_rtt_win_s"),
+            probe_rtt: v.ms("probe_rtt_ms"),
+            pacing_margin_percent: v.real("pacing_margin_percent"),
+            tso_segs: v.whole("tso_segs"),
         }
-    }
-}
-
-impl BbrConfig {
-    /// Parameter names accepted by [`BbrConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &[
-        "initial_window",
-        "cwnd_gain",
-        "bw_rtts",
-        "min_rtt_win_s",
-        "probe_rtt_ms",
-        "pacing_margin_percent",
-        "tso_segs",
-    ];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `bbr.cwnd_gain`) if a value is out of range.
-    pub fn from_params(params: &mut Params) -> Result<BbrConfig> {
-        let d = BbrConfig::default();
-        let mut r = ParamReader::new(params, "bbr");
-        let win = r.real(
-            "min_rtt_win_s",
-            d.min_rtt_win.secs_f64(),
-            |v| v > 0.0 && v <= 3600.0,
-            "seconds in (0, 3600]",
-        )?;
-        let probe = r.real(
-            "probe_rtt_ms",
-            d.probe_rtt.millis_f64(),
-            |v| (0.0..=60_000.0).contains(&v),
-            "ms in [0, 60000]",
-        )?;
-        Ok(BbrConfig {
-            initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
-            cwnd_gain: r.real(
-                "cwnd_gain",
-                d.cwnd_gain,
-                |v| v > 0.0 && v <= 100.0,
-                "a number in (0, 100]",
-            )?,
-            bw_rtts: r.whole("bw_rtts", d.bw_rtts, 1, 10_000)?,
-            min_rtt_win: Dur::from_secs_f64(win),
-            probe_rtt: Dur::from_millis_f64(probe),
-            pacing_margin_percent: r.real(
-                "pacing_margin_percent",
-                d.pacing_margin_percent,
-                |v| (0.0..100.0).contains(&v),
-                "a percentage in [0, 100)",
-            )?,
-            tso_segs: r.whole("tso_segs", d.tso_segs, 0, MAX_TSO_SEGS)?,
-        })
     }
 }
 
@@ -747,6 +737,7 @@ impl CongestionControl for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
 
     const RTT: Dur = Dur::from_millis(100);
     const MS: Dur = Dur::from_millis(1);

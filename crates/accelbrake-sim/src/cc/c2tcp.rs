@@ -66,9 +66,9 @@
 //!   sysctl); by default interval = setpoint (master).
 //! - minRTT is this module's all-time minimum of RTT samples (reference `c2tcp_min_urtt`).
 
-use super::cubic::{Cubic, CubicConfig};
-use super::newreno::ParamReader;
-use super::{AckInfo, CongestionControl, CongestionKind, Params};
+use super::cubic::{self, Cubic, CubicConfig};
+use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::params::{Config, Param, Unit, Values};
 use crate::codel_law::{control_law_rec_inv_sqrt, newton_step};
 use crate::error::{Error, Result};
 use crate::time::{Dur, Time, NS_PER_MS};
@@ -121,90 +121,84 @@ pub struct C2tcpConfig {
     pub cubic_holdoff: bool,
 }
 
-impl Default for C2tcpConfig {
-    fn default() -> Self {
+/// C2TCP's own parameters (keys `c2tcp.<name>`); Cubic's follow them (also as `c2tcp.<name>`).
+pub const PARAMS: &[Param] = &[
+    Param::whole("target_ms", TARGET_MS as u64, Unit::Ms, 0, MAX_MS as u64)
+        .doc("the application's Target average delay, whole ms (0: 2 × minRTT)", "C2TCP paper §VII; author's README"),
+    Param::real("alpha_init", ALPHA_INIT, Unit::None, 0.01, 1000.0)
+        .doc("initial α (resolution 0.01), within [alpha_min, alpha_max]", "C2TCP author's tuner"),
+    Param::real("alpha_min", ALPHA_MIN, Unit::None, 0.01, 1000.0).doc("smallest α the tuner sets", "C2TCP author's tuner"),
+    Param::real("alpha_max", ALPHA_MAX, Unit::None, 0.01, 1000.0).doc("largest α the tuner sets", "C2TCP author's tuner"),
+    Param::real("interval_ms", 100.0, Unit::Ms, 0.0, MAX_MS)
+        .open(true, false)
+        .unset()
+        .doc("fixed detector interval (unset: the setpoint, as the kernel patch)", "C2TCP JSAC kernel patch"),
+    Param::real("tuner_period_ms", 500.0, Unit::Ms, 0.0, MAX_MS)
+        .open(true, false)
+        .doc("tuning cycle", "C2TCP paper §III-D"),
+    Param::flag("tuner", true).doc("adjust α from the Target", "C2TCP paper §III-D"),
+    Param::flag("cubic_holdoff", true)
+        .doc("see only the ACKs whose delay sample Cubic keeps (off: every ACK)", "author's tcp_c2tcp module"),
+];
+
+/// C2TCP on Cubic over drop-tail.
+pub const C2TCP: Scheme = Scheme {
+    name: "c2tcp",
+    display: "C2TCP",
+    family: "c2tcp",
+    summary: "C2TCP on Cubic (JSAC kernel patch + user-space tuner)",
+    source: "Abbasloo et al., IEEE JSAC 2019; author's kernel patch and tuner",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS, cubic::PARAMS],
+    preset: &[],
+    style: ("#393b79", "X"),
+    build: |v, now, _rng| Ok(Box::new(C2tcp::new(C2tcpConfig::checked(v)?, now))),
+};
+
+crate::default_from_table!(C2tcpConfig);
+
+impl Config for C2tcpConfig {
+    const PREFIX: &'static str = "c2tcp";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS, cubic::PARAMS];
+
+    fn from_values(v: &Values) -> C2tcpConfig {
         C2tcpConfig {
-            cubic: CubicConfig::default(),
-            target_ms: TARGET_MS,
-            alpha_init: ALPHA_INIT,
-            alpha_min: ALPHA_MIN,
-            alpha_max: ALPHA_MAX,
-            interval: None,
-            tuner_period: TUNER_PERIOD,
-            tuner: true,
-            cubic_holdoff: true,
+            cubic: CubicConfig::from_values(v),
+            target_ms: v.whole("target_ms"),
+            alpha_init: v.real("alpha_init"),
+            alpha_min: v.real("alpha_min"),
+            alpha_max: v.real("alpha_max"),
+            interval: v.opt_real("interval_ms").map(Dur::from_millis_f64),
+            tuner_period: v.ms("tuner_period_ms"),
+            tuner: v.flag("tuner"),
+            cubic_holdoff: v.flag("cubic_holdoff"),
         }
     }
-}
 
-impl C2tcpConfig {
-    /// Parameter names accepted by [`C2tcpConfig::from_params`]: C2TCP's own, then Cubic's.
-    pub const KEYS: &'static [&'static str] = &[
-        "target_ms",
-        "alpha_init",
-        "alpha_min",
-        "alpha_max",
-        "interval_ms",
-        "tuner_period_ms",
-        "tuner",
-        "cubic_holdoff",
-        "initial_window",
-        "beta",
-        "c",
-        "fast_convergence",
-        "tcp_friendliness",
-        "hystart",
-        "hystart_detect",
-        "hystart_low_window",
-        "hystart_ack_delta_ms",
-        "beta_ecn",
-        "abe_slow_start",
-    ];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `c2tcp.alpha_init`) if a value is invalid.
-    pub fn from_params(params: &mut Params) -> Result<C2tcpConfig> {
-        // Cubic's errors name `cubic.<key>`; this scheme is `c2tcp`.
-        let cubic = CubicConfig::from_params(params).map_err(|e| match e {
+    fn check(&self) -> Result<()> {
+        // Cubic's own checks, named as this scheme's keys.
+        self.cubic.check().map_err(|e| match e {
             Error::Param { key, msg } => Error::Param {
                 key: key.replacen("cubic.", "c2tcp.", 1),
                 msg,
             },
             other => other,
         })?;
-        let d = C2tcpConfig::default();
-        let mut r = ParamReader::new(params, "c2tcp");
-        let alpha_ok = |v: f64| (0.01..=1000.0).contains(&v);
-        let alpha_expected = "a number in [0.01, 1000] (resolution 0.01)";
-        let alpha_min = r.real("alpha_min", d.alpha_min, alpha_ok, alpha_expected)?;
-        let alpha_max = r.real(
-            "alpha_max",
-            d.alpha_max,
-            |v| alpha_ok(v) && v >= alpha_min,
-            "≥ alpha_min, ≤ 1000",
-        )?;
-        let in_bounds = |v: f64| v >= alpha_min && v <= alpha_max;
-        let alpha_init = r.real(
-            "alpha_init",
-            d.alpha_init,
-            in_bounds,
-            "a number in [alpha_min, alpha_max]",
-        )?;
-        let positive_ms = |v: f64| v > 0.0 && v <= MAX_MS;
-        let ms_expected = "ms in (0, 3600000]";
-        let interval = r.optional_real("interval_ms", positive_ms, ms_expected)?;
-        let period = r.real("tuner_period_ms", d.tuner_period.millis_f64(), positive_ms, ms_expected)?;
-        Ok(C2tcpConfig {
-            cubic,
-            target_ms: r.whole("target_ms", d.target_ms, 0, MAX_MS as u32)?,
-            alpha_init,
-            alpha_min,
-            alpha_max,
-            interval: interval.map(Dur::from_millis_f64),
-            tuner_period: Dur::from_millis_f64(period),
-            tuner: r.flag("tuner", d.tuner)?,
-            cubic_holdoff: r.flag("cubic_holdoff", d.cubic_holdoff)?,
-        })
+        let bad = |k: &str, v: f64, what: &str| {
+            Err(Error::Param {
+                key: format!("c2tcp.{k}"),
+                msg: format!("got {v}; expected {what}"),
+            })
+        };
+        if self.alpha_max < self.alpha_min {
+            return bad("alpha_max", self.alpha_max, "≥ alpha_min, ≤ 1000");
+        }
+        if !(self.alpha_min..=self.alpha_max).contains(&self.alpha_init) {
+            return bad("alpha_init", self.alpha_init, "a number in [alpha_min, alpha_max]");
+        }
+        Ok(())
     }
 }
 
@@ -467,6 +461,7 @@ impl CongestionControl for C2tcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
     use crate::cc::newreno::tests::{stretch_ack, Flow};
 
     const LOSS: CongestionKind = CongestionKind::Loss;
@@ -858,8 +853,10 @@ mod tests {
                 other => panic!("{key} = {v}: {other:?}"),
             }
         }
-        for key in CubicConfig::KEYS {
-            assert!(C2tcpConfig::KEYS.contains(key), "{key}");
+        // Every Cubic parameter is also a C2TCP parameter.
+        let names: Vec<&str> = C2tcpConfig::TABLES.iter().flat_map(|t| t.iter().map(|p| p.name)).collect();
+        for p in cubic::PARAMS {
+            assert!(names.contains(&p.name), "{}", p.name);
         }
     }
 

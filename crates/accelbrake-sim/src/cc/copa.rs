@@ -59,9 +59,8 @@
 //! - The RTO re-initialisation needs 2 s since the last ACK at the time an RTO fires (RTOs are
 //!   the only timer a controller sees); a full re-init also forgets RTTmin, as `init()` does.
 
-use super::newreno::ParamReader;
-use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
-use crate::error::Result;
+use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::params::{Config, Param, Unit, Values};
 use crate::packet::MTU;
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
@@ -97,7 +96,7 @@ pub const LOSS_DECREASE: f64 = 0.7;
 /// `cur_time - last_ack_time > 2000` ms).
 pub const RESTART_SILENCE: Dur = Dur::from_secs(2);
 
-/// Copa parameters. Keys (without the `copa.` prefix) are listed in [`CopaConfig::KEYS`].
+/// Copa parameters. (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CopaConfig {
     /// `delta`: δ in default mode and the cap in competitive mode, in (0, 1]. Default 0.5.
@@ -115,45 +114,51 @@ pub struct CopaConfig {
     pub pacing_gain: f64,
 }
 
-impl Default for CopaConfig {
-    fn default() -> Self {
+/// Copa's parameters (keys `copa.<name>`).
+pub const PARAMS: &[Param] = &[
+    Param::real("delta", DEFAULT_DELTA, Unit::None, 0.0, 1.0)
+        .open(true, false)
+        .doc("δ in default mode, its cap in competitive mode", "Copa paper (NSDI 2018) §2; genericCC"),
+    Param::flag("competitive", true)
+        .doc("switch to competitive mode when the queue does not empty (off: constant δ)", "Copa paper §2.2; genericCC 'auto'"),
+    Param::whole("velocity_rtts", 2, Unit::None, 1, 1000)
+        .doc("RTTs in one direction before the velocity doubles (paper §2.2 says 3)", "genericCC reference code"),
+    Param::real("initial_window", INITIAL_WINDOW, Unit::Packets, MIN_WINDOW, 1e6)
+        .doc("initial window", "genericCC"),
+    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 100.0)
+        .doc("pacing rate over cwnd/RTTstanding (0: no pacing)", "Copa paper §2.1 (pace at 2·cwnd/RTT)"),
+];
+
+/// Copa over drop-tail.
+pub const COPA: Scheme = Scheme {
+    name: "copa",
+    display: "Copa",
+    family: "copa",
+    summary: "Copa (δ = 0.5, competitive mode)",
+    source: "Arun & Balakrishnan, NSDI 2018; genericCC reference code",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#8c564b", "D"),
+    build: |v, now, _rng| Ok(Box::new(Copa::new(CopaConfig::checked(v)?, now))),
+};
+
+crate::default_from_table!(CopaConfig);
+
+impl Config for CopaConfig {
+    const PREFIX: &'static str = "copa";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> CopaConfig {
         CopaConfig {
-            delta: DEFAULT_DELTA,
-            competitive: true,
-            velocity_rtts: 2,
-            initial_window: INITIAL_WINDOW,
-            pacing_gain: 2.0,
+            delta: v.real("delta"),
+            competitive: v.flag("competitive"),
+            velocity_rtts: v.whole("velocity_rtts"),
+            initial_window: v.real("initial_window"),
+            pacing_gain: v.real("pacing_gain"),
         }
-    }
-}
-
-impl CopaConfig {
-    /// Parameter names accepted by [`CopaConfig::from_params`].
-    pub const KEYS: &'static [&'static str] =
-        &["delta", "competitive", "velocity_rtts", "initial_window", "pacing_gain"];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `copa.delta`) if a value is out of range.
-    pub fn from_params(params: &mut Params) -> Result<CopaConfig> {
-        let d = CopaConfig::default();
-        let mut r = ParamReader::new(params, "copa");
-        Ok(CopaConfig {
-            delta: r.real("delta", d.delta, |v| v > 0.0 && v <= 1.0, "a number in (0, 1]")?,
-            competitive: r.flag("competitive", d.competitive)?,
-            velocity_rtts: r.whole("velocity_rtts", d.velocity_rtts, 1, 1000)?,
-            initial_window: r.real(
-                "initial_window",
-                d.initial_window,
-                |v| (MIN_WINDOW..=1e6).contains(&v),
-                "a number of packets in [2, 1e6]",
-            )?,
-            pacing_gain: r.real(
-                "pacing_gain",
-                d.pacing_gain,
-                |v| (0.0..=100.0).contains(&v),
-                "a number in [0, 100] (0: no pacing)",
-            )?,
-        })
     }
 }
 
@@ -518,6 +523,7 @@ impl CongestionControl for Copa {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
     use crate::error::Error;
 
     const MS: Dur = Dur::from_millis(1);

@@ -32,12 +32,10 @@
 //! - During fast recovery the window is held at ssthresh (no PRR); after an RTO it slow-starts
 //!   although `AckInfo::in_recovery` is set, because Linux's `TCP_CA_Loss` is not a reduction state.
 
-use super::newreno::{
-    reported_ssthresh, tcp_cong_avoid_ai, tcp_slow_start, tcp_undo_cwnd_reduction, ParamReader, INFINITE_SSTHRESH,
-    INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW, MIN_SSTHRESH,
-};
-use super::{AckInfo, CongestionControl, CongestionKind, Params};
-use crate::error::Result;
+use super::newreno::{ABE_SLOW_START_PARAM, INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_cong_avoid_ai, tcp_slow_start, tcp_undo_cwnd_reduction};
+use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::error::{Error, Result};
+use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 
 /// Fixed-point scale of beta (tcp_cubic.c `BICTCP_BETA_SCALE`).
@@ -100,95 +98,123 @@ pub fn w_cubic(t_secs: f64, w_max: f64, beta: f64, c: f64) -> f64 {
     c * d * d * d + w_max
 }
 
-/// CUBIC parameters (Linux module parameters). Keys (without the `cubic.` prefix) are listed in
-/// [`CubicConfig::KEYS`]; flags are given as 0 or 1.
+/// Cubic's parameters (keys `cubic.<name>`; Linux `tcp_cubic` module parameters).
+pub const PARAMS: &[Param] = &[
+    INITIAL_WINDOW_PARAM,
+    Param::real("beta", BETA_CUBIC, Unit::None, 0.0, 1.0)
+        .open(true, true)
+        .doc("multiplicative decrease (used at 1/1024 resolution, as Linux)", "tcp_cubic.c beta = 717/1024; RFC 9438 §4.6"),
+    Param::real("c", C_CUBIC, Unit::None, 0.0, 1e6)
+        .open(true, false)
+        .doc("cubic scaling constant, segments/s³", "RFC 9438 §5 (tcp_cubic.c bic_scale = 41)"),
+    Param::flag("fast_convergence", true).doc("release bandwidth faster when the maximum shrinks", "RFC 9438 §4.7; tcp_cubic.c"),
+    Param::flag("tcp_friendliness", true).doc("never grow slower than an emulated Reno flow", "RFC 9438 §4.3; tcp_cubic.c"),
+    Param::flag("hystart", true).doc("hybrid slow start", "Ha & Rhee 2011; tcp_cubic.c hystart = 1"),
+    Param::whole("hystart_detect", (HYSTART_ACK_TRAIN | HYSTART_DELAY) as u64, Unit::None, 0, 3)
+        .doc("HyStart detectors, bit set: 1 ACK train, 2 delay increase", "tcp_cubic.c hystart_detect = 3"),
+    Param::whole("hystart_low_window", HYSTART_LOW_WINDOW as u64, Unit::Segments, 0, u32::MAX as u64)
+        .doc("HyStart acts only from this window on", "tcp_cubic.c hystart_low_window = 16"),
+    Param::real("hystart_ack_delta_ms", 2.0, Unit::Ms, 0.0, 1000.0)
+        .doc("largest ACK spacing within an ACK train", "tcp_cubic.c hystart_ack_delta_us = 2000"),
+    Param::real("beta_ecn", 0.85, Unit::None, 0.0, 1.0)
+        .open(true, false)
+        .unset()
+        .doc("ABE decrease on an ECN echo (unset: answered like a loss, as Linux; cubic-abe: 0.85)", "RFC 8511; ABE paper's Cubic value 0.85"),
+    ABE_SLOW_START_PARAM,
+];
+
+/// Linux Cubic over drop-tail.
+pub const CUBIC: Scheme = Scheme {
+    name: "cubic",
+    display: "Cubic",
+    family: "cubic",
+    summary: "Linux tcp_cubic incl. HyStart",
+    source: "RFC 9438; Linux net/ipv4/tcp_cubic.c",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &["codel", "pie"],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#1f77b4", "o"),
+    build: |v, now, _rng| Ok(Box::new(Cubic::new(CubicConfig::checked(v)?, now))),
+};
+
+/// Cubic with ABE (RFC 8511): ECN on, an ECN echo reduces the window by β_ecn = 0.85.
+pub const CUBIC_ABE: Scheme = Scheme {
+    name: "cubic-abe",
+    display: "Cubic-ABE",
+    summary: "ABE (RFC 8511) on Cubic: ECN on, β_ecn = 0.85 on an ECN echo",
+    source: "RFC 8511; ABE paper (CoNEXT 2017) and FreeBSD's Cubic value",
+    marking: Marking::Ecn,
+    queue: "codel",
+    pairs: &["pie"],
+    preset: &[("beta_ecn", 0.85)],
+    style: ("#bd9e39", "v"),
+    ..CUBIC
+};
+
+/// CUBIC parameters (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CubicConfig {
-    /// `initial_window`: initial window in segments. Default 10 (RFC 6928).
+    /// `initial_window`: initial window in segments.
     pub initial_window: u32,
-    /// `beta`: multiplicative decrease, in (0, 1), used at 1/1024 resolution like Linux. Default
-    /// 717/1024 (tcp_cubic.c `beta`).
+    /// `beta`: multiplicative decrease, in (0, 1), used at 1/1024 resolution like Linux.
     pub beta: f64,
-    /// `c`: cubic scaling constant in segments/s³, > 0. Default 0.4 (RFC 9438 §5).
+    /// `c`: cubic scaling constant in segments/s³.
     pub c: f64,
-    /// `fast_convergence`: release bandwidth faster when the maximum shrinks. Default on.
+    /// `fast_convergence`: release bandwidth faster when the maximum shrinks.
     pub fast_convergence: bool,
-    /// `tcp_friendliness`: never grow slower than an emulated Reno flow. Default on.
+    /// `tcp_friendliness`: never grow slower than an emulated Reno flow.
     pub tcp_friendliness: bool,
-    /// `hystart`: hybrid slow start. Default on.
+    /// `hystart`: hybrid slow start.
     pub hystart: bool,
-    /// `hystart_detect`: bit set of [`HYSTART_ACK_TRAIN`] and [`HYSTART_DELAY`], 0..=3. Default 3.
+    /// `hystart_detect`: bit set of [`HYSTART_ACK_TRAIN`] and [`HYSTART_DELAY`].
     pub hystart_detect: u32,
-    /// `hystart_low_window`: HyStart only acts from this window (segments) on. Default 16.
+    /// `hystart_low_window`: HyStart only acts from this window (segments) on.
     pub hystart_low_window: u32,
-    /// `hystart_ack_delta_ms`: largest ACK spacing within an ACK train. Default 2 ms.
+    /// `hystart_ack_delta_ms`: largest ACK spacing within an ACK train.
     pub hystart_ack_delta: Dur,
-    /// `beta_ecn`: ABE (RFC 8511). `None` (default): an ECN echo is answered like a loss (Linux).
-    /// `Some(b)`: `ssthresh = cwnd = max(b · FlightSize, 2)` on an ECN echo (scheme `cubic-abe`:
-    /// 0.85, the ABE paper's Cubic value); W_max is updated as for a loss.
+    /// `beta_ecn`: ABE (RFC 8511). `None`: an ECN echo is answered like a loss (Linux).
+    /// `Some(b)`: `ssthresh = cwnd = max(b · FlightSize, 2)` on an ECN echo; W_max is updated as
+    /// for a loss.
     pub beta_ecn: Option<f64>,
     /// `abe_slow_start`: apply `beta_ecn` also when a mark ends slow start (ABE paper, default);
     /// off = RFC 8511 authors' reading (slow-start marks use `beta`).
     pub abe_slow_start: bool,
 }
 
-impl Default for CubicConfig {
-    fn default() -> Self {
+crate::default_from_table!(CubicConfig);
+
+impl Config for CubicConfig {
+    const PREFIX: &'static str = "cubic";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> CubicConfig {
         CubicConfig {
-            initial_window: INITIAL_WINDOW,
-            beta: BETA_CUBIC,
-            c: C_CUBIC,
-            fast_convergence: true,
-            tcp_friendliness: true,
-            hystart: true,
-            hystart_detect: HYSTART_ACK_TRAIN | HYSTART_DELAY,
-            hystart_low_window: HYSTART_LOW_WINDOW,
-            hystart_ack_delta: HYSTART_ACK_DELTA,
-            beta_ecn: None,
-            abe_slow_start: true,
+            initial_window: v.whole("initial_window"),
+            beta: v.real("beta"),
+            c: v.real("c"),
+            fast_convergence: v.flag("fast_convergence"),
+            tcp_friendliness: v.flag("tcp_friendliness"),
+            hystart: v.flag("hystart"),
+            hystart_detect: v.whole("hystart_detect"),
+            hystart_low_window: v.whole("hystart_low_window"),
+            hystart_ack_delta: v.ms("hystart_ack_delta_ms"),
+            beta_ecn: v.opt_real("beta_ecn"),
+            abe_slow_start: v.flag("abe_slow_start"),
         }
     }
-}
 
-impl CubicConfig {
-    /// Parameter names accepted by [`CubicConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &[
-        "initial_window",
-        "beta",
-        "c",
-        "fast_convergence",
-        "tcp_friendliness",
-        "hystart",
-        "hystart_detect",
-        "hystart_low_window",
-        "hystart_ack_delta_ms",
-        "beta_ecn",
-        "abe_slow_start",
-    ];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `cubic.beta`) if a value is out of range.
-    pub fn from_params(params: &mut Params) -> Result<CubicConfig> {
-        let d = CubicConfig::default();
-        let mut r = ParamReader::new(params, "cubic");
-        let beta_ok = |v: f64| v > 0.0 && v < 1.0 && (1.0..=1023.0).contains(&(v * 1024.0).round());
-        let beta_expected = "a number in (0, 1) (resolution 1/1024), e.g. 0.7";
-        let in_0_1000 = |v: f64| (0.0..=1000.0).contains(&v);
-        let d_ms = d.hystart_ack_delta.millis_f64();
-        let ms = r.real("hystart_ack_delta_ms", d_ms, in_0_1000, "ms in [0, 1000]")?;
-        Ok(CubicConfig {
-            initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
-            beta: r.real("beta", d.beta, beta_ok, beta_expected)?,
-            c: r.real("c", d.c, |v| v > 0.0, "a number > 0, e.g. 0.4")?,
-            fast_convergence: r.flag("fast_convergence", d.fast_convergence)?,
-            tcp_friendliness: r.flag("tcp_friendliness", d.tcp_friendliness)?,
-            hystart: r.flag("hystart", d.hystart)?,
-            hystart_detect: r.whole("hystart_detect", d.hystart_detect, 0, 3)?,
-            hystart_low_window: r.whole("hystart_low_window", d.hystart_low_window, 0, u32::MAX)?,
-            hystart_ack_delta: Dur::from_millis_f64(ms),
-            beta_ecn: r.optional_real("beta_ecn", |v| v > 0.0 && v <= 1.0, "a number in (0, 1]")?,
-            abe_slow_start: r.flag("abe_slow_start", d.abe_slow_start)?,
-        })
+    /// Linux keeps beta in 1/1024 units: it must round to 1..=1023 of them.
+    fn check(&self) -> Result<()> {
+        if (1.0..=1023.0).contains(&(self.beta * 1024.0).round()) {
+            Ok(())
+        } else {
+            Err(Error::Param {
+                key: format!("{}.beta", Self::PREFIX),
+                msg: format!("got {}; expected a number in (0, 1) (resolution 1/1024), e.g. 0.7", self.beta),
+            })
+        }
     }
 }
 
@@ -593,6 +619,7 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
     use crate::cc::newreno::tests::{stretch_ack, Flow};
     use crate::error::Error;
 

@@ -42,10 +42,10 @@
 //!   ACK raises it to MIN_CWND through the per-ACK floor (the pseudo-code as written). A spurious
 //!   RTO (detected by the transport) restores the window from before it; the RFC has no undo.
 
-use super::newreno::{ParamReader, LOSS_WINDOW};
-use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Params};
+use super::newreno::LOSS_WINDOW;
+use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::base_delay::{BaseDelayHistory, Bucketing};
-use crate::error::Result;
+use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -73,7 +73,7 @@ const MAX_WINDOW: f64 = 1e6;
 /// Largest accepted history / filter length (a sanity bound).
 const MAX_HISTORY: u32 = 10_000;
 
-/// LEDBAT parameters. Keys (without the `ledbat.` prefix) are listed in [`LedbatConfig::KEYS`].
+/// LEDBAT parameters. (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LedbatConfig {
     /// `target_ms`: TARGET queuing delay in ms, (0, 10000]. Default 100 (RFC 6817 §2.5, which
@@ -95,62 +95,55 @@ pub struct LedbatConfig {
     pub current_filter: u32,
 }
 
-impl Default for LedbatConfig {
-    fn default() -> Self {
+/// LEDBAT's parameters (keys `ledbat.<name>`; RFC 6817 §2.5 names in capitals).
+pub const PARAMS: &[Param] = &[
+    Param::real("target_ms", TARGET_MS, Unit::Ms, 0.0, MAX_TARGET_MS)
+        .open(true, false)
+        .doc("TARGET queueing delay (the RFC requires ≤ 100)", "RFC 6817 §2.5"),
+    Param::real("gain", GAIN, Unit::None, 0.0, 1.0).open(true, false).doc("GAIN", "RFC 6817 §2.5"),
+    Param::real("allowed_increase", ALLOWED_INCREASE, Unit::Segments, 0.0, MAX_WINDOW)
+        .open(true, false)
+        .doc("ALLOWED_INCREASE", "RFC 6817 §2.5"),
+    Param::real("min_cwnd", MIN_CWND, Unit::Segments, 1.0, MAX_WINDOW).doc("MIN_CWND", "RFC 6817 §2.5"),
+    Param::real("initial_window", INIT_CWND, Unit::Segments, 1.0, MAX_WINDOW).doc("INIT_CWND", "RFC 6817 §2.5"),
+    Param::whole("base_history", BASE_HISTORY as u64, Unit::None, 1, MAX_HISTORY as u64)
+        .doc("BASE_HISTORY: one-minute base-delay minima kept", "RFC 6817 §2.5"),
+    Param::whole("current_filter", CURRENT_FILTER as u64, Unit::None, 1, MAX_HISTORY as u64)
+        .doc("CURRENT_FILTER: recent samples in the current-delay minimum", "RFC 6817 §2.5.1"),
+];
+
+/// LEDBAT over drop-tail.
+pub const LEDBAT: Scheme = Scheme {
+    name: "ledbat",
+    display: "LEDBAT",
+    family: "ledbat",
+    summary: "LEDBAT, target 100 ms",
+    source: "RFC 6817",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#bcbd22", ">"),
+    build: |v, now, _rng| Ok(Box::new(Ledbat::new(LedbatConfig::checked(v)?, now))),
+};
+
+crate::default_from_table!(LedbatConfig);
+
+impl Config for LedbatConfig {
+    const PREFIX: &'static str = "ledbat";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> LedbatConfig {
         LedbatConfig {
-            target_ms: TARGET_MS,
-            gain: GAIN,
-            allowed_increase: ALLOWED_INCREASE,
-            min_cwnd: MIN_CWND,
-            initial_window: INIT_CWND,
-            base_history: BASE_HISTORY,
-            current_filter: CURRENT_FILTER,
+            target_ms: v.real("target_ms"),
+            gain: v.real("gain"),
+            allowed_increase: v.real("allowed_increase"),
+            min_cwnd: v.real("min_cwnd"),
+            initial_window: v.real("initial_window"),
+            base_history: v.whole("base_history"),
+            current_filter: v.whole("current_filter"),
         }
-    }
-}
-
-impl LedbatConfig {
-    /// Parameter names accepted by [`LedbatConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &[
-        "target_ms",
-        "gain",
-        "allowed_increase",
-        "min_cwnd",
-        "initial_window",
-        "base_history",
-        "current_filter",
-    ];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `ledbat.target_ms`) if a value is out of range.
-    pub fn from_params(params: &mut Params) -> Result<LedbatConfig> {
-        let d = LedbatConfig::default();
-        let mut r = ParamReader::new(params, "ledbat");
-        let window = |v: f64| (1.0..=MAX_WINDOW).contains(&v);
-        Ok(LedbatConfig {
-            target_ms: r.real(
-                "target_ms",
-                d.target_ms,
-                |v| v > 0.0 && v <= MAX_TARGET_MS,
-                "a number of milliseconds in (0, 10000]",
-            )?,
-            gain: r.real("gain", d.gain, |v| v > 0.0 && v <= 1.0, "a number in (0, 1]")?,
-            allowed_increase: r.real(
-                "allowed_increase",
-                d.allowed_increase,
-                |v| v > 0.0 && v <= MAX_WINDOW,
-                "a number of segments in (0, 1e6]",
-            )?,
-            min_cwnd: r.real("min_cwnd", d.min_cwnd, window, "a number of segments in [1, 1e6]")?,
-            initial_window: r.real(
-                "initial_window",
-                d.initial_window,
-                window,
-                "a number of segments in [1, 1e6]",
-            )?,
-            base_history: r.whole("base_history", d.base_history, 1, MAX_HISTORY)?,
-            current_filter: r.whole("current_filter", d.current_filter, 1, MAX_HISTORY)?,
-        })
     }
 }
 
@@ -338,6 +331,7 @@ impl CongestionControl for Ledbat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
     use crate::cc::newreno::tests::Flow;
     use crate::error::Error;
 
@@ -556,7 +550,7 @@ mod tests {
                 other => panic!("{key} = {bad} accepted: {other:?}"),
             }
         }
-        let mut p: Params = LedbatConfig::KEYS.iter().map(|k| (k.to_string(), 1.0)).collect();
+        let mut p: Params = PARAMS.iter().map(|k| (k.name.to_string(), 1.0)).collect();
         p.insert("bogus".into(), 1.0);
         let cfg = LedbatConfig::from_params(&mut p).unwrap();
         assert_eq!(p.keys().collect::<Vec<_>>(), ["bogus"]);

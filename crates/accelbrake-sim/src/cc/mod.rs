@@ -8,37 +8,21 @@
 //! Windows are in **segments** of [`crate::packet::MSS`] payload bytes; the transport sends while
 //! `pipe < floor(window)`.
 //!
-//! | scheme name | file | notes |
-//! |---|---|---|
-//! | `newreno` | `newreno.rs` | RFC 5681 slow start / congestion avoidance, halving on loss |
-//! | `cubic` | `cubic.rs` | Linux `tcp_cubic` incl. HyStart |
-//! | `abc` | `abc.rs` | ABC sender, paper Eq. 3 |
-//! | `abc-cubic` | `abc.rs` | ABC §4.1: min(w_abc, w_cubic) |
-//! | `newreno-abe` | `newreno.rs` | ABE (RFC 8511): ECN echo → β_ecn = 0.8; ECN on |
-//! | `cubic-abe` | `cubic.rs` | ABE: ECN echo → β_ecn = 0.85; ECN on |
-//! | `c2tcp` | `c2tcp.rs` | C2TCP on Cubic (JSAC kernel patch + user-space tuner) |
-//! | `proprate`, `proprate-l/m/h` | `proprate.rs` | PropRate (target buffer delay 40 ms; presets 20/40/80) |
-//! | `bbr` | `bbr.rs` | BBR v1 (Linux tcp_bbr, without the long-term policer model) |
-//! | `copa` | `copa.rs` | Copa (genericCC reference code; δ = 0.5, competitive mode) |
-//! | `vegas` | `vegas.rs` | Linux tcp_vegas (α 2, β 4, γ 1; diff divided by baseRTT) |
-//! | `westwood` | `westwood.rs` | Linux tcp_westwood (Westwood+) |
-//! | `ledbat` | `ledbat.rs` | RFC 6817, target 100 ms |
+//! Every scheme is one row of [`SCHEMES`] (a [`Scheme`]: name, display name, how its packets carry
+//! congestion signals, its default bottleneck queue, its parameter table and a factory), declared in
+//! its own file and listed once in the `registry!` below. Scheme lists, parameter checking, the
+//! engine's choice of ECN codepoint and receiver, and the Python catalog all derive from it; see
+//! `docs/adding-a-scheme.md`.
 
-use crate::error::{Error, Result};
+use crate::error::{did_you_mean, Error, Result};
 use crate::packet::Echo;
+use crate::params::{self, Given, Param, Values};
+use crate::rng::Rng;
 use crate::time::{Dur, Time};
-use std::collections::BTreeMap;
 
-pub mod abc;
-pub mod bbr;
-pub mod c2tcp;
-pub mod copa;
-pub mod cubic;
-pub mod ledbat;
-pub mod newreno;
-pub mod proprate;
-pub mod vegas;
-pub mod westwood;
+/// Smallest burst (segments) the pacer releases at once: Linux's `tcp_min_tso_segs` (2) with TSO
+/// autosizing. See [`CongestionControl::pacing_min_burst`].
+pub const PACING_MIN_BURST: u32 = 2;
 
 /// A delivery-rate sample (Linux `tcp_rate.c`, as BBR uses it): segments delivered between the
 /// transmission of the most recently sent segment this ACK covers and now, over the longer of the
@@ -136,7 +120,7 @@ pub trait CongestionControl: Send {
     /// `tcp_min_tso_segs` with TSO autosizing. A controller that dispatches single packets from a
     /// timer (PropRate) returns 1.
     fn pacing_min_burst(&self) -> u32 {
-        crate::sender::PACING_MIN_BURST
+        PACING_MIN_BURST
     }
 
     /// A segment (new or retransmitted) was sent; `in_flight` includes it.
@@ -181,137 +165,165 @@ pub trait CongestionControl: Send {
     }
 }
 
-/// Parameter overrides for a controller: `name -> value` (numbers as f64, flags as 0/1).
-pub type Params = BTreeMap<String, f64>;
-
-/// Take a parameter out of `params`, or return `default`.
-pub(crate) fn take(params: &mut Params, key: &str, default: f64) -> f64 {
-    params.remove(key).unwrap_or(default)
+/// How a scheme's data packets carry congestion signals, which decides their ECN codepoint and the
+/// receiver's echo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marking {
+    /// Not ECN-capable unless the flow asks for ECN (`flows[].ecn`); RFC 3168 echo then.
+    None,
+    /// Always ECT(0) with an RFC 3168 receiver (ABE reacts to CE marks).
+    Ecn,
+    /// ABC: packets leave the sender marked accelerate; the receiver echoes every packet's mark.
+    Abc,
 }
 
-/// Fail if any parameter was not consumed by the controller's constructor.
-pub(crate) fn reject_unknown(scheme: &str, params: &Params, known: &[&str]) -> Result<()> {
-    if let Some(k) = params.keys().next() {
-        return Err(Error::Param {
-            key: format!("{scheme}.{k}"),
-            msg: format!("unknown parameter; {scheme} accepts: {}", known.join(", ")),
-        });
+impl Marking {
+    fn name(self) -> &'static str {
+        match self {
+            Marking::None => "none",
+            Marking::Ecn => "ecn",
+            Marking::Abc => "abc",
+        }
     }
-    Ok(())
 }
 
-/// Names accepted by [`build`].
-pub const SCHEMES: &[&str] = &[
-    "newreno",
-    "cubic",
-    "abc",
-    "abc-cubic",
-    "newreno-abe",
-    "cubic-abe",
-    "westwood",
-    "ledbat",
-    "c2tcp",
-    "bbr",
-    "copa",
-    "vegas",
-    "proprate",
-    "proprate-l",
-    "proprate-m",
-    "proprate-h",
-];
+/// The factory of a scheme: builds the controller from checked parameter values at `now`, with
+/// the flow's own random stream. Errors name `family.param`.
+pub type Factory = fn(&Values, Time, Rng) -> Result<Box<dyn CongestionControl>>;
 
-/// Whether a scheme needs ECN at the endpoints (ECT(0) on data, RFC 3168 receiver).
-pub fn needs_ecn(scheme: &str) -> bool {
-    matches!(scheme, "newreno-abe" | "cubic-abe")
+/// One row of the scheme registry.
+#[derive(Clone, Copy)]
+pub struct Scheme {
+    /// Name in scenarios and on the command line (`flows[].scheme`).
+    pub name: &'static str,
+    /// Name as the papers write it (plot labels, tables).
+    pub display: &'static str,
+    /// Parameter family: the prefix of its parameter keys (`cubic` for `cubic` and `cubic-abe`).
+    pub family: &'static str,
+    /// One line saying what it is.
+    pub summary: &'static str,
+    /// What it follows (paper, RFC, reference code).
+    pub source: &'static str,
+    /// How its packets carry congestion signals.
+    pub marking: Marking,
+    /// Queue type it is normally run over (the preset's data bottleneck).
+    pub queue: &'static str,
+    /// Other queue types commonly paired with it, each listed as the preset `name+queue`.
+    pub pairs: &'static [&'static str],
+    /// Parameter tables: its own, then those of a scheme it builds on (C2TCP: Cubic's).
+    pub params: &'static [&'static [Param]],
+    /// Defaults this scheme changes from its tables (e.g. `cubic-abe`: `beta_ecn` 0.85).
+    pub preset: &'static [(&'static str, f64)],
+    /// Plot colour and marker (matplotlib), so a scheme looks the same in every figure.
+    pub style: (&'static str, &'static str),
+    /// Builds the controller.
+    pub build: Factory,
 }
 
-/// Whether a scheme sends ABC-marked (accelerate) packets and needs the per-packet echo.
-pub fn is_abc(scheme: &str) -> bool {
-    matches!(scheme, "abc" | "abc-cubic")
+impl std::fmt::Debug for Scheme {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scheme")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
-/// Build a controller by scheme name with parameter overrides (see each scheme's `*Config`).
-/// `rng` is the flow's own random stream, for controllers that draw random numbers (BBR).
-pub fn build(scheme: &str, params: &Params, now: Time, rng: crate::rng::Rng) -> Result<Box<dyn CongestionControl>> {
-    let mut p = params.clone();
-    let cc: Box<dyn CongestionControl> = match scheme {
-        "newreno" | "newreno-abe" => {
-            if scheme == "newreno-abe" {
-                // RFC 8511 §3.1 recommends beta_ecn = 0.8 for Reno-like TCP.
-                p.entry("beta_ecn".into()).or_insert(0.8);
-            }
-            let cfg = newreno::NewRenoConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, newreno::NewRenoConfig::KEYS)?;
-            Box::new(newreno::NewReno::new(cfg))
-        }
-        "cubic" | "cubic-abe" => {
-            if scheme == "cubic-abe" {
-                // The ABE paper's Cubic setting (and FreeBSD's default for Cubic with ABE): 0.85.
-                p.entry("beta_ecn".into()).or_insert(0.85);
-            }
-            let cfg = cubic::CubicConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, cubic::CubicConfig::KEYS)?;
-            Box::new(cubic::Cubic::new(cfg, now))
-        }
-        "abc" | "abc-cubic" => {
-            let cfg = abc::AbcConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, abc::AbcConfig::KEYS)?;
-            if scheme == "abc" {
-                Box::new(abc::Abc::new(cfg))
-            } else {
-                Box::new(abc::AbcCubic::new(cfg, now))
+impl Scheme {
+    /// Check `given` against the scheme's tables, then apply its preset to what was not given.
+    pub fn values(&self, given: &Given) -> Result<Values> {
+        let mut v = params::parse(self.family, self.family, self.params, given, &[])?;
+        for (name, x) in self.preset {
+            if !given.contains_key(*name) {
+                let p = v.table().iter().find(|p| p.name == *name).copied();
+                let p = p.unwrap_or_else(|| panic!("preset of {}: no parameter {name}", self.name));
+                let key = format!("{}.{name}", self.family);
+                v.set(name, p.check(&key, &params::Value::Num(*x))?);
             }
         }
-        "c2tcp" => {
-            let cfg = c2tcp::C2tcpConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, c2tcp::C2tcpConfig::KEYS)?;
-            Box::new(c2tcp::C2tcp::new(cfg, now))
-        }
-        "proprate" | "proprate-l" | "proprate-m" | "proprate-h" => {
-            if scheme != "proprate" {
-                if let Some(preset) = proprate::PropRateConfig::preset(scheme) {
-                    p.entry("target_ms".into()).or_insert(preset.target_ms);
+        Ok(v)
+    }
+
+    /// The scheme as a catalog entry: its row and every parameter with the default it uses.
+    pub fn to_json(&self) -> serde_json::Value {
+        let params: Vec<serde_json::Value> = self
+            .params
+            .iter()
+            .flat_map(|t| t.iter())
+            .map(|p| {
+                let mut j = p.to_json();
+                if let Some((_, x)) = self.preset.iter().find(|(n, _)| *n == p.name) {
+                    j["default"] = serde_json::json!(x);
                 }
-            }
-            let cfg = proprate::PropRateConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, proprate::PropRateConfig::KEYS)?;
-            Box::new(proprate::PropRate::new(cfg, now))
-        }
-        "bbr" => {
-            let cfg = bbr::BbrConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, bbr::BbrConfig::KEYS)?;
-            Box::new(bbr::Bbr::new(cfg, now, rng))
-        }
-        "copa" => {
-            let cfg = copa::CopaConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, copa::CopaConfig::KEYS)?;
-            Box::new(copa::Copa::new(cfg, now))
-        }
-        "vegas" => {
-            let cfg = vegas::VegasConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, vegas::VegasConfig::KEYS)?;
-            Box::new(vegas::Vegas::new(cfg, now))
-        }
-        "westwood" => {
-            let cfg = westwood::WestwoodConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, westwood::WestwoodConfig::KEYS)?;
-            Box::new(westwood::Westwood::new(cfg, now))
-        }
-        "ledbat" => {
-            let cfg = ledbat::LedbatConfig::from_params(&mut p)?;
-            reject_unknown(scheme, &p, ledbat::LedbatConfig::KEYS)?;
-            Box::new(ledbat::Ledbat::new(cfg, now))
-        }
-        other => {
-            return Err(Error::Param {
-                key: "scheme".into(),
-                msg: format!(
-                    "unknown scheme '{other}'{}; available: {}",
-                    crate::error::did_you_mean(other, SCHEMES),
-                    SCHEMES.join(", ")
-                ),
+                j
             })
-        }
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "display": self.display,
+            "family": self.family,
+            "summary": self.summary,
+            "source": self.source,
+            "marking": self.marking.name(),
+            "receiver": if self.marking == Marking::Abc { "abc-echo" } else { "tcp" },
+            "queue": self.queue,
+            "pairs": self.pairs,
+            "color": self.style.0,
+            "marker": self.style.1,
+            "params": params,
+        })
+    }
+}
+
+/// Declares the scheme files (`pub mod`) and lists their rows in [`SCHEMES`], in listing order:
+/// one line per file.
+macro_rules! registry {
+    ($($file:ident => [$($row:ident),* $(,)?]),* $(,)?) => {
+        $(pub mod $file;)*
+        /// Every scheme, in listing order.
+        pub static SCHEMES: &[&Scheme] = &[$($(&$file::$row),*),*];
     };
-    Ok(cc)
+}
+
+registry! {
+    abc => [ABC, ABC_CUBIC],
+    cubic => [CUBIC, CUBIC_ABE],
+    newreno => [NEWRENO, NEWRENO_ABE],
+    bbr => [BBR],
+    copa => [COPA],
+    vegas => [VEGAS],
+    westwood => [WESTWOOD],
+    ledbat => [LEDBAT],
+    c2tcp => [C2TCP],
+    proprate => [PROPRATE, PROPRATE_L, PROPRATE_M, PROPRATE_H],
+}
+
+/// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests
+/// ([`crate::params::Config::from_params`]).
+pub type Params = std::collections::BTreeMap<String, f64>;
+
+/// Scheme names, in listing order.
+pub fn names() -> Vec<&'static str> {
+    SCHEMES.iter().map(|s| s.name).collect()
+}
+
+/// The registry row of a scheme; the error (key `scheme`) lists the names and suggests one.
+pub fn lookup(name: &str) -> Result<&'static Scheme> {
+    SCHEMES.iter().copied().find(|s| s.name == name).ok_or_else(|| {
+        let names = names();
+        Error::Param {
+            key: "scheme".into(),
+            msg: format!(
+                "unknown scheme '{name}'{}; available: {}",
+                did_you_mean(name, &names),
+                names.join(", ")
+            ),
+        }
+    })
+}
+
+/// Build a controller by scheme name with parameter overrides (see each scheme's table).
+/// `rng` is the flow's own random stream, for controllers that draw random numbers (BBR).
+pub fn build(scheme: &str, given: &Given, now: Time, rng: Rng) -> Result<Box<dyn CongestionControl>> {
+    let s = lookup(scheme)?;
+    (s.build)(&s.values(given)?, now, rng)
 }

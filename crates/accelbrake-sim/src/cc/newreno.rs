@@ -17,8 +17,8 @@
 //! window-reduction state: the window slow-starts from one segment even though
 //! `AckInfo::in_recovery` is set. Only fast recovery (after [`CongestionKind::Loss`]) holds it.
 
-use super::{take, AckInfo, CongestionControl, CongestionKind, Params};
-use crate::error::{Error, Result};
+use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::params::{Config, Param, Unit, Values};
 use crate::time::Time;
 
 /// Initial window in segments (RFC 6928; Linux `TCP_INIT_CWND`).
@@ -96,74 +96,66 @@ pub fn reported_ssthresh(ssthresh: u32) -> Option<f64> {
     (ssthresh != INFINITE_SSTHRESH).then_some(f64::from(ssthresh))
 }
 
-/// Reads a scheme's parameters out of a [`Params`] map, validating each and naming the key as
-/// `scheme.key` in errors.
-pub(crate) struct ParamReader<'a> {
-    /// The map; read keys are removed.
-    pub params: &'a mut Params,
-    /// Scheme name, the key prefix in errors.
-    pub scheme: &'static str,
-}
+/// The Reno family's initial window, a whole number of segments (RFC 6928: 10).
+pub(crate) const INITIAL_WINDOW_PARAM: Param = Param::whole("initial_window", INITIAL_WINDOW as u64, Unit::Segments, 1, MAX_INITIAL_WINDOW as u64)
+    .doc("initial window", "RFC 6928 (Linux TCP_INIT_CWND)");
 
-impl<'a> ParamReader<'a> {
-    /// A reader for `scheme`'s keys in `params`.
-    pub fn new(params: &'a mut Params, scheme: &'static str) -> ParamReader<'a> {
-        ParamReader { params, scheme }
-    }
+/// ABE's slow-start reading, shared by NewReno and Cubic.
+pub(crate) const ABE_SLOW_START_PARAM: Param = Param::flag("abe_slow_start", true).doc(
+    "answer an ECN mark that ends slow start with beta_ecn (off: with beta, like a loss)",
+    "ABE paper (Khademi et al., CoNEXT 2017); RFC 8511 leaves it open",
+);
 
-    /// `scheme.key` parameter error: "got {v}; expected {expected}".
-    fn error(&self, key: &str, v: f64, expected: &str) -> Error {
-        Error::Param {
-            key: format!("{}.{key}", self.scheme),
-            msg: format!("got {v}; expected {expected}"),
-        }
-    }
+/// NewReno's parameters (keys `newreno.<name>`).
+pub const PARAMS: &[Param] = &[
+    INITIAL_WINDOW_PARAM,
+    Param::real("beta", BETA, Unit::None, 0.0, 1.0)
+        .open(true, false)
+        .doc("multiplicative decrease on loss and RTO: ssthresh = max(beta·FlightSize, 2)", "RFC 5681 eq. 4"),
+    Param::real("beta_ecn", BETA_ECN, Unit::None, 0.0, 1.0)
+        .open(true, false)
+        .doc("multiplicative decrease on an ECN congestion event (ABE: 0.8)", "RFC 3168 §6.1.2; RFC 8511 §3.1"),
+    ABE_SLOW_START_PARAM,
+];
 
-    /// A finite real satisfying `ok`; `expected` describes the valid values.
-    pub fn real(&mut self, key: &str, default: f64, ok: impl Fn(f64) -> bool, expected: &str) -> Result<f64> {
-        let v = take(self.params, key, default);
-        if v.is_finite() && ok(v) {
-            Ok(v)
-        } else {
-            Err(self.error(key, v, expected))
-        }
-    }
+/// NewReno over drop-tail (RFC 5681 / RFC 6582).
+pub const NEWRENO: Scheme = Scheme {
+    name: "newreno",
+    display: "NewReno",
+    family: "newreno",
+    summary: "RFC 5681 slow start and congestion avoidance, halving on loss",
+    source: "RFC 5681, RFC 6582, Linux tcp_cong.c",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &["codel", "pie"],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#17becf", "o"),
+    build: |v, _now, _rng| Ok(Box::new(NewReno::new(NewRenoConfig::checked(v)?))),
+};
 
-    /// An optional real number (absent → `None`).
-    pub fn optional_real(&mut self, key: &str, ok: impl Fn(f64) -> bool, expected: &str) -> Result<Option<f64>> {
-        match self.params.remove(key) {
-            None => Ok(None),
-            Some(v) if v.is_finite() && ok(v) => Ok(Some(v)),
-            Some(v) => Err(self.error(key, v, expected)),
-        }
-    }
+/// NewReno with ABE (RFC 8511): ECN on, an ECN echo reduces the window by β_ecn = 0.8.
+pub const NEWRENO_ABE: Scheme = Scheme {
+    name: "newreno-abe",
+    display: "NewReno-ABE",
+    summary: "ABE (RFC 8511): ECN on, β_ecn = 0.8 on an ECN echo",
+    source: "RFC 8511 §3.1",
+    marking: Marking::Ecn,
+    queue: "codel",
+    pairs: &["pie"],
+    preset: &[("beta_ecn", 0.8)],
+    style: ("#8c6d31", "v"),
+    ..NEWRENO
+};
 
-    /// A whole number in `[min, max]`.
-    pub fn whole(&mut self, key: &str, default: u32, min: u32, max: u32) -> Result<u32> {
-        let v = take(self.params, key, f64::from(default));
-        if v.is_finite() && v.fract() == 0.0 && v >= f64::from(min) && v <= f64::from(max) {
-            Ok(v as u32)
-        } else {
-            Err(self.error(key, v, &format!("a whole number in [{min}, {max}]")))
-        }
-    }
-
-    /// A flag given as 0 or 1.
-    pub fn flag(&mut self, key: &str, default: bool) -> Result<bool> {
-        Ok(self.whole(key, u32::from(default), 0, 1)? == 1)
-    }
-}
-
-/// NewReno parameters. Keys (without the `newreno.` prefix) are listed in [`NewRenoConfig::KEYS`].
+/// NewReno parameters (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewRenoConfig {
-    /// `initial_window`: initial window in segments. Default 10 (RFC 6928).
+    /// `initial_window`: initial window in segments.
     pub initial_window: u32,
-    /// `beta`: multiplicative decrease on loss and RTO, `ssthresh = max(beta * FlightSize, 2)`,
-    /// in (0, 1]. Default 0.5 (RFC 5681 eq. 4).
+    /// `beta`: multiplicative decrease on loss and RTO, `ssthresh = max(beta * FlightSize, 2)`.
     pub beta: f64,
-    /// `beta_ecn`: multiplicative decrease on an ECN congestion event, in (0, 1]. Default 0.5 (no
-    /// ABE; RFC 8511 suggests 0.8).
+    /// `beta_ecn`: multiplicative decrease on an ECN congestion event.
     pub beta_ecn: f64,
     /// `abe_slow_start`: use `beta_ecn` also when an ECN mark ends slow start (the ABE paper's
     /// reading, default on); off = RFC 8511 authors' reading: a mark during slow start is answered
@@ -171,33 +163,19 @@ pub struct NewRenoConfig {
     pub abe_slow_start: bool,
 }
 
-impl Default for NewRenoConfig {
-    fn default() -> Self {
+crate::default_from_table!(NewRenoConfig);
+
+impl Config for NewRenoConfig {
+    const PREFIX: &'static str = "newreno";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> NewRenoConfig {
         NewRenoConfig {
-            initial_window: INITIAL_WINDOW,
-            beta: BETA,
-            beta_ecn: BETA_ECN,
-            abe_slow_start: true,
+            initial_window: v.whole("initial_window"),
+            beta: v.real("beta"),
+            beta_ecn: v.real("beta_ecn"),
+            abe_slow_start: v.flag("abe_slow_start"),
         }
-    }
-}
-
-impl NewRenoConfig {
-    /// Parameter names accepted by [`NewRenoConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &["initial_window", "beta", "beta_ecn", "abe_slow_start"];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `newreno.beta`) if a value is out of range.
-    pub fn from_params(params: &mut Params) -> Result<NewRenoConfig> {
-        let d = NewRenoConfig::default();
-        let mut r = ParamReader::new(params, "newreno");
-        let frac = |v: f64| v > 0.0 && v <= 1.0;
-        Ok(NewRenoConfig {
-            initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
-            beta: r.real("beta", d.beta, frac, "a number in (0, 1]")?,
-            beta_ecn: r.real("beta_ecn", d.beta_ecn, frac, "a number in (0, 1]")?,
-            abe_slow_start: r.flag("abe_slow_start", d.abe_slow_start)?,
-        })
     }
 }
 
@@ -320,6 +298,8 @@ impl CongestionControl for NewReno {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::cc::Params;
+    use crate::error::Error;
     use crate::packet::Echo;
     use crate::time::Dur;
 

@@ -35,7 +35,7 @@
 //!   `feedback = 0` freezes T (t_actual is still tracked).
 //!
 //! Presets (§5): PR(L) `target_ms` 20 (emptied), PR(M) 40 (about the crossover), PR(H) 80 (full),
-//! all `lmax_ms` 100 (a crossover at 40 ms with RTT 20 ms): [`PRESETS`], [`PropRateConfig::preset`].
+//! all `lmax_ms` 100 (a crossover at 40 ms with RTT 20 ms): [`PROPRATE_L`], [`PROPRATE_M`], [`PROPRATE_H`].
 //!
 //! Readings of ambiguous or garbled text:
 //! * §3.2 as extracted *increments* T by `log(t_actual − t̄)` in Fill when `t_actual > t̄` and
@@ -83,10 +83,9 @@
 //! * After a spurious RTO (not in the paper) ρ is kept and the flow resumes in Drain.
 //! * Sanity bounds, not from the paper: pacing ≥ one MTU per 100 ms, bursts ≤ 10 240 segments.
 
-use super::newreno::ParamReader;
-use super::{AckInfo, CcMetrics, CongestionControl, Params};
+use super::{AckInfo, CcMetrics, CongestionControl, Marking, Scheme};
 use crate::base_delay::{BaseDelayHistory, Bucketing};
-use crate::error::Result;
+use crate::params::{Config, Param, Unit, Values};
 use crate::packet::{MSS, MTU};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
@@ -123,10 +122,8 @@ pub const BASE_HISTORY_S: f64 = 600.0;
 pub const BASE_BUCKETS: usize = 10;
 /// Smallest pacing rate, bytes/s: one MTU per 100 ms (sanity bound, not from the paper).
 pub const MIN_RATE: f64 = MTU as f64 / 0.1;
-/// The paper's named configurations (§5): scheme name → `target_ms` (all with `lmax_ms = 100`).
-pub const PRESETS: &[(&str, f64)] = &[("proprate-l", 20.0), ("proprate-m", 40.0), ("proprate-h", 80.0)];
 
-/// PropRate parameters. Keys are listed in [`PropRateConfig::KEYS`].
+/// PropRate parameters. (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PropRateConfig {
     /// `target_ms`: target average buffer delay t̄_buff, ms, in (0, 10000]. Default 40 (PR(M)).
@@ -154,65 +151,104 @@ pub struct PropRateConfig {
     pub monitor_rebase: bool,
 }
 
-impl Default for PropRateConfig {
-    fn default() -> Self {
+/// PropRate's parameters (keys `proprate.<name>`).
+pub const PARAMS: &[Param] = &[
+    Param::real("target_ms", 40.0, Unit::Ms, 0.0, 1e4)
+        .open(true, false)
+        .doc("target average buffer delay t̄_buff (presets L/M/H: 20/40/80)", "PropRate paper (CoNEXT 2017) §5"),
+    Param::real("lmax_ms", 100.0, Unit::Ms, 0.0, 1e5)
+        .open(true, false)
+        .doc("maximum tolerable latency L_max", "PropRate paper §3.2"),
+    Param::flag("feedback", true).doc("the negative-feedback loop on T", "PropRate paper §3.2"),
+    Param::whole("initial_burst", INITIAL_BURST as u64, Unit::Segments, 1, MAX_BURST as u64)
+        .doc("first slow-start burst", "PropRate paper §4"),
+    Param::whole("monitor_burst", MONITOR_BURST as u64, Unit::Segments, 2, MAX_BURST as u64)
+        .doc("Monitor burst n", "not in the paper: our choice"),
+    Param::real("kd_min", KD_MIN, Unit::None, 0.0, 1.0).open(true, true).doc("floor of k_d", "not in the paper: our choice"),
+    Param::real("base_history_s", BASE_HISTORY_S, Unit::S, 0.0, 1e6)
+        .open(true, false)
+        .doc("how long RD_min is remembered", "our choice (LEDBAT-style, RFC 6817 §2.4.2)"),
+    Param::flag("guard_srtt", false)
+        .doc("size the 2 × BDP guard with the smoothed RTT (wins over guard_target)", "reading of PropRate paper §3.3"),
+    Param::flag("guard_target", true)
+        .doc("size the 2 × BDP guard at min RTT + t̄_buff (off, with guard_srtt off: min RTT)", "reading of PropRate paper §3.3"),
+    Param::flag("monitor_rebase", false)
+        .doc("a good Monitor probe resets RD_min to the probe's smallest one-way delay", "reading of PropRate paper §3.1"),
+];
+
+/// PropRate over drop-tail (target 40 ms).
+pub const PROPRATE: Scheme = Scheme {
+    name: "proprate",
+    display: "PropRate",
+    family: "proprate",
+    summary: "PropRate, target buffer delay 40 ms",
+    source: "Leong et al., CoNEXT 2017",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#637939", "p"),
+    build: |v, now, _rng| Ok(Box::new(PropRate::new(PropRateConfig::checked(v)?, now))),
+};
+
+/// PropRate(L): target 20 ms (PropRate paper §5).
+pub const PROPRATE_L: Scheme = Scheme {
+    name: "proprate-l",
+    display: "PropRate(L)",
+    summary: "PropRate preset L: target buffer delay 20 ms",
+    preset: &[("target_ms", 20.0)],
+    ..PROPRATE
+};
+
+/// PropRate(M): target 40 ms (PropRate paper §5).
+pub const PROPRATE_M: Scheme = Scheme {
+    name: "proprate-m",
+    display: "PropRate(M)",
+    summary: "PropRate preset M: target buffer delay 40 ms",
+    preset: &[("target_ms", 40.0)],
+    style: ("#8ca252", "p"),
+    ..PROPRATE
+};
+
+/// PropRate(H): target 80 ms (PropRate paper §5).
+pub const PROPRATE_H: Scheme = Scheme {
+    name: "proprate-h",
+    display: "PropRate(H)",
+    summary: "PropRate preset H: target buffer delay 80 ms",
+    preset: &[("target_ms", 80.0)],
+    style: ("#b5cf6b", "p"),
+    ..PROPRATE
+};
+
+crate::default_from_table!(PropRateConfig);
+
+impl Config for PropRateConfig {
+    const PREFIX: &'static str = "proprate";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> PropRateConfig {
         PropRateConfig {
-            target_ms: 40.0,
-            lmax_ms: 100.0,
-            feedback: true,
-            initial_burst: INITIAL_BURST,
-            monitor_burst: MONITOR_BURST,
-            kd_min: KD_MIN,
-            base_history_s: BASE_HISTORY_S,
-            guard_srtt: false,
-            guard_target: true,
-            monitor_rebase: false,
+            target_ms: v.real("target_ms"),
+            lmax_ms: v.real("lmax_ms"),
+            feedback: v.flag("feedback"),
+            initial_burst: v.whole("initial_burst"),
+            monitor_burst: v.whole("monitor_burst"),
+            kd_min: v.real("kd_min"),
+            base_history_s: v.real("base_history_s"),
+            guard_srtt: v.flag("guard_srtt"),
+            guard_target: v.flag("guard_target"),
+            monitor_rebase: v.flag("monitor_rebase"),
         }
     }
 }
 
 impl PropRateConfig {
-    /// Parameter names accepted by [`PropRateConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &[
-        "target_ms",
-        "lmax_ms",
-        "feedback",
-        "initial_burst",
-        "monitor_burst",
-        "kd_min",
-        "base_history_s",
-        "guard_srtt",
-        "guard_target",
-        "monitor_rebase",
-    ];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place). Fails
-    /// naming the key (e.g. `proprate.target_ms`) if a value is out of range.
-    pub fn from_params(params: &mut Params) -> Result<PropRateConfig> {
-        let d = PropRateConfig::default();
-        let mut r = ParamReader::new(params, "proprate");
-        let upto = |hi: f64| move |v: f64| v > 0.0 && v <= hi;
-        Ok(PropRateConfig {
-            target_ms: r.real("target_ms", d.target_ms, upto(1e4), "ms in (0, 10000]")?,
-            lmax_ms: r.real("lmax_ms", d.lmax_ms, upto(1e5), "ms in (0, 100000]")?,
-            feedback: r.flag("feedback", d.feedback)?,
-            initial_burst: r.whole("initial_burst", d.initial_burst, 1, MAX_BURST)?,
-            monitor_burst: r.whole("monitor_burst", d.monitor_burst, 2, MAX_BURST)?,
-            kd_min: r.real("kd_min", d.kd_min, |v| v > 0.0 && v < 1.0, "a number in (0, 1)")?,
-            base_history_s: r.real("base_history_s", d.base_history_s, upto(1e6), "s in (0, 1e6]")?,
-            guard_srtt: r.flag("guard_srtt", d.guard_srtt)?,
-            guard_target: r.flag("guard_target", d.guard_target)?,
-            monitor_rebase: r.flag("monitor_rebase", d.monitor_rebase)?,
-        })
-    }
-
-    /// The defaults with the preset's target for `proprate-l`, `-m` or `-h` (see [`PRESETS`]).
+    /// The config of a PropRate scheme row (`proprate`, `proprate-l`, `-m` or `-h`) with its
+    /// preset applied; `None` for other names.
     pub fn preset(scheme: &str) -> Option<PropRateConfig> {
-        let &(_, target_ms) = PRESETS.iter().find(|(name, _)| *name == scheme)?;
-        Some(PropRateConfig {
-            target_ms,
-            ..PropRateConfig::default()
-        })
+        let row = super::lookup(scheme).ok().filter(|s| s.family == "proprate")?;
+        row.values(&crate::params::Given::new()).ok().map(|v| PropRateConfig::from_values(&v))
     }
 }
 
@@ -731,6 +767,7 @@ impl CongestionControl for PropRate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
     use crate::error::Error;
 
     /// Bottleneck spacing 1.2 ms per segment: ρ = 1448 B / 1.2 ms.

@@ -43,12 +43,10 @@
 //! - Reductions use FlightSize (RFC 5681 eq. 4, as the transport reports it), not Linux's cwnd.
 //! - RTT samples are truncated to whole µs (`rtt_us`) like Linux; the `+1` is kept.
 
-use super::newreno::{
-    reported_ssthresh, tcp_reno_cong_avoid, tcp_slow_start, tcp_undo_cwnd_reduction, ParamReader, INFINITE_SSTHRESH,
-    INITIAL_WINDOW, LOSS_WINDOW, MAX_INITIAL_WINDOW, MIN_SSTHRESH,
-};
-use super::{AckInfo, CongestionControl, CongestionKind, Params};
-use crate::error::Result;
+use super::newreno::{INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_reno_cong_avoid, tcp_slow_start, tcp_undo_cwnd_reduction};
+use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::error::{Error, Result};
+use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 
 /// Lower bound of extra segments queued in the network (Linux `tcp_vegas.c` `alpha = 2`).
@@ -64,7 +62,7 @@ pub const MIN_WINDOW: u32 = 2;
 /// "No sample yet" for baseRTT / minRTT (Linux `0x7fffffff`).
 const NO_RTT: u64 = 0x7fff_ffff;
 
-/// Vegas parameters. Keys (without the `vegas.` prefix) are listed in [`VegasConfig::KEYS`].
+/// Vegas parameters. (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VegasConfig {
     /// `initial_window`: initial window in segments. Default 10 (RFC 6928, Linux).
@@ -80,41 +78,69 @@ pub struct VegasConfig {
     pub diff_by_rtt: bool,
 }
 
-impl Default for VegasConfig {
-    fn default() -> Self {
+/// Largest accepted α/β/γ, segments (a sanity bound).
+const MAX_DIFF: u64 = 1_000_000;
+
+/// Vegas's parameters (keys `vegas.<name>`; Linux `tcp_vegas` module parameters).
+pub const PARAMS: &[Param] = &[
+    INITIAL_WINDOW_PARAM,
+    Param::whole("alpha", ALPHA as u64, Unit::Segments, 0, MAX_DIFF).doc("grow while diff < alpha", "tcp_vegas.c alpha = 2"),
+    Param::whole("beta", BETA as u64, Unit::Segments, 0, MAX_DIFF)
+        .doc("shrink while diff > beta; at least alpha (left out: max(4, alpha))", "tcp_vegas.c beta = 4"),
+    Param::whole("gamma", GAMMA as u64, Unit::Segments, 0, MAX_DIFF).doc("leave slow start when diff > gamma", "tcp_vegas.c gamma = 1"),
+    Param::flag("diff_by_rtt", false)
+        .doc("divide diff by the round's minimum RTT (Vegas paper) instead of baseRTT (Linux)", "Brakmo & Peterson 1995; Linux tcp_vegas.c"),
+];
+
+/// Vegas over drop-tail.
+pub const VEGAS: Scheme = Scheme {
+    name: "vegas",
+    display: "Vegas",
+    family: "vegas",
+    summary: "Linux tcp_vegas (α 2, β 4, γ 1; diff divided by baseRTT)",
+    source: "Brakmo & Peterson 1995; Linux net/ipv4/tcp_vegas.c",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#e377c2", "h"),
+    build: |v, now, _rng| Ok(Box::new(Vegas::new(VegasConfig::checked(v)?, now))),
+};
+
+crate::default_from_table!(VegasConfig);
+
+impl Config for VegasConfig {
+    const PREFIX: &'static str = "vegas";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> VegasConfig {
+        let alpha = v.whole("alpha");
+        // Left out, beta follows alpha up so that the hold band is never empty.
+        let beta = if v.is_given("beta") {
+            v.whole("beta")
+        } else {
+            v.whole("beta").max(alpha)
+        };
         VegasConfig {
-            initial_window: INITIAL_WINDOW,
-            alpha: ALPHA,
-            beta: BETA,
-            gamma: GAMMA,
-            diff_by_rtt: false,
-        }
-    }
-}
-
-impl VegasConfig {
-    /// Parameter names accepted by [`VegasConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &["initial_window", "alpha", "beta", "gamma", "diff_by_rtt"];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `vegas.beta`) if a value is out of range.
-    pub fn from_params(params: &mut Params) -> Result<VegasConfig> {
-        let d = VegasConfig::default();
-        let mut r = ParamReader::new(params, "vegas");
-        const MAX: u32 = 1_000_000;
-        let initial_window = r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?;
-        let alpha = r.whole("alpha", d.alpha, 0, MAX)?;
-        // beta must not be below alpha, or the hold band is empty and diff in between is ambiguous.
-        let beta = r.whole("beta", d.beta.max(alpha), alpha, MAX)?;
-        let gamma = r.whole("gamma", d.gamma, 0, MAX)?;
-        let diff_by_rtt = r.flag("diff_by_rtt", d.diff_by_rtt)?;
-        Ok(VegasConfig {
-            initial_window,
+            initial_window: v.whole("initial_window"),
             alpha,
             beta,
-            gamma,
-            diff_by_rtt,
-        })
+            gamma: v.whole("gamma"),
+            diff_by_rtt: v.flag("diff_by_rtt"),
+        }
+    }
+
+    /// beta below alpha would make the hold band empty and diff in between ambiguous.
+    fn check(&self) -> Result<()> {
+        if self.beta >= self.alpha {
+            Ok(())
+        } else {
+            Err(Error::Param {
+                key: "vegas.beta".into(),
+                msg: format!("got {}; expected a whole number of segments ≥ alpha ({})", self.beta, self.alpha),
+            })
+        }
     }
 }
 
@@ -352,6 +378,7 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
     use crate::error::Error;
 
     const BASE: u64 = 100;

@@ -45,12 +45,9 @@
 //!   handled as in Linux).
 //! - On an RTO the window is one segment (Linux: `packets_in_flight + 1`, normally 1).
 
-use super::newreno::{
-    reported_ssthresh, tcp_reno_cong_avoid, tcp_undo_cwnd_reduction, ParamReader, INFINITE_SSTHRESH, INITIAL_WINDOW,
-    LOSS_WINDOW, MAX_INITIAL_WINDOW, MIN_SSTHRESH,
-};
-use super::{AckInfo, CongestionControl, CongestionKind, Params};
-use crate::error::Result;
+use super::newreno::{INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_reno_cong_avoid, tcp_undo_cwnd_reduction};
+use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::params::{Config, Param, Unit, Values};
 use crate::packet::MSS;
 use crate::time::{Dur, Time};
 
@@ -79,36 +76,44 @@ pub struct WestwoodConfig {
     pub bw_on_entry: bool,
 }
 
-impl Default for WestwoodConfig {
-    fn default() -> Self {
+/// Westwood+'s parameters (keys `westwood.<name>`).
+pub const PARAMS: &[Param] = &[
+    INITIAL_WINDOW_PARAM,
+    Param::real("min_window_ms", 50.0, Unit::Ms, 0.0, MAX_MIN_WINDOW_MS)
+        .open(true, false)
+        .doc("shortest bandwidth-sampling window", "tcp_westwood.c TCP_WESTWOOD_RTT_MIN = HZ/20"),
+    Param::flag("bw_on_entry", false)
+        .doc("ssthresh = BWE·RTT_min when recovery starts (Westwood papers) instead of at its end (Linux)", "Mascolo et al. 2001; Linux tcp_westwood.c"),
+];
+
+/// Westwood+ over drop-tail.
+pub const WESTWOOD: Scheme = Scheme {
+    name: "westwood",
+    display: "Westwood",
+    family: "westwood",
+    summary: "Linux tcp_westwood (Westwood+)",
+    source: "Grieco & Mascolo 2004; Linux net/ipv4/tcp_westwood.c",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#7f7f7f", "<"),
+    build: |v, now, _rng| Ok(Box::new(Westwood::new(WestwoodConfig::checked(v)?, now))),
+};
+
+crate::default_from_table!(WestwoodConfig);
+
+impl Config for WestwoodConfig {
+    const PREFIX: &'static str = "westwood";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> WestwoodConfig {
         WestwoodConfig {
-            initial_window: INITIAL_WINDOW,
-            min_window_ms: RTT_WINDOW_MIN.millis_f64(),
-            bw_on_entry: false,
+            initial_window: v.whole("initial_window"),
+            min_window_ms: v.real("min_window_ms"),
+            bw_on_entry: v.flag("bw_on_entry"),
         }
-    }
-}
-
-impl WestwoodConfig {
-    /// Parameter names accepted by [`WestwoodConfig::from_params`].
-    pub const KEYS: &'static [&'static str] = &["initial_window", "min_window_ms", "bw_on_entry"];
-
-    /// Read and remove the known keys from `params` (unknown keys are left in place), starting
-    /// from the defaults. Fails naming the key (e.g. `westwood.min_window_ms`) if a value is out of
-    /// range.
-    pub fn from_params(params: &mut Params) -> Result<WestwoodConfig> {
-        let d = WestwoodConfig::default();
-        let mut r = ParamReader::new(params, "westwood");
-        Ok(WestwoodConfig {
-            initial_window: r.whole("initial_window", d.initial_window, 1, MAX_INITIAL_WINDOW)?,
-            min_window_ms: r.real(
-                "min_window_ms",
-                d.min_window_ms,
-                |v| v > 0.0 && v <= MAX_MIN_WINDOW_MS,
-                "a number of milliseconds in (0, 60000]",
-            )?,
-            bw_on_entry: r.flag("bw_on_entry", d.bw_on_entry)?,
-        })
     }
 }
 
@@ -363,6 +368,7 @@ impl CongestionControl for Westwood {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Params;
     use crate::cc::newreno::tests::Flow;
     use crate::error::Error;
 

@@ -21,7 +21,8 @@
 //!   count in x.
 //! * Tokens start at 0 (Algorithm 1); the artifact starts at 5.
 
-use super::{Fifo, Limit, LinkInfo, Queue, QueueStats};
+use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
+use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
 use crate::time::{Dur, Time};
@@ -66,17 +67,63 @@ pub struct AbcRouterConfig {
     pub limit: Limit,
 }
 
-impl Default for AbcRouterConfig {
-    fn default() -> Self {
+/// The artifact experiments' buffer, packets (`exp.sh`: 250); also the ABC paper's cellular setup.
+pub const BUFFER_PACKETS: u64 = 250;
+
+/// The ABC router's parameters (keys `abc.<key>` on the command line, fields of an `abc` queue).
+pub const PARAMS: &[Param] = &[
+    Param::real("eta", 0.98, Unit::None, 0.0, 1.0)
+        .open(true, false)
+        .doc("η, target utilisation", "ABC paper §6; artifact literal 0.98"),
+    Param::real("delta_ms", 133.0, Unit::Ms, 1e-3, 1e7)
+        .doc("δ, time to drain the excess queue", "ABC paper §6; artifact exp.sh"),
+    Param::real("dt_ms", 50.0, Unit::Ms, 0.0, 1e7)
+        .doc("d_t, queueing-delay threshold", "artifact exp.sh qdelay_ref = 50")
+        .aliases(&["qdelay_ref"]),
+    Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7).doc("T, window for measuring μ and cr", "artifact: 20 ms"),
+    Param::real("token_limit", 5.0, Unit::None, 1.0, 1e6).doc("token bucket limit (Algorithm 1)", "artifact: 5"),
+    Param::choice("rate_source", "dequeue", &["dequeue", "enqueue"])
+        .doc("rate Eq. 2 divides by: dequeue (the design) or enqueue (Fig. 2 ablation)", "ABC paper §3.1.2, Fig. 2"),
+    Param::choice("delay_source", "qlen", &["qlen", "sojourn"])
+        .doc("queueing delay x from queue length / μ (artifact) or the packet's sojourn", "artifact; ABC paper §3.1.2"),
+    super::packets_param(BUFFER_PACKETS),
+    super::BYTES_PARAM,
+];
+
+/// The ABC router (Mahimahi's `cellular` queue in the artifact).
+pub const ABC: QueueKind = QueueKind {
+    name: "abc",
+    display: "ABC router",
+    summary: "drop-tail plus accelerate/brake marking on dequeue (Eq. 1-2, Algorithm 1)",
+    source: "ABC paper (NSDI 2020) §3.1; artifact's Mahimahi cellular queue",
+    params: PARAMS,
+    limit: LimitRule::Optional,
+    aliases: &["cellular"],
+    build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),
+};
+
+crate::default_from_table!(AbcRouterConfig);
+
+impl Config for AbcRouterConfig {
+    const PREFIX: &'static str = "abc";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> AbcRouterConfig {
         AbcRouterConfig {
-            eta: 0.98,
-            delta: Dur::from_millis(133),
-            dt: Dur::from_millis(50),
-            window: Dur::from_millis(20),
-            token_limit: 5.0,
-            rate_source: RateSource::Dequeue,
-            delay_source: DelaySource::QueueLength,
-            limit: Limit::Packets(250),
+            eta: v.real("eta"),
+            delta: v.ms("delta_ms"),
+            dt: v.ms("dt_ms"),
+            window: v.ms("window_ms"),
+            token_limit: v.real("token_limit"),
+            rate_source: match v.word("rate_source") {
+                "enqueue" => RateSource::Enqueue,
+                _ => RateSource::Dequeue,
+            },
+            delay_source: match v.word("delay_source") {
+                "sojourn" => DelaySource::Sojourn,
+                _ => DelaySource::QueueLength,
+            },
+            limit: super::limit_of(v),
         }
     }
 }

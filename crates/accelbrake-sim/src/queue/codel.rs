@@ -28,20 +28,17 @@
 //! * Re-entry test `now − drop_next < 16·interval` with a negative difference counting as "recent"
 //!   (Linux's signed `codel_time_before`); times are exact nanoseconds, not Linux's 1024-ns units.
 
-use super::{Fifo, Limit, LinkInfo, Queue, QueueStats};
+use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
+use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
 use crate::time::{Dur, Time};
 
-/// Default target (acceptable standing queue delay): 5 ms (RFC 8289 §4.4; Linux `codel_params_init`).
-pub const DEFAULT_TARGET: Dur = Dur::from_millis(5);
-/// Default interval (sliding window for the minimum): 100 ms (RFC 8289 §4.3; Linux `codel_params_init`).
-pub const DEFAULT_INTERVAL: Dur = Dur::from_millis(100);
 /// Default "one packet" threshold: 1514 bytes (Linux `sch_codel.c`: `psched_mtu()` of an Ethernet
 /// device, 1500 + 14).
 pub const DEFAULT_MTU: u32 = 1514;
 /// Default buffer: 1000 packets (Linux `sch_codel.c`: `DEFAULT_CODEL_LIMIT`).
-pub const DEFAULT_LIMIT: Limit = Limit::Packets(1000);
+pub const DEFAULT_LIMIT_PACKETS: u64 = 1000;
 /// Re-entry window in intervals: the old drop rate is reused if the dropping state is re-entered
 /// within this many intervals of the last scheduled drop (RFC 8289 §5.6; Linux `codel_dequeue`).
 pub const REENTRY_INTERVALS: u64 = 16;
@@ -63,14 +60,43 @@ pub struct CodelConfig {
     pub limit: Limit,
 }
 
-impl Default for CodelConfig {
-    fn default() -> Self {
+/// CoDel's parameters (keys `codel.<key>`, fields of a `codel` queue; Linux `sch_codel` defaults).
+pub const PARAMS: &[Param] = &[
+    Param::real("target_ms", 5.0, Unit::Ms, 1e-6, 1e7).doc("target sojourn time", "RFC 8289 §4.4"),
+    Param::real("interval_ms", 100.0, Unit::Ms, 1e-6, 1e7)
+        .doc("interval the sojourn must stay above target, base of the control law", "RFC 8289 §4.3"),
+    Param::whole("mtu", DEFAULT_MTU as u64, Unit::Bytes, 0, u32::MAX as u64)
+        .doc("never drop while at most this many bytes remain queued", "Linux psched_mtu(); RFC 8289 maxpacket"),
+    Param::flag("ecn", false).doc("mark ECN-capable packets CE instead of dropping", "Linux codel ecn (off)"),
+    super::packets_param(DEFAULT_LIMIT_PACKETS),
+    super::BYTES_PARAM,
+];
+
+/// CoDel (RFC 8289).
+pub const CODEL: QueueKind = QueueKind {
+    name: "codel",
+    display: "CoDel",
+    summary: "CoDel, drops or marks at dequeue",
+    source: "RFC 8289; Linux net/sched/sch_codel.c",
+    params: PARAMS,
+    limit: LimitRule::Optional,
+    aliases: &[],
+    build: |v, _rng| Box::new(CodelQueue::new(CodelConfig::from_values(v))),
+};
+
+crate::default_from_table!(CodelConfig);
+
+impl Config for CodelConfig {
+    const PREFIX: &'static str = "codel";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> CodelConfig {
         CodelConfig {
-            target: DEFAULT_TARGET,
-            interval: DEFAULT_INTERVAL,
-            mtu: DEFAULT_MTU,
-            ecn: false,
-            limit: DEFAULT_LIMIT,
+            target: v.ms("target_ms"),
+            interval: v.ms("interval_ms"),
+            mtu: v.whole("mtu"),
+            ecn: v.flag("ecn"),
+            limit: super::limit_of(v),
         }
     }
 }

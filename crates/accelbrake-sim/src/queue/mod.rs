@@ -4,21 +4,189 @@
 //! [`Queue::dequeue`] when its link can take a packet, passing `now` and what the router knows about
 //! the link ([`LinkInfo`]). Drops decided at dequeue time (AQMs) are pushed into the `drops` buffer.
 //!
-//! | type | file | notes |
-//! |---|---|---|
-//! | `droptail` | this file | tail drop by packets or bytes |
-//! | `infinite` | this file | never drops (Mahimahi's default) |
-//! | `abc` | `abc.rs` | ABC router: drop-tail + accelerate/brake marking on dequeue |
-//! | `codel` | `codel.rs` | CoDel (RFC 8289), drops/marks at dequeue |
-//! | `pie` | `pie.rs` | PIE (RFC 8033, Linux defaults), drops/marks at enqueue, timer-driven |
+//! Every queue type is one row of [`QUEUES`] (a [`QueueKind`]: name, parameter table, buffer-limit
+//! rule and factory), declared in its own file (drop-tail and infinite here) and listed once in the
+//! `registry!` below; scenario checking, the engine and the Python catalog derive from it.
 
+use crate::error::{did_you_mean, Error};
 use crate::packet::Packet;
+use crate::params::{self, Given, Param, Unit, Values};
+use crate::rng::Rng;
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
-pub mod abc;
-pub mod codel;
-pub mod pie;
+/// How a queue type's buffer limit is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitRule {
+    /// No limit and no `packets`/`bytes` parameters.
+    None,
+    /// `packets` or `bytes` must be given.
+    Required,
+    /// `packets` or `bytes` may be given; otherwise the `packets` default applies.
+    Optional,
+}
+
+/// The factory of a queue type: builds the queue from checked values with its own random stream.
+pub type QueueFactory = fn(&Values, Rng) -> Box<dyn Queue>;
+
+/// One row of the queue registry.
+#[derive(Clone, Copy)]
+pub struct QueueKind {
+    /// Type name in scenarios (`hops[].queue.type`) and the `--set` prefix of its parameters.
+    pub name: &'static str,
+    /// Name as the papers write it.
+    pub display: &'static str,
+    /// One line saying what it is.
+    pub summary: &'static str,
+    /// What it follows.
+    pub source: &'static str,
+    /// Its parameters, `packets` and `bytes` included when it has a limit.
+    pub params: &'static [Param],
+    /// How its buffer limit is given.
+    pub limit: LimitRule,
+    /// Other spellings of the type name (Mahimahi's `cellular` for the ABC router).
+    pub aliases: &'static [&'static str],
+    /// Builds the queue.
+    pub build: QueueFactory,
+}
+
+impl std::fmt::Debug for QueueKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueueKind")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `packets`: the buffer limit in packets, with this default.
+pub const fn packets_param(default: u64) -> Param {
+    Param::whole("packets", default, Unit::Packets, 1, 1_000_000_000)
+        .doc("buffer limit in packets (or give bytes)", "")
+        .aliases(&["limit"])
+}
+
+/// `packets` without a default (drop-tail: a limit must be given).
+pub const PACKETS_REQUIRED: Param = packets_param(0).unset();
+
+/// `bytes`: the buffer limit in bytes, instead of packets.
+pub const BYTES_PARAM: Param = Param::whole("bytes", 0, Unit::Bytes, 1500, 1_000_000_000_000)
+    .unset()
+    .doc("buffer limit in bytes, instead of packets", "");
+
+impl QueueKind {
+    /// Check a queue's fields (`given`, without `type`) and its limit rule; `prefix` names the
+    /// queue in errors (`hops[0].queue`).
+    pub fn values(&self, given: &Given, prefix: &str) -> crate::error::Result<Values> {
+        let owner = format!("the {} queue", self.name);
+        let v = params::parse(prefix, &owner, &[self.params], given, &[])?;
+        if self.limit == LimitRule::None {
+            return Ok(v);
+        }
+        match (v.is_given("packets"), v.is_given("bytes")) {
+            (true, true) => Err(Error::Param {
+                key: prefix.into(),
+                msg: "give either packets or bytes, not both".into(),
+            }),
+            (false, false) if self.limit == LimitRule::Required => Err(Error::Param {
+                key: prefix.into(),
+                msg: format!("a {} queue needs a limit: packets=N or bytes=N", self.name),
+            }),
+            _ => Ok(v),
+        }
+    }
+
+    /// The queue type as a catalog entry.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name,
+            "display": self.display,
+            "summary": self.summary,
+            "source": self.source,
+            "limit": match self.limit {
+                LimitRule::None => "none",
+                LimitRule::Required => "required",
+                LimitRule::Optional => "optional",
+            },
+            "aliases": self.aliases,
+            "params": self.params.iter().map(Param::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The buffer limit in checked values: `bytes` if given, else `packets`, else none.
+pub fn limit_of(v: &Values) -> Limit {
+    let has = |n: &str| v.table().iter().any(|p| p.name == n);
+    if has("bytes") {
+        if let Some(b) = v.opt_whole("bytes") {
+            return Limit::Bytes(b);
+        }
+    }
+    if has("packets") {
+        if let Some(p) = v.opt_whole("packets") {
+            return Limit::Packets(p);
+        }
+    }
+    Limit::Infinite
+}
+
+/// Declares the queue files (`pub mod`) and lists their rows in [`QUEUES`], one line per file.
+macro_rules! registry {
+    ($($file:ident => [$($row:ident),* $(,)?]),* $(,)?) => {
+        $(pub mod $file;)*
+        /// Every queue type, in listing order.
+        pub static QUEUES: &[&QueueKind] = &[&DROPTAIL, &INFINITE, $($(&$file::$row),*),*];
+    };
+}
+
+registry! {
+    abc => [ABC],
+    codel => [CODEL],
+    pie => [PIE],
+}
+
+/// Queue type names, in listing order.
+pub fn names() -> Vec<&'static str> {
+    QUEUES.iter().map(|q| q.name).collect()
+}
+
+/// The registry row of a queue type; the error (under `key`) lists the types and suggests one.
+pub fn lookup(name: &str, key: &str) -> crate::error::Result<&'static QueueKind> {
+    QUEUES.iter().copied().find(|q| q.name == name).ok_or_else(|| {
+        let names = names();
+        Error::Param {
+            key: key.into(),
+            msg: format!(
+                "unknown queue type '{name}'{}; available: {}",
+                did_you_mean(name, &names),
+                names.join(", ")
+            ),
+        }
+    })
+}
+
+/// Drop-tail: tail drop by packets or bytes.
+pub const DROPTAIL: QueueKind = QueueKind {
+    name: "droptail",
+    display: "drop-tail",
+    summary: "tail drop by packets or bytes",
+    source: "Mahimahi DropTailQueue",
+    params: &[PACKETS_REQUIRED, BYTES_PARAM],
+    limit: LimitRule::Required,
+    aliases: &["drop-tail", "fifo"],
+    build: |v, _rng| Box::new(DropTail::new(limit_of(v))),
+};
+
+/// Infinite: never drops (Mahimahi's default queue).
+pub const INFINITE: QueueKind = QueueKind {
+    name: "infinite",
+    display: "infinite",
+    summary: "never drops (Mahimahi's default)",
+    source: "Mahimahi InfiniteQueue",
+    params: &[],
+    limit: LimitRule::None,
+    aliases: &["inf"],
+    build: |_v, _rng| Box::new(DropTail::new(Limit::Infinite)),
+};
 
 /// What the router knows about its link when it dequeues.
 #[derive(Clone, Copy, Debug, Default)]

@@ -33,18 +33,13 @@
 //! applies it). Randomness comes only from the [`Rng`] given to [`PieQueue::new`], one draw per
 //! random decision.
 
-use super::{Fifo, Limit, LinkInfo, Queue, QueueStats};
+use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
+use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 
-/// Target queueing delay QDELAY_REF: 15 ms (RFC 8033 §4.2; Linux `pie_params_init`).
-pub const DEFAULT_QDELAY_REF: Dur = Dur::from_millis(15);
-/// Update period T_UPDATE: 15 ms (RFC 8033 §4.2; Linux `pie_params_init`).
-pub const DEFAULT_T_UPDATE: Dur = Dur::from_millis(15);
-/// Burst allowance MAX_BURST: 150 ms (RFC 8033 §4.4; Linux `pie_vars_init`).
-pub const DEFAULT_MAX_BURST: Dur = Dur::from_millis(150);
 /// α = 0.125 per second (RFC 8033 §4.2; Linux `alpha = 2` in units of 1/16).
 pub const DEFAULT_ALPHA: f64 = 0.125;
 /// β = 1.25 per second (RFC 8033 §4.2; Linux `beta = 20` in units of 1/16).
@@ -52,7 +47,7 @@ pub const DEFAULT_BETA: f64 = 1.25;
 /// Mark instead of drop only while p ≤ 10 % (RFC 8033 §5.1 `mark_ecnth`; Linux `MAX_PROB / 10`).
 pub const DEFAULT_ECN_PROB_MAX: f64 = 0.10;
 /// Buffer: 1000 packets (Linux `pie_params_init`).
-pub const DEFAULT_LIMIT: Limit = Limit::Packets(1000);
+pub const DEFAULT_LIMIT_PACKETS: u64 = 1000;
 /// MTU for byte mode and the 2-MTU threshold: 1514 bytes (Linux `psched_mtu()` of Ethernet).
 pub const DEFAULT_MTU: u32 = 1514;
 /// No early drop while `qdelay_old < qdelay_ref/2` and `p` is below this (RFC 8033 §4.1; Linux
@@ -123,20 +118,59 @@ pub struct PieConfig {
     pub mtu: u32,
 }
 
-impl Default for PieConfig {
-    fn default() -> Self {
+/// PIE's parameters (keys `pie.<key>`, fields of a `pie` queue; RFC 8033 with Linux `sch_pie` defaults).
+pub const PARAMS: &[Param] = &[
+    Param::real("qdelay_ref_ms", 15.0, Unit::Ms, 1e-6, 1e7)
+        .doc("target queueing delay", "RFC 8033 §4.2; Linux target")
+        .aliases(&["target"]),
+    Param::real("t_update_ms", 15.0, Unit::Ms, 1e-3, 1e7)
+        .doc("probability update period", "RFC 8033 §4.2; Linux tupdate")
+        .aliases(&["tupdate"]),
+    Param::real("max_burst_ms", 150.0, Unit::Ms, 0.0, 1e7).doc("burst allowance after a reset", "RFC 8033 §4.4"),
+    Param::real("alpha", DEFAULT_ALPHA, Unit::PerS, 0.0, 1e6).doc("α, weight of the delay error", "RFC 8033 §4.2"),
+    Param::real("beta", DEFAULT_BETA, Unit::PerS, 0.0, 1e6).doc("β, weight of the delay trend", "RFC 8033 §4.2"),
+    Param::flag("ecn", false).doc("mark ECN-capable packets CE while p ≤ ecn_prob_max", "Linux pie ecn (off)"),
+    Param::real("ecn_prob_max", DEFAULT_ECN_PROB_MAX, Unit::None, 0.0, 1.0)
+        .doc("largest drop probability at which PIE marks instead of dropping", "RFC 8033 §5.1; Linux"),
+    Param::flag("derandomize", false).doc("derandomised drops through the accumulated probability", "RFC 8033 §5.4"),
+    Param::flag("bytemode", false).doc("scale the probability by packet size", "Linux pie bytemode (off)"),
+    Param::flag("dq_rate_estimator", false)
+        .doc("queueing delay from the departure rate instead of timestamps", "RFC 8033 §5.2; Linux dq_rate_estimator"),
+    super::packets_param(DEFAULT_LIMIT_PACKETS),
+    super::BYTES_PARAM,
+];
+
+/// PIE (RFC 8033).
+pub const PIE: QueueKind = QueueKind {
+    name: "pie",
+    display: "PIE",
+    summary: "PIE with Linux defaults, drops or marks at enqueue, timer-driven",
+    source: "RFC 8033; Linux net/sched/sch_pie.c",
+    params: PARAMS,
+    limit: LimitRule::Optional,
+    aliases: &[],
+    build: |v, rng| Box::new(PieQueue::new(PieConfig::from_values(v), rng)),
+};
+
+crate::default_from_table!(PieConfig);
+
+impl Config for PieConfig {
+    const PREFIX: &'static str = "pie";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> PieConfig {
         PieConfig {
-            qdelay_ref: DEFAULT_QDELAY_REF,
-            t_update: DEFAULT_T_UPDATE,
-            max_burst: DEFAULT_MAX_BURST,
-            alpha: DEFAULT_ALPHA,
-            beta: DEFAULT_BETA,
-            ecn: false,
-            ecn_prob_max: DEFAULT_ECN_PROB_MAX,
-            derandomize: false,
-            bytemode: false,
-            limit: DEFAULT_LIMIT,
-            dq_rate_estimator: false,
+            qdelay_ref: v.ms("qdelay_ref_ms"),
+            t_update: v.ms("t_update_ms"),
+            max_burst: v.ms("max_burst_ms"),
+            alpha: v.real("alpha"),
+            beta: v.real("beta"),
+            ecn: v.flag("ecn"),
+            ecn_prob_max: v.real("ecn_prob_max"),
+            derandomize: v.flag("derandomize"),
+            bytemode: v.flag("bytemode"),
+            limit: super::limit_of(v),
+            dq_rate_estimator: v.flag("dq_rate_estimator"),
             mtu: DEFAULT_MTU,
         }
     }

@@ -31,11 +31,12 @@ mod scoreboard;
 
 #[cfg(test)]
 use crate::cc::RateSample;
+/// Linux `tcp_min_tso_segs`: paced senders release at least this many segments at once.
+pub use crate::cc::PACING_MIN_BURST;
 use crate::cc::{AckInfo, CongestionControl, CongestionKind};
 use crate::packet::{Echo, Ecn, Packet, HEADER_BYTES, MSS};
 use crate::time::{Dur, Time};
 use pacer::Pacer;
-pub use pacer::PACING_MIN_BURST;
 use rate::{RateSampler, RateState};
 use rtt::RttEstimator;
 pub use rtt::{RTO_INITIAL, RTO_MAX, RTO_MIN};

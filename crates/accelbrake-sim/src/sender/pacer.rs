@@ -9,9 +9,6 @@
 
 use crate::time::{Dur, Time};
 
-/// Linux `tcp_min_tso_segs`: paced senders release at least this many segments at once.
-pub const PACING_MIN_BURST: u32 = 2;
-
 /// Largest burst (Linux caps TSO autosizing at 64 segments here).
 const MAX_BURST: f64 = 64.0;
 
@@ -91,6 +88,7 @@ impl Pacer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::PACING_MIN_BURST;
 
     #[test]
     fn unpaced_segments_never_wait() {

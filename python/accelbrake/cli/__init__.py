@@ -1,0 +1,116 @@
+"""The ``accelbrake`` command line.
+
+::
+
+    accelbrake run --scheme abc --trace traces/Verizon-LTE-short.up --delay 50 --buffer 250 --duration 140
+    accelbrake run --scenario my-scenario.toml --out results/run1 --plot results/run1/run.png
+    accelbrake compare --schemes abc,cubic --traces traces/Verizon-LTE-short.up,traces/Verizon-LTE-short.down
+    accelbrake run --scheme cubic+codel --queue "codel target=50,interval=100,packets=250"
+    accelbrake abe-sweep --quick --out results/abe
+    accelbrake sweep experiments/abc-vs-cubic.toml --set matrix.seeds=3 --executor ray
+    accelbrake report results/abc-vs-cubic
+    accelbrake reproduce abc-table --quick
+    accelbrake traces traces/
+    accelbrake params cubic               # every parameter: default, unit, range, source
+    accelbrake schema > scenario.schema.json
+
+Errors (bad options, invalid scenarios, missing or malformed trace files) print
+``accelbrake: error: <message>`` on stderr and exit with status 2. Set ``ACCELBRAKE_DEBUG=1`` to get
+the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from accelbrake import __version__, catalog
+from accelbrake._core import SimulationError
+from accelbrake.cli import abe, compare, report, reproduce, run, sweep, traces
+from accelbrake.cli import params as params_cmds
+from accelbrake.cli._common import DELAY_NOTES, PROG, CliError
+from accelbrake.cli.abe import cmd_abe_sweep
+from accelbrake.cli.compare import cmd_compare
+from accelbrake.cli.report import cmd_report
+from accelbrake.cli.reproduce import cmd_reproduce
+from accelbrake.cli.run import cmd_run, format_run
+from accelbrake.cli.sweep import cmd_sweep
+from accelbrake.cli.traces import cmd_traces
+from accelbrake.tables import render_table
+
+__all__ = [
+    "DELAY_NOTES",
+    "PROG",
+    "CliError",
+    "build_parser",
+    "cmd_abe_sweep",
+    "cmd_compare",
+    "cmd_report",
+    "cmd_reproduce",
+    "cmd_run",
+    "cmd_sweep",
+    "cmd_traces",
+    "format_run",
+    "main",
+    "render_table",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``accelbrake`` command."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="accelbrake: packet-level simulation of congestion control over Mahimahi traces.\n"
+        f"schemes: {', '.join(s.name for s in catalog.schemes())}\n"
+        f"queues: {', '.join(q.name for q in catalog.queues())} (SCHEME+QUEUE pairs a scheme with a queue)",
+        epilog="Run 'accelbrake COMMAND --help' for the options of a command.",
+        formatter_class=fmt,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    # One module per command; each adds its own subparser (in this order in --help).
+    for command in (run, compare, abe, sweep, report, reproduce, traces, params_cmds):
+        command.register(sub, fmt)
+    return parser
+
+
+def _error_message(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.filename is not None:
+        msg = f"{e.strerror or e}: {e.filename}"
+    else:
+        msg = str(e) or type(e).__name__
+    return " ".join(msg.split("\n"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``accelbrake`` command line; return the exit status (0 ok, 2 error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Output piped into e.g. `head`: stop quietly.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except (CliError, SimulationError, ValueError, OSError) as e:
+        if os.environ.get("ACCELBRAKE_DEBUG"):
+            raise
+        print(f"{PROG}: error: {_error_message(e)}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""``accelbrake report``: one self-contained HTML report for a finished sweep."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def register(sub: Any, fmt: Any) -> None:
+    """Add the ``report`` subcommand."""
+    rp = sub.add_parser(
+        "report",
+        help="write one self-contained HTML report for a finished sweep",
+        description="Draw the plots of a finished sweep (RESULTS_DIR/plots/*.png and .svg) and write one\n"
+        "self-contained HTML file: tables with mean +- sd over seeds, every plot embedded, provenance.",
+        formatter_class=fmt,
+    )
+    rp.add_argument("results", metavar="RESULTS_DIR", help="a folder written by sweep or reproduce")
+    rp.add_argument("--out", metavar="FILE", help="the HTML file (default: RESULTS_DIR/report.html)")
+    rp.add_argument(
+        "--max-timeseries",
+        type=int,
+        default=24,
+        metavar="N",
+        help="per-run time-series plots at most (default: 24)",
+    )
+    rp.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``accelbrake report``."""
+    from accelbrake.experiments.report import build_report
+
+    path = build_report(args.results, args.out, max_timeseries=max(0, args.max_timeseries))
+    print(f"wrote {path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,102 @@
+"""``accelbrake reproduce``: named experiments from the papers, beside the published numbers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from accelbrake.cli._common import _executor, _executor_options, _split_list
+from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
+
+
+def register(sub: Any, fmt: Any) -> None:
+    """Add the ``reproduce`` subcommand."""
+    ids = "\n".join(f"  {k:<13} {title}" for k, title in TITLES.items())
+    rep = sub.add_parser(
+        "reproduce",
+        help="run a named experiment from the papers and compare with the published numbers",
+        description="Run named experiments of shared/reference/paper-results.md, write each one's results\n"
+        "and report to OUT/<id> (OUT/<id>-quick with --quick), and print our numbers beside the published\n"
+        "ones (value, published, ratio ours/published).",
+        epilog=f"ids:\n{ids}\n\nnot available yet: {', '.join(UNAVAILABLE)} (each says why).\n"
+        "Schemes the paper compares against that are not implemented here are listed as such.",
+        formatter_class=fmt,
+    )
+    rep.add_argument("ids", nargs="*", metavar="ID", help="reproduction ids (see below); 'all' for every one")
+    rep.add_argument(
+        "--quick",
+        action="store_true",
+        help="shorter runs, fewer seeds and the bundled Verizon traces instead of the 8 shared ones",
+    )
+    rep.add_argument(
+        "--out", metavar="DIR", default="results/reproduce", help="parent folder (default: results/reproduce)"
+    )
+    rep.add_argument(
+        "--traces",
+        action="extend",
+        nargs="+",
+        metavar="F[,F...]",
+        help="replace the experiment's traces: files or folders, comma-, space-separated or repeated",
+    )
+    rep.add_argument(
+        "--set",
+        dest="sets",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change the experiment as with sweep --set, e.g. run.duration_s=10 matrix.seeds=1 abc.eta=0.95 "
+        "(the numbers are then no longer the reproduction's)",
+    )
+    rep.add_argument("--no-report", action="store_true", help="no plots or HTML report")
+    rep.add_argument("--list", action="store_true", help="list the ids and exit")
+    _executor_options(rep)
+    rep.set_defaults(func=cmd_reproduce)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """``accelbrake reproduce``."""
+    import time
+
+    if args.list or not args.ids:
+        width = max(map(len, [*TITLES, *UNAVAILABLE]))
+        for k, title in TITLES.items():
+            print(f"{k:<{width}}  {title}")
+        for k, why in UNAVAILABLE.items():
+            print(f"{k:<{width}}  not available yet: {why}")
+        return 0 if args.list else 2
+    from accelbrake.experiments.reproduce import (
+        expand_traces,
+        format_comparison,
+        resolve_ids,
+        run_reproduction,
+    )
+
+    ids = list(TITLES) if [i.lower() for i in args.ids] == ["all"] else args.ids
+    reps = resolve_ids(ids)
+    traces = expand_traces(_split_list(args.traces)) or None
+    executor = _executor(args)
+    for rep in reps:
+        out = Path(args.out) / (rep.id + ("-quick" if args.quick else ""))
+        t0 = time.monotonic()
+        comp, report, outcome = run_reproduction(
+            rep,
+            out,
+            quick=args.quick,
+            traces=traces,
+            overrides=args.sets,
+            executor=executor,
+            progress=not args.no_progress,
+            report=not args.no_report,
+            echo=lambda m: print(m, file=sys.stderr),
+        )
+        print(format_comparison(comp))
+        print(
+            f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
+            f"{time.monotonic() - t0:.1f} s wall; results in {out}/"
+            + (f" (report: {report})" if report else "")
+        )
+        print()
+    return 0

@@ -1,0 +1,267 @@
+"""``accelbrake run``: simulate one scheme on one link and print a summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from accelbrake import catalog
+from accelbrake.cli._common import (
+    DELAY_NOTES,
+    CliError,
+    _build,
+    _default,
+    _epilog,
+    _network_options,
+    _stat,
+)
+from accelbrake.scenarios import DEFAULT_TRACE, SCHEMES, load_scenario_file
+from accelbrake.tables import fmt as _fmt
+from accelbrake.tables import render_table
+
+
+def register(sub: Any, fmt: Any) -> None:
+    """Add the ``run`` subcommand."""
+    schemes = ", ".join(SCHEMES)
+    run = sub.add_parser(
+        "run",
+        help="simulate one scheme on one link and print a summary",
+        description="Simulate one scheme on one link and print a summary table. The topology is Mahimahi's\n"
+        "'mm-delay DELAY mm-link TRACE ACK-LINK' with the scheme's queue (or --queue) in front of the\n"
+        "data link.",
+        epilog=_epilog(),
+        formatter_class=fmt,
+    )
+    run.add_argument(
+        "--scheme",
+        metavar="NAME",
+        help=f"congestion control with its bottleneck queue: {schemes} (abc schemes get the ABC router, "
+        "cubic and newreno drop-tail, X+codel / X+pie that AQM, the -abe schemes CoDel with ECN; list "
+        "below) (default: abc)",
+    )
+    run.add_argument(
+        "--scenario",
+        metavar="FILE",
+        help="run a JSON or TOML scenario file in the core's schema instead (--seed, --duration and --set "
+        "still apply)",
+    )
+    _network_options(run, compare=False)
+    out = run.add_argument_group("output")
+    out.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write summary.json, metadata.json, scenario.json and all tables (CSV and Parquet) to DIR",
+    )
+    out.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw throughput/capacity and per-packet delay over time (.png, .svg or .pdf)",
+    )
+    out.add_argument("--plot-cwnd", action="store_true", help="add a congestion-window panel to --plot")
+    out.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
+    out.add_argument(
+        "--no-packets",
+        action="store_true",
+        help="do not keep per-packet records (less memory; --plot then shows the queue length)",
+    )
+    run.set_defaults(func=cmd_run)
+
+
+def _link_text(link: dict[str, Any]) -> str:
+    if link.get("type") == "trace":
+        return str(link.get("path"))
+    if link.get("type") == "constant":
+        return f"constant {link.get('mbps'):g} Mbit/s"
+    return str(link.get("type"))
+
+
+def _queue_text(q: dict[str, Any]) -> str:
+    """``codel queue (target 5 ms, interval 100 ms, ECN marks), 250 packets``."""
+    qtype = q.get("type")
+    if qtype == "infinite":
+        return "infinite queue"
+    try:
+        default_limit = catalog.queue(str(qtype)).param("packets").default
+    except KeyError:
+        default_limit = None
+    default_limit = int(default_limit) if default_limit is not None else None
+    if q.get("bytes") is not None:
+        limit = f"{q['bytes']} bytes"
+    elif q.get("packets") is not None or default_limit is None:
+        limit = f"{q.get('packets', catalog.network_default('buffer_packets'))} packets"
+    else:
+        limit = f"{default_limit} packets"
+    params = []
+    if qtype == "codel":
+        params = [f"target {q.get('target_ms', 5):g} ms", f"interval {q.get('interval_ms', 100):g} ms"]
+    elif qtype == "pie":
+        params = [
+            f"qdelay_ref {q.get('qdelay_ref_ms', 15):g} ms",
+            f"t_update {q.get('t_update_ms', 15):g} ms",
+            f"max_burst {q.get('max_burst_ms', 150):g} ms",
+        ]
+    if qtype in ("codel", "pie"):
+        params.append("ECN marks" if q.get("ecn") else "drops")
+    detail = f" ({', '.join(params)})" if params else ""
+    return f"{qtype} queue{detail}, {limit}"
+
+
+def format_run(summary: dict[str, Any], scenario: dict[str, Any]) -> str:
+    """The human-readable report of one run."""
+    hops = summary.get("hops", [])
+    b = int(summary.get("bottleneck_hop", 0))
+    hop = hops[b] if b < len(hops) else {}
+    flows = summary.get("flows", [])
+    schemes = "+".join(dict.fromkeys(f.get("scheme", "?") for f in flows)) or "?"
+    sc_hops = scenario.get("hops", [])
+    lines = []
+    link = sc_hops[b].get("link", {}) if b < len(sc_hops) else {}
+    lines.append(
+        f"{schemes} on {_link_text(link)}: {summary.get('duration_s', 0):g} s simulated, "
+        f"seed {summary.get('seed', 0)}, {len(flows)} flow{'s' if len(flows) != 1 else ''}"
+    )
+    for h in hops:
+        sh = sc_hops[h["id"]] if h["id"] < len(sc_hops) else {}
+        role = "bottleneck" if h["id"] == b else "hop"
+        marks = int(h.get("marks") or 0)
+        lines.append(
+            f"  {role} {h['id']} ({h.get('name') or '-'}): {_link_text(sh.get('link', {}))}, "
+            f"{_queue_text(sh.get('queue', {}))}, {sh.get('delay_ms', 0):g} ms propagation delay"
+            + (f"; {marks} CE marks" if marks else "")
+        )
+    if flows:
+        rtts = sorted({_stat(f, "prop_rtt_ms") for f in flows})
+        lines.append("  propagation RTT: " + ", ".join(f"{r:g} ms" for r in rtts))
+    lines.append("")
+
+    headers = [
+        ("scheme", ""),
+        ("capacity", "Mbit/s"),
+        ("throughput", "Mbit/s"),
+        ("utilisation", "%"),
+        ("queueing delay", "p50 ms"),
+        ("", "p95 ms"),
+        ("per-packet delay", "mean ms"),
+        ("", "p95 ms"),
+        ("drops", ""),
+        ("retransmits", ""),
+    ]
+    cap = _stat(hop, "capacity_mbps")
+
+    def row(label: str, tput: float, util: float, qd: Any, pd_: Any, drops: int, retx: int) -> list[str]:
+        return [
+            label,
+            _fmt(cap, 2),
+            _fmt(tput, 2),
+            _fmt(100 * util, 1),
+            _fmt(_stat(qd, "p50")),
+            _fmt(_stat(qd, "p95")),
+            _fmt(_stat(pd_, "mean")),
+            _fmt(_stat(pd_, "p95")),
+            str(drops),
+            str(retx),
+        ]
+
+    rows = []
+    total_drops = sum(int(f.get("drops", 0)) for f in flows)
+    total_retx = sum(int(f.get("retransmits", 0)) for f in flows)
+    all_row = row(
+        schemes if len(flows) <= 1 else "all flows",
+        _stat(summary, "throughput_mbps"),
+        _stat(summary, "utilization"),
+        summary.get("queueing_delay_ms"),
+        summary.get("per_packet_delay_ms"),
+        total_drops,
+        total_retx,
+    )
+    if len(flows) > 1:
+        headers[0] = ("flow", "")
+        for f in flows:
+            tput = _stat(f, "throughput_mbps")
+            rows.append(
+                row(
+                    f"{f['id']} {f.get('scheme')}",
+                    tput,
+                    tput / cap if cap > 0 else float("nan"),
+                    f.get("queueing_delay_ms"),
+                    f.get("per_packet_delay_ms"),
+                    int(f.get("drops", 0)),
+                    int(f.get("retransmits", 0)),
+                )
+            )
+    rows.append(all_row)
+    lines.append(render_table(headers, rows))
+    lines.append("")
+    if len(flows) > 1:
+        lines.append(
+            f"Jain's fairness index {_fmt(_stat(summary, 'jain_index'), 3)}; "
+            "a flow's utilisation is its throughput / the bottleneck capacity."
+        )
+    lines.extend(DELAY_NOTES)
+    return "\n".join(lines)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``accelbrake run``."""
+    if args.scenario:
+        clashes = [
+            opt
+            for opt, v in (
+                ("--scheme", args.scheme),
+                ("--trace", args.trace),
+                ("--ack-trace", args.ack_trace),
+                ("--ack-mbps", args.ack_mbps),
+                ("--delay", args.delay),
+                ("--buffer", args.buffer),
+                ("--flows", args.flows),
+                ("--queue", args.queue),
+                ("--ecn/--no-ecn", args.ecn),
+            )
+            if v is not None
+        ]
+        if clashes:
+            raise CliError(
+                f"{', '.join(clashes)} cannot be combined with --scenario "
+                "(edit the scenario file, or use --set, e.g. --set codel.target=50ms or flow.ecn=true)"
+            )
+        scenario = load_scenario_file(args.scenario, sets=args.sets)
+        if args.seed is not None:
+            scenario["seed"] = args.seed
+        if args.duration is not None:
+            scenario["duration_ms"] = args.duration * 1000.0
+        if args.sample is not None:
+            scenario["sample_ms"] = args.sample
+        if args.no_packets:
+            scenario["record_packets"] = False
+    else:
+        scenario = _build(
+            args,
+            _default(args.scheme, "abc"),
+            _default(args.trace, DEFAULT_TRACE),
+            args.sets,
+            record_packets=not args.no_packets,
+        )
+    if args.plot:
+        from accelbrake.plots import _format_of
+
+        _format_of(Path(args.plot))  # fail before simulating
+
+    from accelbrake.results import simulate
+
+    result = simulate(scenario)
+    if args.json:
+        print(json.dumps(result.summary, indent=2))
+    else:
+        print(format_run(result.summary, scenario))
+    if args.out:
+        out = result.to_dir(args.out)
+        print(f"wrote {out}/", file=sys.stderr)
+    if args.plot:
+        from accelbrake.plots import plot_run
+
+        path = plot_run(result, args.plot, cwnd=args.plot_cwnd)
+        print(f"wrote {path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,89 @@
+"""``accelbrake sweep``: run an experiment file, resumably."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from accelbrake.cli._common import _arg_count, _executor, _executor_options
+
+
+def register(sub: Any, fmt: Any) -> None:
+    """Add the ``sweep`` subcommand."""
+    sw = sub.add_parser(
+        "sweep",
+        help="run an experiment file: schemes x traces x delays x buffers x flows x seeds",
+        description="Run every combination of an experiment file's [matrix] (docs/experiments.md),\n"
+        "resumably: each finished run is written to OUT/runs/<run_id>.json at once, and a rerun skips the\n"
+        "runs that are there. Then write results.parquet/.csv (one row per run and flow),\n"
+        "timeseries.parquet, "
+        "metadata.json, the plots (PNG + SVG) and report.html. The whole file is checked before any run.",
+        epilog="--set KEY=VALUE: matrix.KEY, run.KEY, schemes.NAME.KEY, name or description replace that\n"
+        "key of the file (values in TOML syntax, e.g. matrix.seeds=[0,1] run.duration_s=30; commas make\n"
+        "a list for matrix keys: matrix.schemes=abc,cubic); any other key (abc.eta=0.9,\n"
+        "codel.target=50ms) is a scenario override added to run.set.",
+        formatter_class=fmt,
+    )
+    sw.add_argument("experiment", metavar="EXPERIMENT.toml", help="the experiment file")
+    sw.add_argument(
+        "--set",
+        dest="sets",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a key of the file or add a scenario override (see below); may be repeated",
+    )
+    sw.add_argument("--out", metavar="DIR", help="results folder (default: results/<experiment name>)")
+    sw.add_argument("--check", action="store_true", help="only check the file and list the runs; run nothing")
+    sw.add_argument(
+        "--limit",
+        type=_arg_count,
+        metavar="N",
+        help="run at most N of the missing runs, then stop (run again to continue)",
+    )
+    sw.add_argument("--no-report", action="store_true", help="write the tables but no plots or report")
+    _executor_options(sw)
+    sw.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """``accelbrake sweep``."""
+    from accelbrake.experiments.report import build_report, summary_text
+    from accelbrake.experiments.runner import run_sweep
+    from accelbrake.experiments.spec import load_experiment
+
+    exp = load_experiment(args.experiment, args.sets)
+    points = list(exp.points())
+    if args.check:
+        print(f"{args.experiment}: OK, {len(points)} runs of {exp.duration_s:g} s")
+        for p in points:
+            print(f"  {p.describe()}")
+        return 0
+    executor = _executor(args)
+    out = Path(args.out or Path("results") / exp.name)
+    outcome = run_sweep(
+        exp,
+        out,
+        executor=executor,
+        progress=not args.no_progress,
+        limit=args.limit,
+        echo=lambda m: print(m, file=sys.stderr),
+    )
+    print(
+        f"{outcome.ran} runs now, {outcome.skipped} already done, {outcome.missing} missing "
+        f"({outcome.wall_s:.1f} s wall)",
+        file=sys.stderr,
+    )
+    if not outcome.complete:
+        print(f"sweep incomplete: run the same command again to finish the {outcome.missing} missing runs")
+        return 0
+    assert outcome.results is not None
+    print(summary_text(outcome.results))
+    if not args.no_report:
+        report = build_report(out, jobs=args.jobs)
+        print(f"report: {report}", file=sys.stderr)
+    print(f"wrote {out}/", file=sys.stderr)
+    return 0

@@ -1,0 +1,51 @@
+"""The named reproductions (``accelbrake reproduce ID``): ids, titles and the blocks not available
+yet. Light on purpose (no pandas, no matplotlib), so the command line can list them in its help;
+the experiments themselves are in :mod:`accelbrake.experiments.reproduce`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TITLES", "UNAVAILABLE"]
+
+#: Reproduction id → one-line title, in the order they are listed and run by ``reproduce all``.
+TITLES: dict[str, str] = {
+    "c2tcp-table1": "C2TCP Table I: throughput and delay normalised to C2TCP, averaged over traces",
+    "abc-table": "headline table: 8-trace averages normalised to ABC",
+    "abc-fig7": "utilisation vs p95 delay on Verizon LTE, (a) downlink, (b) uplink",
+    "abc-fig8": "per-trace utilisation and delay over the 8 traces (and fig 17's mean delay)",
+    "abc-fig19": "capacity alternating 12/24 Mbit/s every 500 ms",
+    "abc-fig3": "5 ABC flows joining and leaving: fairness with and without additive increase",
+    "abc-fairness": "2-32 ABC flows on 24 Mbit/s: Jain index",
+    "abc-fig12": "RTT unfairness: two flows, flow 1 RTT 20-120 ms, flow 2 RTT 20 ms",
+    "abc-table1": "RTT unfairness: six flows with RTT 20/40/60/80/100/120 ms",
+    "abc-fig21": "propagation RTT 20, 50, 100, 200 ms on a Verizon trace",
+    "abc-fig15": "η trades throughput for delay",
+}
+
+#: Blocks of paper-results.md that cannot be reproduced yet, and why.
+UNAVAILABLE: dict[str, str] = {
+    "abc-wifi": "Wi-Fi links (802.11n A-MPDU batching, MCS changes, the link-rate estimator) are not "
+    "simulated",
+    "abc-fig18": "the explicit schemes XCP, XCP_w, RCP and VCP are not implemented",
+    "abc-fig2": "needs ABC's enqueue-rate variant compared on queueing delay; not wired as a reproduction "
+    "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
+    "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
+    "data bottleneck",
+    "abc-fig10": "needs a second (wired) bottleneck with on-off Cubic cross traffic",
+    "abc-fig11": "not wired as a reproduction yet (1-16 flows of one scheme on a Verizon trace: "
+    "`accelbrake sweep` with matrix.flows)",
+    "abc-fig13": "needs Poisson short flows (application-limited flow arrivals) and mixed schemes in one run",
+    "abc-fig17": "included in abc-fig8 (mean delay ratios)",
+    "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
+    "abc-pk": "PK-ABC (target rate from the trace one RTT ahead) is not implemented",
+    "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
+    "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
+    "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
+    "c2tcp-target": "not wired as a reproduction yet; checked by c2tcp_average_delay_follows_its_target",
+    "c2tcp-buffer": "not wired as a reproduction yet; checked by c2tcp_delay_does_not_grow_with_the_buffer",
+    "proprate-frontier": "not wired as a reproduction yet; checked by "
+    "proprate_frontier_is_monotone_in_the_target",
+    "proprate-nfl": "not wired as a reproduction yet; checked by "
+    "proprate_feedback_loop_brings_the_delay_to_the_target",
+    "abe-figures": "run `accelbrake abe-sweep` (the ABE paper's figures 4-7)",
+}
