@@ -295,6 +295,7 @@ registry! {
     ledbat => [LEDBAT],
     c2tcp => [C2TCP],
     proprate => [PROPRATE, PROPRATE_L, PROPRATE_M, PROPRATE_H],
+    fixed => [FIXED],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests
