@@ -9,8 +9,8 @@
 //!   and cwnd from the estimate; `CA_EVENT_LOSS`: ssthresh from the estimate, re-seed rtt_min),
 //!   `tcp_westwood_init`; the ops table uses `tcp_reno_ssthresh`, `tcp_reno_cong_avoid`,
 //!   `tcp_reno_undo_cwnd`.
-//! - Linux `tcp_cong.c`: [`tcp_slow_start`], [`tcp_cong_avoid_ai`] (shared with
-//!   [`super::newreno`]); `tcp_input.c` `tcp_end_cwnd_reduction` (raises `CA_EVENT_COMPLETE_CWR`
+//! - Linux `tcp_cong.c`: [`tcp_slow_start`](super::newreno::tcp_slow_start),
+//!   [`tcp_cong_avoid_ai`](super::newreno::tcp_cong_avoid_ai) (shared with [`super::newreno`]); `tcp_input.c` `tcp_end_cwnd_reduction` (raises `CA_EVENT_COMPLETE_CWR`
 //!   when fast recovery or CWR ends) and `tcp_enter_loss` (raises `CA_EVENT_LOSS` on an RTO).
 //! - Mascolo et al., "TCP Westwood: bandwidth estimation for TCP" (MobiCom 2001) and Grieco &
 //!   Mascolo (CCR 2004) for Westwood+: the estimate is applied when three duplicate ACKs arrive

@@ -20,8 +20,8 @@
 //! * Pacing: if the controller gives a rate, segments leave in bursts of about 1 ms of data (at
 //!   least 2 segments, Linux's TSO autosizing) spaced so the average is the pacing rate.
 //!
-//! The parts, each in its own file: [`rtt`] (RFC 6298 estimator), [`rate`] (delivery-rate
-//! sampler, Linux `tcp_rate.c`), [`pacer`] (burst pacing), [`scoreboard`] (RFC 6675 SACK
+//! The parts, each in its own file: `rtt.rs` (RFC 6298 estimator), `rate.rs` (delivery-rate
+//! sampler, Linux `tcp_rate.c`), `pacer.rs` (burst pacing), `scoreboard.rs` (RFC 6675 SACK
 //! scoreboard). This file ties them to the congestion controller and the application.
 
 mod pacer;
