@@ -19,6 +19,10 @@ from accelbrake.scenarios import (
 )
 
 CONST = "const:10"
+#: What a CoDel time (target, interval) must be, as the core's table says.
+#: How a time value may be written, as the errors of time parameters say.
+TIME_FORM = "(like 50 or 50ms (bare numbers are ms))"
+CODEL_TIME = f"a time in ms in [0.000001, 1e7] {TIME_FORM}"
 
 
 def _queue(sc):
@@ -182,29 +186,38 @@ def test_queue_spec_parses(spec, queue):
     [
         ("codel targt=5", "--queue codel: key 'targt' unknown (did you mean 'target'?)", "targt"),
         ("pie qdelay=20", "--queue pie: key 'qdelay' unknown (did you mean 'qdelay_ref'?)", "qdelay"),
-        ("codel target=", "--queue codel: target=: missing value; expected a positive time", "target"),
+        ("codel target=", f"--queue codel: target=: missing value; expected {CODEL_TIME}", "target"),
         ("codel target", "--queue codel: target: missing value", "target"),
-        ("codel target=-5", "--queue codel: target=-5: expected a positive time", "target"),
-        ("codel target=0", "--queue codel: target=0: expected a positive time", "target"),
-        ("codel target=fast", "--queue codel: target=fast: expected a positive time", "target"),
+        ("codel target=-5", f"--queue codel: target=-5: expected {CODEL_TIME}, got '-5'", "target"),
+        ("codel target=0", f"--queue codel: target=0: expected {CODEL_TIME}, got '0'", "target"),
+        ("codel target=fast", f"--queue codel: target=fast: expected {CODEL_TIME}, got 'fast'", "target"),
         ("codel interval=5parsecs", "--queue codel: interval=5parsecs: unknown unit 'parsecs'", "interval"),
-        ("codel packets=1.5", "--queue codel: packets=1.5: expected a whole number ≥ 1", "packets"),
-        ("codel packets=0", "--queue codel: packets=0: expected a whole number ≥ 1", "packets"),
-        ("codel mtu=-1", "--queue codel: mtu=-1: expected a whole number ≥ 1", "mtu"),
+        ("codel packets=1.5",
+         "--queue codel: packets=1.5: expected a whole number of packets in [1, 1e9], got '1.5'", "packets"),
+        ("codel packets=0",
+         "--queue codel: packets=0: expected a whole number of packets in [1, 1e9], got '0'", "packets"),
+        ("codel mtu=-1",  # 0 is valid: CoDel then never skips dropping for the last packet
+         "--queue codel: mtu=-1: expected a whole number of bytes in [0, 1e6], got '-1'", "mtu"),
+        ("codel bytes=1000",
+         "--queue codel: bytes=1000: expected a whole number of bytes in [1500, 1e12], got '1000'", "bytes"),
         ("codel ecn=maybe", "--queue codel: ecn=maybe: expected true or false", "ecn"),
-        ("pie alpha=-0.1", "--queue pie: alpha=-0.1: expected a number ≥ 0", "alpha"),
-        ("pie alpha=x", "--queue pie: alpha=x: expected a number ≥ 0", "alpha"),
-        ("pie max_burst=-1", "--queue pie: max_burst=-1: expected a time ≥ 0", "max_burst"),
-        ("pie ecn_prob_max=1.5", "--queue pie: ecn_prob_max=1.5: expected a probability in [0, 1]",
+        ("pie alpha=-0.1", "--queue pie: alpha=-0.1: expected a number of 1/s in [0, 1e6], got '-0.1'",
+         "alpha"),
+        ("pie alpha=x", "--queue pie: alpha=x: expected a number of 1/s in [0, 1e6], got 'x'", "alpha"),
+        ("pie max_burst=-1",
+         f"--queue pie: max_burst=-1: expected a time in ms in [0, 1e7] {TIME_FORM}, got '-1'", "max_burst"),
+        ("pie ecn_prob_max=1.5", "--queue pie: ecn_prob_max=1.5: expected a number in [0, 1], got '1.5'",
          "ecn_prob_max"),
-        ("abc delta=-5", "--queue abc: delta=-5: expected a positive time", "delta"),
+        ("abc delta=-5",
+         f"--queue abc: delta=-5: expected a time in ms in [0.001, 1e7] {TIME_FORM}, got '-5'", "delta"),
         ("abc rate_source=enq", "--queue abc: rate_source=enq: got 'enq' (did you mean 'enqueue'?)",
          "rate_source"),
         ("codel target=5,target=6", "--queue codel: key 'target' given twice", "target"),
         ("codel packets=10,bytes=15000", "--queue codel: give packets or bytes, not both", "bytes"),
         ("infinite packets=10", "--queue infinite: takes no parameters", "packets"),
         ("codl target=5", "--queue codl: unknown queue type 'codl' (did you mean 'codel'?)", "queue"),
-        ("red", "unknown queue type 'red'; available: droptail, infinite, codel, pie, abc", "queue"),
+        ("red", "--queue red: unknown queue type 'red'; available: droptail, infinite, abc, codel, pie",
+         "queue"),
         ("", "expected TYPE [key=value,...]", "queue"),
         ("=5", "expected TYPE [key=value,...]", "queue"),
     ],
@@ -219,7 +232,10 @@ def test_bad_queue_specs_name_the_key(spec, message, key):
 
 
 def test_unknown_queue_key_lists_the_known_ones():
-    with pytest.raises(ScenarioError, match="codel keys: packets, bytes, target, interval, mtu, ecn"):
+    with pytest.raises(
+        ScenarioError,
+        match=r"^--queue codel: key 'foo' unknown; codel keys: target, interval, mtu, ecn, packets, bytes$",
+    ):
         parse_queue_spec("codel foo=1")
 
 
@@ -244,23 +260,64 @@ def test_queue_replaces_the_preset_queue_and_takes_the_buffer():
 def test_queue_as_a_json_object():
     sc = build_scenario("cubic", trace=CONST, queue={"type": "pie", "qdelay_ref_ms": 20})
     assert _queue(sc) == {"type": "pie", "qdelay_ref_ms": 20, "packets": 250, "ecn": False}
-    with pytest.raises(
-        SimulationError, match=r"hops\[0\]\.queue: unknown key 'target' \(did you mean 'target_ms'\?\)"
-    ):
-        build_scenario("cubic", trace=CONST, queue={"type": "codel", "target": 5})
-
-
-def test_core_range_errors_name_the_queue_parameter():
+    # A JSON object takes the scenario field names; the core's error is put back on the user's key.
     with pytest.raises(ScenarioError) as e:
-        build_scenario("cubic", trace=CONST, queue="codel bytes=1000")
-    assert str(e.value).startswith("--queue codel: bytes=1000: parameter hops[0].queue.bytes")
-    assert e.value.key == "bytes"
+        build_scenario("cubic", trace=CONST, queue={"type": "codel", "target": 5})
+    assert str(e.value) == (
+        "queue target=5: unknown parameter (did you mean 'target_ms'?); "
+        "the codel queue accepts: target_ms, interval_ms, mtu, ecn, packets, bytes"
+    )
+    assert e.value.key == "target"
+
+
+@pytest.mark.parametrize(
+    ("queue", "message", "key"),
+    [
+        (
+            "codel bytes=1000",
+            "--queue codel: bytes=1000: expected a whole number of bytes in [1500, 1e12], got '1000'",
+            "bytes",
+        ),
+        (
+            {"type": "codel", "bytes": 1000},
+            "queue bytes=1000: got 1000; expected a whole number of bytes in [1500, 1e12]",
+            "bytes",
+        ),
+        (
+            {"type": "codel", "target_ms": -5},
+            "queue target_ms=-5: got -5; expected a time in ms in [0.000001, 1e7]",
+            "target_ms",
+        ),
+    ],
+)
+def test_range_errors_name_the_queue_parameter(queue, message, key):
+    # The --queue spec is range-checked in Python, a JSON object by the core: both name the key.
+    with pytest.raises(ScenarioError) as e:
+        build_scenario("cubic", trace=CONST, queue=queue)
+    assert str(e.value) == message
+    assert e.value.key == key
 
 
 def test_sets_apply_after_the_queue_spec():
     sc = build_scenario("cubic", trace=CONST, queue="codel target=50,packets=100",
                         sets=["codel.target=20ms", "queue.bytes=300000"])  # fmt: skip
     assert _queue(sc) == {"type": "codel", "target_ms": 20.0, "bytes": 300000, "ecn": False}
+
+
+@pytest.mark.parametrize(
+    ("scheme", "item", "queue"),
+    [
+        ("cubic+codel", "codel.bytes=150kB", {"type": "codel", "bytes": 150000, "ecn": False}),
+        ("cubic+pie", "pie.bytes=150000", {"type": "pie", "bytes": 150000, "ecn": False}),
+        ("cubic", "droptail.bytes=150000", {"type": "droptail", "bytes": 150000}),
+        ("abc", "abc.bytes=150000", {"type": "abc", "bytes": 150000}),
+    ],
+)
+def test_a_queue_types_bytes_key_replaces_the_packet_limit(scheme, item, queue):
+    # Like queue.bytes (and a --queue spec with bytes=): the preset's 250-packet limit goes, rather
+    # than the core rejecting "give either packets or bytes, not both" without naming the --set key.
+    sc = build_scenario(scheme, trace=CONST, sets=[item])
+    assert _queue(sc) == queue
 
 
 # --- --set keys for the AQMs and ABE ---------------------------------------------------------
@@ -315,24 +372,46 @@ def test_aqm_and_abe_sets_land_in_place(scheme, item, path, value):
 @pytest.mark.parametrize(
     ("scheme", "item", "expected"),
     [
-        ("cubic+codel", "codel.target=-5", "--set codel.target=-5: expected a positive time"),
-        ("cubic+codel", "codel.target=", "--set codel.target=: missing value; expected a positive time"),
-        ("cubic+codel", "codel.interval=soon", "--set codel.interval=soon: expected a positive time"),
-        ("cubic+codel", "codel.mtu=-3", "--set codel.mtu=-3: expected a whole number ≥ 1"),
+        ("cubic+codel", "codel.target=-5", f"--set codel.target=-5: expected {CODEL_TIME}, got '-5'"),
+        ("cubic+codel", "codel.target=", f"--set codel.target=: missing value; expected {CODEL_TIME}"),
+        (
+            "cubic+codel",
+            "codel.interval=soon",
+            f"--set codel.interval=soon: expected {CODEL_TIME}, got 'soon'",
+        ),
+        (
+            "cubic+codel",
+            "codel.mtu=-3",
+            "--set codel.mtu=-3: expected a whole number of bytes in [0, 1e6], got '-3'",
+        ),
         ("cubic+codel", "codel.trget=5", "unknown --set key 'codel.trget' (did you mean 'codel.target'?)"),
-        ("cubic+pie", "pie.alpha=-1", "--set pie.alpha=-1: expected a number ≥ 0"),
-        ("cubic+pie", "pie.ecn_prob_max=2", "--set pie.ecn_prob_max=2: expected a probability in [0, 1]"),
+        ("cubic+pie", "pie.alpha=-1", "--set pie.alpha=-1: expected a number of 1/s in [0, 1e6], got '-1'"),
+        ("cubic+pie", "pie.ecn_prob_max=2", "--set pie.ecn_prob_max=2: expected a number in [0, 1], got '2'"),
         ("cubic+pie", "pie.qdelay=20", "did you mean 'pie.qdelay_ref'"),
         ("cubic", "codel.target=5", "--set codel.target=5: it sets CoDel, but no hop has a codel queue"),
         ("cubic+codel", "pie.alpha=0.1", "--set pie.alpha=0.1: it sets PIE, but no hop has a pie queue"),
         ("cubic", "cubic-abe.beta_ecn=0.9", "it applies to cubic-abe flows, but the flows use cubic"),
         ("newreno", "newreno-abe.beta_ecn=0.9", "it applies to newreno-abe flows"),
-        ("cubic-abe", "cubic-abe.beta_ecn=1.5", "--set cubic-abe.beta_ecn=1.5: parameter cubic.beta_ecn"),
-        ("newreno-abe", "newreno-abe.beta_ecn=0", "--set newreno-abe.beta_ecn=0: parameter newreno.beta_ecn"),
+        (
+            "cubic-abe",
+            "cubic-abe.beta_ecn=1.5",
+            "--set cubic-abe.beta_ecn=1.5: expected a number in (0, 1], got '1.5'",
+        ),
+        (
+            "cubic-abe",
+            "cubic.beta_ecn=1.5",
+            "--set cubic.beta_ecn=1.5: expected a number in (0, 1], got '1.5'",
+        ),
+        (
+            "newreno-abe",
+            "newreno-abe.beta_ecn=0",
+            "--set newreno-abe.beta_ecn=0: expected a number in (0, 1], got '0'",
+        ),
         (
             "cubic",
             "cubic.hystart_ack_delta=5000",
-            "--set cubic.hystart_ack_delta=5000: parameter cubic.hystart_ack",
+            "--set cubic.hystart_ack_delta=5000: expected a time in ms in [0, 1000] "
+            "(like 50 or 50ms (bare numbers are ms)), got '5000'",
         ),
     ],
 )
@@ -341,6 +420,7 @@ def test_bad_aqm_and_abe_sets(scheme, item, expected):
         build_scenario(scheme, trace=CONST, sets=[item])
     assert expected in str(e.value)
     assert "\n" not in str(e.value)
+    assert e.value.key == item.partition("=")[0]
 
 
 def test_set_applies_knows_queues_and_abe_prefixes():
@@ -406,11 +486,26 @@ def test_scenario_file_with_a_bad_codel_key_names_it(tmp_path):
     with pytest.raises(ScenarioError) as e:
         load_scenario_file(f)
     msg = str(e.value)
-    assert msg.startswith(
-        f"scenario file {f}: hops[0].queue: unknown key 'targt_ms' (did you mean 'target_ms'?)"
+    assert msg == (
+        f"scenario file {f}: parameter hops[0].queue.targt_ms: unknown parameter (did you mean "
+        "'target_ms'?); the codel queue accepts: target_ms, interval_ms, mtu, ecn, packets, bytes"
     )
-    assert "expected one of packets, bytes, target_ms, interval_ms, mtu, ecn" in msg
     assert "line 1 column" not in msg
+    assert e.value.key == "hops[0].queue.targt_ms"
+
+
+def test_scenario_file_with_an_out_of_range_queue_value_names_it(tmp_path):
+    doc = build_scenario("cubic+codel", trace=CONST, duration_s=5)
+    doc["hops"][0]["queue"]["target_ms"] = -5
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(ScenarioError) as e:
+        load_scenario_file(f)
+    assert str(e.value) == (
+        f"scenario file {f}: parameter hops[0].queue.target_ms: got -5; "
+        "expected a time in ms in [0.000001, 1e7]"
+    )
+    assert e.value.key == "hops[0].queue.target_ms"
 
 
 def test_scenario_file_names_the_right_hop_when_the_key_is_valid_elsewhere(tmp_path):
@@ -418,8 +513,15 @@ def test_scenario_file_names_the_right_hop_when_the_key_is_valid_elsewhere(tmp_p
     doc["hops"][1]["queue"] = {"type": "pie", "mtu": 1500}  # PIE has no mtu in the schema
     f = tmp_path / "bad.json"
     f.write_text(json.dumps(doc))
-    with pytest.raises(ScenarioError, match=r"hops\[1\]\.queue: unknown key 'mtu'"):
+    with pytest.raises(ScenarioError) as e:
         load_scenario_file(f)
+    msg = str(e.value)
+    assert msg.startswith(f"scenario file {f}: parameter hops[1].queue.mtu: unknown parameter")
+    assert msg.endswith(
+        "the pie queue accepts: qdelay_ref_ms, t_update_ms, max_burst_ms, alpha, beta, ecn, "
+        "ecn_prob_max, derandomize, bytemode, dq_rate_estimator, packets, bytes"
+    )
+    assert e.value.key == "hops[1].queue.mtu"
 
 
 def test_scenario_file_with_a_bad_queue_type(tmp_path):
@@ -428,10 +530,12 @@ def test_scenario_file_with_a_bad_queue_type(tmp_path):
         'duration_ms = 1000\n[[hops]]\nlink = { type = "constant", mbps = 10 }\nqueue = { type = "codle" }\n'
         '[[flows]]\nscheme = "cubic"\nfwd = [0]\nrev = [0]\n'
     )
-    with pytest.raises(
-        ScenarioError, match=r"hops\[0\]\.queue\.type: unknown type 'codle' \(did you mean 'codel'\?\)"
-    ):
+    with pytest.raises(ScenarioError) as e:
         load_scenario_file(f)
+    assert str(e.value) == (
+        f"scenario file {f}: parameter hops[0].queue.type: unknown queue type 'codle' "
+        "(did you mean 'codel'?); available: droptail, infinite, abc, codel, pie"
+    )
 
 
 # --- it runs ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import sys
 
 import accelbrake
 import pytest
-from accelbrake import SCHEMES, ScenarioError, SimulationError, build_scenario
+from accelbrake import SCHEMES, ScenarioError, SimulationError, build_scenario, catalog
 from accelbrake.scenarios import (
     SET_KEYS,
     apply_sets,
@@ -22,6 +22,8 @@ from accelbrake.scenarios import (
 )
 
 CONST = "const:24"
+#: How a time value may be written, as the errors of time parameters say.
+TIME_FORM = "(like 50 or 50ms (bare numbers are ms))"
 
 
 # --- units ----------------------------------------------------------------------------------
@@ -288,30 +290,32 @@ def test_flow_interval_staggers_starts():
 
 
 def test_every_set_key_has_help_and_known_target():
+    # Registry keys are prefixed by a scheme (family) or a queue type of the core's catalog.
+    schemes = {s.name for s in catalog.schemes()}
+    queues = {q.name for q in catalog.queues()}
+    assert {"abc", "cubic", "newreno", "cubic-abe", "newreno-abe", "c2tcp", "proprate", "bbr", "copa",
+            "vegas", "ledbat", "westwood"} <= schemes  # fmt: skip
+    assert {"droptail", "infinite", "abc", "codel", "pie"} == queues
+    prefixes = schemes | queues | {"queue", "flow", "link"}
     for key, spec in SET_KEYS.items():
-        assert spec.help
-        assert spec.target in {"router", "param", "queue", "flow", "link"}
-        prefixes = {
-            "abc",
-            "cubic",
-            "newreno",
-            "cubic-abe",
-            "newreno-abe",
-            "codel",
-            "pie",
-            "queue",
-            "flow",
-            "link",
-            "c2tcp",
-            "proprate",
-            "bbr",
-            "copa",
-            "vegas",
-            "ledbat",
-        }
-        assert key.partition(".")[0] in prefixes
+        assert spec.help, key
+        assert spec.target in {"router", "param", "queue", "flow", "link"}, key
+        prefix, _, name = key.partition(".")
+        assert prefix in prefixes, key
         if spec.target == "param":
             assert spec.schemes and all(s in SCHEMES for s in spec.schemes), key
+            assert prefix in schemes, key
+        if spec.target == "router":
+            assert spec.qtype == prefix and prefix in queues, key
+        if spec.target in ("router", "param"):
+            # a registry parameter: its range, unit and doc come from the catalog entry
+            assert spec.kind == "param" and spec.param is not None, key
+            assert spec.param.key == name and spec.field == spec.param.name, key
+            assert spec.param.expected, key
+        else:
+            assert spec.param is None, key
+    for key in ["bbr.probe_rtt", "westwood.bw_on_entry", "codel.packets", "abc.dt", "droptail.packets"]:
+        assert key in SET_KEYS
 
 
 # --- error messages --------------------------------------------------------------------------
@@ -347,9 +351,12 @@ def test_misspelled_scheme_prefix():
 @pytest.mark.parametrize(
     ("item", "expected"),
     [
-        ("abc.delta=fast", "a duration like 100ms"),
+        (
+            "abc.delta=fast",
+            "expected a time in ms in [0.001, 1e7] (like 50 or 50ms (bare numbers are ms)), got 'fast'",
+        ),
         ("abc.delta=10parsecs", "unknown unit"),
-        ("abc.eta=high", "a number"),
+        ("abc.eta=high", "expected a number in (0, 1], got 'high'"),
         ("abc.additive_increase=maybe", "true or false"),
         ("abc.rate_source=enq", "did you mean 'enqueue'"),
         ("abc.delay_source=depth", "expected qlen or sojourn"),
@@ -367,24 +374,26 @@ def test_bad_value_names_key_and_form(item, expected):
 
 
 @pytest.mark.parametrize(
-    ("scheme", "item", "core_key"),
+    ("scheme", "item", "expected"),
     [
-        ("abc", "abc.eta=5", "hops[0].queue.eta"),
-        ("abc", "abc.delta=0", "hops[0].queue.delta_ms"),
-        ("abc", "abc.min_window=0", "abc.min_window"),
-        ("cubic", "cubic.beta=1.5", "cubic.beta"),
-        ("newreno", "newreno.beta=0", "newreno.beta"),
-        ("cubic", "queue.packets=0", "hops[0].queue.packets"),
-        ("cubic", "queue.bytes=100", "hops[0].queue.bytes"),
-        ("c2tcp", "c2tcp.alpha_init=20", "c2tcp.alpha_init"),
-        ("proprate-m", "proprate.target=0", "proprate.target_ms"),
-        ("copa", "copa.delta=2", "copa.delta"),
+        # range-checked in Python against the core's table
+        ("abc", "abc.eta=5", "expected a number in (0, 1], got '5'"),
+        ("abc", "abc.delta=0", f"expected a time in ms in [0.001, 1e7] {TIME_FORM}, got '0'"),
+        ("abc", "abc.min_window=0", "expected a number of segments in [1, 1e6], got '0'"),
+        ("cubic", "cubic.beta=1.5", "expected a number in (0, 1), got '1.5'"),
+        ("newreno", "newreno.beta=0", "expected a number in (0, 1], got '0'"),
+        ("proprate-m", "proprate.target=0", f"expected a time in ms in (0, 10000] {TIME_FORM}, got '0'"),
+        ("copa", "copa.delta=2", "expected a number in (0, 1], got '2'"),
+        # checked by the core, its error put back on the --set item
+        ("cubic", "queue.packets=0", "got 0; expected a whole number of packets in [1, 1e9]"),
+        ("cubic", "queue.bytes=100", "got 100; expected a whole number of bytes in [1500, 1e12]"),
+        ("c2tcp", "c2tcp.alpha_init=20", "got 20; expected a number in [alpha_min, alpha_max]"),
     ],
 )
-def test_out_of_range_value_names_the_set_item(scheme, item, core_key):
+def test_out_of_range_value_names_the_set_item(scheme, item, expected):
     e = _error(scheme=scheme, sets=[item])
-    assert str(e).startswith(f"--set {item}: ")
-    assert core_key in str(e)
+    assert str(e) == f"--set {item}: {expected}"
+    assert e.key == item.partition("=")[0]
 
 
 def test_missing_equals():

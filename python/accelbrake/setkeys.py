@@ -49,7 +49,8 @@ class SetKey:
 
 
 def _param_help(p: catalog.Param) -> str:
-    unit = f", {p.unit}" if p.unit and p.unit not in ("ms", "s", "us") else ""
+    # The default carries the unit; an unset one does not.
+    unit = f", {p.unit}" if p.default is None and p.unit and p.unit not in ("ms", "s", "us") else ""
     return f"{p.doc}{unit} (default {p.default_text()})"
 
 
@@ -372,6 +373,10 @@ def apply_sets(
             for i, h in enumerate(hops):
                 q = h.get("queue", {})
                 if q.get("type") == spec.qtype:
+                    if spec.field in ("packets", "bytes"):  # one limit replaces the other
+                        q.pop("bytes" if spec.field == "packets" else "packets", None)
+                        if _locations is not None:
+                            _locations[f"hops[{i}].queue"] = where
                     q[spec.field] = value
                     applied = True
                     if _locations is not None:

@@ -27,7 +27,7 @@ fn to_py(py: Python<'_>, e: Error) -> PyErr {
     let (kind, key, path, line) = match &e {
         Error::Trace { path, line, .. } => ("trace", None, Some(path.clone()), Some(*line)),
         Error::Param { key, .. } => ("param", Some(key.clone()), None, None),
-        Error::Scenario(_) => ("scenario", None, None, None),
+        Error::Scenario { path, .. } => ("scenario", Some(path.clone()).filter(|p| !p.is_empty()), None, None),
     };
     typed_error(py, e.to_string(), kind, key, path, line)
 }

@@ -23,7 +23,12 @@ pub enum Error {
         msg: String,
     },
     /// The scenario document itself is malformed (JSON syntax or shape).
-    Scenario(String),
+    Scenario {
+        /// Where in the document, e.g. `hops[1].link` (empty: the document as a whole).
+        path: String,
+        /// What was wrong and what was expected.
+        msg: String,
+    },
 }
 
 /// Result alias.
@@ -35,18 +40,22 @@ impl fmt::Display for Error {
             Error::Trace { path, line: 0, msg } => write!(f, "trace file {path}: {msg}"),
             Error::Trace { path, line, msg } => write!(f, "trace file {path}, line {line}: {msg}"),
             Error::Param { key, msg } => write!(f, "parameter {key}: {msg}"),
-            Error::Scenario(msg) => write!(f, "scenario: {msg}"),
+            Error::Scenario { path, msg } if path.is_empty() => write!(f, "scenario: {msg}"),
+            Error::Scenario { path, msg } => write!(f, "scenario: {path}: {msg}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
 
-/// A ", did you mean 'x'?" suffix for the closest known name (edit distance ≤ 3), or "".
+/// A " (did you mean 'x'?)" suffix for the closest known name, or "": at most 3 edits, and fewer
+/// than half the name's length unless the name begins the suggestion (so `mtu` does not suggest
+/// `beta`, but `target` suggests `target_ms`).
 pub fn did_you_mean(name: &str, known: &[&str]) -> String {
     let best = known.iter().map(|k| (levenshtein(name, k), *k)).min_by_key(|(d, _)| *d);
+    let len = name.chars().count();
     match best {
-        Some((d, k)) if d <= 3 => format!(" (did you mean '{k}'?)"),
+        Some((d, k)) if d <= 3 && (2 * d < len.max(2) || k.starts_with(name)) => format!(" (did you mean '{k}'?)"),
         _ => String::new(),
     }
 }
@@ -73,5 +82,8 @@ mod tests {
     fn suggests_close_names_only() {
         assert_eq!(did_you_mean("cubc", &["cubic", "abc"]), " (did you mean 'cubic'?)");
         assert_eq!(did_you_mean("zzzzzzzz", &["cubic", "abc"]), "");
+        assert_eq!(did_you_mean("mtu", &["beta", "alpha"]), "");
+        assert_eq!(did_you_mean("target", &["target_ms"]), " (did you mean 'target_ms'?)");
+        assert_eq!(did_you_mean("targt_ms", &["target_ms"]), " (did you mean 'target_ms'?)");
     }
 }

@@ -326,6 +326,33 @@ pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Re
     }
 }
 
+/// serde's "unknown field `x`, expected one of `a`, `b` at line 1 column 9" as
+/// "unknown key 'x' (did you mean 'a'?); expected one of a, b" (also for unknown `type`s).
+fn explain_shape_error(text: &str) -> String {
+    let text = match text.rfind(" at line ") {
+        Some(i) if text[i..].contains(" column ") => &text[..i],
+        _ => text,
+    };
+    for (prefix, label) in [
+        ("unknown field `", "unknown key"),
+        ("unknown variant `", "unknown type"),
+    ] {
+        let Some(rest) = text.strip_prefix(prefix) else {
+            continue;
+        };
+        let Some((name, expected)) = rest.split_once('`') else {
+            continue;
+        };
+        let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        return format!(
+            "{label} '{name}'{}; expected one of {}",
+            crate::error::did_you_mean(name, &known),
+            known.join(", ")
+        );
+    }
+    text.to_string()
+}
+
 /// A parameter error keyed `from` or `from.<name>` re-keyed under `to` (`cubic.beta` →
 /// `flows[0].params.beta`).
 fn rekey(e: Error, from: &str, to: &str) -> Error {
@@ -358,12 +385,18 @@ impl Scenario {
         let de = &mut serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            if path.is_empty() || path == "." {
-                Error::Scenario(inner.to_string())
+            let path = if path == "." || path == "?" {
+                String::new()
             } else {
-                Error::Scenario(format!("{path}: {inner}"))
-            }
+                path
+            };
+            let inner = e.into_inner();
+            let msg = match inner.classify() {
+                // A shape error: the path says where; serde's position is noise.
+                serde_json::error::Category::Data => explain_shape_error(&inner.to_string()),
+                _ => inner.to_string(),
+            };
+            Error::Scenario { path, msg }
         })?;
         s.validate()?;
         Ok(s)

@@ -65,7 +65,7 @@ pub const PARAMS: &[Param] = &[
     Param::real("target_ms", 5.0, Unit::Ms, 1e-6, 1e7).doc("target sojourn time", "RFC 8289 §4.4"),
     Param::real("interval_ms", 100.0, Unit::Ms, 1e-6, 1e7)
         .doc("interval the sojourn must stay above target, base of the control law", "RFC 8289 §4.3"),
-    Param::whole("mtu", DEFAULT_MTU as u64, Unit::Bytes, 0, u32::MAX as u64)
+    Param::whole("mtu", DEFAULT_MTU as u64, Unit::Bytes, 0, 1_000_000)
         .doc("never drop while at most this many bytes remain queued", "Linux psched_mtu(); RFC 8289 maxpacket"),
     Param::flag("ecn", false).doc("mark ECN-capable packets CE instead of dropping", "Linux codel ecn (off)"),
     super::packets_param(DEFAULT_LIMIT_PACKETS),

@@ -232,7 +232,7 @@ proptest! {
                     run_bounded(&s).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
                 }
             }
-            Err(Error::Scenario(msg)) | Err(Error::Param { msg, .. }) | Err(Error::Trace { msg, .. }) => {
+            Err(Error::Scenario { msg, .. }) | Err(Error::Param { msg, .. }) | Err(Error::Trace { msg, .. }) => {
                 prop_assert!(!msg.is_empty());
             }
         }

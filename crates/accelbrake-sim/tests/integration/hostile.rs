@@ -273,7 +273,21 @@ fn time_series_that_would_not_fit_in_memory_are_refused() {
 fn scenario_json_syntax_errors_give_line_and_column() {
     let e = Scenario::from_json("{\"duration_ms\": 1000,\n \"hops\": [,]}").unwrap_err();
     let s = e.to_string();
-    assert!(matches!(e, Error::Scenario(_)) && s.contains("line 2"), "{s}");
+    assert!(matches!(e, Error::Scenario { .. }) && s.contains("line 2"), "{s}");
+    // Shape errors name the path and suggest a spelling instead of a position.
+    let e = Scenario::from_json(r#"{"duration_ms": 1000, "hops": [{"link": {"type": "constnt", "mbps": 1}, "queue": {"type": "infinite"}}], "flows": []}"#)
+        .unwrap_err();
+    match e {
+        Error::Scenario { path, msg } => {
+            assert_eq!(path, "hops[0].link.type");
+            assert!(
+                msg.contains("unknown type 'constnt' (did you mean 'constant'?)"),
+                "{msg}"
+            );
+            assert!(!msg.contains("column"), "{msg}");
+        }
+        other => panic!("{other:?}"),
+    }
     // NaN and infinities are not JSON; deeply nested input is refused by the parser, not the stack.
     assert!(Scenario::from_json("{\"duration_ms\": NaN}").is_err());
     assert!(Scenario::from_json("{\"duration_ms\": Infinity}").is_err());
