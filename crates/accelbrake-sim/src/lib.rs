@@ -12,8 +12,11 @@
 //!   router, behind one trait.
 //! * [`sender`] / [`receiver`]: a TCP-like transport (SACK, RFC 6675 recovery, RFC 6298 RTO, delayed
 //!   ACKs, ECN echo, pacing); [`cc`]: congestion controllers behind a small trait.
-//! * [`scenario`]: the serde description of a run; [`engine`]: the event loop; [`metrics`]:
-//!   per-packet records, time series, summaries.
+//! * Algorithm pieces shared by a queue and a controller, or by several controllers:
+//!   [`codel_law`] (CoDel's `interval/√count` control law), [`base_delay`] (RFC 6817 base-delay
+//!   history).
+//! * [`scenario`]: the serde description of a run; [`engine`]: the event loop; [`measure`]:
+//!   per-packet records, time series, summaries (also reachable as [`metrics`]).
 //!
 //! Determinism: the same scenario (and seed) gives bit-identical results. Nothing reads the wall
 //! clock or OS entropy, and no hash-map iteration order reaches the results.
@@ -31,11 +34,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod base_delay;
 pub mod catalog;
 pub mod cc;
+pub mod codel_law;
 pub mod engine;
 pub mod error;
 pub mod link;
+pub mod measure;
 pub mod metrics;
 pub mod packet;
 pub mod params;
@@ -47,7 +53,7 @@ pub mod sched;
 pub mod sender;
 pub mod time;
 
-pub use engine::Simulation;
+pub use engine::{simulate, SimResult, Simulation};
 pub use error::{Error, Result};
-pub use metrics::{simulate, SimResult, Summary};
+pub use measure::Summary;
 pub use scenario::Scenario;

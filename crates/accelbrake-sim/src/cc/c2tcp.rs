@@ -69,6 +69,7 @@
 use super::cubic::{self, Cubic, CubicConfig};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::params::{Config, Param, Unit, Values};
+use crate::codel_law::{control_law_rec_inv_sqrt, newton_step};
 use crate::error::{Error, Result};
 use crate::time::{Dur, Time, NS_PER_MS};
 
@@ -86,8 +87,6 @@ pub const ALPHA_MAX: f64 = 10.0;
 pub const TARGET_MS: u32 = 50;
 /// Tuning cycle: paper §III-D "a tuning cycle of half a second".
 pub const TUNER_PERIOD: Dur = Dur::from_millis(500);
-/// Bits of CoDel's reciprocal square root (Linux `include/net/codel.h` `REC_INV_SQRT_BITS`, u16).
-const REC_INV_SQRT_SHIFT: u32 = 32 - 16;
 /// Largest accepted Target / interval / tuning period in ms (a sanity bound, not from the paper).
 const MAX_MS: f64 = 3_600_000.0;
 
@@ -229,24 +228,6 @@ fn whole_ms(d: Dur) -> u64 {
     d.nanos() / NS_PER_MS
 }
 
-/// Linux `codel_Newton_step` on the 16-bit reciprocal square root: one Newton iteration
-/// `x ← x (3 − count x²) / 2` towards `1/√count`, in the kernel's fixed point (wrapping as there).
-fn newton_step(rec_inv_sqrt: u16, count: u32) -> u16 {
-    let invsqrt = u64::from(rec_inv_sqrt) << REC_INV_SQRT_SHIFT;
-    let invsqrt2 = (invsqrt * invsqrt) >> 32;
-    let mut val = (3u64 << 32).wrapping_sub(u64::from(count).wrapping_mul(invsqrt2));
-    val >>= 2; // "avoid overflow in following multiply"
-    val = val.wrapping_mul(invsqrt) >> (32 - 2 + 1);
-    (val >> REC_INV_SQRT_SHIFT) as u16
-}
-
-/// Linux CoDel `control_law`: `t + interval · rec_inv_sqrt` (`reciprocal_scale`).
-fn control_law(t: Time, interval: Dur, rec_inv_sqrt: u16) -> Time {
-    let scale = u128::from(rec_inv_sqrt) << REC_INV_SQRT_SHIFT;
-    let step = (u128::from(interval.nanos()) * scale) >> 32;
-    t + Dur::from_nanos(u64::try_from(step).unwrap_or(u64::MAX))
-}
-
 /// `t` truncated to whole milliseconds (the reference stores `next_time` in µs and reads it back
 /// as `MS2TIME(next_time / USEC_PER_MSEC)`).
 fn truncate_ms(t: Time) -> Time {
@@ -385,7 +366,7 @@ impl C2tcp {
             // Bad: above the setpoint for a whole interval (or interval/√N since the last one).
             self.condition = Condition::Bad;
             self.bad_triggers += 1;
-            self.next_time = truncate_ms(control_law(now, interval, self.rec_inv_sqrt));
+            self.next_time = truncate_ms(control_law_rec_inv_sqrt(now, interval, self.rec_inv_sqrt));
             self.cnt_rtt = self.cnt_rtt.saturating_add(1);
             self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.cnt_rtt);
             let ssthresh = self.cubic.reduce_ssthresh();
@@ -630,27 +611,6 @@ mod tests {
         assert_eq!(
             (cc.condition(), cc.next_time(), cc.window()),
             (Condition::Good, None, 4.0)
-        );
-    }
-
-    #[test]
-    fn newton_step_matches_the_kernel_fixed_point() {
-        let mut x = newton_step(u16::MAX, 1);
-        let mut seq = vec![x];
-        for n in 2..=5 {
-            x = newton_step(x, n);
-            seq.push(x);
-        }
-        // 0.99998, 0.50002, 0.5625, 0.48779, 0.44151 (exact 1/√N: 1, 0.707, 0.577, 0.5, 0.447).
-        assert_eq!(seq, [65535, 32769, 36864, 31968, 28935]);
-        for n in 6..=400 {
-            x = newton_step(x, n);
-        }
-        let exact = 1.0 / 400f64.sqrt();
-        assert!((f64::from(x) / 65536.0 - exact).abs() < 0.01 * exact);
-        assert_eq!(
-            control_law(ms(1000), Dur::from_millis(100), 32769),
-            Time::from_nanos(1_050_001_525)
         );
     }
 

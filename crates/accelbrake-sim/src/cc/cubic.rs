@@ -32,10 +32,7 @@
 //! - During fast recovery the window is held at ssthresh (no PRR); after an RTO it slow-starts
 //!   although `AckInfo::in_recovery` is set, because Linux's `TCP_CA_Loss` is not a reduction state.
 
-use super::newreno::{
-    tcp_cong_avoid_ai, tcp_slow_start, ABE_SLOW_START_PARAM, INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW,
-    MIN_SSTHRESH,
-};
+use super::newreno::{ABE_SLOW_START_PARAM, INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_cong_avoid_ai, tcp_slow_start, tcp_undo_cwnd_reduction};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::error::{Error, Result};
 use crate::params::{Config, Param, Unit, Values};
@@ -609,15 +606,13 @@ impl CongestionControl for Cubic {
     /// Linux `tcp_undo_cwnd_reduction` after a spurious RTO: `cwnd = max(cwnd, prior_cwnd)`
     /// (`tcp_reno_undo_cwnd`, which Cubic uses too), `ssthresh = max(ssthresh, prior_ssthresh)`.
     fn on_spurious_rto(&mut self, _now: Time) {
-        let (cwnd, ssthresh) = self.prior;
-        self.cwnd = self.cwnd.max(cwnd);
-        self.ssthresh = self.ssthresh.max(ssthresh);
+        tcp_undo_cwnd_reduction(&mut self.cwnd, &mut self.ssthresh, self.prior);
         self.in_loss = false;
         self.rto_backoff = false;
     }
 
     fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
+        reported_ssthresh(self.ssthresh)
     }
 }
 

@@ -44,6 +44,7 @@
 
 use super::newreno::LOSS_WINDOW;
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::base_delay::{BaseDelayHistory, Bucketing};
 use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
@@ -164,10 +165,9 @@ pub struct Ledbat {
     target: Dur,
     /// Congestion window, segments.
     cwnd: f64,
-    /// One-minute minima, oldest first (`base_delays`; missing entries are +∞).
-    base_delays: VecDeque<Dur>,
-    /// Minute index of the last rollover (`round_to_minute(last_rollover)`); `None` = −∞.
-    last_rollover: Option<u64>,
+    /// One-minute minima, oldest first (`base_delays`; missing entries are +∞), with the minute
+    /// of the last rollover (`round_to_minute(last_rollover)`).
+    base_delays: BaseDelayHistory,
     /// The last CURRENT_FILTER samples, oldest first (`current_delays`).
     current_delays: VecDeque<Dur>,
     /// Where delay samples come from, fixed by the first sample.
@@ -191,8 +191,7 @@ impl Ledbat {
         Ledbat {
             target: Dur::from_millis_f64(cfg.target_ms).max(Dur::from_nanos(1)),
             cwnd: cfg.initial_window.max(1.0),
-            base_delays: VecDeque::new(),
-            last_rollover: None,
+            base_delays: BaseDelayHistory::new(BASE_BUCKET, cfg.base_history as usize, Bucketing::Aligned),
             current_delays: VecDeque::new(),
             source: None,
             srtt: None,
@@ -211,7 +210,7 @@ impl Ledbat {
 
     /// Base delay: the minimum of the one-minute minima, `None` before the first sample.
     pub fn base_delay(&self) -> Option<Dur> {
-        self.base_delays.iter().copied().min()
+        self.base_delays.min()
     }
 
     /// Current delay: the minimum of the last CURRENT_FILTER samples.
@@ -233,7 +232,6 @@ impl Ledbat {
                     // Switch sources once; never mix RTTs and one-way delays in the minima.
                     self.base_delays.clear();
                     self.current_delays.clear();
-                    self.last_rollover = None;
                 }
                 self.source = Some(Source::OneWay);
                 Some(d)
@@ -249,17 +247,7 @@ impl Ledbat {
 
     /// RFC 6817 `update_base_delay`.
     fn update_base_delay(&mut self, now: Time, delay: Dur) {
-        let minute = now.nanos() / BASE_BUCKET.nanos();
-        match self.base_delays.back_mut() {
-            Some(tail) if self.last_rollover == Some(minute) => *tail = (*tail).min(delay),
-            _ => {
-                self.last_rollover = Some(minute);
-                self.base_delays.push_back(delay);
-                while self.base_delays.len() > self.cfg.base_history as usize {
-                    self.base_delays.pop_front();
-                }
-            }
-        }
+        self.base_delays.update(now, delay);
     }
 
     /// RFC 6817 `update_current_delay`.

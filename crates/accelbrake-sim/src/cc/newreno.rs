@@ -67,6 +67,35 @@ pub fn tcp_cong_avoid_ai(cwnd: &mut u32, cwnd_cnt: &mut u32, w: u32, acked: u32)
     }
 }
 
+/// Linux `tcp_reno_cong_avoid` (tcp_cong.c) once the cwnd-limited and recovery checks have
+/// passed: slow start ([`tcp_slow_start`]) while `cwnd < ssthresh`, then additive increase of one
+/// segment per window of ACKed segments ([`tcp_cong_avoid_ai`] with `w = cwnd`) for what is left.
+pub fn tcp_reno_cong_avoid(cwnd: &mut u32, cwnd_cnt: &mut u32, ssthresh: u32, acked: u32) {
+    let mut acked = acked;
+    if *cwnd < ssthresh {
+        acked = tcp_slow_start(cwnd, ssthresh, acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    let w = *cwnd;
+    tcp_cong_avoid_ai(cwnd, cwnd_cnt, w, acked);
+}
+
+/// Linux `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd` (which Cubic uses too), after a
+/// spurious RTO: `cwnd = max(cwnd, prior_cwnd)`, `ssthresh = max(ssthresh, prior_ssthresh)`.
+pub fn tcp_undo_cwnd_reduction(cwnd: &mut u32, ssthresh: &mut u32, prior: (u32, u32)) {
+    let (prior_cwnd, prior_ssthresh) = prior;
+    *cwnd = (*cwnd).max(prior_cwnd);
+    *ssthresh = (*ssthresh).max(prior_ssthresh);
+}
+
+/// A Reno-family slow-start threshold as reported by [`CongestionControl::ssthresh`]: `None`
+/// while it is still [`INFINITE_SSTHRESH`].
+pub fn reported_ssthresh(ssthresh: u32) -> Option<f64> {
+    (ssthresh != INFINITE_SSTHRESH).then_some(f64::from(ssthresh))
+}
+
 /// The Reno family's initial window, a whole number of segments (RFC 6928: 10).
 pub(crate) const INITIAL_WINDOW_PARAM: Param = Param::whole("initial_window", INITIAL_WINDOW as u64, Unit::Segments, 1, MAX_INITIAL_WINDOW as u64)
     .doc("initial window", "RFC 6928 (Linux TCP_INIT_CWND)");
@@ -218,16 +247,7 @@ impl CongestionControl for NewReno {
         if !ack.cwnd_limited || (ack.in_recovery && !self.in_loss) {
             return;
         }
-        // tcp_reno_cong_avoid.
-        let mut acked = ack.acked;
-        if self.in_slow_start() {
-            acked = tcp_slow_start(&mut self.cwnd, self.ssthresh, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let w = self.cwnd;
-        tcp_cong_avoid_ai(&mut self.cwnd, &mut self.cwnd_cnt, w, acked);
+        tcp_reno_cong_avoid(&mut self.cwnd, &mut self.cwnd_cnt, self.ssthresh, ack.acked);
     }
 
     fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, in_flight: u32) {
@@ -265,15 +285,13 @@ impl CongestionControl for NewReno {
     /// Linux `tcp_undo_cwnd_reduction` after a spurious RTO: `cwnd = max(cwnd, prior_cwnd)`
     /// (`tcp_reno_undo_cwnd`, which Cubic uses too), `ssthresh = max(ssthresh, prior_ssthresh)`.
     fn on_spurious_rto(&mut self, _now: Time) {
-        let (cwnd, ssthresh) = self.prior;
-        self.cwnd = self.cwnd.max(cwnd);
-        self.ssthresh = self.ssthresh.max(ssthresh);
+        tcp_undo_cwnd_reduction(&mut self.cwnd, &mut self.ssthresh, self.prior);
         self.in_loss = false;
         self.rto_backoff = false;
     }
 
     fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
+        reported_ssthresh(self.ssthresh)
     }
 }
 
@@ -387,6 +405,24 @@ pub(crate) mod tests {
         let mut cnt = 0;
         tcp_cong_avoid_ai(&mut cwnd, &mut cnt, 10, 25);
         assert_eq!((cwnd, cnt), (12, 5));
+    }
+
+    #[test]
+    fn reno_cong_avoid_slow_starts_to_ssthresh_then_adds_one_per_window() {
+        let (mut cwnd, mut cnt) = (8, 0);
+        tcp_reno_cong_avoid(&mut cwnd, &mut cnt, 10, 25);
+        assert_eq!((cwnd, cnt), (12, 3), "2 to reach ssthresh, then 23 of credit at w = 10");
+        tcp_reno_cong_avoid(&mut cwnd, &mut cnt, 10, 9);
+        assert_eq!((cwnd, cnt), (13, 0));
+    }
+
+    #[test]
+    fn undo_keeps_the_larger_of_the_current_and_prior_values() {
+        let (mut cwnd, mut ssthresh) = (1, 20);
+        tcp_undo_cwnd_reduction(&mut cwnd, &mut ssthresh, (40, 10));
+        assert_eq!((cwnd, ssthresh), (40, 20));
+        assert_eq!(reported_ssthresh(INFINITE_SSTHRESH), None);
+        assert_eq!(reported_ssthresh(7), Some(7.0));
     }
 
     #[test]

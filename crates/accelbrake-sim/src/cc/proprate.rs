@@ -84,6 +84,7 @@
 //! * Sanity bounds, not from the paper: pacing ≥ one MTU per 100 ms, bursts ≤ 10 240 segments.
 
 use super::{AckInfo, CcMetrics, CongestionControl, Marking, Scheme};
+use crate::base_delay::{BaseDelayHistory, Bucketing};
 use crate::params::{Config, Param, Unit, Values};
 use crate::packet::{MSS, MTU};
 use crate::time::{Dur, Time};
@@ -379,34 +380,6 @@ impl RateWindow {
     }
 }
 
-/// Minimum one-way delay over the recent past, in buckets (RFC 6817 style).
-#[derive(Clone, Debug)]
-struct BaseDelay {
-    buckets: VecDeque<(Time, Dur)>,
-    bucket_len: Dur,
-}
-
-impl BaseDelay {
-    fn update(&mut self, now: Time, d: Dur) {
-        match self.buckets.back_mut() {
-            Some(b) if now.saturating_since(b.0) < self.bucket_len => b.1 = b.1.min(d),
-            _ => self.buckets.push_back((now, d)),
-        }
-        while self.buckets.len() > BASE_BUCKETS {
-            self.buckets.pop_front();
-        }
-    }
-
-    fn min(&self) -> Option<Dur> {
-        self.buckets.iter().map(|b| b.1).min()
-    }
-
-    fn reset(&mut self, now: Time, d: Dur) {
-        self.buckets.clear();
-        self.buckets.push_back((now, d));
-    }
-}
-
 /// A back-to-back burst whose receiver timestamps give a packet-train rate estimate.
 #[derive(Clone, Copy, Debug, Default)]
 struct Probe {
@@ -483,7 +456,8 @@ pub struct PropRate {
     /// Receive rate ρ, payload bytes/s (None until the first slow-start estimate).
     rho: Option<f64>,
     rate_win: RateWindow,
-    base: BaseDelay,
+    /// Minimum one-way delay over the recent past, in buckets (RFC 6817 style).
+    base: BaseDelayHistory,
     /// Latest buffer-delay estimate t_buff, ms.
     t_buff_ms: Option<f64>,
     /// Eq. 9 average, ms.
@@ -511,10 +485,11 @@ impl PropRate {
             t_ms: cfg.target_ms.clamp(T_MIN_MS, T_MAX_MS),
             rho: None,
             rate_win: RateWindow::default(),
-            base: BaseDelay {
-                buckets: VecDeque::new(),
-                bucket_len: Dur::from_secs_f64(history / BASE_BUCKETS as f64),
-            },
+            base: BaseDelayHistory::new(
+                Dur::from_secs_f64(history / BASE_BUCKETS as f64),
+                BASE_BUCKETS,
+                Bucketing::FromFirstSample,
+            ),
             t_buff_ms: None,
             t_actual_ms: None,
             nfl_acked: 0,

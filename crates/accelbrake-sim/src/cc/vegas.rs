@@ -43,10 +43,7 @@
 //! - Reductions use FlightSize (RFC 5681 eq. 4, as the transport reports it), not Linux's cwnd.
 //! - RTT samples are truncated to whole µs (`rtt_us`) like Linux; the `+1` is kept.
 
-use super::newreno::{
-    tcp_cong_avoid_ai, tcp_slow_start, INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW,
-    MIN_SSTHRESH,
-};
+use super::newreno::{INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_reno_cong_avoid, tcp_slow_start, tcp_undo_cwnd_reduction};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::error::{Error, Result};
 use crate::params::{Config, Param, Unit, Values};
@@ -234,15 +231,7 @@ impl Vegas {
 
     /// `tcp_reno_cong_avoid` (the cwnd-limited check is done by the caller).
     fn reno(&mut self, acked: u32) {
-        let mut acked = acked;
-        if self.in_slow_start() {
-            acked = tcp_slow_start(&mut self.cwnd, self.ssthresh, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let w = self.cwnd;
-        tcp_cong_avoid_ai(&mut self.cwnd, &mut self.cwnd_cnt, w, acked);
+        tcp_reno_cong_avoid(&mut self.cwnd, &mut self.cwnd_cnt, self.ssthresh, acked);
     }
 
     /// The once-per-RTT Vegas adjustment with `cnt_rtt ≥ 3`.
@@ -376,15 +365,13 @@ impl CongestionControl for Vegas {
 
     /// `tcp_reno_undo_cwnd` and `prior_ssthresh`; the state returns to Open on the next ACK.
     fn on_spurious_rto(&mut self, _now: Time) {
-        let (cwnd, ssthresh) = self.prior;
-        self.cwnd = self.cwnd.max(cwnd);
-        self.ssthresh = self.ssthresh.max(ssthresh);
+        tcp_undo_cwnd_reduction(&mut self.cwnd, &mut self.ssthresh, self.prior);
         self.in_loss = false;
         self.rto_backoff = false;
     }
 
     fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
+        reported_ssthresh(self.ssthresh)
     }
 }
 

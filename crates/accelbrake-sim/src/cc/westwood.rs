@@ -9,8 +9,8 @@
 //!   and cwnd from the estimate; `CA_EVENT_LOSS`: ssthresh from the estimate, re-seed rtt_min),
 //!   `tcp_westwood_init`; the ops table uses `tcp_reno_ssthresh`, `tcp_reno_cong_avoid`,
 //!   `tcp_reno_undo_cwnd`.
-//! - Linux `tcp_cong.c`: [`tcp_slow_start`], [`tcp_cong_avoid_ai`] (shared with
-//!   [`super::newreno`]); `tcp_input.c` `tcp_end_cwnd_reduction` (raises `CA_EVENT_COMPLETE_CWR`
+//! - Linux `tcp_cong.c`: [`tcp_slow_start`](super::newreno::tcp_slow_start),
+//!   [`tcp_cong_avoid_ai`](super::newreno::tcp_cong_avoid_ai) (shared with [`super::newreno`]); `tcp_input.c` `tcp_end_cwnd_reduction` (raises `CA_EVENT_COMPLETE_CWR`
 //!   when fast recovery or CWR ends) and `tcp_enter_loss` (raises `CA_EVENT_LOSS` on an RTO).
 //! - Mascolo et al., "TCP Westwood: bandwidth estimation for TCP" (MobiCom 2001) and Grieco &
 //!   Mascolo (CCR 2004) for Westwood+: the estimate is applied when three duplicate ACKs arrive
@@ -45,10 +45,7 @@
 //!   handled as in Linux).
 //! - On an RTO the window is one segment (Linux: `packets_in_flight + 1`, normally 1).
 
-use super::newreno::{
-    tcp_cong_avoid_ai, tcp_slow_start, INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW,
-    MIN_SSTHRESH,
-};
+use super::newreno::{INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_reno_cong_avoid, tcp_undo_cwnd_reduction};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::params::{Config, Param, Unit, Values};
 use crate::packet::MSS;
@@ -302,16 +299,7 @@ impl CongestionControl for Westwood {
         if !ack.cwnd_limited || reducing {
             return;
         }
-        // tcp_reno_cong_avoid.
-        let mut acked = ack.acked;
-        if self.in_slow_start() {
-            acked = tcp_slow_start(&mut self.cwnd, self.ssthresh, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let w = self.cwnd;
-        tcp_cong_avoid_ai(&mut self.cwnd, &mut self.cwnd_cnt, w, acked);
+        tcp_reno_cong_avoid(&mut self.cwnd, &mut self.cwnd_cnt, self.ssthresh, ack.acked);
     }
 
     fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, in_flight: u32) {
@@ -367,15 +355,13 @@ impl CongestionControl for Westwood {
     /// `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`: `cwnd = max(cwnd, prior_cwnd)`,
     /// `ssthresh = max(ssthresh, prior_ssthresh)`.
     fn on_spurious_rto(&mut self, _now: Time) {
-        let (cwnd, ssthresh) = self.prior;
-        self.cwnd = self.cwnd.max(cwnd);
-        self.ssthresh = self.ssthresh.max(ssthresh);
+        tcp_undo_cwnd_reduction(&mut self.cwnd, &mut self.ssthresh, self.prior);
         self.in_loss = false;
         self.rto_backoff = false;
     }
 
     fn ssthresh(&self) -> Option<f64> {
-        (self.ssthresh != INFINITE_SSTHRESH).then_some(f64::from(self.ssthresh))
+        reported_ssthresh(self.ssthresh)
     }
 }
 

@@ -186,9 +186,9 @@ impl CodelQueue {
 
     /// RFC 8289 §5.7 control law: `t + interval / √count`, rounded to the nearest nanosecond
     /// (`count` 0 is treated as 1).
+    /// The shared law, [`crate::codel_law::control_law`].
     pub fn control_law(t: Time, interval: Dur, count: u32) -> Time {
-        let step = interval.0 as f64 / f64::from(count.max(1)).sqrt();
-        t + Dur(step.round() as u64)
+        crate::codel_law::control_law(t, interval, count)
     }
 
     /// RFC 8289 `dodequeue`: pop the head and decide whether it may be dropped.
@@ -406,16 +406,6 @@ mod tests {
             matches!(e, Error::Param { ref key, .. } if key == "q.interval"),
             "{e:?}"
         );
-    }
-
-    #[test]
-    fn control_law_is_interval_over_sqrt_count() {
-        let t = Time::from_millis(209);
-        let i = Dur::from_millis(100);
-        assert_eq!(CodelQueue::control_law(t, i, 1), Time::from_millis(309));
-        assert_eq!(CodelQueue::control_law(t, i, 2), Time(209 * MS + 70_710_678));
-        assert_eq!(CodelQueue::control_law(t, i, 4), Time::from_millis(259));
-        assert_eq!(CodelQueue::control_law(t, i, 0), Time::from_millis(309));
     }
 
     /// Hand-worked schedule. Two packets arrive per ms (at t ms, seq 2t and 2t+1) and one leaves per

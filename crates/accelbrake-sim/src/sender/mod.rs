@@ -18,64 +18,34 @@
 //! * ECN: the controller is told about a legacy CE echo at most once per RTT (RFC 3168 §6.1.2) and
 //!   the next data segment carries CWR.
 //! * Pacing: if the controller gives a rate, segments leave in bursts of about 1 ms of data (at
-//!   least 2 segments, Linux's TSO autosizing) spaced so the average is the pacing rate. Pacing
-//!   single segments instead makes competing ABC flows' marks nearly random and their windows
-//!   wander far from the fair share (measured: Jain index 0.63–0.93 instead of ≥ 0.98 in Fig. 3).
+//!   least 2 segments, Linux's TSO autosizing) spaced so the average is the pacing rate.
+//!
+//! The parts, each in its own file: `rtt.rs` (RFC 6298 estimator), `rate.rs` (delivery-rate
+//! sampler, Linux `tcp_rate.c`), `pacer.rs` (burst pacing), `scoreboard.rs` (RFC 6675 SACK
+//! scoreboard). This file ties them to the congestion controller and the application.
 
-use crate::cc::{AckInfo, CongestionControl, CongestionKind, RateSample};
-use crate::packet::{Echo, Ecn, Packet, HEADER_BYTES, MSS};
-use crate::time::{Dur, Time};
-use std::collections::VecDeque;
+mod pacer;
+mod rate;
+mod rtt;
+mod scoreboard;
 
-/// Linux `TCP_RTO_MIN`.
-pub const RTO_MIN: Dur = Dur::from_millis(200);
-/// RFC 6298 §2.1 initial RTO.
-pub const RTO_INITIAL: Dur = Dur::from_secs(1);
-/// Linux `TCP_RTO_MAX`.
-pub const RTO_MAX: Dur = Dur::from_secs(120);
+#[cfg(test)]
+use crate::cc::RateSample;
 /// Linux `tcp_min_tso_segs`: paced senders release at least this many segments at once.
 pub use crate::cc::PACING_MIN_BURST;
+use crate::cc::{AckInfo, CongestionControl, CongestionKind};
+use crate::packet::{Echo, Ecn, Packet, HEADER_BYTES, MSS};
+use crate::time::{Dur, Time};
+use pacer::Pacer;
+use rate::{RateSampler, RateState};
+use rtt::RttEstimator;
+pub use rtt::{RTO_INITIAL, RTO_MAX, RTO_MIN};
+use scoreboard::Scoreboard;
+
 /// Largest window in segments: TCP's window can never exceed 2^30 bytes (RFC 7323 §2.3, window
 /// scale shift ≤ 14). Besides being TCP's limit, it bounds a flow's scoreboard memory (~30 MB)
 /// when a controller's window grows without bound (e.g. ABC with no ABC router on its path).
 pub const MAX_WINDOW: u32 = (1 << 30) / MSS;
-/// RFC 6675 DupThresh.
-const DUP_THRESH: usize = 3;
-
-const SACKED: u8 = 1;
-const LOST: u8 = 2;
-const RETRANS: u8 = 4;
-
-/// Per-segment scoreboard entry: RFC 6675 state flags and the delivery-rate bookkeeping of Linux
-/// `tcp_rate.c` (`tx.delivered`, `tx.delivered_mstamp`, `tx.first_tx_mstamp`, `tx.is_app_limited`).
-#[derive(Clone, Copy, Debug, Default)]
-struct Seg {
-    flags: u8,
-    app_limited: bool,
-    /// Last (re)transmission time.
-    sent: Time,
-    /// Connection `delivered` count when it was sent.
-    delivered: u64,
-    /// When `delivered` last grew, as of its transmission.
-    delivered_time: Time,
-    /// Start of the send interval it belongs to.
-    first_sent: Time,
-}
-
-fn in_pipe(flags: u8) -> bool {
-    flags & SACKED == 0 && (flags & LOST == 0 || flags & RETRANS != 0)
-}
-
-/// The rate-sample candidate gathered while processing one ACK.
-#[derive(Clone, Copy, Debug, Default)]
-struct RateState {
-    valid: bool,
-    prior_delivered: u64,
-    prior_time: Time,
-    app_limited: bool,
-    send_interval: Dur,
-    sent: Time,
-}
 
 /// What the application gives the sender.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -129,47 +99,21 @@ pub struct Sender {
     last_size: u32,
     started: Option<Time>,
     stopped: bool,
-    snd_una: u32,
-    snd_nxt: u32,
-    /// Flags for segments `snd_una..snd_nxt`.
-    sb: VecDeque<Seg>,
-    /// Segments delivered (acknowledged or SACKed) so far (Linux `tp->delivered`).
-    delivered: u64,
-    /// When `delivered` last grew (`delivered_mstamp`).
-    delivered_time: Time,
-    /// Send time of the most recently delivered segment's interval start (`first_tx_mstamp`).
-    first_sent_time: Time,
-    /// Non-zero while application-limited: `delivered + pipe` at that moment (`tp->app_limited`).
-    app_limited_until: u64,
-    pipe: u32,
-    /// The three highest SACKed segments, highest first.
-    top_sacked: [Option<u32>; DUP_THRESH],
-    /// Segments below this were checked by loss marking.
-    lost_upto: u32,
-    /// Lowest segment that may need a retransmission.
-    retx_cursor: u32,
-    /// Lost segments not yet retransmitted.
-    lost_pending: u32,
+    /// Outstanding segments `snd_una..snd_nxt` and their RFC 6675 state.
+    sb: Scoreboard,
+    /// Delivery-rate sampling.
+    rate: RateSampler,
+    /// RTT, RTO and backoff.
+    rtt: RttEstimator,
+    pacer: Pacer,
     recovery_point: Option<u32>,
     /// One retransmission is due regardless of the window (entering fast recovery).
     fast_retransmit: bool,
     ecn_recover: u32,
     send_cwr: bool,
-    srtt: Option<Dur>,
-    rttvar: Dur,
-    rto: Dur,
-    backoff: u32,
-    min_rtt: Option<Dur>,
-    latest_rtt: Option<Dur>,
     rto_at: Option<Time>,
     /// When the last RTO fired, until the first ACK of new data after it (Eifel detection).
     rto_fired: Option<Time>,
-    next_send: Time,
-    /// Segments left in the current pacing burst, and when that burst started.
-    burst_left: u32,
-    burst_sent: u32,
-    burst_start: Time,
-    pace_rate_size: (f64, u32),
     cwnd_limited: bool,
     /// When a finite flow finished (all data acknowledged).
     pub completed_at: Option<Time>,
@@ -204,35 +148,16 @@ impl Sender {
             last_size,
             started: None,
             stopped: false,
-            snd_una: 0,
-            snd_nxt: 0,
-            sb: VecDeque::new(),
-            delivered: 0,
-            delivered_time: Time::ZERO,
-            first_sent_time: Time::ZERO,
-            app_limited_until: 0,
-            pipe: 0,
-            top_sacked: [None; DUP_THRESH],
-            lost_upto: 0,
-            retx_cursor: 0,
-            lost_pending: 0,
+            sb: Scoreboard::default(),
+            rate: RateSampler::default(),
+            rtt: RttEstimator::default(),
+            pacer: Pacer::default(),
             recovery_point: None,
             fast_retransmit: false,
             ecn_recover: 0,
             send_cwr: false,
-            srtt: None,
-            rttvar: Dur::ZERO,
-            rto: RTO_INITIAL,
-            backoff: 1,
-            min_rtt: None,
-            latest_rtt: None,
             rto_at: None,
             rto_fired: None,
-            next_send: Time::ZERO,
-            burst_left: 0,
-            burst_sent: 0,
-            burst_start: Time::ZERO,
-            pace_rate_size: (1.0, 0),
             cwnd_limited: true,
             completed_at: None,
             stats: SenderStats::default(),
@@ -246,54 +171,39 @@ impl Sender {
     /// Start sending at `now`.
     pub fn start(&mut self, now: Time) {
         self.started = Some(now);
-        self.next_send = now;
+        self.pacer.release_at(now);
     }
 
     /// Stop sending new data (the flow's stop time); outstanding data is still recovered.
     pub fn stop(&mut self, now: Time) {
         self.update_app(now);
         self.stopped = true;
-        self.avail = self.avail.min(self.snd_nxt);
+        self.avail = self.avail.min(self.sb.snd_nxt());
     }
 
     /// Segments in flight (RFC 6675 pipe).
     pub fn pipe(&self) -> u32 {
-        self.pipe
+        self.sb.pipe()
     }
     /// Smoothed RTT.
     pub fn srtt(&self) -> Option<Dur> {
-        self.srtt
+        self.rtt.srtt()
     }
     /// Minimum RTT seen.
     pub fn min_rtt(&self) -> Option<Dur> {
-        self.min_rtt
+        self.rtt.min_rtt()
     }
     /// Lowest unacknowledged segment.
     pub fn snd_una(&self) -> u32 {
-        self.snd_una
+        self.sb.snd_una()
     }
     /// Next new segment.
     pub fn snd_nxt(&self) -> u32 {
-        self.snd_nxt
+        self.sb.snd_nxt()
     }
     /// Whether the sender is in loss recovery.
     pub fn in_recovery(&self) -> bool {
         self.recovery_point.is_some()
-    }
-
-    fn flags(&mut self, seq: u32) -> &mut u8 {
-        &mut self.sb[(seq - self.snd_una) as usize].flags
-    }
-
-    fn set_flags(&mut self, seq: u32, new: u8) {
-        let f = self.flags(seq);
-        let old = *f;
-        *f = new;
-        match (in_pipe(old), in_pipe(new)) {
-            (true, false) => self.pipe -= 1,
-            (false, true) => self.pipe += 1,
-            _ => {}
-        }
     }
 
     fn update_app(&mut self, now: Time) {
@@ -307,12 +217,13 @@ impl Sender {
     pub fn next_wakeup(&self, _now: Time) -> Option<Time> {
         let mut t = self.rto_at;
         if self.started.is_some() && self.completed_at.is_none() {
-            let has_data = self.lost_pending > 0 || self.snd_nxt < self.avail;
+            let lost_pending = self.sb.lost_pending();
+            let has_data = lost_pending > 0 || self.sb.snd_nxt() < self.avail;
             // A pending fast retransmit may go out even with a full window.
-            let window_open = self.pipe < self.send_window() || (self.fast_retransmit && self.lost_pending > 0);
+            let window_open = self.sb.pipe() < self.send_window() || (self.fast_retransmit && lost_pending > 0);
             if window_open {
                 let wake = if has_data {
-                    Some(self.next_send)
+                    Some(self.pacer.next_send())
                 } else if let (App::RateLimited { bytes_per_sec }, Some(start), false) =
                     (self.app, self.started, self.stopped)
                 {
@@ -320,7 +231,7 @@ impl Sender {
                     // rounding can never make it look not yet available when woken; never
                     // before the pacer allows the next send.
                     let secs = (self.avail as f64 + 1.0) * MSS as f64 / bytes_per_sec;
-                    Some((start + Dur::from_secs_f64(secs) + Dur::from_micros(1)).max(self.next_send))
+                    Some((start + Dur::from_secs_f64(secs) + Dur::from_micros(1)).max(self.pacer.next_send()))
                 } else {
                     None
                 };
@@ -343,65 +254,49 @@ impl Sender {
         }
     }
 
+    /// The retransmission timer's expiry if (re)armed at `now`.
+    fn rto_deadline(&self, now: Time) -> Time {
+        now + self.rtt.backed_off_rto()
+    }
+
     /// Produce the next packet to send now, if the window, pacing and application allow.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         self.started?;
         self.update_app(now);
-        if now < self.next_send {
+        if now < self.pacer.next_send() {
             return None;
         }
         let cwnd = self.send_window();
         // RFC 6675 §5 (4.3): the first lost segment is retransmitted on entering recovery even if
         // the reduced window is full (the fast retransmit).
-        let fast_rtx = std::mem::take(&mut self.fast_retransmit) && self.lost_pending > 0;
-        if self.pipe >= cwnd && !fast_rtx {
+        let fast_rtx = std::mem::take(&mut self.fast_retransmit) && self.sb.lost_pending() > 0;
+        if self.sb.pipe() >= cwnd && !fast_rtx {
             self.cwnd_limited = true;
-            self.end_burst();
+            self.pacer.end_burst();
             return None;
         }
-        let (seq, retx) = if let Some(seq) = self.next_lost() {
+        let (seq, retx) = if let Some(seq) = self.sb.next_lost() {
             (seq, true)
-        } else if self.snd_nxt < self.avail {
-            (self.snd_nxt, false)
+        } else if self.sb.snd_nxt() < self.avail {
+            (self.sb.snd_nxt(), false)
         } else {
             self.cwnd_limited = false;
             // Linux tcp_rate_check_app_limited: the application, not the window, limits us.
-            self.app_limited_until = (self.delivered + self.pipe as u64).max(1);
-            self.end_burst();
+            self.rate.mark_app_limited(self.sb.pipe());
+            self.pacer.end_burst();
             return None;
         };
-        // tcp_rate_skb_sent: a new send interval starts when nothing is outstanding (packets_out).
-        if self.snd_nxt == self.snd_una {
-            self.first_sent_time = now;
-            self.delivered_time = now;
-        }
-        let rate_info = Seg {
-            flags: 0,
-            app_limited: self.app_limited_until != 0,
-            sent: now,
-            delivered: self.delivered,
-            delivered_time: self.delivered_time,
-            first_sent: self.first_sent_time,
-        };
+        let tx = self.rate.on_sent(now, self.sb.snd_nxt() == self.sb.snd_una());
         if retx {
-            let f = *self.flags(seq);
-            self.set_flags(seq, f | RETRANS);
-            self.sb[(seq - self.snd_una) as usize] = Seg {
-                flags: f | RETRANS,
-                ..rate_info
-            };
-            self.lost_pending -= 1;
-            self.retx_cursor = seq + 1;
+            self.sb.retransmitted(seq, tx);
             self.stats.retransmits += 1;
             // Linux tcp_xmit_retransmit_queue: retransmitting the head re-arms the RTO, so the
             // timer measures from the repair, not from the original loss.
-            if seq == self.snd_una && self.rto_fired.is_none() {
-                self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
+            if seq == self.sb.snd_una() && self.rto_fired.is_none() {
+                self.rto_at = Some(self.rto_deadline(now));
             }
         } else {
-            self.sb.push_back(rate_info);
-            self.snd_nxt += 1;
-            self.pipe += 1;
+            self.sb.push(tx);
         }
         let payload = if Some(seq + 1) == self.total {
             self.last_size
@@ -415,150 +310,28 @@ impl Sender {
         }
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += pkt.size as u64;
-        self.cc.on_sent(now, self.pipe);
+        self.cc.on_sent(now, self.sb.pipe());
         if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
+            self.rto_at = Some(self.rto_deadline(now));
         }
-        self.pace(now, pkt.size);
+        self.pacer
+            .on_sent(now, pkt.size, self.cc.pacing_rate(), self.cc.pacing_min_burst());
         Some(pkt)
-    }
-
-    /// Pacing as Linux does it with TSO autosizing (`tcp_tso_autosize`): segments leave in bursts
-    /// of about 1 ms worth of data at the pacing rate (`sk_pacing_shift` = 10), at least
-    /// [`PACING_MIN_BURST`] (`tcp_min_tso_segs`), and a burst of `q` segments is followed by a gap
-    /// so that the average rate is the pacing rate.
-    fn pace(&mut self, now: Time, size: u32) {
-        let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0.0 && r.is_finite()) else {
-            self.burst_left = 0;
-            self.burst_sent = 0;
-            return;
-        };
-        let min_burst = self.cc.pacing_min_burst().clamp(1, 64) as f64;
-        let q = ((rate / 1024.0) / size as f64).floor().clamp(min_burst, 64.0) as u32;
-        if self.burst_left == 0 {
-            self.burst_left = q;
-            self.burst_sent = 0;
-            self.burst_start = now;
-        }
-        self.burst_left -= 1;
-        self.burst_sent += 1;
-        self.pace_rate_size = (rate, size);
-        if self.burst_left == 0 {
-            self.end_burst();
-        }
-    }
-
-    /// Close the current pacing burst (full, or cut short by the window or the application, as a
-    /// TSO skb with fewer segments): the next one may leave `sent × size / rate` after it began.
-    fn end_burst(&mut self) {
-        if self.burst_sent > 0 {
-            let (rate, size) = self.pace_rate_size;
-            self.next_send = self.burst_start + Dur::from_secs_f64(self.burst_sent as f64 * size as f64 / rate);
-        }
-        self.burst_left = 0;
-        self.burst_sent = 0;
-    }
-
-    /// Lowest lost segment not yet retransmitted.
-    fn next_lost(&mut self) -> Option<u32> {
-        if self.lost_pending == 0 {
-            return None;
-        }
-        let mut s = self.retx_cursor.max(self.snd_una);
-        while s < self.snd_nxt {
-            let f = self.sb[(s - self.snd_una) as usize].flags;
-            if f & LOST != 0 && f & RETRANS == 0 && f & SACKED == 0 {
-                self.retx_cursor = s;
-                return Some(s);
-            }
-            s += 1;
-        }
-        // Counter drifted (segments acknowledged before retransmission): resynchronise.
-        self.lost_pending = 0;
-        None
-    }
-
-    fn rtt_sample(&mut self, rtt: Dur) {
-        self.latest_rtt = Some(rtt);
-        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
-        // RFC 6298 §2.2–2.3.
-        match self.srtt {
-            None => {
-                self.srtt = Some(rtt);
-                self.rttvar = Dur(rtt.0 / 2);
-            }
-            Some(srtt) => {
-                let diff = Dur(srtt.0.abs_diff(rtt.0));
-                self.rttvar = Dur((3 * self.rttvar.0 + diff.0) / 4);
-                self.srtt = Some(Dur((7 * srtt.0 + rtt.0) / 8));
-            }
-        }
-        let srtt = self.srtt.unwrap_or(rtt);
-        self.rto = (srtt + self.rttvar.saturating_mul(4)).max(RTO_MIN).min(RTO_MAX);
-    }
-
-    fn note_sacked(&mut self, seq: u32) {
-        // Keep the DupThresh highest SACKed segments.
-        let mut v = seq;
-        for slot in self.top_sacked.iter_mut() {
-            match *slot {
-                Some(s) if s >= v => {}
-                Some(s) => {
-                    *slot = Some(v);
-                    v = s;
-                }
-                None => {
-                    *slot = Some(v);
-                    return;
-                }
-            }
-        }
     }
 
     /// An ACK arrived.
     pub fn on_ack(&mut self, now: Time, ack: &Packet) {
         self.stats.acks += 1;
-        let mut acked = 0u32;
         let mut rs = RateState::default();
-        let cum = ack.seq.min(self.snd_nxt);
-        let advanced = cum > self.snd_una;
-        while self.snd_una < cum {
-            let seg = self.sb.pop_front().unwrap_or(Seg {
-                flags: SACKED,
-                ..Seg::default()
-            });
-            let f = seg.flags;
-            if in_pipe(f) {
-                self.pipe -= 1;
-            }
-            if f & SACKED == 0 {
-                acked += 1;
-                self.rate_delivered(now, &seg, &mut rs);
-                if f & LOST != 0 && f & RETRANS == 0 {
-                    self.lost_pending = self.lost_pending.saturating_sub(1);
-                }
-            }
-            self.snd_una += 1;
-        }
+        let cum = ack.seq.min(self.sb.snd_nxt());
+        let advanced = cum > self.sb.snd_una();
+        let rate = &mut self.rate;
+        let mut acked = self.sb.ack_cumulative(cum, |tx| rate.on_delivered(now, tx, &mut rs));
         for b in ack.sack_blocks() {
-            let start = b.start.max(self.snd_una);
-            let end = b.end.min(self.snd_nxt);
-            for s in start..end {
-                let f = *self.flags(s);
-                if f & SACKED == 0 {
-                    if f & LOST != 0 && f & RETRANS == 0 {
-                        self.lost_pending = self.lost_pending.saturating_sub(1);
-                    }
-                    self.set_flags(s, f | SACKED);
-                    acked += 1;
-                    let seg = self.sb[(s - self.snd_una) as usize];
-                    self.rate_delivered(now, &seg, &mut rs);
-                    self.note_sacked(s);
-                }
-            }
+            acked += self.sb.sack(b.start, b.end, |tx| rate.on_delivered(now, tx, &mut rs));
         }
         if acked > 0 && ack.ts <= now {
-            self.rtt_sample(now - ack.ts);
+            self.rtt.sample(now - ack.ts);
         }
         if advanced {
             if let Some(fired) = self.rto_fired.take() {
@@ -568,39 +341,26 @@ impl Sender {
             }
         }
         // RFC 6675 loss marking: everything below the DupThresh-th highest SACKed segment.
-        let mut newly_lost = false;
-        let mut lost = 0u32;
-        if let Some(threshold) = self.top_sacked[DUP_THRESH - 1] {
-            let from = self.lost_upto.max(self.snd_una);
-            for s in from..threshold.min(self.snd_nxt) {
-                let f = *self.flags(s);
-                if f & (SACKED | LOST) == 0 {
-                    self.set_flags(s, f | LOST);
-                    self.lost_pending += 1;
-                    self.retx_cursor = self.retx_cursor.min(s);
-                    newly_lost = true;
-                    lost += 1;
-                }
-            }
-            self.lost_upto = self.lost_upto.max(threshold);
-        }
-        let flight = self.snd_nxt - self.snd_una;
+        let lost = self.sb.mark_lost();
+        let newly_lost = lost > 0;
+        let (snd_una, snd_nxt) = (self.sb.snd_una(), self.sb.snd_nxt());
+        let flight = snd_nxt - snd_una;
         if newly_lost && self.recovery_point.is_none() {
-            self.recovery_point = Some(self.snd_nxt);
-            self.ecn_recover = self.snd_nxt;
+            self.recovery_point = Some(snd_nxt);
+            self.ecn_recover = snd_nxt;
             self.stats.recoveries += 1;
             self.fast_retransmit = true;
             self.cc.on_congestion_event(now, CongestionKind::Loss, flight);
         }
         if let Some(rp) = self.recovery_point {
-            if self.snd_una >= rp {
+            if snd_una >= rp {
                 self.recovery_point = None;
                 self.cc.on_recovery_exit(now);
             }
         }
         // Legacy ECN: react at most once per RTT, and not during loss recovery (RFC 3168 §6.1.2).
-        if ack.echo == Echo::Ce && self.recovery_point.is_none() && self.snd_una > self.ecn_recover {
-            self.ecn_recover = self.snd_nxt;
+        if ack.echo == Echo::Ce && self.recovery_point.is_none() && snd_una > self.ecn_recover {
+            self.ecn_recover = snd_nxt;
             self.send_cwr = true;
             self.stats.ecn_reactions += 1;
             self.cc.on_congestion_event(now, CongestionKind::Ecn, flight);
@@ -608,17 +368,17 @@ impl Sender {
         let info = AckInfo {
             acked,
             echo: ack.echo,
-            rtt: if acked > 0 { self.latest_rtt } else { None },
-            min_rtt: self.min_rtt,
-            srtt: self.srtt,
-            in_flight: self.pipe,
+            rtt: if acked > 0 { self.rtt.latest() } else { None },
+            min_rtt: self.rtt.min_rtt(),
+            srtt: self.rtt.srtt(),
+            in_flight: self.sb.pipe(),
             cwnd_limited: self.cwnd_limited,
             in_recovery: self.recovery_point.is_some(),
             lost,
-            delivered: self.delivered,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-            rate: self.rate_sample(now, &rs),
+            delivered: self.rate.delivered(),
+            snd_una,
+            snd_nxt,
+            rate: self.rate.sample(now, &rs, self.rtt.min_rtt()),
             one_way_delay: (ack.rx_ts >= ack.ts && acked > 0).then(|| ack.rx_ts - ack.ts),
         };
         #[cfg(test)]
@@ -629,61 +389,19 @@ impl Sender {
         self.cc.on_ack(now, &info);
         // RFC 6298 §5.2–5.3: restart the timer on new data acknowledged, stop it when all is.
         if advanced {
-            self.backoff = 1;
-            self.rto_at = if self.snd_una == self.snd_nxt {
+            self.rtt.reset_backoff();
+            self.rto_at = if snd_una == snd_nxt {
                 None
             } else {
-                Some(now + self.rto)
+                Some(self.rto_deadline(now))
             };
         }
         if let Some(total) = self.total {
-            if self.snd_una >= total && self.completed_at.is_none() {
+            if snd_una >= total && self.completed_at.is_none() {
                 self.completed_at = Some(now);
                 self.rto_at = None;
             }
         }
-    }
-
-    /// Linux `tcp_rate_skb_delivered`: count a newly delivered segment and keep the rate-sample
-    /// information of the most recently sent one.
-    fn rate_delivered(&mut self, now: Time, seg: &Seg, rs: &mut RateState) {
-        self.delivered += 1;
-        self.delivered_time = now;
-        if !rs.valid || seg.sent > rs.sent {
-            *rs = RateState {
-                valid: true,
-                prior_delivered: seg.delivered,
-                prior_time: seg.delivered_time,
-                app_limited: seg.app_limited,
-                send_interval: seg.sent - seg.first_sent,
-                sent: seg.sent,
-            };
-            self.first_sent_time = seg.sent;
-        }
-    }
-
-    /// Linux `tcp_rate_gen`: the sample for this ACK, or `None` if it would be unreliable.
-    fn rate_sample(&mut self, now: Time, rs: &RateState) -> Option<RateSample> {
-        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
-            self.app_limited_until = 0;
-        }
-        if !rs.valid {
-            return None;
-        }
-        let delivered = self.delivered - rs.prior_delivered;
-        let ack_interval = now.saturating_since(rs.prior_time);
-        let interval = rs.send_interval.max(ack_interval);
-        // An interval shorter than the minimum RTT means ACK compression: not a valid sample.
-        if interval.0 == 0 || self.min_rtt.is_some_and(|m| interval < m) {
-            return None;
-        }
-        Some(RateSample {
-            delivery_rate: delivered as f64 * MSS as f64 / interval.secs_f64(),
-            delivered,
-            interval,
-            prior_delivered: rs.prior_delivered,
-            is_app_limited: rs.app_limited,
-        })
     }
 
     /// Eifel detection (RFC 3522, with timestamps, as Linux does with `tcp_try_undo_loss`): the
@@ -692,17 +410,10 @@ impl Sender {
     /// reduction is undone, and loss recovery ends.
     fn undo_spurious_rto(&mut self, now: Time) {
         self.stats.spurious_timeouts += 1;
-        for s in self.snd_una..self.snd_nxt {
-            let f = *self.flags(s);
-            if f & LOST != 0 && f & (RETRANS | SACKED) == 0 {
-                self.set_flags(s, f & !LOST);
-                self.lost_pending = self.lost_pending.saturating_sub(1);
-            }
-        }
         // SACK-based loss detection must look at these segments again.
-        self.lost_upto = self.snd_una;
+        self.sb.undo_lost();
         self.recovery_point = None;
-        self.backoff = 1;
+        self.rtt.reset_backoff();
         self.cc.on_spurious_rto(now);
     }
 
@@ -712,30 +423,22 @@ impl Sender {
         if at > now {
             return;
         }
-        if self.snd_una == self.snd_nxt {
+        let (snd_una, snd_nxt) = (self.sb.snd_una(), self.sb.snd_nxt());
+        if snd_una == snd_nxt {
             self.rto_at = None;
             return;
         }
         // RFC 6298 §5.4–5.7 and RFC 5681 §3.1: back off, mark everything outstanding lost.
         self.stats.timeouts += 1;
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = snd_nxt - snd_una;
         self.cc.on_rto(now, flight);
-        self.lost_pending = 0;
-        for s in self.snd_una..self.snd_nxt {
-            let f = *self.flags(s);
-            if f & SACKED == 0 {
-                self.set_flags(s, LOST);
-                self.lost_pending += 1;
-            }
-        }
-        self.lost_upto = self.snd_nxt;
-        self.retx_cursor = self.snd_una;
+        self.sb.mark_all_lost();
         self.rto_fired = Some(now);
-        self.recovery_point = Some(self.snd_nxt);
-        self.ecn_recover = self.snd_nxt;
-        self.backoff = (self.backoff * 2).min(1 << 10);
-        self.rto_at = Some(now + self.rto.saturating_mul(self.backoff as u64).min(RTO_MAX));
-        self.next_send = now;
+        self.recovery_point = Some(snd_nxt);
+        self.ecn_recover = snd_nxt;
+        self.rtt.back_off();
+        self.rto_at = Some(self.rto_deadline(now));
+        self.pacer.release_at(now);
     }
 }
 
@@ -817,7 +520,7 @@ mod tests {
         let t = Time::from_millis(100);
         s.on_ack(t, &ack(1, &[], Time::ZERO));
         assert_eq!(s.srtt(), Some(Dur::from_millis(100)));
-        assert_eq!(s.rto, Dur::from_millis(300));
+        assert_eq!(s.rtt.rto(), Dur::from_millis(300));
         // Nothing more arrives: the timer fires 300 ms after the last new ACK.
         s.on_timer(Time::from_millis(399));
         assert_eq!(s.stats.timeouts, 0);
@@ -882,7 +585,7 @@ mod tests {
             2,
             "a burst of two although the window allows three"
         );
-        let gap = s.next_send - t;
+        let gap = s.pacer.next_send() - t;
         let rate = s.cc.pacing_rate().unwrap();
         assert!((gap.secs_f64() - 2.0 * 1500.0 / rate).abs() < 1e-6, "{gap}");
     }
@@ -915,12 +618,12 @@ mod tests {
             2,
             "2 segments available after 20 ms"
         );
-        assert_eq!(f.app_limited_until, 2, "delivered 0 + 2 in flight");
+        assert_eq!(f.rate.app_limited_until(), 2, "delivered 0 + 2 in flight");
         assert_eq!(send_all(&mut f, Time::from_millis(30)), vec![2]);
         f.on_ack(Time::from_millis(120), &ack(3, &[], Time::from_millis(30)));
         let rs = f.rate_sample_for_test.expect("a sample");
         assert!(rs.is_app_limited, "segment 2 was sent app-limited: {rs:?}");
         // Re-marked at 30 ms with 3 in flight; cleared only once more than 3 are delivered.
-        assert_eq!(f.app_limited_until, 3);
+        assert_eq!(f.rate.app_limited_until(), 3);
     }
 }

@@ -1,0 +1,204 @@
+//! Building a [`Simulation`] from a [`Scenario`]: each hop's link (trace or rate schedule, trace
+//! files loaded once and shared) and queue (from the queue registry), and each flow's controller
+//! (from the scheme registry), sender, receiver and paths; then the first events.
+//!
+//! Random streams are derived from the scenario's seed, one per consumer (see `QUEUE_STREAMS`,
+//! `CC_STREAMS`), so that adding a flow or a hop does not change the others' randomness.
+
+use super::{Event, Flow, Hop, RunStats, Simulation};
+use crate::cc;
+use crate::error::{Error, Result};
+use crate::link::{Link, RateLink, Step, Trace, TraceLink};
+use crate::measure::{FlowMetrics, HopMetrics, Recorder};
+use crate::packet::Ecn;
+use crate::queue::Queue;
+use crate::receiver::{EchoMode, Receiver, ReceiverConfig};
+use crate::rng::Rng;
+use crate::scenario::{AppSpec, LinkSpec, QueueSpec, Scenario};
+use crate::sched::{DelayLine, EventQueue};
+use crate::sender::{App, Sender};
+use crate::time::{Dur, Rate, Time};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+fn build_link(spec: &LinkSpec, key: &str, traces: &mut HashMap<String, Arc<Trace>>) -> Result<Link> {
+    Ok(match spec {
+        LinkSpec::Trace { path, once } => {
+            let tr = match traces.get(path) {
+                Some(t) => t.clone(),
+                None => {
+                    let t = Arc::new(Trace::load(path)?);
+                    traces.insert(path.clone(), t.clone());
+                    t
+                }
+            };
+            Link::Trace(TraceLink::new(tr, *once))
+        }
+        LinkSpec::Constant { mbps } => {
+            Link::Rate(RateLink::constant(Rate::from_mbps(*mbps)).map_err(|e| rekey(e, key))?)
+        }
+        LinkSpec::Schedule { steps, repeat_ms } => {
+            let steps = steps
+                .iter()
+                .map(|&(t, r)| Step {
+                    at: Time(Dur::from_millis_f64(t).0),
+                    rate: Rate::from_mbps(r),
+                })
+                .collect();
+            Link::Rate(RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64)).map_err(|e| rekey(e, key))?)
+        }
+    })
+}
+
+fn rekey(e: Error, key: &str) -> Error {
+    match e {
+        Error::Param { key: k, msg } => Error::Param {
+            key: format!("{key}.{}", k.trim_start_matches("link.")),
+            msg,
+        },
+        other => other,
+    }
+}
+
+/// Random stream ids: flows' host jitter uses `1 + flow`, queues `QUEUE_STREAMS + hop`,
+/// congestion controllers `CC_STREAMS + flow`.
+const QUEUE_STREAMS: u64 = 1 << 32;
+const CC_STREAMS: u64 = 2 << 32;
+
+fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box<dyn Queue>> {
+    let (kind, values) = spec.resolve(key)?;
+    Ok((kind.build)(&values, Rng::stream(seed, QUEUE_STREAMS + hop as u64)))
+}
+
+impl Simulation {
+    /// Build a simulation (reads trace files).
+    pub fn new(scenario: &Scenario) -> Result<Simulation> {
+        scenario.validate()?;
+        let end = Time(Dur::from_millis_f64(scenario.duration_ms).0);
+        let bin = Dur::from_millis_f64(scenario.sample_ms);
+        let mut traces = HashMap::new();
+        let mut hops = Vec::new();
+        for (i, h) in scenario.hops.iter().enumerate() {
+            let key = format!("hops[{i}]");
+            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces)?;
+            let queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
+            let cap_window = queue.capacity_window();
+            if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
+                t.keep_window(w);
+            }
+            let name = if h.name.is_empty() {
+                format!("hop{i}")
+            } else {
+                h.name.clone()
+            };
+            hops.push(Hop {
+                name,
+                queue,
+                link,
+                delay: Dur::from_millis_f64(h.delay_ms),
+                tx: None,
+                queue_wake: None,
+                line: DelayLine::default(),
+                occupancy: 0,
+                occupancy_since: Time::ZERO,
+                cap_window,
+                m: HopMetrics::default(),
+            });
+        }
+        let mut flows = Vec::new();
+        for spec in scenario.flows.iter() {
+            for _ in 0..spec.count {
+                let id = flows.len() as u32;
+                let start = Time(Dur::from_millis_f64(spec.start_ms).0);
+                let cc_rng = Rng::stream(scenario.seed, CC_STREAMS + id as u64);
+                let scheme = cc::lookup(&spec.scheme)?;
+                let controller = (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?;
+                let abc = scheme.marking == cc::Marking::Abc;
+                let ecn = if abc {
+                    Ecn::ACCELERATE
+                } else if spec.ecn || scheme.marking == cc::Marking::Ecn {
+                    Ecn::Ect0
+                } else {
+                    Ecn::NotEct
+                };
+                let app = match spec.app {
+                    AppSpec::Bulk => App::Bulk,
+                    AppSpec::Finite { bytes } => App::Finite { bytes },
+                    AppSpec::Rate { mbps } => App::RateLimited {
+                        bytes_per_sec: mbps * 1e6 / 8.0,
+                    },
+                };
+                let rcfg = ReceiverConfig {
+                    echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
+                    ack_every: if spec.delayed_ack { 2 } else { 1 },
+                    ts_granularity: Dur::from_micros_f64(spec.rx_ts_granularity_us).max(Dur(1)),
+                    ..ReceiverConfig::default()
+                };
+                let extra_delay = Dur::from_millis_f64(spec.extra_delay_ms);
+                let fwd: Vec<u32> = spec.fwd.iter().map(|&h| h as u32).collect();
+                let rev: Vec<u32> = spec.rev.iter().map(|&h| h as u32).collect();
+                let prop_rtt = fwd
+                    .iter()
+                    .chain(rev.iter())
+                    .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
+                flows.push(Flow {
+                    scheme: spec.scheme.clone(),
+                    sender: Sender::new(id, controller, ecn, app),
+                    receiver: Receiver::new(id, rcfg),
+                    fwd,
+                    rev,
+                    extra_delay,
+                    start,
+                    stop: spec.stop_ms.map(|s| Time(Dur::from_millis_f64(s).0)),
+                    prop_rtt,
+                    sender_wake: None,
+                    receiver_wake: None,
+                    jitter: Dur::from_micros_f64(spec.host_jitter_us),
+                    rng: Rng::stream(scenario.seed, 1 + id as u64),
+                    ack_ready: Time::ZERO,
+                    launch_line: DelayLine::default(),
+                    ack_line: DelayLine::default(),
+                    in_network: 0,
+                    m: FlowMetrics::default(),
+                });
+            }
+        }
+        let rec = Recorder::new(bin, end, scenario.record_packets, hops.len(), flows.len());
+        for h in hops.iter_mut() {
+            h.m = rec.hop_metrics();
+        }
+        for f in flows.iter_mut() {
+            f.m = rec.flow_metrics();
+        }
+        let mut sim = Simulation {
+            now: Time::ZERO,
+            end,
+            events: EventQueue::new(),
+            hops,
+            flows,
+            rec,
+            scenario: scenario.clone(),
+            out: Vec::new(),
+            drops: Vec::new(),
+            stats: RunStats::default(),
+        };
+        for (i, f) in sim.flows.iter().enumerate() {
+            sim.events.push(f.start, Event::Start(i as u32));
+            if let Some(s) = f.stop {
+                sim.events.push(s, Event::Stop(i as u32));
+            }
+        }
+        for i in 0..sim.hops.len() {
+            if let Link::Trace(t) = &sim.hops[i].link {
+                if let Some(t0) = t.next_opportunity() {
+                    sim.events.push(t0, Event::Link(i as u32));
+                }
+            }
+        }
+        for h in 0..sim.hops.len() {
+            sim.schedule_queue(h);
+        }
+        sim.events.push(Time::ZERO, Event::Sample);
+        Ok(sim)
+    }
+}

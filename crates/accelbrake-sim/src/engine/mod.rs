@@ -1,0 +1,217 @@
+//! The simulation: hops, flows, events, and measurement.
+//!
+//! A [`Simulation`] is built from a [`Scenario`] and run to its end with [`Simulation::run`]. Each
+//! hop is `queue → link → propagation delay`; a flow's data crosses its `fwd` hops in order and its
+//! ACKs its `rev` hops. Endpoints and queues are sans-IO state machines: the loop hands them `now`
+//! and packets, and asks them when they want to be woken.
+//!
+//! This file holds the run-time types and the public API; the rest is split by job:
+//! * `build.rs`: building hops (links, queues) and flows from a [`Scenario`] ([`Simulation::new`]);
+//! * `run.rs`: the event loop ([`Simulation::run_until`]) and packet movement through hops;
+//! * `invariants.rs`: conservation and consistency checks ([`Simulation::check_invariants`]).
+//!
+//! Measurement lives in [`crate::measure`], which does not know these types: the loop hands it
+//! packets and sample values, and [`Simulation::result`] hands it counters.
+
+mod build;
+mod invariants;
+mod run;
+
+use crate::error::Result;
+use crate::link::Link;
+use crate::measure::summary::{summarize, FlowInput, HopInput, RunInfo};
+use crate::measure::table::{build_tables, Table};
+use crate::measure::{FlowMetrics, HopMetrics, Recorder, Summary};
+use crate::packet::Packet;
+use crate::queue::Queue;
+use crate::receiver::Receiver;
+use crate::rng::Rng;
+use crate::scenario::Scenario;
+use crate::sched::{DelayLine, EventQueue};
+use crate::sender::Sender;
+use crate::time::{Dur, Time};
+use std::collections::BTreeMap;
+
+/// An event. Events are small (no packets inside): packets wait on FIFO [`DelayLine`]s and only
+/// each line's head has an event, so the heap moves 24-byte entries.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// The head of hop `h`'s propagation delay line reaches the next hop of its path (or its
+    /// endpoint past the last hop).
+    Propagated(u32),
+    /// The head of flow `f`'s extra-delay line (data sent with `extra_delay_ms`) enters the network.
+    Launched(u32),
+    /// The head of flow `f`'s ACK line (ACKs that reached the sender host) is processed after the
+    /// host's jitter.
+    Process(u32),
+    /// A hop's link is due: trace opportunity or end of a transmission.
+    Link(u32),
+    /// A hop's queue timer is due.
+    QueueTimer(u32),
+    /// A flow starts.
+    Start(u32),
+    /// A flow stops sending new data.
+    Stop(u32),
+    /// Sender timer (RTO, pacing, application data).
+    SenderWake(u32),
+    /// Receiver timer (delayed ACK).
+    ReceiverWake(u32),
+    /// Take a time-series sample.
+    Sample,
+}
+
+/// A hop at run time.
+pub(crate) struct Hop {
+    pub(crate) name: String,
+    pub(crate) queue: Box<dyn Queue>,
+    pub(crate) link: Link,
+    pub(crate) delay: Dur,
+    /// Packet on the wire (rate link) or partly sent (trace link).
+    tx: Option<Packet>,
+    /// Window the queue wants capacity over.
+    cap_window: Option<Dur>,
+    /// When a `QueueTimer` event is pending for this hop.
+    queue_wake: Option<Time>,
+    /// Packets that left the link and are propagating to the next hop.
+    line: DelayLine<Packet>,
+    /// Packets in the hop (queued or on the link) and since when that count holds.
+    occupancy: u64,
+    occupancy_since: Time,
+    pub(crate) m: HopMetrics,
+}
+
+/// A flow at run time.
+pub(crate) struct Flow {
+    pub(crate) scheme: String,
+    pub(crate) sender: Sender,
+    pub(crate) receiver: Receiver,
+    pub(crate) fwd: Vec<u32>,
+    pub(crate) rev: Vec<u32>,
+    pub(crate) extra_delay: Dur,
+    pub(crate) start: Time,
+    pub(crate) stop: Option<Time>,
+    /// Propagation RTT (sum of hop delays both ways plus the extra delay).
+    pub(crate) prop_rtt: Dur,
+    sender_wake: Option<Time>,
+    receiver_wake: Option<Time>,
+    /// Upper bound of the sender host's ACK-processing jitter.
+    jitter: Dur,
+    /// The flow's random stream.
+    rng: Rng,
+    /// When the last jittered ACK will be processed.
+    ack_ready: Time,
+    /// Data packets waiting out the flow's extra delay before the first hop.
+    launch_line: DelayLine<Packet>,
+    /// ACKs that reached the sender host, waiting out its jitter.
+    ack_line: DelayLine<Packet>,
+    /// Data packets and ACKs of this flow inside the network (queues, links, delay lines).
+    pub(crate) in_network: u64,
+    pub(crate) m: FlowMetrics,
+}
+
+/// Counters about the run itself.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunStats {
+    /// Events processed.
+    pub events: u64,
+    /// Packets that crossed a hop (one count per packet per hop departure).
+    pub hop_departures: u64,
+    /// Data packets sent by all senders.
+    pub data_packets: u64,
+}
+
+/// A simulation built from a scenario.
+pub struct Simulation {
+    pub(crate) now: Time,
+    pub(crate) end: Time,
+    events: EventQueue<Event>,
+    pub(crate) hops: Vec<Hop>,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) rec: Recorder,
+    pub(crate) scenario: Scenario,
+    out: Vec<Packet>,
+    drops: Vec<Packet>,
+    /// Run counters.
+    pub stats: RunStats,
+}
+
+impl Simulation {
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    /// Events scheduled so far.
+    pub fn events_scheduled(&self) -> u64 {
+        self.events.scheduled()
+    }
+
+    /// Turn the run's measurements into a summary and tables (call after [`Simulation::run`]).
+    pub fn result(&mut self) -> SimResult {
+        let end = self.now;
+        let run = RunInfo {
+            end,
+            seed: self.scenario.seed,
+            events: self.stats.events,
+            hop_departures: self.stats.hop_departures,
+        };
+        let capacity: Vec<_> = self
+            .hops
+            .iter()
+            .map(|h| move |from: Time, to: Time| h.link.capacity_between(from, to))
+            .collect();
+        let hops: Vec<HopInput> = self
+            .hops
+            .iter()
+            .zip(&capacity)
+            .enumerate()
+            .map(|(i, (h, cap))| {
+                let s = h.queue.stats();
+                HopInput {
+                    name: &h.name,
+                    queue: h.queue.name(),
+                    marks: s.marked,
+                    max_queue_packets: s.max_packets,
+                    occupancy_area: self.occupancy_area(i),
+                    m: &h.m,
+                    capacity_between: cap,
+                }
+            })
+            .collect();
+        let flows: Vec<FlowInput> = self
+            .flows
+            .iter()
+            .map(|f| FlowInput {
+                scheme: &f.scheme,
+                start: f.start,
+                stop: f.stop,
+                prop_rtt: f.prop_rtt,
+                fwd: &f.fwd,
+                completed_at: f.sender.completed_at,
+                delivered_segments: f.receiver.stats.delivered_segments,
+                packets_sent: f.sender.stats.packets_sent,
+                retransmits: f.sender.stats.retransmits,
+                timeouts: f.sender.stats.timeouts,
+                m: &f.m,
+            })
+            .collect();
+        let summary = summarize(&self.rec, &run, &hops, &flows);
+        let tables = build_tables(&mut self.rec, end, &hops, &flows);
+        SimResult { summary, tables }
+    }
+}
+
+/// Everything a run produces.
+pub struct SimResult {
+    /// Summary figures.
+    pub summary: Summary,
+    /// Tables: `flows_ts`, `hops_ts`, and with packet records `packets` and `hop_packets`.
+    pub tables: BTreeMap<String, Table>,
+}
+
+/// Build, run and summarise a scenario in one call.
+pub fn simulate(scenario: &Scenario) -> Result<SimResult> {
+    let mut sim = Simulation::new(scenario)?;
+    sim.run();
+    debug_assert_eq!(sim.check_invariants(), Ok(()));
+    Ok(sim.result())
+}

@@ -1,0 +1,405 @@
+//! The event loop: events are popped in (time, insertion) order and dispatched to the hops'
+//! queues and links, the flows' senders and receivers, and the recorder. Packets move
+//! `queue → link → propagation delay line → next hop` (Mahimahi's `LinkQueue::rationalize` on trace
+//! links, serialisation at the current rate on rate links); endpoints are woken when they ask.
+
+use super::{Event, Hop, Simulation};
+use crate::link::Link;
+use crate::measure::{FlowSample, HopSample};
+use crate::packet::{Kind, Packet};
+use crate::queue::LinkInfo;
+use crate::time::{Dur, Time};
+
+impl Simulation {
+    /// Run until the scenario's duration.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Process every event before `until` (capped at the scenario's end): a run covers the
+    /// half-open interval `[0, duration)`, the same interval capacity is counted over.
+    pub fn run_until(&mut self, until: Time) {
+        let until = until.min(self.end);
+        while let Some(t) = self.events.peek_time() {
+            if t >= until {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            debug_assert!(t >= self.now, "time went backwards");
+            self.now = t;
+            self.stats.events += 1;
+            self.dispatch(ev);
+            // Debug builds (tests) re-check every invariant now and then.
+            #[cfg(debug_assertions)]
+            if self.stats.events % 4096 == 0 {
+                if let Err(e) = self.check_invariants() {
+                    panic!("invariant violated at {}: {e}", self.now);
+                }
+            }
+        }
+        self.now = self.now.max(until);
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Propagated(h) => {
+                let pkt = self.hops[h as usize]
+                    .line
+                    .pop(&mut self.events, self.now, Event::Propagated(h));
+                if let Some(pkt) = pkt {
+                    self.arrive(pkt);
+                }
+            }
+            Event::Launched(f) => {
+                let pkt = self.flows[f as usize]
+                    .launch_line
+                    .pop(&mut self.events, self.now, Event::Launched(f));
+                if let Some(pkt) = pkt {
+                    self.arrive(pkt);
+                }
+            }
+            Event::Process(f) => {
+                let pkt = self.flows[f as usize]
+                    .ack_line
+                    .pop(&mut self.events, self.now, Event::Process(f));
+                if let Some(pkt) = pkt {
+                    self.process_ack(pkt);
+                }
+            }
+            Event::Link(h) => self.link_due(h as usize),
+            Event::QueueTimer(h) => {
+                let hop = &mut self.hops[h as usize];
+                if hop.queue_wake != Some(self.now) {
+                    return; // stale
+                }
+                hop.queue_wake = None;
+                hop.queue.on_timer(self.now);
+                self.schedule_queue(h as usize);
+            }
+            Event::Start(f) => {
+                self.flows[f as usize].sender.start(self.now);
+                self.pump_sender(f as usize);
+            }
+            Event::Stop(f) => {
+                self.flows[f as usize].sender.stop(self.now);
+                self.pump_sender(f as usize);
+            }
+            Event::SenderWake(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.sender_wake != Some(self.now) {
+                    return; // stale
+                }
+                fl.sender_wake = None;
+                fl.sender.on_timer(self.now);
+                self.pump_sender(f as usize);
+            }
+            Event::ReceiverWake(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.receiver_wake != Some(self.now) {
+                    return;
+                }
+                fl.receiver_wake = None;
+                let mut out = std::mem::take(&mut self.out);
+                fl.receiver.on_timer(self.now, &mut out);
+                self.send_acks(f as usize, &mut out);
+                self.out = out;
+                self.schedule_receiver(f as usize);
+            }
+            Event::Sample => {
+                let flows = self.flows.iter().map(|f| {
+                    let m = f.sender.cc.metrics();
+                    FlowSample {
+                        cwnd: m.cwnd,
+                        w_abc: m.w_abc,
+                        w_cubic: m.w_cubic,
+                        srtt: f.sender.srtt(),
+                        pacing_rate: m.pacing_rate,
+                        in_flight: f.sender.pipe(),
+                    }
+                });
+                let hops = self.hops.iter().map(|h| HopSample {
+                    queue_packets: h.queue.len_packets(),
+                    queue_bytes: h.queue.len_bytes(),
+                    gauge: h.queue.gauge(),
+                });
+                self.rec.sample(self.now, flows, hops);
+                let next = self.now + self.rec.bin;
+                if next < self.end {
+                    self.events.push(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    /// Let the sender transmit everything it may now, then arm its timer.
+    fn pump_sender(&mut self, f: usize) {
+        let now = self.now;
+        let mut sent = false;
+        while let Some(pkt) = self.flows[f].sender.poll_transmit(now) {
+            sent = true;
+            self.stats.data_packets += 1;
+            let fl = &mut self.flows[f];
+            fl.in_network += 1;
+            let d = fl.extra_delay;
+            if d > Dur::ZERO {
+                fl.launch_line
+                    .push(&mut self.events, now + d, pkt, Event::Launched(f as u32));
+            } else {
+                self.arrive(pkt);
+            }
+        }
+        let fl = &mut self.flows[f];
+        if let Some(t) = fl.sender.next_wakeup(now) {
+            // Safety net against a sender that asks to be woken now but then sends nothing: that
+            // would repeat forever at one timestamp. Such a request is a bug (unless a wake-up for
+            // now is already pending, e.g. an RTO due at the instant the flow stops, which that
+            // pending event handles); move on by 1 µs.
+            debug_assert!(
+                sent || t > now || fl.sender_wake == Some(now),
+                "sender {f} asked to be woken at {t} but sent nothing at {now}"
+            );
+            let t = if !sent && t <= now {
+                now + Dur::from_micros(1)
+            } else {
+                t.max(now)
+            };
+            if fl.sender_wake.is_none_or(|s| t < s) {
+                fl.sender_wake = Some(t);
+                self.events.push(t, Event::SenderWake(f as u32));
+            }
+        }
+    }
+
+    /// Arm the queue's timer event if it wants one earlier than the pending one.
+    pub(super) fn schedule_queue(&mut self, h: usize) {
+        let hop = &mut self.hops[h];
+        if let Some(t) = hop.queue.next_timer() {
+            let t = t.max(self.now);
+            if hop.queue_wake.is_none_or(|s| t < s) {
+                hop.queue_wake = Some(t);
+                self.events.push(t, Event::QueueTimer(h as u32));
+            }
+        }
+    }
+
+    fn schedule_receiver(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if let Some(t) = fl.receiver.next_wakeup() {
+            let t = t.max(self.now);
+            if fl.receiver_wake.is_none_or(|s| t < s) {
+                fl.receiver_wake = Some(t);
+                self.events.push(t, Event::ReceiverWake(f as u32));
+            }
+        }
+    }
+
+    fn send_acks(&mut self, f: usize, out: &mut Vec<Packet>) {
+        for ack in out.drain(..) {
+            self.flows[f].in_network += 1;
+            self.arrive(ack);
+        }
+    }
+
+    /// A packet reaches the next hop of its path, or its endpoint.
+    fn arrive(&mut self, mut pkt: Packet) {
+        let f = pkt.flow as usize;
+        let path = match pkt.kind {
+            Kind::Data => &self.flows[f].fwd,
+            Kind::Ack => &self.flows[f].rev,
+        };
+        if let Some(&h) = path.get(pkt.hop as usize) {
+            let h = h as usize;
+            let hop = &mut self.hops[h];
+            hop.m.arrived += 1;
+            pkt.enqueued_at = self.now;
+            match hop.queue.enqueue(self.now, pkt) {
+                Ok(()) => {
+                    Self::occupancy_change(hop, self.now, true);
+                    if matches!(hop.link, Link::Rate(_)) && hop.tx.is_none() {
+                        self.start_tx(h);
+                    }
+                }
+                Err(p) => self.dropped(h, p),
+            }
+            self.schedule_queue(h);
+            return;
+        }
+        // Past the last hop: deliver to the endpoint.
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        fl.in_network -= 1;
+        match pkt.kind {
+            Kind::Data => {
+                self.rec.delivered(now, &pkt, fl.prop_rtt, &mut fl.m);
+                let mut out = std::mem::take(&mut self.out);
+                fl.receiver.on_data(now, &pkt, &mut out);
+                self.send_acks(f, &mut out);
+                self.out = out;
+                self.schedule_receiver(f);
+            }
+            Kind::Ack => {
+                if fl.jitter > Dur::ZERO {
+                    // Host jitter, FIFO per flow: ACKs are never reordered by it.
+                    let t = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
+                    fl.ack_ready = t;
+                    fl.in_network += 1;
+                    fl.ack_line.push(&mut self.events, t, pkt, Event::Process(f as u32));
+                } else {
+                    self.process_ack(pkt);
+                }
+            }
+        }
+    }
+
+    fn process_ack(&mut self, pkt: Packet) {
+        let f = pkt.flow as usize;
+        let fl = &mut self.flows[f];
+        if fl.jitter > Dur::ZERO {
+            fl.in_network -= 1;
+        }
+        fl.sender.on_ack(self.now, &pkt);
+        self.pump_sender(f);
+    }
+
+    fn dropped(&mut self, h: usize, pkt: Packet) {
+        self.hops[h].m.drops += 1;
+        let fl = &mut self.flows[pkt.flow as usize];
+        fl.in_network -= 1;
+        if pkt.is_data() {
+            fl.m.data_drops += 1;
+        } else {
+            fl.m.ack_drops += 1;
+        }
+    }
+
+    fn link_info(hop: &mut Hop, now: Time) -> LinkInfo {
+        let overhead = hop.link.wire_bytes(0);
+        match hop.cap_window {
+            Some(w) => LinkInfo {
+                capacity: hop.link.capacity_rate(now, w),
+                overhead,
+            },
+            None => LinkInfo {
+                capacity: 0.0,
+                overhead,
+            },
+        }
+    }
+
+    fn dequeue(&mut self, h: usize) -> Option<Packet> {
+        let now = self.now;
+        let hop = &mut self.hops[h];
+        let info = Self::link_info(hop, now);
+        let mut drops = std::mem::take(&mut self.drops);
+        let p = hop.queue.dequeue(now, info, &mut drops);
+        for d in drops.drain(..) {
+            Self::occupancy_change(&mut self.hops[h], now, false);
+            self.dropped(h, d);
+        }
+        self.drops = drops;
+        p
+    }
+
+    /// Rate link: put the next queued packet on the wire.
+    fn start_tx(&mut self, h: usize) {
+        let Some(pkt) = self.dequeue(h) else { return };
+        let hop = &mut self.hops[h];
+        let Link::Rate(l) = &hop.link else {
+            unreachable!("start_tx on a trace link")
+        };
+        let done = l.finish_time(self.now, pkt.size);
+        hop.tx = Some(pkt);
+        if done != Time::MAX {
+            self.events.push(done, Event::Link(h as u32));
+        }
+    }
+
+    fn link_due(&mut self, h: usize) {
+        match self.hops[h].link {
+            Link::Rate(_) => {
+                if let Some(pkt) = self.hops[h].tx.take() {
+                    self.depart(h, pkt);
+                }
+                self.start_tx(h);
+            }
+            Link::Trace(_) => self.trace_opportunities(h),
+        }
+    }
+
+    /// Trace link: use every opportunity due now (Mahimahi `LinkQueue::rationalize`).
+    fn trace_opportunities(&mut self, h: usize) {
+        let now = self.now;
+        let mut drops = std::mem::take(&mut self.drops);
+        let mut departed = std::mem::take(&mut self.out);
+        let hop = &mut self.hops[h];
+        let Link::Trace(link) = &mut hop.link else {
+            unreachable!("trace_opportunities on a rate link")
+        };
+        let queue = &mut hop.queue;
+        let cap_window = hop.cap_window;
+        link.serve(
+            now,
+            &mut hop.tx,
+            |l| {
+                let capacity = cap_window.map_or(0.0, |w| l.capacity_bytes(now, w) as f64 / w.secs_f64());
+                queue.dequeue(
+                    now,
+                    LinkInfo {
+                        capacity,
+                        overhead: crate::link::TUN_OVERHEAD,
+                    },
+                    &mut drops,
+                )
+            },
+            |p| departed.push(p),
+        );
+        let next = link.next_opportunity();
+        for d in drops.drain(..) {
+            Self::occupancy_change(&mut self.hops[h], now, false);
+            self.dropped(h, d);
+        }
+        for p in departed.drain(..) {
+            self.depart(h, p);
+        }
+        self.drops = drops;
+        self.out = departed;
+        if let Some(t) = next {
+            self.events.push(t, Event::Link(h as u32));
+        }
+    }
+
+    /// A packet was accepted into hop `hop` (`up`) or left it (departed or dropped by an AQM):
+    /// integrate the occupancy over time (for the time-averaged queue length).
+    fn occupancy_change(hop: &mut Hop, now: Time, up: bool) {
+        hop.m.occupancy_area += u128::from(hop.occupancy) * u128::from((now - hop.occupancy_since).0);
+        hop.occupancy_since = now;
+        if up {
+            hop.occupancy += 1;
+        } else {
+            debug_assert!(hop.occupancy > 0, "hop {} occupancy would go negative", hop.name);
+            hop.occupancy -= 1;
+        }
+    }
+
+    /// Time integral of hop `h`'s occupancy (packets queued or on the link) up to now, packet·ns.
+    pub(crate) fn occupancy_area(&self, h: usize) -> u128 {
+        let hop = &self.hops[h];
+        hop.m.occupancy_area + u128::from(hop.occupancy) * u128::from((self.now - hop.occupancy_since).0)
+    }
+
+    /// A packet leaves hop `h`'s link now; it reaches the next hop after the propagation delay.
+    fn depart(&mut self, h: usize, mut pkt: Packet) {
+        let now = self.now;
+        self.stats.hop_departures += 1;
+        let hop = &mut self.hops[h];
+        Self::occupancy_change(hop, now, false);
+        let sojourn = now - pkt.enqueued_at;
+        hop.m.sojourn_sum_ns += u128::from(sojourn.0);
+        pkt.queued_ns += sojourn.0;
+        self.rec
+            .departed(h, now, &pkt, sojourn, hop.link.wire_bytes(pkt.size), &mut hop.m);
+        pkt.hop += 1;
+        hop.line
+            .push(&mut self.events, now + hop.delay, pkt, Event::Propagated(h as u32));
+    }
+}

@@ -1,0 +1,297 @@
+//! The recorder: what a run measures while it goes. Per-hop and per-flow counters and delay
+//! distributions ([`HopMetrics`], [`FlowMetrics`]), time-series samples taken every bin, and, if
+//! asked for, one record per delivered data packet and per hop departure.
+//!
+//! The engine hands in plain values (packets, sojourns, per-flow and per-hop sample values); the
+//! recorder knows nothing of the engine's types. Delay conventions: see [`crate::measure`].
+
+use super::sketch::Dist;
+use crate::packet::{Kind, Packet};
+use crate::time::{Dur, Time};
+
+/// Per-hop measurements.
+#[derive(Clone, Debug, Default)]
+pub struct HopMetrics {
+    /// Packets that reached this hop's queue (accepted or not).
+    pub arrived: u64,
+    /// Packets dropped (all flows, data and ACKs).
+    pub drops: u64,
+    /// Wire bytes that left the link.
+    pub departed_bytes: u64,
+    /// Packets that left the link.
+    pub departed_pkts: u64,
+    /// Sum of every departed packet's sojourn (queue + link, data and ACKs), ns.
+    pub sojourn_sum_ns: u128,
+    /// Time integral of the packets in the hop (queued or on the link), packet·ns.
+    pub occupancy_area: u128,
+    /// Sojourn of every data packet through this hop, ns.
+    pub data_sojourn_ns: Dist,
+    /// Departed wire bytes per time bin.
+    pub bins: Vec<u64>,
+}
+
+/// Per-flow measurements.
+#[derive(Clone, Debug, Default)]
+pub struct FlowMetrics {
+    /// Data packets dropped in the network.
+    pub data_drops: u64,
+    /// ACKs dropped in the network.
+    pub ack_drops: u64,
+    /// Total queueing delay of every data packet delivered, ns.
+    pub qdelay_ns: Dist,
+    /// One-way delay of every data packet delivered, ns.
+    pub owd_ns: Dist,
+    /// Data bytes (IP) received per time bin.
+    pub bins: Vec<u64>,
+    /// When the last data packet arrived at the receiver.
+    pub last_rx: Time,
+}
+
+/// One flow's state at a sampling instant, as the engine reads it from the sender.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowSample {
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// ABC's accel-brake window, if the scheme has one.
+    pub w_abc: Option<f64>,
+    /// The Cubic window of a dual-window scheme, if any.
+    pub w_cubic: Option<f64>,
+    /// Smoothed RTT.
+    pub srtt: Option<Dur>,
+    /// Pacing rate, bytes per second.
+    pub pacing_rate: Option<f64>,
+    /// Segments in flight.
+    pub in_flight: u32,
+}
+
+/// One hop's state at a sampling instant.
+#[derive(Clone, Copy, Debug)]
+pub struct HopSample {
+    /// Packets queued.
+    pub queue_packets: usize,
+    /// Bytes queued.
+    pub queue_bytes: u64,
+    /// The queue's gauge (ABC's target rate fraction), if it has one.
+    pub gauge: Option<f64>,
+}
+
+/// Flow time-series columns.
+#[derive(Default)]
+pub(super) struct FlowSamples {
+    pub(super) t: Vec<f64>,
+    pub(super) flow: Vec<i64>,
+    pub(super) cwnd: Vec<f64>,
+    pub(super) w_abc: Vec<f64>,
+    pub(super) w_cubic: Vec<f64>,
+    pub(super) srtt_ms: Vec<f64>,
+    pub(super) pacing_mbps: Vec<f64>,
+    pub(super) in_flight: Vec<i64>,
+}
+
+/// Hop time-series columns.
+#[derive(Default)]
+pub(super) struct HopSamples {
+    pub(super) t: Vec<f64>,
+    pub(super) hop: Vec<i64>,
+    pub(super) queue_pkts: Vec<i64>,
+    pub(super) queue_bytes: Vec<i64>,
+    pub(super) gauge: Vec<f64>,
+}
+
+/// One record per delivered data packet.
+#[derive(Default)]
+pub(super) struct Deliveries {
+    pub(super) flow: Vec<i64>,
+    pub(super) seq: Vec<i64>,
+    pub(super) sent_ns: Vec<i64>,
+    pub(super) recv_ns: Vec<i64>,
+    pub(super) queued_ns: Vec<i64>,
+}
+
+/// One record per hop departure.
+#[derive(Default)]
+pub(super) struct Departures {
+    pub(super) hop: Vec<i64>,
+    pub(super) flow: Vec<i64>,
+    pub(super) is_ack: Vec<i64>,
+    pub(super) seq: Vec<i64>,
+    pub(super) enq_ns: Vec<i64>,
+    pub(super) deq_ns: Vec<i64>,
+    pub(super) size: Vec<i64>,
+}
+
+/// Collects measurements during a run.
+pub struct Recorder {
+    /// Time-series bin width.
+    pub bin: Dur,
+    pub(super) nbins: usize,
+    pub(super) record_packets: bool,
+    pub(super) fs: FlowSamples,
+    pub(super) hs: HopSamples,
+    pub(super) deliveries: Deliveries,
+    pub(super) departures: Departures,
+    /// Queueing delay of every delivered data packet, all flows, ns.
+    pub(super) all_q: Dist,
+    /// Per-packet delay (propagation RTT + queueing delay) of every delivered data packet, ns.
+    pub(super) all_d: Dist,
+}
+
+impl Recorder {
+    pub(crate) fn new(bin: Dur, end: Time, record_packets: bool, _hops: usize, _flows: usize) -> Recorder {
+        let nbins = (end.0.div_ceil(bin.0.max(1))).max(1) as usize;
+        Recorder {
+            bin,
+            nbins,
+            record_packets,
+            fs: FlowSamples::default(),
+            hs: HopSamples::default(),
+            deliveries: Deliveries::default(),
+            departures: Departures::default(),
+            all_q: Dist::new(record_packets),
+            all_d: Dist::new(record_packets),
+        }
+    }
+
+    /// Empty per-hop measurements (exact distributions iff per-packet records are on).
+    pub(crate) fn hop_metrics(&self) -> HopMetrics {
+        HopMetrics {
+            data_sojourn_ns: Dist::new(self.record_packets),
+            ..HopMetrics::default()
+        }
+    }
+
+    /// Empty per-flow measurements.
+    pub(crate) fn flow_metrics(&self) -> FlowMetrics {
+        FlowMetrics {
+            qdelay_ns: Dist::new(self.record_packets),
+            owd_ns: Dist::new(self.record_packets),
+            ..FlowMetrics::default()
+        }
+    }
+
+    fn bin_of(&self, t: Time) -> usize {
+        ((t.0 / self.bin.0) as usize).min(self.nbins - 1)
+    }
+
+    /// A data packet of a flow with propagation RTT `prop_rtt` reached its receiver at `now`.
+    pub(crate) fn delivered(&mut self, now: Time, pkt: &Packet, prop_rtt: Dur, m: &mut FlowMetrics) {
+        m.qdelay_ns.push(pkt.queued_ns);
+        self.all_q.push(pkt.queued_ns);
+        self.all_d.push(pkt.queued_ns + prop_rtt.0);
+        m.owd_ns.push((now - pkt.ts).0);
+        m.last_rx = now;
+        let b = self.bin_of(now);
+        if m.bins.is_empty() {
+            m.bins = vec![0; self.nbins];
+        }
+        m.bins[b] += pkt.size as u64;
+        if self.record_packets {
+            let d = &mut self.deliveries;
+            d.flow.push(pkt.flow as i64);
+            d.seq.push(pkt.seq as i64);
+            d.sent_ns.push(pkt.ts.0 as i64);
+            d.recv_ns.push(now.0 as i64);
+            d.queued_ns.push(pkt.queued_ns as i64);
+        }
+    }
+
+    /// A packet left hop `h`'s link at `now` after `sojourn` in the hop, `wire` bytes on the link.
+    pub(crate) fn departed(&mut self, h: usize, now: Time, pkt: &Packet, sojourn: Dur, wire: u32, m: &mut HopMetrics) {
+        m.departed_bytes += wire as u64;
+        m.departed_pkts += 1;
+        if m.bins.is_empty() {
+            m.bins = vec![0; self.nbins];
+        }
+        m.bins[self.bin_of(now)] += wire as u64;
+        if pkt.kind == Kind::Data {
+            m.data_sojourn_ns.push(sojourn.0);
+        }
+        if self.record_packets {
+            let d = &mut self.departures;
+            d.hop.push(h as i64);
+            d.flow.push(pkt.flow as i64);
+            d.is_ack.push(i64::from(pkt.kind == Kind::Ack));
+            d.seq.push(pkt.seq as i64);
+            d.enq_ns.push(pkt.enqueued_at.0 as i64);
+            d.deq_ns.push(now.0 as i64);
+            d.size.push(pkt.size as i64);
+        }
+    }
+
+    /// A time-series sample at `now`: every flow's state, then every hop's, in index order.
+    pub(crate) fn sample(
+        &mut self,
+        now: Time,
+        flows: impl IntoIterator<Item = FlowSample>,
+        hops: impl IntoIterator<Item = HopSample>,
+    ) {
+        let t = now.secs_f64();
+        for (i, m) in flows.into_iter().enumerate() {
+            let s = &mut self.fs;
+            s.t.push(t);
+            s.flow.push(i as i64);
+            s.cwnd.push(m.cwnd);
+            s.w_abc.push(m.w_abc.unwrap_or(f64::NAN));
+            s.w_cubic.push(m.w_cubic.unwrap_or(f64::NAN));
+            s.srtt_ms.push(m.srtt.map_or(f64::NAN, |d| d.millis_f64()));
+            s.pacing_mbps.push(m.pacing_rate.map_or(f64::NAN, |r| r * 8.0 / 1e6));
+            s.in_flight.push(m.in_flight as i64);
+        }
+        for (i, h) in hops.into_iter().enumerate() {
+            let s = &mut self.hs;
+            s.t.push(t);
+            s.hop.push(i as i64);
+            s.queue_pkts.push(h.queue_packets as i64);
+            s.queue_bytes.push(h.queue_bytes as i64);
+            s.gauge.push(h.gauge.unwrap_or(f64::NAN));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Ecn;
+
+    #[test]
+    fn deliveries_fill_bins_and_both_delay_conventions() {
+        let mut rec = Recorder::new(Dur::from_millis(100), Time::from_millis(1000), true, 1, 1);
+        let mut m = rec.flow_metrics();
+        let mut p = Packet::data(0, 7, 1500, Ecn::NotEct, Time::from_millis(10));
+        p.queued_ns = Dur::from_millis(5).0;
+        rec.delivered(Time::from_millis(150), &p, Dur::from_millis(100), &mut m);
+        assert_eq!(m.bins.len(), 10);
+        assert_eq!(m.bins[1], 1500);
+        assert_eq!(m.last_rx, Time::from_millis(150));
+        assert_eq!(m.qdelay_ns.stats(0).p50, 5.0);
+        assert_eq!(m.owd_ns.stats(0).p50, 140.0);
+        assert_eq!(rec.all_d.stats(0).p50, 105.0, "per-packet delay = prop RTT + queueing");
+        assert_eq!(rec.deliveries.seq, vec![7]);
+    }
+
+    #[test]
+    fn samples_keep_flows_then_hops_in_index_order() {
+        let mut rec = Recorder::new(Dur::from_millis(10), Time::from_millis(100), false, 1, 2);
+        let f = |cwnd| FlowSample {
+            cwnd,
+            w_abc: None,
+            w_cubic: Some(3.0),
+            srtt: Some(Dur::from_millis(20)),
+            pacing_rate: Some(1e6),
+            in_flight: 4,
+        };
+        let h = HopSample {
+            queue_packets: 2,
+            queue_bytes: 3000,
+            gauge: None,
+        };
+        rec.sample(Time::from_millis(10), [f(1.0), f(2.0)], [h]);
+        assert_eq!(rec.fs.flow, vec![0, 1]);
+        assert_eq!(rec.fs.cwnd, vec![1.0, 2.0]);
+        assert!(rec.fs.w_abc[0].is_nan());
+        assert_eq!(rec.fs.srtt_ms[0], 20.0);
+        assert_eq!(rec.fs.pacing_mbps[0], 8.0);
+        assert_eq!(rec.hs.queue_bytes, vec![3000]);
+        assert!(rec.deliveries.seq.is_empty());
+    }
+}

@@ -1,0 +1,182 @@
+//! The delivery-rate sampler, after Linux `net/ipv4/tcp_rate.c` (and the IETF draft
+//! "Delivery Rate Estimation", draft-cheng-iccrg-delivery-rate-estimation).
+//!
+//! Each transmitted segment records a [`TxRecord`]: how much the connection had delivered when it
+//! was sent, when that count last grew, when its send interval began and whether the application
+//! limited the sender. When segments are delivered, the most recently sent one gives the sample:
+//! segments delivered since it was sent, over the longer of its send and ACK intervals.
+
+use crate::cc::RateSample;
+use crate::packet::MSS;
+use crate::time::{Dur, Time};
+
+/// Rate-sample bookkeeping of one transmitted segment (`tx.delivered`, `tx.delivered_mstamp`,
+/// `tx.first_tx_mstamp`, `tx.is_app_limited` in Linux's `tcp_skb_cb`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TxRecord {
+    /// Sent while the application limited the sender.
+    pub(crate) app_limited: bool,
+    /// Last (re)transmission time.
+    pub(crate) sent: Time,
+    /// Connection `delivered` count when it was sent.
+    pub(crate) delivered: u64,
+    /// When `delivered` last grew, as of its transmission.
+    pub(crate) delivered_time: Time,
+    /// Start of the send interval it belongs to.
+    pub(crate) first_sent: Time,
+}
+
+/// The rate-sample candidate gathered while processing one ACK (Linux `struct rate_sample`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RateState {
+    valid: bool,
+    prior_delivered: u64,
+    prior_time: Time,
+    app_limited: bool,
+    send_interval: Dur,
+    sent: Time,
+}
+
+/// The connection-wide state of the sampler.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RateSampler {
+    /// Segments delivered (acknowledged or SACKed) so far (Linux `tp->delivered`).
+    delivered: u64,
+    /// When `delivered` last grew (`delivered_mstamp`).
+    delivered_time: Time,
+    /// Send time of the most recently delivered segment's interval start (`first_tx_mstamp`).
+    first_sent_time: Time,
+    /// Non-zero while application-limited: `delivered + pipe` at that moment (`tp->app_limited`).
+    app_limited_until: u64,
+}
+
+impl RateSampler {
+    /// Segments delivered so far.
+    pub(crate) fn delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    /// The app-limited mark (0 when not application-limited).
+    #[cfg(test)]
+    pub(crate) fn app_limited_until(&self) -> u64 {
+        self.app_limited_until
+    }
+
+    /// Linux `tcp_rate_skb_sent`: the record of a segment sent at `now`. A new send interval
+    /// starts when nothing is outstanding (`packets_out` = 0).
+    pub(crate) fn on_sent(&mut self, now: Time, nothing_outstanding: bool) -> TxRecord {
+        if nothing_outstanding {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        TxRecord {
+            app_limited: self.app_limited_until != 0,
+            sent: now,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent: self.first_sent_time,
+        }
+    }
+
+    /// Linux `tcp_rate_check_app_limited`: the application, not the window, limits the sender
+    /// with `pipe` segments in flight.
+    pub(crate) fn mark_app_limited(&mut self, pipe: u32) {
+        self.app_limited_until = (self.delivered + pipe as u64).max(1);
+    }
+
+    /// Linux `tcp_rate_skb_delivered`: count a newly delivered segment and keep the rate-sample
+    /// information of the most recently sent one.
+    pub(crate) fn on_delivered(&mut self, now: Time, seg: &TxRecord, rs: &mut RateState) {
+        self.delivered += 1;
+        self.delivered_time = now;
+        if !rs.valid || seg.sent > rs.sent {
+            *rs = RateState {
+                valid: true,
+                prior_delivered: seg.delivered,
+                prior_time: seg.delivered_time,
+                app_limited: seg.app_limited,
+                send_interval: seg.sent - seg.first_sent,
+                sent: seg.sent,
+            };
+            self.first_sent_time = seg.sent;
+        }
+    }
+
+    /// Linux `tcp_rate_gen`: the sample for this ACK, or `None` if it would be unreliable.
+    pub(crate) fn sample(&mut self, now: Time, rs: &RateState, min_rtt: Option<Dur>) -> Option<RateSample> {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if !rs.valid {
+            return None;
+        }
+        let delivered = self.delivered - rs.prior_delivered;
+        let ack_interval = now.saturating_since(rs.prior_time);
+        let interval = rs.send_interval.max(ack_interval);
+        // An interval shorter than the minimum RTT means ACK compression: not a valid sample.
+        if interval.0 == 0 || min_rtt.is_some_and(|m| interval < m) {
+            return None;
+        }
+        Some(RateSample {
+            delivery_rate: delivered as f64 * MSS as f64 / interval.secs_f64(),
+            delivered,
+            interval,
+            prior_delivered: rs.prior_delivered,
+            is_app_limited: rs.app_limited,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_uses_the_longer_of_send_and_ack_intervals() {
+        let mut r = RateSampler::default();
+        // Four segments sent 10 ms apart from t = 0.
+        let tx: Vec<TxRecord> = (0..4).map(|i| r.on_sent(Time::from_millis(10 * i), i == 0)).collect();
+        assert_eq!(tx[3].first_sent, Time::ZERO);
+        // All four delivered at 100 ms: send interval 30 ms, ACK interval 100 ms.
+        let mut rs = RateState::default();
+        for t in &tx {
+            r.on_delivered(Time::from_millis(100), t, &mut rs);
+        }
+        let s = r.sample(Time::from_millis(100), &rs, None).expect("a sample");
+        assert_eq!(s.delivered, 4);
+        assert_eq!(s.interval, Dur::from_millis(100));
+        assert!((s.delivery_rate - 4.0 * MSS as f64 / 0.1).abs() < 1e-6);
+        assert_eq!(r.delivered(), 4);
+    }
+
+    #[test]
+    fn intervals_shorter_than_the_min_rtt_give_no_sample() {
+        let mut r = RateSampler::default();
+        let tx = r.on_sent(Time::ZERO, true);
+        let mut rs = RateState::default();
+        r.on_delivered(Time::from_millis(10), &tx, &mut rs);
+        assert!(r
+            .sample(Time::from_millis(10), &rs, Some(Dur::from_millis(20)))
+            .is_none());
+        assert!(r.sample(Time::from_millis(10), &RateState::default(), None).is_none());
+    }
+
+    #[test]
+    fn app_limited_mark_lasts_until_the_marked_amount_is_delivered() {
+        let mut r = RateSampler::default();
+        r.mark_app_limited(2);
+        assert_eq!(r.app_limited_until(), 2);
+        let tx = r.on_sent(Time::ZERO, true);
+        assert!(tx.app_limited);
+        let mut rs = RateState::default();
+        for _ in 0..2 {
+            r.on_delivered(Time::from_millis(50), &tx, &mut rs);
+        }
+        r.sample(Time::from_millis(50), &rs, None);
+        assert_eq!(r.app_limited_until(), 2, "not more than 2 delivered yet");
+        r.on_delivered(Time::from_millis(60), &tx, &mut rs);
+        let s = r.sample(Time::from_millis(60), &rs, None).expect("a sample");
+        assert!(s.is_app_limited);
+        assert_eq!(r.app_limited_until(), 0);
+    }
+}

@@ -1,0 +1,288 @@
+//! The SACK scoreboard of RFC 6675: per-segment SACKed / lost / retransmitted flags for the
+//! outstanding segments `snd_una..snd_nxt`, the pipe estimate, and `IsLost` loss marking with
+//! DupThresh = 3 (a segment is lost once three segments above it are SACKed).
+//!
+//! Each entry also holds the segment's delivery-rate record ([`TxRecord`], Linux `tcp_rate.c`),
+//! handed to a callback when the segment is delivered.
+
+use super::rate::TxRecord;
+use std::collections::VecDeque;
+
+/// RFC 6675 DupThresh.
+pub(crate) const DUP_THRESH: usize = 3;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+const RETRANS: u8 = 4;
+
+/// Per-segment scoreboard entry: RFC 6675 state flags and the rate-sample record.
+#[derive(Clone, Copy, Debug, Default)]
+struct Seg {
+    flags: u8,
+    tx: TxRecord,
+}
+
+/// RFC 6675 `pipe` membership: not SACKed, and not lost unless retransmitted.
+fn in_pipe(flags: u8) -> bool {
+    flags & SACKED == 0 && (flags & LOST == 0 || flags & RETRANS != 0)
+}
+
+/// The scoreboard of one sender.
+#[derive(Debug, Default)]
+pub(crate) struct Scoreboard {
+    snd_una: u32,
+    snd_nxt: u32,
+    /// Entries for segments `snd_una..snd_nxt`.
+    segs: VecDeque<Seg>,
+    pipe: u32,
+    /// The three highest SACKed segments, highest first.
+    top_sacked: [Option<u32>; DUP_THRESH],
+    /// Segments below this were checked by loss marking.
+    lost_upto: u32,
+    /// Lowest segment that may need a retransmission.
+    retx_cursor: u32,
+    /// Lost segments not yet retransmitted.
+    lost_pending: u32,
+}
+
+impl Scoreboard {
+    /// Lowest unacknowledged segment.
+    pub(crate) fn snd_una(&self) -> u32 {
+        self.snd_una
+    }
+
+    /// Next new segment.
+    pub(crate) fn snd_nxt(&self) -> u32 {
+        self.snd_nxt
+    }
+
+    /// Segments in flight (RFC 6675 pipe).
+    pub(crate) fn pipe(&self) -> u32 {
+        self.pipe
+    }
+
+    /// Lost segments not yet retransmitted.
+    pub(crate) fn lost_pending(&self) -> u32 {
+        self.lost_pending
+    }
+
+    fn flags(&mut self, seq: u32) -> &mut u8 {
+        &mut self.segs[(seq - self.snd_una) as usize].flags
+    }
+
+    fn set_flags(&mut self, seq: u32, new: u8) {
+        let f = self.flags(seq);
+        let old = *f;
+        *f = new;
+        match (in_pipe(old), in_pipe(new)) {
+            (true, false) => self.pipe -= 1,
+            (false, true) => self.pipe += 1,
+            _ => {}
+        }
+    }
+
+    /// A new segment (`snd_nxt`) was sent.
+    pub(crate) fn push(&mut self, tx: TxRecord) {
+        self.segs.push_back(Seg { flags: 0, tx });
+        self.snd_nxt += 1;
+        self.pipe += 1;
+    }
+
+    /// Lost segment `seq` was retransmitted with the rate record `tx`.
+    pub(crate) fn retransmitted(&mut self, seq: u32, tx: TxRecord) {
+        let f = *self.flags(seq);
+        self.set_flags(seq, f | RETRANS);
+        self.segs[(seq - self.snd_una) as usize] = Seg { flags: f | RETRANS, tx };
+        self.lost_pending -= 1;
+        self.retx_cursor = seq + 1;
+    }
+
+    /// Lowest lost segment not yet retransmitted.
+    pub(crate) fn next_lost(&mut self) -> Option<u32> {
+        if self.lost_pending == 0 {
+            return None;
+        }
+        let mut s = self.retx_cursor.max(self.snd_una);
+        while s < self.snd_nxt {
+            let f = self.segs[(s - self.snd_una) as usize].flags;
+            if f & LOST != 0 && f & RETRANS == 0 && f & SACKED == 0 {
+                self.retx_cursor = s;
+                return Some(s);
+            }
+            s += 1;
+        }
+        // Counter drifted (segments acknowledged before retransmission): resynchronise.
+        self.lost_pending = 0;
+        None
+    }
+
+    /// The cumulative ACK moved to `cum` (at most `snd_nxt`): drop the entries below it.
+    /// `delivered` is called, in order, with the record of each segment not SACKed before.
+    /// Returns the number of such newly delivered segments.
+    pub(crate) fn ack_cumulative(&mut self, cum: u32, mut delivered: impl FnMut(&TxRecord)) -> u32 {
+        let mut acked = 0;
+        while self.snd_una < cum {
+            let seg = self.segs.pop_front().unwrap_or(Seg {
+                flags: SACKED,
+                ..Seg::default()
+            });
+            let f = seg.flags;
+            if in_pipe(f) {
+                self.pipe -= 1;
+            }
+            if f & SACKED == 0 {
+                acked += 1;
+                delivered(&seg.tx);
+                if f & LOST != 0 && f & RETRANS == 0 {
+                    self.lost_pending = self.lost_pending.saturating_sub(1);
+                }
+            }
+            self.snd_una += 1;
+        }
+        acked
+    }
+
+    /// A SACK block `start..end` arrived: mark the segments in it SACKed, calling `delivered`
+    /// with the record of each newly SACKed one. Returns their number.
+    pub(crate) fn sack(&mut self, start: u32, end: u32, mut delivered: impl FnMut(&TxRecord)) -> u32 {
+        let mut acked = 0;
+        for s in start.max(self.snd_una)..end.min(self.snd_nxt) {
+            let f = *self.flags(s);
+            if f & SACKED == 0 {
+                if f & LOST != 0 && f & RETRANS == 0 {
+                    self.lost_pending = self.lost_pending.saturating_sub(1);
+                }
+                self.set_flags(s, f | SACKED);
+                acked += 1;
+                delivered(&self.segs[(s - self.snd_una) as usize].tx);
+                self.note_sacked(s);
+            }
+        }
+        acked
+    }
+
+    fn note_sacked(&mut self, seq: u32) {
+        // Keep the DupThresh highest SACKed segments.
+        let mut v = seq;
+        for slot in self.top_sacked.iter_mut() {
+            match *slot {
+                Some(s) if s >= v => {}
+                Some(s) => {
+                    *slot = Some(v);
+                    v = s;
+                }
+                None => {
+                    *slot = Some(v);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// RFC 6675 loss marking: every segment below the DupThresh-th highest SACKed one that is
+    /// neither SACKed nor already lost becomes lost. Returns the number newly marked.
+    pub(crate) fn mark_lost(&mut self) -> u32 {
+        let mut lost = 0u32;
+        if let Some(threshold) = self.top_sacked[DUP_THRESH - 1] {
+            let from = self.lost_upto.max(self.snd_una);
+            for s in from..threshold.min(self.snd_nxt) {
+                let f = *self.flags(s);
+                if f & (SACKED | LOST) == 0 {
+                    self.set_flags(s, f | LOST);
+                    self.lost_pending += 1;
+                    self.retx_cursor = self.retx_cursor.min(s);
+                    lost += 1;
+                }
+            }
+            self.lost_upto = self.lost_upto.max(threshold);
+        }
+        lost
+    }
+
+    /// RTO expiry (RFC 6298 §5, RFC 6675 §5.1): every unSACKed outstanding segment is lost and
+    /// retransmission restarts from `snd_una`.
+    pub(crate) fn mark_all_lost(&mut self) {
+        self.lost_pending = 0;
+        for s in self.snd_una..self.snd_nxt {
+            let f = *self.flags(s);
+            if f & SACKED == 0 {
+                self.set_flags(s, LOST);
+                self.lost_pending += 1;
+            }
+        }
+        self.lost_upto = self.snd_nxt;
+        self.retx_cursor = self.snd_una;
+    }
+
+    /// A spurious RTO is undone: segments marked lost but not yet retransmitted are in flight
+    /// again, and SACK-based loss detection looks at them again.
+    pub(crate) fn undo_lost(&mut self) {
+        for s in self.snd_una..self.snd_nxt {
+            let f = *self.flags(s);
+            if f & LOST != 0 && f & (RETRANS | SACKED) == 0 {
+                self.set_flags(s, f & !LOST);
+                self.lost_pending = self.lost_pending.saturating_sub(1);
+            }
+        }
+        self.lost_upto = self.snd_una;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u32) -> Scoreboard {
+        let mut b = Scoreboard::default();
+        for _ in 0..n {
+            b.push(TxRecord::default());
+        }
+        b
+    }
+
+    #[test]
+    fn pipe_counts_outstanding_segments_not_sacked_or_lost() {
+        let mut b = board(10);
+        assert_eq!(b.pipe(), 10);
+        assert_eq!(b.ack_cumulative(2, |_| {}), 2);
+        assert_eq!(b.sack(3, 6, |_| {}), 3);
+        assert_eq!(b.pipe(), 5);
+        assert_eq!(b.sack(3, 6, |_| {}), 0, "SACKing again delivers nothing");
+        // Cumulatively acknowledging SACKed segments delivers only the hole.
+        let mut n = 0;
+        assert_eq!(b.ack_cumulative(6, |_| n += 1), 1);
+        assert_eq!(n, 1);
+        assert_eq!(b.pipe(), 4);
+    }
+
+    #[test]
+    fn a_hole_is_lost_once_dupthresh_segments_above_it_are_sacked() {
+        let mut b = board(10);
+        b.ack_cumulative(2, |_| {});
+        b.sack(3, 5, |_| {});
+        assert_eq!(b.mark_lost(), 0, "two SACKed segments above are not enough");
+        b.sack(5, 6, |_| {});
+        assert_eq!(b.mark_lost(), 1);
+        assert_eq!(b.mark_lost(), 0, "marked once");
+        assert_eq!(b.lost_pending(), 1);
+        assert_eq!(b.pipe(), 4);
+        assert_eq!(b.next_lost(), Some(2));
+        b.retransmitted(2, TxRecord::default());
+        assert_eq!(b.pipe(), 5, "a retransmission is in flight again");
+        assert_eq!(b.next_lost(), None);
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked_lost_and_undo_restores_it() {
+        let mut b = board(5);
+        b.sack(2, 3, |_| {});
+        b.mark_all_lost();
+        assert_eq!(b.lost_pending(), 4);
+        assert_eq!(b.pipe(), 0);
+        assert_eq!(b.next_lost(), Some(0));
+        b.retransmitted(0, TxRecord::default());
+        b.undo_lost();
+        assert_eq!(b.lost_pending(), 0);
+        assert_eq!(b.pipe(), 4, "1 retransmitted + 3 back in flight");
+    }
+}
