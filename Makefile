@@ -37,6 +37,7 @@ test-py:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 

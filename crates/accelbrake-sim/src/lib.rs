@@ -13,7 +13,7 @@
 //! * [`sender`] / [`receiver`]: a TCP-like transport (SACK, RFC 6675 recovery, RFC 6298 RTO, delayed
 //!   ACKs, ECN echo, pacing); [`cc`]: congestion controllers behind a small trait.
 //! * Algorithm pieces shared by a queue and a controller, or by several controllers:
-//!   [`codel_law`] (CoDel's `interval/√count` control law), [`base_delay`] (RFC 6817 base-delay
+//!   [`codel_law`] (CoDel's `interval/√count` control law), [`cc::base_delay`] (RFC 6817 base-delay
 //!   history).
 //! * [`scenario`]: the serde description of a run; [`engine`]: the event loop; [`measure`]:
 //!   per-packet records, time series, summaries (also reachable as [`metrics`]).
@@ -34,7 +34,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod base_delay;
 pub mod catalog;
 pub mod cc;
 pub mod codel_law;

@@ -90,8 +90,8 @@ pub const TUNER_PERIOD: Dur = Dur::from_millis(500);
 /// Largest accepted Target / interval / tuning period in ms (a sanity bound, not from the paper).
 const MAX_MS: f64 = 3_600_000.0;
 
-/// C2TCP parameters. Keys (without the `c2tcp.` prefix) are listed in [`C2tcpConfig::KEYS`]; the
-/// Cubic keys ([`CubicConfig::KEYS`]) are accepted too and configure the underlying Cubic.
+/// C2TCP parameters. Keys (without the `c2tcp.` prefix) are in [`PARAMS`]; the
+/// Cubic keys ([`cubic::PARAMS`]) are accepted too and configure the underlying Cubic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct C2tcpConfig {
     /// The underlying Cubic (Linux defaults).

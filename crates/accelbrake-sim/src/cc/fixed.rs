@@ -3,8 +3,8 @@
 //! Not a congestion controller anyone deploys, but the simplest reference a simulator can have: on
 //! a link of capacity `C` with propagation RTT `R`, a window of `W` segments delivers
 //! `min(C, W·MTU/R)`, and a window above the bandwidth-delay product makes the RTT `W·MTU/C` —
-//! analytic results the tests check the transport and links against. It is also the
-//! worked example of `docs/adding-a-scheme.md`: this file and one line of the registry in
+//! analytic results `tests/integration/properties.rs` checks the transport and links against. It is
+//! also the worked example of `docs/adding-a-scheme.md`: this file and one line of the registry in
 //! `cc/mod.rs` are all a scheme needs.
 //!
 //! Losses and ECN marks are ignored (the transport still retransmits); an RTO does not shrink the
@@ -92,40 +92,5 @@ impl CongestionControl for Fixed {
         if let Some(r) = ack.rtt {
             self.rtt = Some(r);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::scenario::Scenario;
-
-    /// A fixed window on a constant link: throughput W·MSS/RTT below the BDP, the link rate above
-    /// it, with W − BDP segments standing in the queue.
-    #[test]
-    fn throughput_is_window_over_rtt_until_the_link_is_full() {
-        // 12 Mbit/s, 100 ms RTT: BDP = 1.5e6 bytes/s · 0.1 s / 1448 ≈ 103.6 segments.
-        let run = |w: f64| {
-            let s = Scenario::from_json(&format!(
-                r#"{{"duration_ms": 30000, "record_packets": false,
-                "hops": [{{"link": {{"type": "constant", "mbps": 12}}, "queue": {{"type": "infinite"}}, "delay_ms": 50}},
-                         {{"link": {{"type": "constant", "mbps": 100}}, "queue": {{"type": "infinite"}}, "delay_ms": 50}}],
-                "flows": [{{"scheme": "fixed", "params": {{"window": {w}}}, "fwd": [0], "rev": [1],
-                            "delayed_ack": false, "host_jitter_us": 0}}]}}"#
-            ))
-            .unwrap();
-            crate::simulate(&s).unwrap().summary
-        };
-        let small = run(20.0);
-        // 20 packets of MTU bytes per RTT; the RTT is 100 ms of propagation plus the 1 ms it takes
-        // to serialise one 1500-byte packet at 12 Mbit/s (ACKs at 100 Mbit/s add ~4 µs).
-        let rate = small.flows[0].throughput_mbps;
-        let expect = 20.0 * f64::from(crate::packet::MTU) * 8.0 / 0.101 / 1e6;
-        assert!((rate / expect - 1.0).abs() < 0.01, "{rate} vs {expect}");
-        let big = run(150.0);
-        assert!(big.utilization > 0.98, "{}", big.utilization);
-        // The window fills the pipe: RTT = W·MTU / C = 150 ms, so each packet spends 150 − 100 = 50 ms
-        // in the queue and on the link (the queueing delay, as Mahimahi counts it).
-        let q = big.flows[0].queueing_delay_ms.p50;
-        assert!((q - 50.0).abs() < 1.0, "median queueing {q} ms");
     }
 }

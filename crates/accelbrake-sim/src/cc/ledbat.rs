@@ -44,7 +44,7 @@
 
 use super::newreno::LOSS_WINDOW;
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
-use crate::base_delay::{BaseDelayHistory, Bucketing};
+use super::base_delay::{BaseDelayHistory, Bucketing};
 use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;

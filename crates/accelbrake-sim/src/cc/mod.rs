@@ -284,6 +284,9 @@ macro_rules! registry {
     };
 }
 
+/// RFC 6817's base-delay history, shared by LEDBAT and PropRate (not a scheme).
+pub mod base_delay;
+
 registry! {
     abc => [ABC, ABC_CUBIC],
     cubic => [CUBIC, CUBIC_ABE],

@@ -52,7 +52,7 @@
 //!   become as long as a few seconds when the throughput is low" and needs the cap. Until a
 //!   window is complete after a (re)seed, ρ keeps its seeded (train) value.
 //! * Monitor's n is not given: default 10 as in Slow Start, sent back to back; σ_m applies after.
-//!   "We update [the] congestion detection module" on a good probe is read as updating ρ only
+//!   "We update \[the\] congestion detection module" on a good probe is read as updating ρ only
 //!   (default). `monitor_rebase = 1` also sets RD_min := the burst's smallest one-way delay (for a
 //!   risen base delay, §4.1). By the paper's own sawtooth model a Drain phase sends
 //!   `k_d·ρ·2(T + RTT) = (T + 2·RTT)·ρ` segments, more than the `RTT·ρ` cap, so Monitor is entered
@@ -84,19 +84,19 @@
 //! * Sanity bounds, not from the paper: pacing ≥ one MTU per 100 ms, bursts ≤ 10 240 segments.
 
 use super::{AckInfo, CcMetrics, CongestionControl, Marking, Scheme};
-use crate::base_delay::{BaseDelayHistory, Bucketing};
+use super::base_delay::{BaseDelayHistory, Bucketing};
 use crate::params::{Config, Param, Unit, Values};
 use crate::packet::{MSS, MTU};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
-/// Slow-start burst, segments (§4: 10 packets, after Google's initial window of 10 [8]).
+/// Slow-start burst, segments (§4: 10 packets, after Google's initial window of 10 \[8\]).
 pub const INITIAL_BURST: u32 = 10;
 /// Monitor burst n, segments (§4 gives no value; we reuse the slow-start burst).
 pub const MONITOR_BURST: u32 = 10;
 /// Largest burst after slow-start doubling (sanity bound, not from the paper).
 pub const MAX_BURST: u32 = 10_240;
-/// Rate window: distinct receiver timestamps (§4.2, "50 bursts" after Xu et al. [25]).
+/// Rate window: distinct receiver timestamps (§4.2, "50 bursts" after Xu et al. \[25\]).
 pub const RATE_WINDOW_STAMPS: usize = 50;
 /// Rate window: shortest span (§4.2: 200 ms).
 pub const RATE_WINDOW_MIN: Dur = Dur::from_millis(200);

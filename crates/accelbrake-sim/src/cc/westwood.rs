@@ -61,8 +61,7 @@ const FILTER_OLD_EIGHTHS: f64 = 7.0;
 /// Largest accepted `min_window_ms` (a sanity bound, not from Linux).
 const MAX_MIN_WINDOW_MS: f64 = 60_000.0;
 
-/// Westwood+ parameters. Keys (without the `westwood.` prefix) are listed in
-/// [`WestwoodConfig::KEYS`].
+/// Westwood+ parameters (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WestwoodConfig {
     /// `initial_window`: initial window in segments. Default 10 (RFC 6928; Linux `TCP_INIT_CWND`).

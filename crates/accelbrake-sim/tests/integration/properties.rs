@@ -5,6 +5,7 @@ use crate::common::*;
 use crate::hostile::scratch;
 use accelbrake_sim::link::{Trace, TraceLink};
 use accelbrake_sim::time::Time;
+use accelbrake_sim::Scenario;
 use proptest::prelude::*;
 use serde_json::json;
 use std::sync::Arc;
@@ -125,4 +126,34 @@ proptest! {
             }
         }
     }
+}
+
+/// The `fixed` scheme (a constant window W) on a constant link: throughput W·MTU/RTT below the
+/// bandwidth-delay product; above it the link is full and the RTT is W·MTU/C.
+#[test]
+fn fixed_window_throughput_is_window_over_rtt_until_the_link_is_full() {
+    // 12 Mbit/s, 100 ms propagation RTT: the pipe holds about 101 packets.
+    let run = |w: f64| {
+        let s = Scenario::from_json(&format!(
+            r#"{{"duration_ms": 30000, "record_packets": false,
+            "hops": [{{"link": {{"type": "constant", "mbps": 12}}, "queue": {{"type": "infinite"}}, "delay_ms": 50}},
+                     {{"link": {{"type": "constant", "mbps": 100}}, "queue": {{"type": "infinite"}}, "delay_ms": 50}}],
+            "flows": [{{"scheme": "fixed", "params": {{"window": {w}}}, "fwd": [0], "rev": [1],
+                        "delayed_ack": false, "host_jitter_us": 0}}]}}"#
+        ))
+        .unwrap();
+        accelbrake_sim::simulate(&s).unwrap().summary
+    };
+    let small = run(20.0);
+    // 20 packets of MTU bytes per RTT; the RTT is 100 ms of propagation plus the 1 ms it takes
+    // to serialise one 1500-byte packet at 12 Mbit/s (ACKs at 100 Mbit/s add ~4 µs).
+    let rate = small.flows[0].throughput_mbps;
+    let expect = 20.0 * f64::from(accelbrake_sim::packet::MTU) * 8.0 / 0.101 / 1e6;
+    assert!((rate / expect - 1.0).abs() < 0.01, "{rate} vs {expect}");
+    let big = run(150.0);
+    assert!(big.utilization > 0.98, "{}", big.utilization);
+    // The window fills the pipe: RTT = W·MTU / C = 150 ms, so each packet spends 150 − 100 = 50 ms
+    // in the queue and on the link (the queueing delay, as Mahimahi counts it).
+    let q = big.flows[0].queueing_delay_ms.p50;
+    assert!((q - 50.0).abs() < 1.0, "median queueing {q} ms");
 }
