@@ -77,8 +77,9 @@ class ExperimentError(ScenarioError):
 MATRIX_KEYS: dict[str, str] = {
     "schemes": 'scheme names (presets or [schemes.NAME] variants), e.g. ["abc", "cubic"]',
     "traces": 'data-link traces: Mahimahi files or constant rates like "const:24"',
-    "delay_ms": "one-way propagation delays in ms (each direction; min RTT = 2·delay), default [50]",
-    "buffer_packets": "data bottleneck queue limits in packets, default [250]",
+    "delay_ms": "one-way propagation delays in ms (each direction; min RTT = 2·delay), "
+    f"default [{catalog.network_default('delay_ms'):g}]",
+    "buffer_packets": f"data bottleneck queue limits in packets, default [{catalog.network_default('buffer_packets'):g}]",
     "flows": "numbers of bulk flows sharing the link, default [1]",
     "start_interval_s": "flow i starts i·interval seconds after flow 0, default [0]",
     "flow_rtts_ms": "per-flow propagation RTTs in ms, one list per point, e.g. [[20, 20], [40, 20]] "
@@ -89,7 +90,8 @@ MATRIX_KEYS: dict[str, str] = {
 #: ``[run]`` keys.
 RUN_KEYS: dict[str, str] = {
     "duration_s": f"simulated seconds per run (default {catalog.network_default('duration_s'):g})",
-    "ack_mbps": "ACK link rate in Mbit/s when there is no ack_trace (default 12)",
+    "ack_mbps": "ACK link rate in Mbit/s when there is no ack_trace "
+    f"(default {catalog.network_default('ack_mbps'):g})",
     "ack_trace": "ACK-direction trace file (default: a constant ack_mbps link)",
     "sample_ms": f"time-series bin width in ms (default {catalog.network_default('sample_ms'):g})",
     "queue": 'a Mahimahi-style queue for every scheme, e.g. "codel target=50,interval=100"',
