@@ -79,7 +79,8 @@ MATRIX_KEYS: dict[str, str] = {
     "traces": 'data-link traces: Mahimahi files or constant rates like "const:24"',
     "delay_ms": "one-way propagation delays in ms (each direction; min RTT = 2·delay), "
     f"default [{catalog.network_default('delay_ms'):g}]",
-    "buffer_packets": f"data bottleneck queue limits in packets, default [{catalog.network_default('buffer_packets'):g}]",
+    "buffer_packets": "data bottleneck queue limits in packets, "
+    f"default [{catalog.network_default('buffer_packets'):g}]",
     "flows": "numbers of bulk flows sharing the link, default [1]",
     "start_interval_s": "flow i starts i·interval seconds after flow 0, default [0]",
     "flow_rtts_ms": "per-flow propagation RTTs in ms, one list per point, e.g. [[20, 20], [40, 20]] "
