@@ -23,12 +23,12 @@ use std::borrow::Cow;
 
 /// The network that `accelbrake run`, `build_scenario` and experiment files build when not told
 /// otherwise: the ABC paper's cellular setup (Mahimahi `mm-delay 50 mm-link TRACE bw12.mahi` with
-/// a 250-packet buffer; ABC paper §7, artifact `exp.sh`). Defined here only; the Python layer reads
+/// a 250-packet buffer; ABC paper §7.2, artifact `exp.sh`). Defined here only; the Python layer reads
 /// it from the catalog.
 pub const NETWORK: &[Param] = &[
     Param::real("delay_ms", 50.0, Unit::Ms, 0.0, 1e7).doc(
         "one-way propagation delay, applied in each direction (min RTT = 2·delay)",
-        "ABC paper §7; artifact exp.sh mm-delay 50",
+        "ABC paper §7.2 (min RTT 100 ms); artifact exp.sh mm-delay 50",
     ),
     Param::whole(
         "buffer_packets",
@@ -39,7 +39,7 @@ pub const NETWORK: &[Param] = &[
     )
     .doc(
         "data bottleneck buffer, packets",
-        "ABC paper §7; artifact exp.sh (250 packets)",
+        "ABC paper §7.2 (250 MTU-sized packets); artifact exp.sh",
     ),
     Param::real("duration_s", 140.0, Unit::S, 1e-9, 7.0 * 24.0 * 3600.0)
         .open(true, false)
@@ -56,7 +56,7 @@ pub const NETWORK: &[Param] = &[
     Param::real("sample_ms", DEFAULT_SAMPLE_MS, Unit::Ms, 1.0, 1e7).doc("time-series bin width", "our choice"),
     Param::whole("flows", 1, Unit::None, 1, 100_000).doc(
         "identical bulk flows sharing the bottleneck",
-        "ABC paper §7 (single flow)",
+        "ABC paper §7.3 (one backlogged flow)",
     ),
     Param::whole("seed", 0, Unit::None, 0, u64::MAX >> 11).doc("master random seed", ""),
 ];

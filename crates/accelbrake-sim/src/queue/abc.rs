@@ -49,9 +49,9 @@ pub enum RateSource {
 /// ABC router parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AbcRouterConfig {
-    /// η: target utilisation (paper §6: 0.98; artifact literal 0.98).
+    /// η: target utilisation (paper §7.2: 0.98; artifact literal 0.98).
     pub eta: f64,
-    /// δ: time to drain the excess queue (paper §6 and artifact `exp.sh`: 133 ms).
+    /// δ: time to drain the excess queue (paper §7.2 and artifact `exp.sh`: 133 ms).
     pub delta: Dur,
     /// d_t: queueing-delay threshold (artifact `exp.sh`: qdelay_ref = 50 ms).
     pub dt: Dur,
@@ -74,9 +74,9 @@ pub const BUFFER_PACKETS: u64 = 250;
 pub const PARAMS: &[Param] = &[
     Param::real("eta", 0.98, Unit::None, 0.0, 1.0)
         .open(true, false)
-        .doc("η, target utilisation", "ABC paper §6; artifact literal 0.98"),
+        .doc("η, target utilisation", "ABC paper §7.2; artifact literal 0.98"),
     Param::real("delta_ms", 133.0, Unit::Ms, 1e-3, 1e7)
-        .doc("δ, time to drain the excess queue", "ABC paper §6; artifact exp.sh"),
+        .doc("δ, time to drain the excess queue", "ABC paper §7.2 (and §3.1.4: for a 100 ms RTT); artifact exp.sh"),
     Param::real("dt_ms", 50.0, Unit::Ms, 0.0, 1e7)
         .doc("d_t, queueing-delay threshold", "artifact exp.sh qdelay_ref = 50")
         .aliases(&["qdelay_ref"]),
