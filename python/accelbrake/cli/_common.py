@@ -119,12 +119,17 @@ def _queue_epilog() -> str:
     for qtype, keys in QUEUE_KEYS.items():
         text = ", ".join(keys) if keys else "(no parameters)"
         lines.extend(textwrap.wrap(text, 96, initial_indent=f"  {qtype:<9} ", subsequent_indent=" " * 12))
-    lines.append("  (abc: qdelay_ref is d_t; Mahimahi's 'cellular' means abc)")
+    lines.append(
+        "  (abc: dt is d_t, also spelled qdelay_ref as in the artifact; Mahimahi's 'cellular' means abc)"
+    )
     return "\n".join(lines)
 
 
 def _set_keys_epilog() -> str:
-    lines = ["--set keys (durations take units, bare numbers are ms; booleans are true/false):"]
+    lines = [
+        "--set keys (times take units; a bare number is in the unit of the default, ms for most;",
+        "booleans are true/false; `accelbrake params` shows ranges and sources):",
+    ]
     for key, spec in SET_KEYS.items():
         if spec.listed:
             lines.append(f"  {key:<27} {spec.help}")
@@ -170,8 +175,8 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         "--ack-mbps",
         type=_arg_rate,
         metavar="RATE",
-        help="ACK link rate when there is no --ack-trace, Mbit/s; units like 12mbps accepted (default: 12, "
-        "the artifact's bw12.mahi)",
+        help="ACK link rate when there is no --ack-trace, Mbit/s; units like 12mbps accepted "
+        f"(default: {_net('ack_mbps').removesuffix(' Mbit/s')}, the artifact's bw12.mahi)",
     )
     g.add_argument(
         "--delay",
@@ -222,7 +227,7 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         "--sample",
         type=_arg_ms,
         metavar="MS",
-        help="time-series bin width in ms (default: 100)",
+        help=f"time-series bin width in ms (default: {_net('sample_ms')})",
     )
     run.add_argument(
         "--set",
