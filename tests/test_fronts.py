@@ -159,3 +159,18 @@ def test_only_the_executors_drive_the_pool():
         if p.name != "_pool.py" and "run_tasks(" in p.read_text(encoding="utf-8")
     )
     assert callers == ["experiments/executors.py"]
+
+
+def test_abe_sweep_cli_rerun_skips_every_run(capsys, tmp_path):
+    args = ("abe-sweep", "--duration", "2", "--betas", "0.8", "--jobs", "2", "--no-progress")
+    code, first, err = run_main(capsys, *args, "--out", str(tmp_path))
+    assert code == 0, err
+    assert "abe-sweep: 12 runs (0 already done" in err
+    runs = _mtimes(tmp_path)
+    csv = (tmp_path / "abe.csv").read_bytes()
+    code, second, err = run_main(capsys, *args, "--out", str(tmp_path))
+    assert code == 0, err
+    assert "abe-sweep: 12 runs (12 already done" in err and "running 0 on" in err
+    assert _mtimes(tmp_path) == runs and (tmp_path / "abe.csv").read_bytes() == csv
+    strip = re.compile(r"\([0-9.]+ s wall\)")
+    assert strip.sub("", second) == strip.sub("", first)

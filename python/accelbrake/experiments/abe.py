@@ -215,13 +215,14 @@ def run_sweep(
     progress: bool = True,
     out_dir: str | os.PathLike[str] | None = None,
     executor: Executor | None = None,
+    log: Callable[[str], Any] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, dict[str, Any]]]:
     """Run every scheme × AQM × RTT × β_ecn; return the table (one row per run, :data:`COLUMNS`)
     and the scenarios by ``"scheme aqm rtt=... beta_ecn=..."``.
 
     The runs go through :func:`accelbrake.experiments.runner.run_scenarios` on ``executor``
     (default: a local process pool of ``jobs`` workers); with ``out_dir`` each finished run is kept
-    in ``out_dir/runs/`` and a rerun skips it."""
+    in ``out_dir/runs/`` and a rerun skips it. ``log`` gets one line: runs, already done, executor."""
     import pandas as pd
 
     from accelbrake.experiments.executors import LocalExecutor
@@ -245,6 +246,7 @@ def run_sweep(
         executor=executor or LocalExecutor(jobs),
         progress=progress,
         desc="abe-sweep",
+        echo=log,
     )
     rows = [_row(t.key, duration_s, outcome.results[t.key]) for t in tasks]  # type: ignore[arg-type]
     return pd.DataFrame(rows, columns=list(COLUMNS)), scenarios
@@ -569,6 +571,7 @@ def main(
         progress=progress,
         out_dir=out_dir,
         executor=executor,
+        log=lambda m: print(m, file=sys.stderr),
     )
     wall = time.monotonic() - t0
     comparison = paper_comparison(table)
