@@ -191,3 +191,32 @@ def run_experiment_point(
         "wall_s": time.perf_counter() - t0,
     }
     return key, payload, None
+
+
+#: What a task computes (``kind`` of :func:`run_task`): ``point`` a sweep's run
+#: (:func:`run_experiment_point`), ``summary`` the core's summary (:func:`run_summary`),
+#: ``hop_quantiles`` the summary and the bottleneck's data-packet queueing-delay quantiles
+#: (:func:`run_hop_quantiles`, hop 0, median and 90th percentile).
+KINDS = ("point", "summary", "hop_quantiles")
+
+
+def run_task(
+    key: Any,
+    scenario_json: str,
+    trace_blobs: dict[str, tuple[str, bytes]] | None = None,
+    kind: str = "point",
+) -> tuple[Any, Any, str | None]:
+    """The executors' worker: one task of ``kind`` (see :data:`KINDS`), ``(key, result, None)`` or
+    ``(key, None, error message)``; ``trace_blobs`` as for :func:`run_experiment_point`."""
+    if kind == "point":
+        return run_experiment_point(key, scenario_json, trace_blobs)
+    if trace_blobs:
+        try:
+            scenario_json = json.dumps(materialise_traces(json.loads(scenario_json), trace_blobs))
+        except ValueError as e:
+            return key, None, str(e)
+    if kind == "summary":
+        return run_summary(key, scenario_json)
+    if kind == "hop_quantiles":
+        return run_hop_quantiles(key, scenario_json)
+    return key, None, f"unknown task kind '{kind}'"

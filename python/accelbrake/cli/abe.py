@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from accelbrake.cli._common import _arg_count, _arg_s, _arg_seed
+from accelbrake.cli._common import _arg_s, _arg_seed, _executor, _executor_options
 
 
 def _arg_betas(text: str) -> tuple[float, ...]:
@@ -28,7 +28,8 @@ def register(sub: Any, fmt: Any) -> None:
         "interval 100 ms) or PIE (qdelay_ref 20 ms, t_update 30 ms, alpha 0.125, beta 1.25, max_burst\n"
         "100 ms) marking ECN, 1000-packet limit; newreno-abe and cubic-abe with beta_ecn from 0.5 to 0.95.\n"
         "Prints throughput and queueing-delay tables and the comparison with the paper's gains; writes\n"
-        "abe.csv, abe.parquet, metadata.json, abe-throughput.png/.svg and abe-delay.png/.svg.",
+        "abe.csv, abe.parquet, metadata.json, abe-throughput.png/.svg and abe-delay.png/.svg; each finished\n"
+        "run is kept in OUT/runs/, so a rerun skips it.",
         epilog="The full sweep is 120 runs of 600 s (about a minute on 2 cores); --quick runs 120 s and\n"
         "beta_ecn 0.5,0.7,0.8,0.85,0.95. See docs/aqm.md for the AQMs.",
         formatter_class=fmt,
@@ -53,11 +54,8 @@ def register(sub: Any, fmt: Any) -> None:
         metavar="B[,B...]",
         help="beta_ecn values in (0, 1), comma-separated (default: 0.5,0.55,...,0.95)",
     )
-    abe.add_argument(
-        "--jobs", "-j", type=_arg_count, metavar="N", help="parallel simulations (default: number of CPUs)"
-    )
     abe.add_argument("--seed", type=_arg_seed, metavar="N", default=0, help="random seed (default: 0)")
-    abe.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _executor_options(abe)
     abe.set_defaults(func=cmd_abe_sweep)
 
 
@@ -67,6 +65,7 @@ def cmd_abe_sweep(args: argparse.Namespace) -> int:
 
     abe.main(
         args.out,
+        executor=_executor(args),
         quick=args.quick,
         duration_s=args.duration,
         betas=args.betas,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,10 +11,11 @@ from typing import Any
 from accelbrake import __version__, catalog
 from accelbrake.cli._common import (
     DELAY_NOTES,
-    _arg_count,
     _build,
     _default,
     _epilog,
+    _executor,
+    _executor_options,
     _network_options,
     _split_list,
     _stat,
@@ -57,16 +57,16 @@ def register(sub: Any, fmt: Any) -> None:
     _network_options(cmp_, compare=True)
     out = cmp_.add_argument_group("output")
     out.add_argument(
-        "--jobs", "-j", type=_arg_count, metavar="N", help="parallel simulations (default: number of CPUs)"
-    )
-    out.add_argument(
-        "--out", metavar="DIR", help="write the table to DIR/compare.csv, compare_mean.csv and compare.json"
+        "--out",
+        metavar="DIR",
+        help="write the table to DIR/compare.csv, compare_mean.csv and compare.json, and each run to "
+        "DIR/runs/ as it finishes: a rerun into DIR skips the finished runs",
     )
     out.add_argument(
         "--plot", metavar="FILE", help="draw utilisation vs p95 per-packet delay (.png/.svg/.pdf)"
     )
     out.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
-    out.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _executor_options(cmp_)
     cmp_.set_defaults(func=cmd_compare)
 
 
@@ -91,21 +91,13 @@ def _compare_row(trace: str, scheme: str, summary: dict[str, Any]) -> dict[str, 
     }
 
 
-def _run_tasks(tasks: list[tuple[Any, str]], jobs: int, progress: bool) -> dict[Any, dict[str, Any]]:
-    """Run ``((trace, scheme), scenario_json)`` tasks, in a process pool when ``jobs > 1``; raise on
-    the first error."""
-    from accelbrake._pool import run_tasks
-    from accelbrake._worker import run_summary
-
-    return run_tasks(tasks, run_summary, jobs=jobs, progress=progress, describe=lambda k: f"{k[1]} on {k[0]}")
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
     """``accelbrake compare``."""
     import pandas as pd
 
     from accelbrake import _core
     from accelbrake._io import atomic_path, atomic_write_json
+    from accelbrake.experiments.runner import Task, run_scenarios
 
     for s in _split_list(args.schemes):
         scheme_preset(s)
@@ -138,12 +130,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for tr in traces:
         for s in schemes:
             sc = _build(args, s, tr, per_scheme_sets[s], record_packets=False)
-            tasks.append(((tr, s), json.dumps(sc)))
+            tasks.append(Task((tr, s), sc, f"{s} on {tr}", {"trace": tr, "scheme": s}))
         found = resolve_trace(tr)
         if found is not None:
             _core.trace_info(found)
-    jobs = args.jobs or os.cpu_count() or 1
-    results = _run_tasks(tasks, jobs, progress=not args.no_progress)
+    # The runner runs them (resumably under --out/runs/; without --out in memory, writing nothing).
+    executor = _executor(args)
+    outcome = run_scenarios(
+        tasks,
+        args.out,
+        kind="summary",
+        executor=executor,
+        progress=not args.no_progress,
+        desc="compare",
+        echo=(lambda m: print(m, file=sys.stderr)) if args.out else None,
+    )
+    results = outcome.results
 
     table = pd.DataFrame([_compare_row(tr, s, results[(tr, s)]) for tr in traces for s in schemes])
     cols = ["capacity_mbps", "throughput_mbps", "utilization_pct", "per_packet_delay_p95_ms",
@@ -173,7 +175,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                     "accelbrake_version": __version__,
                     "git_commit": git_commit(),
                     "argv": list(sys.argv),
-                    "scenarios": {f"{k[1]} on {k[0]}": json.loads(js) for k, js in tasks},
+                    "scenarios": {t.describe: json.loads(json.dumps(t.scenario)) for t in tasks},
                 },
             },
         )

@@ -13,8 +13,9 @@ short anyway. The paper's setup, reproduced here:
 
 Each run gives throughput, utilisation and the median and 90th percentile of the bottleneck's
 queueing delay over the data packets that left it (from the ``hop_packets`` table, Mahimahi's
-percentile: the sorted value at index floor(q·N)). :func:`run_sweep` runs the grid in a process
-pool, :func:`write_outputs` writes ``abe.csv``, ``abe.parquet``, ``metadata.json`` and the plots,
+percentile: the sorted value at index floor(q·N)). :func:`run_sweep` runs the grid through the
+experiment runner (a local process pool or Ray; resumable in the output folder),
+:func:`write_outputs` writes ``abe.csv``, ``abe.parquet``, ``metadata.json`` and the plots,
 :func:`paper_comparison` sets our gains next to the paper's.
 
 >>> sc = abe_scenario("newreno-abe", "codel", rtt_ms=400, beta_ecn=0.8, duration_s=600)
@@ -25,8 +26,6 @@ pool, :func:`write_outputs` writes ``abe.csv``, ``abe.parquet``, ``metadata.json
 from __future__ import annotations
 
 import datetime as _dt
-import functools
-import json
 import math
 import os
 import sys
@@ -42,6 +41,8 @@ from accelbrake.tables import render_table
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from accelbrake.experiments.executors import Executor
 
 __all__ = [
     "AQMS",
@@ -212,15 +213,22 @@ def run_sweep(
     seed: int = 0,
     jobs: int | None = None,
     progress: bool = True,
+    out_dir: str | os.PathLike[str] | None = None,
+    executor: Executor | None = None,
+    log: Callable[[str], Any] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, dict[str, Any]]]:
     """Run every scheme × AQM × RTT × β_ecn; return the table (one row per run, :data:`COLUMNS`)
-    and the scenarios by ``"scheme aqm rtt=... beta_ecn=..."``."""
+    and the scenarios by ``"scheme aqm rtt=... beta_ecn=..."``.
+
+    The runs go through :func:`accelbrake.experiments.runner.run_scenarios` on ``executor``
+    (default: a local process pool of ``jobs`` workers); with ``out_dir`` each finished run is kept
+    in ``out_dir/runs/`` and a rerun skips it. ``log`` gets one line: runs, already done, executor."""
     import pandas as pd
 
-    from accelbrake._pool import run_tasks
-    from accelbrake._worker import run_hop_quantiles
+    from accelbrake.experiments.executors import LocalExecutor
+    from accelbrake.experiments.runner import Task, run_scenarios
 
-    tasks: list[tuple[Any, str]] = []
+    tasks: list[Task] = []
     scenarios: dict[str, dict[str, Any]] = {}
     for scheme in schemes:
         for aqm in aqms:
@@ -228,18 +236,19 @@ def run_sweep(
                 for beta in betas:
                     sc = abe_scenario(scheme, aqm, rtt, beta, duration_s, seed=seed)
                     key = (scheme, aqm, int(rtt), float(beta))
-                    tasks.append((key, json.dumps(sc)))
+                    labels = {"scheme": scheme, "aqm": aqm, "rtt_ms": int(rtt), "beta_ecn": float(beta)}
+                    tasks.append(Task(key, sc, _describe(key), labels))
                     scenarios[f"{scheme} {aqm} rtt={rtt}ms beta_ecn={beta:g}"] = sc
-    worker = functools.partial(run_hop_quantiles, hop=0, quantiles=(0.5, 0.9))
-    results = run_tasks(
+    outcome = run_scenarios(
         tasks,
-        worker,
-        jobs=jobs or os.cpu_count() or 1,
+        out_dir,
+        kind="hop_quantiles",
+        executor=executor or LocalExecutor(jobs),
         progress=progress,
-        describe=_describe,
         desc="abe-sweep",
+        echo=log,
     )
-    rows = [_row(key, duration_s, results[key]) for key, _ in tasks]
+    rows = [_row(t.key, duration_s, outcome.results[t.key]) for t in tasks]  # type: ignore[arg-type]
     return pd.DataFrame(rows, columns=list(COLUMNS)), scenarios
 
 
@@ -546,13 +555,24 @@ def main(
     seed: int = 0,
     progress: bool = True,
     echo: Callable[[str], Any] = print,
+    executor: Executor | None = None,
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Run the sweep, print the tables and the paper comparison, write the outputs; return the
-    table and the comparison (``accelbrake abe-sweep``)."""
+    table and the comparison (``accelbrake abe-sweep``). The runs are kept in ``out_dir/runs/``,
+    so a rerun with the same settings skips the finished ones."""
     dur = float(duration_s) if duration_s is not None else (QUICK_DURATION_S if quick else DURATION_S)
     beta_list = tuple(betas) if betas is not None else (QUICK_BETAS if quick else BETAS)
     t0 = time.monotonic()
-    table, scenarios = run_sweep(duration_s=dur, betas=beta_list, seed=seed, jobs=jobs, progress=progress)
+    table, scenarios = run_sweep(
+        duration_s=dur,
+        betas=beta_list,
+        seed=seed,
+        jobs=jobs,
+        progress=progress,
+        out_dir=out_dir,
+        executor=executor,
+        log=lambda m: print(m, file=sys.stderr),
+    )
     wall = time.monotonic() - t0
     comparison = paper_comparison(table)
     settings = {

@@ -1,7 +1,9 @@
 """Where the runs of a sweep execute: a local process pool or a Ray cluster.
 
-Both take ``(key, scenario_json)`` tasks and hand every result to ``on_result(key, payload)`` in the
-calling process as soon as it arrives, so the runner can write it to disk at once (and an
+Both take ``(key, scenario_json)`` tasks, run each with :func:`accelbrake._worker.run_task` of a
+``kind`` (a sweep's ``point``, or the ``summary`` / ``hop_quantiles`` of ``compare`` and the ABE
+sweep), and hand every result to ``on_result(key, payload)`` in the calling process as soon as it
+arrives, so the runner can write it to disk at once (and an
 interrupted sweep keeps what finished). The simulation is deterministic, so the payloads — and the
 tables built from them — are the same bit for bit whichever executor ran them.
 """
@@ -28,7 +30,14 @@ class Executor(Protocol):
 
     name: str
 
-    def run(self, tasks: Sequence[Task], on_result: OnResult, describe: Callable[[str], str]) -> None: ...
+    def run(
+        self,
+        tasks: Sequence[Task],
+        on_result: OnResult,
+        describe: Callable[[str], str],
+        kind: str = "point",
+    ) -> None:
+        """Run the tasks with :func:`accelbrake._worker.run_task` of ``kind``."""
 
     def describe(self) -> str: ...
 
@@ -44,13 +53,21 @@ class LocalExecutor:
     def describe(self) -> str:
         return f"local process pool, {self.jobs} worker{'s' * (self.jobs != 1)}"
 
-    def run(self, tasks: Sequence[Task], on_result: OnResult, describe: Callable[[str], str]) -> None:
+    def run(
+        self,
+        tasks: Sequence[Task],
+        on_result: OnResult,
+        describe: Callable[[str], str],
+        kind: str = "point",
+    ) -> None:
+        import functools
+
         from accelbrake._pool import run_tasks
-        from accelbrake._worker import run_experiment_point
+        from accelbrake._worker import run_task
 
         run_tasks(
             tasks,
-            run_experiment_point,
+            functools.partial(run_task, kind=kind),
             jobs=self.jobs,
             progress=False,
             describe=describe,
@@ -84,10 +101,16 @@ class RayExecutor:
         where = f"cluster at {self.address}" if self.address else "local Ray instance"
         return f"Ray ({where})"
 
-    def run(self, tasks: Sequence[Task], on_result: OnResult, describe: Callable[[str], str]) -> None:
+    def run(
+        self,
+        tasks: Sequence[Task],
+        on_result: OnResult,
+        describe: Callable[[str], str],
+        kind: str = "point",
+    ) -> None:
         import ray
 
-        from accelbrake._worker import run_experiment_point
+        from accelbrake._worker import run_task
 
         if not tasks:
             return
@@ -104,7 +127,7 @@ class RayExecutor:
             started = True
         try:
             blobs_ref = ray.put(_trace_blobs(tasks)) if self.ship_traces else None
-            remote = ray.remote(num_cpus=1, max_retries=2)(run_experiment_point)
+            remote = ray.remote(num_cpus=1, max_retries=2)(run_task)
             window = max(4, 2 * int(ray.cluster_resources().get("CPU", 1)))
             queue = list(tasks)
             pending: list[Any] = []
@@ -112,7 +135,7 @@ class RayExecutor:
                 while queue or pending:
                     while queue and len(pending) < window:
                         key, js = queue.pop(0)
-                        pending.append(remote.remote(key, js, blobs_ref))
+                        pending.append(remote.remote(key, js, blobs_ref, kind))
                     done, pending = ray.wait(pending, num_returns=1)
                     for ref in done:
                         key, payload, err = ray.get(ref)

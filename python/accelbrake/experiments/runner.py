@@ -14,6 +14,12 @@ Layout of a results folder (every file written atomically)::
 ``run_id`` is a hash of the scenario (which holds the seed), with trace files identified by their
 content, the accelbrake version and the compiled simulator: rerunning a sweep skips every run whose
 file exists, and a changed trace, parameter or simulator build makes a new run.
+
+:func:`run_scenarios` is the same machinery for front ends that build their own scenarios
+(``accelbrake compare``, the ABE sweep): a list of :class:`Task` and a ``kind`` of result (the
+core's summary, or the summary and bottleneck delay quantiles) instead of an :class:`Experiment`.
+Its run files are ``OUT/runs/<run_id>.json`` holding the result (``run_id`` also hashes the kind);
+without an output folder it keeps the results in memory and writes nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +45,16 @@ from accelbrake.experiments.spec import Experiment, ExperimentError, RunPoint
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RUN_COLUMNS", "SweepOutcome", "load_results", "run_id", "run_sweep"]
+__all__ = [
+    "RUN_COLUMNS",
+    "SweepOutcome",
+    "Task",
+    "TasksOutcome",
+    "load_results",
+    "run_id",
+    "run_scenarios",
+    "run_sweep",
+]
 
 #: Columns describing the run in ``results`` (then the per-flow columns, then the run-level ones).
 RUN_COLUMNS = (
@@ -78,16 +93,19 @@ def core_digest() -> str:
     return _file_digest(path) if path and os.path.isfile(path) else __version__
 
 
-def run_id(scenario: Mapping[str, Any]) -> str:
+def run_id(scenario: Mapping[str, Any], kind: str = "point") -> str:
     """The run's key: 16 hex digits of a SHA-256 over the scenario (trace paths replaced by their
     files' SHA-256, so moving the traces keeps the key), the accelbrake version and the compiled
-    simulator's digest (:func:`core_digest`)."""
+    simulator's digest (:func:`core_digest`), and the kind of result unless it is a sweep's
+    ``point`` (whose keys predate kinds)."""
     canon = json.loads(json.dumps(scenario))
     for hop in canon.get("hops", []):
         link = hop.get("link", {})
         if link.get("type") == "trace" and isinstance(link.get("path"), str):
             link["path"] = "sha256:" + _file_digest(link["path"])
     doc = {"scenario": canon, "version": __version__, "core": core_digest()}
+    if kind != "point":
+        doc["kind"] = kind
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -249,8 +267,6 @@ def _run_sweep_locked(
     limit: int | None,
     echo: Callable[[str], Any] | None,
 ) -> SweepOutcome:
-    from tqdm import tqdm
-
     from accelbrake.results import git_commit
 
     t0 = time.monotonic()
@@ -274,27 +290,21 @@ def _run_sweep_locked(
             f"{exp.name}: {len(plan)} runs ({skipped} already done in {out}), running {len(todo)} on "
             f"{executor.describe()}"
         )
-    bar = tqdm(
-        total=len(todo),
-        desc=exp.name,
-        unit="run",
-        file=sys.stderr,
-        disable=not progress or not todo,
-        smoothing=0.1,
-    )
 
     def on_result(rid: str, payload: dict[str, Any]) -> None:
         p, sc = plan[rid]
         _write_run(out, rid, p, sc, payload, executor.name, commit)
         executed.append(rid)
-        bar.update()
 
-    try:
-        executor.run(
-            [(rid, json.dumps(plan[rid][1])) for rid in todo], on_result, lambda rid: plan[rid][0].describe()
-        )
-    finally:
-        bar.close()
+    _execute(
+        executor,
+        [(rid, json.dumps(plan[rid][1])) for rid in todo],
+        on_result,
+        lambda rid: plan[rid][0].describe(),
+        kind="point",
+        desc=exp.name,
+        progress=progress,
+    )
     complete = all(_is_done(out, rid) for rid in plan)
     outcome = SweepOutcome(
         out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed
@@ -310,6 +320,181 @@ def _run_sweep_locked(
             stats={"total": len(plan), "skipped": skipped, "ran": len(executed)},
         )
     return outcome
+
+
+def _execute(
+    executor: Executor,
+    tasks: Sequence[tuple[str, str]],
+    on_result: Callable[[str, Any], None],
+    describe: Callable[[str], str],
+    *,
+    kind: str,
+    desc: str,
+    progress: bool,
+) -> None:
+    """Run ``(run_id, scenario_json)`` tasks on ``executor`` with a progress bar on stderr, handing
+    each result to ``on_result`` as it arrives."""
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=len(tasks),
+        desc=desc,
+        unit="run",
+        file=sys.stderr,
+        disable=not progress or not tasks,
+        smoothing=0.1,
+    )
+
+    def done(rid: str, payload: Any) -> None:
+        on_result(rid, payload)
+        bar.update()
+
+    try:
+        executor.run(tasks, done, describe, kind)
+    finally:
+        bar.close()
+
+
+@dataclass(frozen=True)
+class Task:
+    """One simulation for :func:`run_scenarios`."""
+
+    key: Hashable
+    """The front end's name for the run (the key of :attr:`TasksOutcome.results`)."""
+    scenario: dict[str, Any]
+    describe: str
+    """How errors and logs name the run, e.g. ``"cubic on traces/x.up"``."""
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    """What the run stands for (stored in its run file), e.g. ``{"trace": ..., "scheme": ...}``."""
+
+
+@dataclass
+class TasksOutcome:
+    """What :func:`run_scenarios` did."""
+
+    results: dict[Any, Any]
+    """Result of every task by its key."""
+    run_ids: dict[Any, str]
+    out_dir: Path | None
+    total: int
+    """Distinct runs (tasks with the same scenario run once)."""
+    skipped: int
+    """Runs already finished in ``out_dir``, read back instead of run."""
+    ran: int
+    wall_s: float
+
+
+#: Result kinds :func:`run_scenarios` stores (JSON); a sweep's ``point`` has its own files.
+SCENARIO_KINDS = ("summary", "hop_quantiles")
+
+
+def _read_result(out: Path, rid: str, kind: str) -> Any:
+    """The stored result of a finished run of ``kind``, or ``None`` (missing or damaged)."""
+    try:
+        doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("kind") != kind or "result" not in doc:
+        return None
+    return doc["result"]
+
+
+def run_scenarios(
+    tasks: Sequence[Task],
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    kind: str = "summary",
+    executor: Executor | None = None,
+    progress: bool = True,
+    desc: str = "simulating",
+    echo: Callable[[str], Any] | None = None,
+) -> TasksOutcome:
+    """Run ``tasks`` on ``executor`` (default: a local process pool) and return their results:
+    for ``kind`` ``"summary"`` the core's summary (a dict), for ``"hop_quantiles"``
+    ``{"summary": ..., "hop_delay_ms": {"count", "p50", "p90"}}`` (hop 0's data packets).
+
+    With ``out_dir`` the run is resumable as :func:`run_sweep` is: the folder is locked, each
+    result is written to ``out_dir/runs/<run_id>.json`` as it arrives, and runs already there are
+    read back instead of run. Without it nothing is written. Results read back are the JSON of the
+    fresh ones (non-finite floats as ``None``). Raises :class:`~accelbrake.SimulationError` on the
+    first failed run.
+    """
+    if kind not in SCENARIO_KINDS:
+        raise ValueError(f"kind '{kind}': expected one of {', '.join(SCENARIO_KINDS)}")
+    ex = executor or LocalExecutor()
+    if out_dir is None:
+        return _run_scenarios(tasks, None, kind, ex, progress, desc, echo)
+    out = Path(out_dir)
+    with _folder_lock(out):
+        return _run_scenarios(tasks, out, kind, ex, progress, desc, echo)
+
+
+def _run_scenarios(
+    tasks: Sequence[Task],
+    out: Path | None,
+    kind: str,
+    executor: Executor,
+    progress: bool,
+    desc: str,
+    echo: Callable[[str], Any] | None,
+) -> TasksOutcome:
+    t0 = time.monotonic()
+    plan: dict[str, Task] = {}
+    run_ids: dict[Any, str] = {}
+    for t in tasks:
+        rid = run_id(t.scenario, kind)
+        plan.setdefault(rid, t)
+        run_ids[t.key] = rid
+    by_rid: dict[str, Any] = {}
+    if out is not None:
+        for rid in plan:
+            res = _read_result(out, rid, kind)
+            if res is not None:
+                by_rid[rid] = res
+        _runs_dir(out).mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(out)
+    skipped = len(by_rid)
+    todo = [rid for rid in plan if rid not in by_rid]
+    commit = None
+    if out is not None:
+        from accelbrake.results import git_commit
+
+        commit = git_commit()
+    if echo:
+        where = f" ({skipped} already done in {out})" if out is not None else ""
+        echo(f"{desc}: {len(plan)} runs{where}, running {len(todo)} on {executor.describe()}")
+
+    def on_result(rid: str, result: Any) -> None:
+        by_rid[rid] = result
+        if out is not None:
+            t = plan[rid]
+            doc = {
+                "run_id": rid,
+                "kind": kind,
+                "labels": dict(t.labels),
+                "seed": t.scenario.get("seed"),
+                "scenario": t.scenario,
+                "result": result,
+                "metadata": {
+                    "accelbrake_version": __version__,
+                    "git_commit": commit,
+                    "executor": executor.name,
+                    "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                },
+            }
+            atomic_write_json(_runs_dir(out) / f"{rid}.json", doc)
+
+    _execute(
+        executor,
+        [(rid, json.dumps(plan[rid].scenario)) for rid in todo],
+        on_result,
+        lambda rid: plan[rid].describe,
+        kind=kind,
+        desc=desc,
+        progress=progress,
+    )
+    results = {key: by_rid[rid] for key, rid in run_ids.items()}
+    return TasksOutcome(results, run_ids, out, len(plan), skipped, len(todo), time.monotonic() - t0)
 
 
 def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
