@@ -557,17 +557,14 @@ impl Values {
 
 /// Check `given` against `table` and fill in defaults. `prefix` names the owner in errors
 /// (`cubic` → `cubic.beta`; `hops[0].queue` → `hops[0].queue.eta`); `owner` is its name in the
-/// "unknown parameter" message (`cubic`, `the codel queue`). Names in `skip` are left to the caller.
-pub fn parse(prefix: &str, owner: &str, tables: &[&'static [Param]], given: &Given, skip: &[&str]) -> Result<Values> {
+/// "unknown parameter" message (`cubic`, `the codel queue`).
+pub fn parse(prefix: &str, owner: &str, tables: &[&'static [Param]], given: &Given) -> Result<Values> {
     let mut out = Values::defaults(tables);
     let table = out.table.clone();
     for (name, v) in given {
-        if skip.contains(&name.as_str()) {
-            continue;
-        }
         let key = format!("{prefix}.{name}");
         let Some(i) = table.iter().position(|p| p.name == name) else {
-            let names: Vec<&str> = table.iter().map(|p| p.name).chain(skip.iter().copied()).collect();
+            let names: Vec<&str> = table.iter().map(|p| p.name).collect();
             return Err(Error::Param {
                 key,
                 msg: if names.is_empty() {
@@ -611,7 +608,7 @@ pub trait Config: Sized {
 
     /// Parse and check `given` (unknown names are errors).
     fn from_given(given: &Given) -> Result<Self> {
-        Self::checked(&parse(Self::PREFIX, Self::PREFIX, Self::TABLES, given, &[])?)
+        Self::checked(&parse(Self::PREFIX, Self::PREFIX, Self::TABLES, given)?)
     }
 
     /// Take this config's parameters out of a plain `name → number` map (flags as 0/1), leaving
@@ -663,7 +660,7 @@ mod tests {
 
     #[test]
     fn defaults_fill_in_and_given_values_win() {
-        let v = parse("x", "x", &[T], &given(&[("beta", 0.5.into())]), &[]).unwrap();
+        let v = parse("x", "x", &[T], &given(&[("beta", 0.5.into())])).unwrap();
         assert_eq!(v.real("beta"), 0.5);
         assert_eq!(v.whole("iw"), 10);
         assert!(v.flag("on"));
@@ -674,7 +671,7 @@ mod tests {
 
     #[test]
     fn ranges_kinds_and_names_are_enforced_with_the_key() {
-        let err = |pairs: &[(&str, Value)]| match parse("hops[0].queue", "q", &[T], &given(pairs), &[]) {
+        let err = |pairs: &[(&str, Value)]| match parse("hops[0].queue", "q", &[T], &given(pairs)) {
             Err(Error::Param { key, msg }) => (key, msg),
             other => panic!("{other:?}"),
         };
@@ -695,7 +692,7 @@ mod tests {
         assert_eq!(k, "hops[0].queue.bta");
         assert!(m.contains("did you mean 'beta'"), "{m}");
         // Flags also take 0/1.
-        let v = parse("x", "x", &[T], &given(&[("on", 0.0.into())]), &[]).unwrap();
+        let v = parse("x", "x", &[T], &given(&[("on", 0.0.into())])).unwrap();
         assert!(!v.flag("on"));
     }
 

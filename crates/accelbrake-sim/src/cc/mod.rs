@@ -231,7 +231,7 @@ impl std::fmt::Debug for Scheme {
 impl Scheme {
     /// Check `given` against the scheme's tables, then apply its preset to what was not given.
     pub fn values(&self, given: &Given) -> Result<Values> {
-        let mut v = params::parse(self.family, self.family, self.params, given, &[])?;
+        let mut v = params::parse(self.family, self.family, self.params, given)?;
         for (name, x) in self.preset {
             if !given.contains_key(*name) {
                 let p = v.table().iter().find(|p| p.name == *name).copied();

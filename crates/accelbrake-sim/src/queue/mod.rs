@@ -78,7 +78,7 @@ impl QueueKind {
     /// queue in errors (`hops[0].queue`).
     pub fn values(&self, given: &Given, prefix: &str) -> crate::error::Result<Values> {
         let owner = format!("the {} queue", self.name);
-        let v = params::parse(prefix, &owner, &[self.params], given, &[])?;
+        let v = params::parse(prefix, &owner, &[self.params], given)?;
         if self.limit == LimitRule::None {
             return Ok(v);
         }
