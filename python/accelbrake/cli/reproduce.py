@@ -13,7 +13,8 @@ from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
 
 def register(sub: Any, fmt: Any) -> None:
     """Add the ``reproduce`` subcommand."""
-    ids = "\n".join(f"  {k:<13} {title}" for k, title in TITLES.items())
+    width = max(map(len, TITLES))
+    ids = "\n".join(f"  {k:<{width}} {title}" for k, title in TITLES.items())
     rep = sub.add_parser(
         "reproduce",
         help="run a named experiment from the papers and compare with the published numbers",
@@ -28,7 +29,7 @@ def register(sub: Any, fmt: Any) -> None:
     rep.add_argument(
         "--quick",
         action="store_true",
-        help="shorter runs, fewer seeds and the bundled Verizon traces instead of the 8 shared ones",
+        help="shorter runs, fewer seeds and a 2-trace subset of each trace set (named in the output)",
     )
     rep.add_argument(
         "--out", metavar="DIR", default="results/reproduce", help="parent folder (default: results/reproduce)"

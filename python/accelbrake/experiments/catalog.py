@@ -9,10 +9,12 @@ __all__ = ["TITLES", "UNAVAILABLE"]
 
 #: Reproduction id → one-line title, in the order they are listed and run by ``reproduce all``.
 TITLES: dict[str, str] = {
-    "c2tcp-table1": "C2TCP Table I: throughput and delay normalised to C2TCP, averaged over traces",
-    "abc-table": "headline table: 8-trace averages normalised to ABC",
+    "c2tcp-table1": "C2TCP Table I: throughput and queueing delay normalised to C2TCP, averaged over "
+    "the paper's traces (NYC 6 of 8 scenarios + Boston Mahimahi 5 of 6)",
+    "abc-table": "headline table: averages over the paper's traces (5 of 8) normalised to ABC",
+    "abc-table-robustness": "headline table on 6 other cellular traces (not the paper's; no comparison)",
     "abc-fig7": "utilisation vs p95 delay on Verizon LTE, (a) downlink, (b) uplink",
-    "abc-fig8": "per-trace utilisation and delay over the 8 traces (and fig 17's mean delay)",
+    "abc-fig8": "per-trace utilisation and delay over the paper's traces, 5 of 8 (and fig 17's mean delay)",
     "abc-fig19": "capacity alternating 12/24 Mbit/s every 500 ms",
     "abc-fig3": "5 ABC flows joining and leaving: fairness with and without additive increase",
     "abc-fairness": "2-32 ABC flows on 24 Mbit/s: Jain index",

@@ -53,13 +53,14 @@ def _c2tcp_row(scheme: str, ours: str | None, thr: float, avg: float, p95: float
     sec = "c2tcp-table1"
     return [
         Published(sec, scheme, "norm. throughput", ours, f"{thr:g}", thr),
-        Published(sec, scheme, "norm. average delay", ours, f"{avg:g}", avg),
-        Published(sec, scheme, "norm. p95 delay", ours, f"{p95:g}", p95),
+        Published(sec, scheme, "norm. average queueing delay", ours, f"{avg:g}", avg),
+        Published(sec, scheme, "norm. p95 queueing delay", ours, f"{p95:g}", p95),
     ]
 
 
 PUBLISHED: dict[str, list[Published]] = {
-    # C2TCP Table I: per-trace values normalised to C2TCP, averaged over traces (jitter not compared).
+    # C2TCP Table I: per-trace values normalised to C2TCP, averaged over traces (jitter not compared);
+    # its delays are queueing delays (§VII-B: "average and 95th percentile queuing delay").
     "c2tcp-table1": [
         *_c2tcp_row("BBR", "bbr", 1.22, 2.44, 2.31),
         *_c2tcp_row("Verus", None, 1.12, 3.82, 3.22),
@@ -68,7 +69,8 @@ PUBLISHED: dict[str, list[Published]] = {
         *_c2tcp_row("Westwood", "westwood", 1.26, 6.89, 6.78),
         *_c2tcp_row("PCC-Vivace", None, 1.04, 10.05, 10.52),
     ],
-    # 8-trace averages normalised to ABC (ABC = 78 % utilisation, 242 ms p95 per-packet delay).
+    # Averages over the paper's 8 LTE traces normalised to ABC (ABC = 78 % utilisation, 242 ms p95
+    # per-packet delay).
     "abc-table": [
         Published("abc-table", "ABC", "utilisation", "abc", "78 %", 0.78),
         Published("abc-table", "ABC", "p95 per-packet delay (ms)", "abc", "242 ms", 242.0),
