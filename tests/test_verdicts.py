@@ -48,6 +48,13 @@ def test_default_tolerance_boundary_at_20_percent(ratio, verdict):
     assert V.judge(0.96, value=0.8).verdict == V.REPRODUCED
 
 
+def test_ratio_near_the_bound_shows_a_third_decimal():
+    assert V.ratio_text(1.1959) == "1.196" and V.ratio_text(1.204) == "1.204"
+    assert V.ratio_text(1.1749) == "1.17" and V.ratio_text(0.5) == "0.50"
+    assert V.ratio_text(0.951, 0.05) == "0.951" and V.ratio_text(None) == "n/a"
+    assert V.judge(1.204, value=1.0).text == "differs (ratio 1.204)"
+
+
 def test_row_tolerance_replaces_the_default():
     assert V.judge(0.9, value=1.0, tolerance=0.05).verdict == V.DIFFERS
     assert V.judge(0.96, value=1.0, tolerance=0.05).verdict == V.REPRODUCED

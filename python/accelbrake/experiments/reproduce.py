@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 #: The 8 cellular traces (the project's "8 traces", ABC Fig. 8 style), bundled in ``traces/`` with the
-#: checksums of ``shared/traces/SHA256SUMS``.
+#: checksums in ``traces/SHA256SUMS``.
 SHARED_TRACES = (
     "ATT-LTE-driving.down",
     "ATT-LTE-driving.up",
@@ -73,8 +73,8 @@ ARTIFACT_CODEL = "codel target=50,interval=100"
 
 
 def shared_traces() -> list[str]:
-    """Paths of the 8 cellular traces: the repository's ``traces/`` copies, else a ``shared/traces``
-    folder beside or above the working directory; raises ``FileNotFoundError`` if neither has all 8."""
+    """Paths of the 8 cellular traces: the repository's ``traces/`` copies, else a folder of the same
+    files found beside or above the working directory; raises ``FileNotFoundError`` if neither has all 8."""
     bundled = [resolve_trace(Path("traces") / t) for t in SHARED_TRACES]
     if all(bundled):
         return [str(b) for b in bundled]
@@ -136,7 +136,7 @@ def _row(
         "ours": None,
         "ours_text": MISSING,
         "ratio": v.ratio,
-        "ratio_text": "n/a" if v.ratio is None else f"{v.ratio:.2f}",
+        "ratio_text": V.ratio_text(v.ratio, pub.tolerance),
         "kind": "claim" if claim else "number" if quantitative else "info",
         "verdict": v.verdict,
         "verdict_text": v.text,
@@ -144,8 +144,9 @@ def _row(
         "tolerance_text": V.tolerance_text(pub.tolerance, pub.low, pub.high) if quantitative else "",
         "note": note,
     }
-    if not quantitative:
+    if not quantitative or v.verdict == V.NOT_IMPLEMENTED:
         row["tolerance"] = None
+        row["tolerance_text"] = ""
     if pub.why:
         row["note"] = f"{pub.why}; {note}" if note else pub.why
     if v.verdict == V.NOT_IMPLEMENTED:

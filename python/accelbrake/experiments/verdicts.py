@@ -35,6 +35,7 @@ __all__ = [
     "REPRODUCED",
     "Verdict",
     "judge",
+    "ratio_text",
     "summary",
     "tolerance_text",
 ]
@@ -80,6 +81,18 @@ def tolerance_text(
     return f"±{100 * tol:g} %"
 
 
+def ratio_text(ratio: float | None, tolerance: float | None = None) -> str:
+    """The ratio with 2 decimals, or 3 when 2 would print the tolerance bound itself (1.204 is
+    ``differs`` at ±20 % and must not read as 1.20)."""
+    if ratio is None or not math.isfinite(ratio):
+        return "n/a"
+    tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    two = round(ratio, 2)
+    if any(math.isclose(two, b, abs_tol=1e-12) for b in (1 - tol, 1 + tol)):
+        return f"{ratio:.3f}"
+    return f"{ratio:.2f}"
+
+
 def judge(
     ours: float | bool | None,
     *,
@@ -116,7 +129,7 @@ def judge(
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
     if abs(ratio - 1.0) <= tol + _EPS:
         return Verdict(REPRODUCED, ratio, REPRODUCED)
-    return Verdict(DIFFERS, ratio, f"{DIFFERS} (ratio {ratio:.2f})")
+    return Verdict(DIFFERS, ratio, f"{DIFFERS} (ratio {ratio_text(ratio, tol)})")
 
 
 def summary(numbers: Iterable[str], claims: Iterable[str] = ()) -> str:
