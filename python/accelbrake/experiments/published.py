@@ -188,9 +188,6 @@ PUBLISHED: dict[str, list[Published]] = {
             "abc",
             "fair shares (≈ 1)",
             1.0,
-            tolerance=0.05,
-            why="±5 %: a Jain index cannot exceed 1, and ±20 % would accept 0.8; 5 % is the paper's own "
-            "fairness bar (§7.5, Jain index within 5 % of 1)",
         ),
         Published(
             "abc-fig3",
