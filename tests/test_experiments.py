@@ -482,12 +482,16 @@ def test_reproduce_quick_smoke_prints_value_published_ratio(run_cli, tmp_path):
     for word in ("ours", "published", "ratio", "not implemented", "XCP", "Cubic+CoDel", "norm. utilisation"):
         assert word in r.stdout, word
     comp = pd.read_csv(out / "comparison.csv")
-    assert {"scheme", "metric", "ours", "published", "ratio"} <= set(comp.columns)
+    assert {"scheme", "metric", "ours", "published", "ratio", "verdict", "tolerance"} <= set(comp.columns)
+    assert "ok" not in set(comp["verdict"])
+    assert r.stdout.rstrip().splitlines()[-1].startswith("abc-table: ")
+    assert " reproduced" in r.stdout.rstrip().splitlines()[-1]
     abc = comp[(comp["scheme"] == "ABC") & (comp["metric"] == "utilisation")].iloc[0]
     assert abc["published"] == 0.78 and abc["ratio"] == pytest.approx(abc["ours"] / 0.78)
     assert comp.loc[comp["scheme"] == "XCP", "ours"].isna().all()
     text = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="comparison-abc-table"' in text and "not implemented" in text
+    assert "reproduced" in text and "verdict" in text and "shared/" not in text
 
 
 def test_reproduce_unavailable_and_unknown_ids(run_cli):
@@ -515,13 +519,18 @@ def test_every_reproduction_runs_and_compares(rid, tmp_path):
     )
     assert report is None and outcome.complete
     assert comp["rows"], rid
+    verdicts = ("reproduced", "differs", "direction holds", "direction fails", "not implemented")
     for row in comp["rows"]:
-        assert row["status"] in ("ok", "differs", "not implemented", "info", "no data"), row
-        if row["status"] == "not implemented":
+        assert row["verdict"] in (*verdicts, "not compared", "no data"), row
+        assert row["verdict"] != "ok" and "status" not in row
+        if row["verdict"] == "not implemented":
             assert row["ours"] is None and row["our_scheme"] is None
-        if row["status"] == "ok" and row["published"] not in (None, 0) and isinstance(row["ours"], float):
+        if row["published"] not in (None, 0) and isinstance(row["ours"], float):
             assert row["ratio"] == pytest.approx(row["ours"] / row["published"])
-    assert not [r for r in comp["rows"] if r["status"] == "no data"], comp["rows"]
+        if row["kind"] == "number" and row["verdict"] in ("reproduced", "differs"):
+            assert row["tolerance_text"], row
+    assert not [r for r in comp["rows"] if r["verdict"] == "no data"], comp["rows"]
+    assert comp["summary"] == R.summarise(comp["rows"]) and " of " in comp["summary"]
     assert json.loads((tmp_path / "comparison.json").read_text())["reproductions"][0]["id"] == rid
 
 

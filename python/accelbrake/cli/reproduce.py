@@ -18,9 +18,12 @@ def register(sub: Any, fmt: Any) -> None:
     rep = sub.add_parser(
         "reproduce",
         help="run a named experiment from the papers and compare with the published numbers",
-        description="Run named experiments of shared/reference/paper-results.md, write each one's results\n"
-        "and report to OUT/<id> (OUT/<id>-quick with --quick), and print our numbers beside the published\n"
-        "ones (value, published, ratio ours/published).",
+        description="Run named experiments of the papers (ABC, NSDI 2020; C2TCP, IEEE JSAC 2019),\n"
+        "write each one's results and report to OUT/<id> (OUT/<id>-quick with --quick), and print our\n"
+        "numbers beside the published ones (value, published, ratio ours/published) with a verdict per\n"
+        "row: reproduced (ratio within ±20 % unless the row states another tolerance, or inside a\n"
+        "published range), differs, direction holds / fails (qualitative claims), not implemented.\n"
+        "Each reproduction ends with 'N of M reproduced'.",
         epilog=f"ids:\n{ids}\n\nnot available yet: {', '.join(UNAVAILABLE)} (each says why).\n"
         "Schemes the paper compares against that are not implemented here are listed as such.",
         formatter_class=fmt,
@@ -93,11 +96,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             report=not args.no_report,
             echo=lambda m: print(m, file=sys.stderr),
         )
-        print(format_comparison(comp))
         print(
             f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
             f"{time.monotonic() - t0:.1f} s wall; results in {out}/"
             + (f" (report: {report})" if report else "")
         )
+        print(format_comparison(comp))  # ends with the "N of M reproduced" line
         print()
     return 0

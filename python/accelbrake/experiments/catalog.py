@@ -24,7 +24,7 @@ TITLES: dict[str, str] = {
     "abc-fig15": "η trades throughput for delay",
 }
 
-#: Blocks of paper-results.md that cannot be reproduced yet, and why.
+#: Published results (by id) that cannot be reproduced yet, and why.
 UNAVAILABLE: dict[str, str] = {
     "abc-wifi": "Wi-Fi links (802.11n A-MPDU batching, MCS changes, the link-rate estimator) are not "
     "simulated",

@@ -24,6 +24,7 @@ import pandas as pd
 from accelbrake._io import atomic_write_text
 from accelbrake.experiments import figures as F
 from accelbrake.experiments.runner import load_results
+from accelbrake.experiments.verdicts import DEFAULT_TOLERANCE
 from accelbrake.tables import MISSING, render_table
 
 __all__ = ["build_report", "make_plots"]
@@ -179,7 +180,7 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px soli
 table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
 th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right;white-space:nowrap}
 th{background:#f3f3f3}td.l,th.l{text-align:left}
-tr.ni td{color:#888;font-style:italic}
+tr.ni td{color:#888;font-style:italic}tr.differs td{background:#fdeaea}tr.reproduced td{background:#eaf6ea}
 .scroll{overflow-x:auto}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.88em;color:#444}.note{font-size:.88em;color:#555}
 .na{color:#a33}dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.88em}
@@ -302,6 +303,17 @@ def _scheme_table(results: pd.DataFrame, labels: dict[str, str]) -> str:
     return _table(headers, rows, table_id="per-scheme")
 
 
+#: Verdict → row class of the comparison table (differs / direction fails red, reproduced / holds
+#: green, rows without a comparison grey).
+_VERDICT_CLASS = {
+    "reproduced": "reproduced",
+    "direction holds": "reproduced",
+    "differs": "differs",
+    "direction fails": "differs",
+    "no data": "differs",
+}
+
+
 def _comparison_html(comp: dict[str, Any]) -> str:
     e = html.escape
     parts = []
@@ -309,6 +321,12 @@ def _comparison_html(comp: dict[str, Any]) -> str:
         parts.append(f"<h3>{e(rep['id'])}: {e(rep['title'])}</h3>")
         parts.append(
             f'<p class="note">Published numbers from {e(rep["source"])}. {e(rep.get("setup", ""))}</p>'
+        )
+        parts.append(
+            '<p class="note">Verdicts: <b>reproduced</b> = ratio ours/published within the tolerance '
+            f"(±{100 * DEFAULT_TOLERANCE:g} % unless the row says otherwise and why) or inside a "
+            "published range; <b>differs</b> otherwise; <b>direction holds/fails</b> = a qualitative "
+            "claim of the paper.</p>"
         )
         rows = []
         for c in rep["rows"]:
@@ -319,25 +337,38 @@ def _comparison_html(comp: dict[str, Any]) -> str:
                     c["ours_text"],
                     c["published_text"],
                     c["ratio_text"],
+                    c.get("tolerance_text", ""),
+                    c.get("verdict_text", c.get("verdict", "")),
                     c.get("note", ""),
                 ]
             )
 
         def cls(k: int, rep: dict[str, Any] = rep) -> str:
-            return "ni" if rep["rows"][k]["status"] != "ok" else ""
+            return _VERDICT_CLASS.get(rep["rows"][k].get("verdict", ""), "ni")
 
         parts.append(
             _table(
-                ["scheme", "metric", "ours", "published", "ratio ours/published", "note"],
+                [
+                    "scheme",
+                    "metric",
+                    "ours",
+                    "published",
+                    "ratio ours/published",
+                    "tolerance",
+                    "verdict",
+                    "note",
+                ],
                 rows,
                 left=2,
-                left_also=(5,),
+                left_also=(6, 7),
                 row_class=cls,
                 table_id=f"comparison-{rep['id']}",
             )
         )
         for line in rep.get("unavailable", []):
             parts.append(f'<p class="na">not available yet: {e(line)}</p>')
+        if rep.get("summary"):
+            parts.append(f'<p class="summary"><b>{e(rep["id"])}: {e(rep["summary"])}</b></p>')
     return "\n".join(parts)
 
 

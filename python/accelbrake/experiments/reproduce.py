@@ -1,8 +1,9 @@
-"""``accelbrake reproduce ID...``: named experiments from ``shared/reference/paper-results.md``.
+"""``accelbrake reproduce ID...``: named experiments from the papers (ABC, NSDI 2020; C2TCP, JSAC 2019).
 
 Each reproduction is an experiment document (the same TOML schema as ``accelbrake sweep``), run
 with the sweep runner, plus a comparison of our numbers with the published ones
-(:mod:`accelbrake.experiments.published`): value, published value, ratio ours/published. Schemes
+(:mod:`accelbrake.experiments.published`): value, published value, ratio ours/published and a
+verdict (:mod:`accelbrake.experiments.verdicts`: reproduced, differs, direction holds/fails). Schemes
 the paper compares against that do not exist here are listed as "not implemented"; parts of a
 figure that need something the simulator lacks say "not available yet" and why.
 
@@ -30,6 +31,7 @@ from accelbrake import catalog
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import figures as F
+from accelbrake.experiments import verdicts as V
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
 from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PUBLISHED, Published
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
@@ -41,7 +43,15 @@ _DELAY_MS = catalog.network_default("delay_ms")
 _BUFFER = int(catalog.network_default("buffer_packets"))
 _ACK_MBPS = catalog.network_default("ack_mbps")
 
-__all__ = ["REPRODUCTIONS", "UNAVAILABLE", "Reproduction", "compare", "format_comparison"]
+__all__ = [
+    "REPRODUCTIONS",
+    "UNAVAILABLE",
+    "Reproduction",
+    "compare",
+    "format_comparison",
+    "outside_pareto_frontier",
+    "summarise",
+]
 
 #: The bundled Verizon LTE traces (``traces/``): Fig. 7's default and the quick subset of the paper's set.
 BUNDLED_TRACES = ("traces/Verizon-LTE-short.down", "traces/Verizon-LTE-short.up")
@@ -85,8 +95,21 @@ def _num_text(v: float | None, digits: int = 2) -> str:
 def _row(
     pub: Published, ours: float | bool | None, *, digits: int = 2, note: str = "", percent: bool = False
 ) -> dict[str, Any]:
-    """One comparison row; ``ours`` is a number, a yes/no answer to a claim, or ``None``."""
-    base: dict[str, Any] = {
+    """One comparison row with its verdict (:func:`accelbrake.experiments.verdicts.judge`); ``ours``
+    is a number, a yes/no answer to a claim, or ``None``."""
+    claim = pub.claim is not None
+    has_range = pub.low is not None and pub.high is not None
+    quantitative = not claim and (pub.value is not None or has_range)
+    v = V.judge(
+        ours,
+        value=pub.value,
+        low=pub.low,
+        high=pub.high,
+        claim=pub.claim,
+        tolerance=pub.tolerance,
+        implemented=pub.ours is not None,
+    )
+    row: dict[str, Any] = {
         "scheme": pub.scheme,
         "our_scheme": pub.ours,
         "metric": pub.metric,
@@ -94,48 +117,43 @@ def _row(
         "published_text": pub.text,
         "ours": None,
         "ours_text": MISSING,
-        "ratio": None,
-        "ratio_text": "n/a",
-        "status": "ok",
+        "ratio": v.ratio,
+        "ratio_text": V.ratio_text(v.ratio, pub.tolerance),
+        "kind": "claim" if claim else "number" if quantitative else "info",
+        "verdict": v.verdict,
+        "verdict_text": v.text,
+        "tolerance": pub.tolerance if pub.tolerance is not None else V.DEFAULT_TOLERANCE,
+        "tolerance_text": V.tolerance_text(pub.tolerance, pub.low, pub.high) if quantitative else "",
         "note": note,
     }
-    if pub.ours is None:
+    if not quantitative or v.verdict == V.NOT_IMPLEMENTED:
+        row["tolerance"] = None
+        row["tolerance_text"] = ""
+    if pub.why:
+        row["note"] = f"{pub.why}; {note}" if note else pub.why
+    if v.verdict == V.NOT_IMPLEMENTED:
         return {
-            **base,
+            **row,
             "ours_text": "not implemented",
-            "status": "not implemented",
             "note": note or f"{pub.scheme} is not implemented in accelbrake",
         }
-    if ours is None or (isinstance(ours, float) and not math.isfinite(ours)):
-        return {**base, "status": "no data", "note": note or "no value (missing runs?)"}
-    if pub.claim is not None:
-        agrees = bool(ours) == pub.claim
+    if v.verdict == V.NO_DATA:
+        return {**row, "note": note or "no value (missing runs?)"}
+    if claim:
         return {
-            **base,
+            **row,
             "ours": bool(ours),
             "ours_text": "yes" if ours else "no",
             "published_text": f"{'yes' if pub.claim else 'no'}: {pub.text}",
-            "ratio_text": "agrees" if agrees else "differs",
-            "status": "ok" if agrees else "differs",
         }
-    v = float(ours)
-    row = {**base, "ours": v, "ours_text": f"{100 * v:.1f} %" if percent else _num_text(v, digits)}
-    if pub.value is not None and pub.value != 0:
-        row["ratio"] = v / pub.value
-        row["ratio_text"] = f"{v / pub.value:.2f}"
-    if pub.low is not None and pub.high is not None:
-        inside = pub.low <= v <= pub.high
-        extra = f"{'inside' if inside else 'outside'} the published range {pub.low:g}–{pub.high:g}"
-        row["note"] = f"{note}; {extra}" if note else extra
-        if pub.value is None:
-            row["ratio_text"] = "in range" if inside else "out of range"
-    return row
+    x = float(ours)  # type: ignore[arg-type]
+    return {**row, "ours": x, "ours_text": f"{100 * x:.1f} %" if percent else _num_text(x, digits)}
 
 
 def _info(
     scheme: str, metric: str, ours: float, digits: int = 2, published: str = "figure only"
 ) -> dict[str, Any]:
-    """A row of our numbers the paper gives only as a figure (no ratio)."""
+    """A row of our numbers the paper gives only as a figure (no ratio, verdict ``not compared``)."""
     return {
         "scheme": scheme,
         "our_scheme": None,
@@ -146,7 +164,11 @@ def _info(
         "ours_text": _num_text(ours, digits),
         "ratio": None,
         "ratio_text": "n/a",
-        "status": "info",
+        "kind": "info",
+        "verdict": V.NOT_COMPARED,
+        "verdict_text": V.NOT_COMPARED,
+        "tolerance": None,
+        "tolerance_text": "",
         "note": "",
     }
 
@@ -220,7 +242,49 @@ def _cmp_fig8(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _frontier_util_at(front: pd.DataFrame, delay: float) -> float:
+    """The utilisation of the others' Pareto frontier at ``delay``: its points joined by straight
+    lines on a logarithmic delay axis (as our Fig. 7 plots draw it), flat beyond its highest delay,
+    and ``-inf`` below its lowest (no other scheme reaches that delay)."""
+    xs = np.log(front["run_per_packet_delay_p95_ms"].to_numpy(dtype=float))
+    ys = front["link_utilization"].to_numpy(dtype=float)
+    x = math.log(delay)
+    if x < xs[0]:
+        return -math.inf
+    if x >= xs[-1]:
+        return float(ys[-1])
+    return float(np.interp(x, xs, ys))
+
+
+def outside_pareto_frontier(d: pd.DataFrame, ref: str = "abc") -> tuple[bool | None, str]:
+    """Whether ``ref`` sits outside the Pareto frontier of the other schemes in ``d`` (one row per
+    scheme, one trace: ``link_utilization`` and ``run_per_packet_delay_p95_ms``): above the line
+    through the others' non-dominated points at its own delay, i.e. higher utilisation than the
+    frontier reaches at that delay, or a delay no other scheme reaches (the ABC paper, Fig. 7, §7.3:
+    "sits well outside the Pareto frontier of the existing schemes"). Also a note with the numbers."""
+    if ref not in set(d["scheme"]):
+        return None, f"no {ref} run"
+    r = d[d["scheme"] == ref].iloc[0]
+    others = d[d["scheme"] != ref].reset_index(drop=True)
+    if not len(others):
+        return None, "no other scheme to compare with"
+    idx = F.pareto_frontier(others["run_per_packet_delay_p95_ms"], others["link_utilization"])
+    front = others.iloc[idx]
+    u, dl = float(r["link_utilization"]), float(r["run_per_packet_delay_p95_ms"])
+    fu = _frontier_util_at(front, dl)
+    names = ", ".join(F.display_name(s) for s in front["scheme"])
+    where = (
+        f"the others' frontier ({names}) reaches no delay that low"
+        if fu == -math.inf
+        else f"the others' frontier ({names}) reaches {100 * fu:.1f} % there"
+    )
+    note = f"{F.display_name(ref)} {100 * u:.1f} % at {dl:.0f} ms; {where}"
+    return u > fu, note
+
+
 def _cmp_fig7(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    """Per trace: ABC against the other schemes on the same trace (never across traces), one
+    frontier verdict per trace of each direction."""
     m = _scheme_trace_means(results)
     rows = []
     for pub in PUBLISHED["abc-fig7"]:
@@ -228,9 +292,16 @@ def _cmp_fig7(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
             rows.append(_row(pub, None))
             continue
         suffix = ".down" if "downlink" in pub.metric else ".up"
-        d = m[m["trace"].str.endswith(suffix)]
-        ok, note = _outside_frontier(d) if len(d) else (None, f"no {suffix} trace in the sweep")
-        rows.append(_row(pub, ok, note=note))
+        traces = [t for t in dict.fromkeys(m["trace"]) if str(t).endswith(suffix)]
+        if not traces:
+            rows.append(_row(pub, None, note=f"no {suffix} trace in the sweep"))
+            continue
+        for t in traces:
+            ok, note = outside_pareto_frontier(m[m["trace"] == t])
+            row = _row(pub, ok, note=note)
+            row["metric"] = f"{pub.metric}, {Path(str(t)).name}"
+            row["trace"] = str(t)
+            rows.append(row)
     return rows
 
 
@@ -415,6 +486,8 @@ class Reproduction:
     unavailable: tuple[str, ...] = ()
     reference: str = "abc"
     paper: str = PAPER
+    cite: str = ""
+    """Where in ``paper`` the published numbers are: table or figure, and section."""
 
 
 def _set_traces(quick: bool, override: list[str] | None, tset: TraceSet) -> tuple[list[str], str]:
@@ -659,6 +732,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _doc_c2tcp_table,
             _cmp_c2tcp_table,
             ("jitter (Table I's third column) is not compared",),
+            cite="Table I, §VII-D (metrics: §VII-B)",
             reference="c2tcp",
             paper=PAPER_C2TCP,
         ),
@@ -670,6 +744,8 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             + ABC_PAPER.describe(),
             _doc_table("abc-table", "ABC paper headline table"),
             _cmp_table,
+            cite="the results table in §1 (Introduction), summarising the 8-trace emulation of §7.3 "
+            "and Fig. 8",
         ),
         Reproduction(
             "abc-table-robustness",
@@ -691,6 +767,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                 "data bottleneck per run (a two-hop topology needs a scenario file; not in the matrix "
                 "yet)",
             ),
+            cite="Fig. 7a and 7b, §7.3",
         ),
         Reproduction(
             "abc-fig8",
@@ -698,6 +775,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _CELL_SETUP + " " + ABC_PAPER.describe(),
             _doc_table("abc-fig8", "ABC Fig. 8/17: per-trace utilisation and delay"),
             _cmp_fig8,
+            cite="Fig. 8 (§7.3) and Fig. 17 (Appendix E)",
         ),
         Reproduction(
             "abc-fig19",
@@ -705,6 +783,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _CELL_SETUP.replace("trace drives", "bw12_24_5_5.mahi drives"),
             _doc_fig19,
             _cmp_fig19,
+            cite="Fig. 19, Appendix F",
         ),
         Reproduction(
             "abc-fig3",
@@ -714,6 +793,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "per 100 ms bin among the active flows, averaged over bins with ≥ 2 flows.",
             _doc_fig3,
             _cmp_fig3,
+            cite="Fig. 3, §3.1.3",
         ),
         Reproduction(
             "abc-fairness",
@@ -722,6 +802,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "the flows' throughputs over the whole run (full: 60 s, quick: 20 s).",
             _doc_fairness,
             _cmp_fairness,
+            cite='§7.5, "Coexistence among ABC flows"',
         ),
         Reproduction(
             "abc-fig12",
@@ -733,6 +814,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                 [[float(r), 20.0] for r in (20, 40, 60, 80, 100, 120)],
             ),
             _cmp_fig12,
+            cite='Fig. 12, §7.5 ("RTT unfairness")',
         ),
         Reproduction(
             "abc-table1",
@@ -744,6 +826,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                 [[20.0, 40.0, 60.0, 80.0, 100.0, 120.0]],
             ),
             _cmp_table1,
+            cite='Table 1, §7.5 ("RTT unfairness")',
         ),
         Reproduction(
             "abc-fig21",
@@ -754,6 +837,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             ),
             _doc_fig21,
             _cmp_fig21,
+            cite="Fig. 21, Appendix G",
         ),
         Reproduction(
             "abc-fig15",
@@ -761,31 +845,46 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _CELL_SETUP + " η ∈ {0.85, 0.9, 0.95, 0.98} on Verizon-LTE-short.up.",
             _doc_fig15,
             _cmp_fig15,
+            cite="Fig. 15, Appendix B",
         ),
     )
 }
 
 
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
-    """The comparison document of a finished reproduction (written to ``comparison.json``)."""
+    """The comparison document of a finished reproduction (written to ``comparison.json``), with the
+    verdict counts (``summary``: the "N of M reproduced" line)."""
+    rows = rep.compare(results, out)
     return {
         "id": rep.id,
         "title": rep.title,
-        "source": f"shared/reference/paper-results.md, block {rep.id} ({rep.paper})",
+        "source": f"{rep.paper}, {rep.cite}" if rep.cite else rep.paper,
         "setup": rep.setup,
-        "rows": rep.compare(results, out),
+        "rows": rows,
         "unavailable": list(rep.unavailable),
+        "summary": summarise(rows),
     }
 
 
+def summarise(rows: Sequence[dict[str, Any]]) -> str:
+    """The "N of M reproduced" line of a comparison's rows (numbers and claims counted apart)."""
+    return V.summary(
+        [r["verdict"] for r in rows if r.get("kind") == "number"],
+        [r["verdict"] for r in rows if r.get("kind") == "claim"],
+    )
+
+
 def format_comparison(comp: dict[str, Any]) -> str:
-    """The comparison as an aligned text table."""
+    """The comparison as an aligned text table with a verdict per row, ending with the
+    "N of M reproduced" line."""
     headers = [
         ("scheme", ""),
         ("metric", ""),
         ("ours", ""),
         ("published", ""),
         ("ratio", "ours/pub."),
+        ("tolerance", ""),
+        ("verdict", ""),
         ("note", ""),
     ]
     rows = []
@@ -793,16 +892,31 @@ def format_comparison(comp: dict[str, Any]) -> str:
         pub = r["published_text"]
         if len(pub) > 48:
             pub = pub[:45] + "..."
-        rows.append([r["scheme"], r["metric"], r["ours_text"], pub, r["ratio_text"], r.get("note", "")])
+        rows.append(
+            [
+                r["scheme"],
+                r["metric"],
+                r["ours_text"],
+                pub,
+                r["ratio_text"],
+                r.get("tolerance_text", ""),
+                r.get("verdict_text", r.get("verdict", "")),
+                r.get("note", ""),
+            ]
+        )
     lines = [
         f"{comp['id']}: {comp['title']}",
         f"  setup: {comp['setup']}",
         f"  published: {comp['source']}",
+        "  verdicts: reproduced = ratio ours/published within the tolerance "
+        f"(±{100 * V.DEFAULT_TOLERANCE:g} % unless the row says otherwise) or inside a published "
+        "range; direction holds/fails = a qualitative claim",
         "",
     ]
-    lines.append(render_table(headers, rows, left=2, left_also=(3, 5)))
+    lines.append(render_table(headers, rows, left=2, left_also=(3, 6, 7)))
     for u in comp.get("unavailable", []):
         lines.append(f"not available yet: {u}")
+    lines.append(f"{comp['id']}: {comp.get('summary') or summarise(comp['rows'])}")
     return "\n".join(lines)
 
 
