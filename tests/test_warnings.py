@@ -115,3 +115,17 @@ def test_report_without_warnings_has_no_warnings_section(tmp_path):
     run_sweep(parse_experiment(doc), tmp_path, progress=False)
     page = build_report(tmp_path, max_timeseries=0).read_text(encoding="utf-8")
     assert 'id="warnings"' not in page
+
+
+def test_sweep_prints_the_distinct_warnings_on_stderr(run_cli, tmp_path):
+    exp = tmp_path / "w.toml"
+    exp.write_text(
+        f'name = "w"\n[matrix]\nschemes = ["abc"]\ntraces = ["{TRACE_UP}"]\nseeds = [0, 1]\n'
+        "buffer_packets = [20]\n[run]\nduration_s = 1\n",
+        encoding="utf-8",
+    )
+    r = run_cli("sweep", str(exp), "--out", str(tmp_path / "out"), "--no-report")
+    assert r.returncode == 0, r.stderr
+    lines = _warning_lines(r.stderr)
+    assert len(lines) == 1, r.stderr
+    assert "hops[0].queue.packets" in lines[0] and "(affects 2 runs)" in lines[0]

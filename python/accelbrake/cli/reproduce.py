@@ -67,6 +67,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         for k, why in UNAVAILABLE.items():
             print(f"{k:<{width}}  not available yet: {why}")
         return 0 if args.list else 2
+    from accelbrake.experiments.report import warnings_text
     from accelbrake.experiments.reproduce import (
         expand_traces,
         format_comparison,
@@ -93,6 +94,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             echo=lambda m: print(m, file=sys.stderr),
         )
         print(format_comparison(comp))
+        if text := warnings_text(out):
+            print(text, file=sys.stderr)
         print(
             f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
             f"{time.monotonic() - t0:.1f} s wall; results in {out}/"

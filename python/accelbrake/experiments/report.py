@@ -26,7 +26,7 @@ from accelbrake.experiments import figures as F
 from accelbrake.experiments.runner import load_results
 from accelbrake.tables import MISSING, render_table
 
-__all__ = ["build_report", "make_plots", "run_warnings"]
+__all__ = ["build_report", "make_plots", "run_warnings", "warnings_text"]
 
 #: Per-run time-series plots drawn at most (first seed of each scheme × point, in matrix order).
 MAX_TIMESERIES = 24
@@ -65,6 +65,23 @@ def run_warnings(out: Path, results: pd.DataFrame) -> list[tuple[dict[str, Any],
                 parts.append(f"seed {r['seed']}")
             found.setdefault(key, (w, []))[1].append(f"{', '.join(parts)} ({rid})")
     return list(found.values())
+
+
+def warnings_text(out_dir: str | os.PathLike[str]) -> str:
+    """The distinct warnings of a finished sweep in ``out_dir``, one line each with the number of
+    runs it affects (the report lists the runs); empty when there is none or no finished sweep."""
+    from accelbrake.results import format_warning
+
+    out = Path(out_dir)
+    try:
+        results, _ = load_results(out)
+    except FileNotFoundError:  # not a finished sweep: nothing to say here
+        return ""
+    lines = []
+    for w, runs in run_warnings(out, results):
+        n = len(runs)
+        lines.append(f"{format_warning(w)} (affects {n} run{'s' if n != 1 else ''})")
+    return "\n".join(lines)
 
 
 def _warnings_html(warnings: list[tuple[dict[str, Any], list[str]]]) -> str:
