@@ -103,6 +103,20 @@ class _RawTable:
         self.columns = columns
 
 
+def format_warning(w: Mapping[str, Any]) -> str:
+    """One warning of a summary (``summary["warnings"]``) as one line: parameter, value, bound,
+    what it does, and the source of the bound."""
+    unit = w.get("unit", "")
+
+    def num(x: Any) -> str:
+        return f"{float(x):.4g}" if isinstance(x, int | float) else str(x)
+
+    return (
+        f"warning: {w.get('parameter', '?')} = {num(w.get('value'))} {unit} "
+        f"(bound {num(w.get('bound'))} {unit}): {w.get('message', '')} [source: {w.get('source', '?')}]"
+    )
+
+
 def _nan(v: Any) -> float:
     """JSON null (the core's NaN) → NaN."""
     return float("nan") if v is None else float(v)
@@ -203,6 +217,13 @@ class Result:
         if link.get("type") == "constant":
             return f"{link.get('mbps'):g} Mbit/s"
         return str(link.get("type", "?"))
+
+    @property
+    def warnings(self) -> list[dict[str, Any]]:
+        """Settings of this run outside a scheme's or queue's known operating range: the
+        summary's ``warnings`` (each with ``code``, ``subject``, ``parameter``, ``value``,
+        ``bound``, ``unit``, ``source``, ``message``); empty when there is none."""
+        return list(self.summary.get("warnings") or [])
 
     def __repr__(self) -> str:
         s = self.summary

@@ -51,8 +51,10 @@ pub mod scenario;
 pub mod sched;
 pub mod sender;
 pub mod time;
+pub mod warning;
 
 pub use engine::{simulate, SimResult, Simulation};
 pub use error::{Error, Result};
 pub use measure::Summary;
 pub use scenario::Scenario;
+pub use warning::Warning;

@@ -448,6 +448,18 @@ impl Link {
         bytes / w.secs_f64()
     }
 
+    /// Mean capacity in bytes per second: a trace's mean rate over one period (every
+    /// opportunity counted), a rate link's mean over `[0, end)`.
+    pub fn mean_rate(&self, end: Time) -> f64 {
+        match self {
+            Link::Trace(l) => l.trace.mean_mbps() * 1e6 / 8.0,
+            Link::Rate(l) => {
+                let end = if end.0 == 0 { Time(1) } else { end };
+                l.capacity_bytes_between(Time::ZERO, end) / end.secs_f64()
+            }
+        }
+    }
+
     /// Opportunity / capacity bytes in `[from, to)`, for utilisation.
     pub fn capacity_between(&self, from: Time, to: Time) -> f64 {
         match self {

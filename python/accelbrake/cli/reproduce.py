@@ -71,6 +71,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         for k, why in UNAVAILABLE.items():
             print(f"{k:<{width}}  not available yet: {why}")
         return 0 if args.list else 2
+    from accelbrake.experiments.report import warnings_text
     from accelbrake.experiments.reproduce import (
         expand_traces,
         format_comparison,
@@ -96,6 +97,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             report=not args.no_report,
             echo=lambda m: print(m, file=sys.stderr),
         )
+        if text := warnings_text(out):
+            print(text, file=sys.stderr)
         print(
             f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
             f"{time.monotonic() - t0:.1f} s wall; results in {out}/"

@@ -249,13 +249,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         _format_of(Path(args.plot))  # fail before simulating
 
-    from accelbrake.results import simulate
+    from accelbrake.results import format_warning, simulate
 
     result = simulate(scenario)
     if args.json:
         print(json.dumps(result.summary, indent=2))
     else:
         print(format_run(result.summary, scenario))
+    for w in result.warnings:
+        print(format_warning(w), file=sys.stderr)
     if args.out:
         out = result.to_dir(args.out)
         print(f"wrote {out}/", file=sys.stderr)

@@ -51,7 +51,7 @@ def register(sub: Any, fmt: Any) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """``accelbrake sweep``."""
-    from accelbrake.experiments.report import build_report, summary_text
+    from accelbrake.experiments.report import build_report, summary_text, warnings_text
     from accelbrake.experiments.runner import run_sweep
     from accelbrake.experiments.spec import load_experiment
 
@@ -82,6 +82,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0
     assert outcome.results is not None
     print(summary_text(outcome.results))
+    if text := warnings_text(out):
+        print(text, file=sys.stderr)
     if not args.no_report:
         report = build_report(out, jobs=args.jobs)
         print(f"report: {report}", file=sys.stderr)

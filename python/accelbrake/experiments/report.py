@@ -27,7 +27,7 @@ from accelbrake.experiments.runner import load_results
 from accelbrake.experiments.verdicts import DEFAULT_TOLERANCE
 from accelbrake.tables import MISSING, render_table
 
-__all__ = ["build_report", "make_plots"]
+__all__ = ["build_report", "make_plots", "run_warnings", "warnings_text"]
 
 #: Per-run time-series plots drawn at most (first seed of each scheme × point, in matrix order).
 MAX_TIMESERIES = 24
@@ -40,6 +40,74 @@ def _pm(mean: float, sd: float, n: int, digits: int = 1, scale: float = 1.0) -> 
     if n > 1 and sd is not None and math.isfinite(float(sd)):
         text += f" ± {scale * float(sd):.{digits}f}"
     return text
+
+
+def run_warnings(out: Path, results: pd.DataFrame) -> list[tuple[dict[str, Any], list[str]]]:
+    """The distinct warnings of a sweep's runs (the summaries' ``warnings``), each with the runs
+    it affects, described as "label on trace, delay, buffer, seed (run id)"; in order of first
+    appearance."""
+    runs = results.drop_duplicates("run_id")
+    found: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    for _, r in runs.iterrows():
+        rid = str(r["run_id"])
+        path = out / "runs" / f"{rid}.json"
+        if not path.is_file():
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for w in (doc.get("summary") or {}).get("warnings") or []:
+            fields = ("code", "parameter", "value", "bound", "unit", "message")
+            key = json.dumps({k: w.get(k) for k in fields}, sort_keys=True)
+            parts = [str(r.get("label") or r.get("scheme"))]
+            point = (("trace", "on {}"), ("delay_ms", "delay {:g} ms"), ("buffer_packets", "buffer {}"))
+            for col, fmt in point:
+                if col in r and r[col] is not None and r[col] == r[col]:
+                    parts.append(fmt.format(r[col]))
+            if "seed" in r and r["seed"] == r["seed"]:
+                parts.append(f"seed {r['seed']}")
+            found.setdefault(key, (w, []))[1].append(f"{', '.join(parts)} ({rid})")
+    return list(found.values())
+
+
+def warnings_text(out_dir: str | os.PathLike[str]) -> str:
+    """The distinct warnings of a finished sweep in ``out_dir``, one line each with the number of
+    runs it affects (the report lists the runs); empty when there is none or no finished sweep."""
+    from accelbrake.results import format_warning
+
+    out = Path(out_dir)
+    try:
+        results, _ = load_results(out)
+    except FileNotFoundError:  # not a finished sweep: nothing to say here
+        return ""
+    lines = []
+    for w, runs in run_warnings(out, results):
+        n = len(runs)
+        lines.append(f"{format_warning(w)} (affects {n} run{'s' if n != 1 else ''})")
+    return "\n".join(lines)
+
+
+def _warnings_html(warnings: list[tuple[dict[str, Any], list[str]]]) -> str:
+    e = html.escape
+
+    def num(x: Any) -> str:
+        return f"{float(x):.4g}" if isinstance(x, int | float) else str(x)
+
+    parts = [
+        "<p class=\"note\">Settings outside a scheme's or queue's known operating range. The runs still "
+        'ran; read their numbers with this in mind.</p><ul class="warnings">'
+    ]
+    for w, runs in warnings:
+        unit = str(w.get("unit", ""))
+        value = f"{num(w.get('value'))} {unit}"
+        bound = f"{num(w.get('bound'))} {unit}"
+        plural = "s" if len(runs) != 1 else ""
+        parts.append(
+            f"<li><b>{e(str(w.get('parameter', '?')))}</b> = {e(value)} (bound {e(bound)}): "
+            f"{e(str(w.get('message', '')))}<br>"
+            f'<span class="note">Source: {e(str(w.get("source", "?")))}. '
+            f"Affects {len(runs)} run{plural}: {e('; '.join(runs))}</span></li>"
+        )
+    parts.append("</ul>")
+    return "\n".join(parts)
 
 
 def _quantiles(out: Path, run_ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -407,6 +475,10 @@ def build_report(
         "bottleneck / its capacity. Rates in Mbit/s, delays in ms; ± is one standard deviation "
         "over seeds.</p>"
     )
+    warnings = run_warnings(out, results)
+    if warnings:
+        body.append(f'<h2 id="warnings">Warnings ({len(warnings)})</h2>')
+        body.append(_warnings_html(warnings))
     if comp:
         body.append('<h2 id="comparison">Comparison with the paper</h2>')
         body.append(_comparison_html(comp))

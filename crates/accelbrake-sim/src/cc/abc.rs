@@ -52,6 +52,7 @@ pub const ABC: Scheme = Scheme {
     preset: &[],
     style: ("#d62728", "*"),
     build: |v, _now, _rng| Ok(Box::new(Abc::new(AbcConfig::checked(v)?))),
+    warnings: None,
 };
 
 /// ABC §4.1: `min(w_abc, w_cubic)` over the ABC router.

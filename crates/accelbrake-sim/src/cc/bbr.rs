@@ -145,6 +145,7 @@ pub const BBR: Scheme = Scheme {
     preset: &[],
     style: ("#9467bd", "^"),
     build: |v, now, rng| Ok(Box::new(Bbr::new(BbrConfig::checked(v)?, now, rng))),
+    warnings: None,
 };
 
 crate::default_from_table!(BbrConfig);

@@ -143,6 +143,7 @@ pub const COPA: Scheme = Scheme {
     preset: &[],
     style: ("#8c564b", "D"),
     build: |v, now, _rng| Ok(Box::new(Copa::new(CopaConfig::checked(v)?, now))),
+    warnings: None,
 };
 
 crate::default_from_table!(CopaConfig);

@@ -137,6 +137,7 @@ pub const CUBIC: Scheme = Scheme {
     preset: &[],
     style: ("#1f77b4", "o"),
     build: |v, now, _rng| Ok(Box::new(Cubic::new(CubicConfig::checked(v)?, now))),
+    warnings: None,
 };
 
 /// Cubic with ABE (RFC 8511): ECN on, an ECN echo reduces the window by β_ecn = 0.85.

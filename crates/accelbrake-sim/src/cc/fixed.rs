@@ -35,6 +35,7 @@ pub const FIXED: Scheme = Scheme {
     preset: &[],
     style: ("#525252", "."),
     build: |v, _now, _rng| Ok(Box::new(Fixed::new(FixedConfig::checked(v)?))),
+    warnings: None,
 };
 
 /// The configuration read from [`PARAMS`].

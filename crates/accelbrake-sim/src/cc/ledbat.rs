@@ -126,6 +126,7 @@ pub const LEDBAT: Scheme = Scheme {
     preset: &[],
     style: ("#bcbd22", ">"),
     build: |v, now, _rng| Ok(Box::new(Ledbat::new(LedbatConfig::checked(v)?, now))),
+    warnings: None,
 };
 
 crate::default_from_table!(LedbatConfig);

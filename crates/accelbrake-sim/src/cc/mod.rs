@@ -218,6 +218,9 @@ pub struct Scheme {
     pub style: (&'static str, &'static str),
     /// Builds the controller.
     pub build: Factory,
+    /// Its operating-range check, if it has one: warnings about a flow's settings
+    /// ([`crate::warning`]). `None`: no known bounds.
+    pub warnings: Option<crate::warning::FlowCheck>,
 }
 
 impl std::fmt::Debug for Scheme {

@@ -132,6 +132,7 @@ pub const NEWRENO: Scheme = Scheme {
     preset: &[],
     style: ("#17becf", "o"),
     build: |v, _now, _rng| Ok(Box::new(NewReno::new(NewRenoConfig::checked(v)?))),
+    warnings: None,
 };
 
 /// NewReno with ABE (RFC 8511): ECN on, an ECN echo reduces the window by β_ecn = 0.8.

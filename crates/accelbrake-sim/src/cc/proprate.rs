@@ -190,6 +190,7 @@ pub const PROPRATE: Scheme = Scheme {
     preset: &[],
     style: ("#637939", "p"),
     build: |v, now, _rng| Ok(Box::new(PropRate::new(PropRateConfig::checked(v)?, now))),
+    warnings: None,
 };
 
 /// PropRate(L): target 20 ms (PropRate paper §5).

@@ -106,6 +106,7 @@ pub const VEGAS: Scheme = Scheme {
     preset: &[],
     style: ("#e377c2", "h"),
     build: |v, now, _rng| Ok(Box::new(Vegas::new(VegasConfig::checked(v)?, now))),
+    warnings: None,
 };
 
 crate::default_from_table!(VegasConfig);

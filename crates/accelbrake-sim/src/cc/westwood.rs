@@ -99,6 +99,7 @@ pub const WESTWOOD: Scheme = Scheme {
     preset: &[],
     style: ("#7f7f7f", "<"),
     build: |v, now, _rng| Ok(Box::new(Westwood::new(WestwoodConfig::checked(v)?, now))),
+    warnings: None,
 };
 
 crate::default_from_table!(WestwoodConfig);

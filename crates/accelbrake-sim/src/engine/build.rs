@@ -18,6 +18,7 @@ use crate::scenario::{AppSpec, LinkSpec, QueueSpec, Scenario};
 use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{App, Sender};
 use crate::time::{Dur, Rate, Time};
+use crate::warning::{FlowContext, FlowOnHop, QueueContext, Warning};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -70,6 +71,53 @@ fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box
     Ok((kind.build)(&values, Rng::stream(seed, QUEUE_STREAMS + hop as u64)))
 }
 
+/// The warnings of every scheme's and queue's operating-range check ([`crate::warning`]): flows in
+/// scenario order (an entry with `count` > 1 once), then hops.
+fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<Warning>> {
+    let rates: Vec<f64> = hops.iter().map(|h| h.link.mean_rate(end)).collect();
+    let mut out = Vec::new();
+    let mut on_hop: Vec<Vec<FlowOnHop>> = vec![Vec::new(); hops.len()];
+    for (i, spec) in scenario.flows.iter().enumerate() {
+        let scheme = cc::lookup(&spec.scheme)?;
+        let prop_rtt = spec
+            .fwd
+            .iter()
+            .chain(spec.rev.iter())
+            .fold(Dur::from_millis_f64(spec.extra_delay_ms), |acc, &h| acc + hops[h].delay);
+        for &h in &spec.fwd {
+            on_hop[h].push(FlowOnHop {
+                index: i,
+                scheme: scheme.name,
+                abc: scheme.marking == cc::Marking::Abc,
+                prop_rtt,
+            });
+        }
+        if let Some(check) = scheme.warnings {
+            let values = scheme.values(&spec.params)?;
+            let bottleneck_rate = spec.fwd.iter().map(|&h| rates[h]).fold(f64::INFINITY, f64::min);
+            out.extend(check(&FlowContext {
+                index: i,
+                values: &values,
+                prop_rtt,
+                bottleneck_rate,
+            }));
+        }
+    }
+    for (i, h) in scenario.hops.iter().enumerate() {
+        let (kind, values) = h.queue.resolve(&format!("hops[{i}].queue"))?;
+        if let Some(check) = kind.warnings {
+            out.extend(check(&QueueContext {
+                index: i,
+                values: &values,
+                link_rate: rates[i],
+                wire_bytes_per_packet: f64::from(hops[i].link.wire_bytes(crate::packet::MTU)),
+                flows: &on_hop[i],
+            }));
+        }
+    }
+    Ok(out)
+}
+
 impl Simulation {
     /// Build a simulation (reads trace files).
     pub fn new(scenario: &Scenario) -> Result<Simulation> {
@@ -105,6 +153,7 @@ impl Simulation {
                 m: HopMetrics::default(),
             });
         }
+        let warnings = collect_warnings(scenario, &hops, end)?;
         let mut flows = Vec::new();
         for spec in scenario.flows.iter() {
             for _ in 0..spec.count {
@@ -181,6 +230,7 @@ impl Simulation {
             out: Vec::new(),
             drops: Vec::new(),
             stats: RunStats::default(),
+            warnings,
         };
         for (i, f) in sim.flows.iter().enumerate() {
             sim.events.push(f.start, Event::Start(i as u32));

@@ -30,6 +30,7 @@ use crate::scenario::Scenario;
 use crate::sched::{DelayLine, EventQueue};
 use crate::sender::Sender;
 use crate::time::{Dur, Time};
+use crate::warning::Warning;
 use std::collections::BTreeMap;
 
 /// An event. Events are small (no packets inside): packets wait on FIFO [`DelayLine`]s and only
@@ -133,12 +134,19 @@ pub struct Simulation {
     drops: Vec<Packet>,
     /// Run counters.
     pub stats: RunStats,
+    /// Settings outside a scheme's or queue's known operating range ([`crate::warning`]).
+    warnings: Vec<Warning>,
 }
 
 impl Simulation {
     /// Current simulated time.
     pub fn now(&self) -> Time {
         self.now
+    }
+    /// Settings of this run outside a scheme's or queue's known operating range (also in the
+    /// summary's `warnings`).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
     /// Events scheduled so far.
     pub fn events_scheduled(&self) -> u64 {
@@ -194,7 +202,8 @@ impl Simulation {
                 m: &f.m,
             })
             .collect();
-        let summary = summarize(&self.rec, &run, &hops, &flows);
+        let mut summary = summarize(&self.rec, &run, &hops, &flows);
+        summary.warnings = self.warnings.clone();
         let tables = build_tables(&mut self.rec, end, &hops, &flows);
         SimResult { summary, tables }
     }

@@ -99,6 +99,9 @@ pub struct Summary {
     pub hops: Vec<HopSummary>,
     /// Flows.
     pub flows: Vec<FlowSummary>,
+    /// Settings outside a scheme's or queue's known operating range, each naming the parameter,
+    /// the bound and its source ([`crate::warning`]); empty when there is none.
+    pub warnings: Vec<crate::warning::Warning>,
 }
 
 /// Jain's index (Σx)² / (n·Σx²), 1 for perfect fairness.
@@ -254,6 +257,7 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
         jain_index: jain(&tputs),
         hops: hop_sums,
         flows: flow_sums,
+        warnings: Vec::new(),
     }
 }
 

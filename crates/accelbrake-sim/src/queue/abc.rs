@@ -100,7 +100,90 @@ pub const ABC: QueueKind = QueueKind {
     limit: LimitRule::Optional,
     aliases: &["cellular"],
     build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),
+    warnings: Some(warnings),
 };
+
+/// Where the buffer bound comes from.
+pub const BUFFER_SOURCE: &str = "ABC paper (Goyal et al., NSDI 2020) §3.1.2, Eq. (1): the target rate drains \
+     only the queueing delay above d_t, so the buffer must hold d_t·μ for the router to brake before it drops";
+
+/// Where the δ bound comes from.
+pub const DELTA_SOURCE: &str = "ABC paper (Goyal et al., NSDI 2020) §3.1.4, Theorem 1 (Eq. 4): ABC is globally \
+     asymptotically stable if δ > 2/3·τ, τ the largest round-trip propagation delay of the ABC flows (Appendix C)";
+
+/// The ABC router's operating range, checked when ABC flows cross it:
+/// * a buffer smaller than `d_t·μ` (μ the link's mean capacity) overflows before the queueing delay
+///   reaches d_t, where Eq. 1 starts braking: the window runs away (measured: about 2 drops per
+///   delivered packet with 20 packets on the 5.96 Mbit/s Verizon uplink, d_t·μ = 24.8 packets);
+/// * δ ≤ ⅔·τ, outside Theorem 1's stability criterion (τ: the largest propagation RTT of the ABC
+///   flows crossing the hop).
+fn warnings(cx: &crate::warning::QueueContext<'_>) -> Vec<crate::warning::Warning> {
+    use crate::warning::{num, Warning};
+    let Some(worst) = cx.flows.iter().filter(|f| f.abc).reduce(|a, b| if b.prop_rtt > a.prop_rtt { b } else { a })
+    else {
+        return Vec::new();
+    };
+    let v = cx.values;
+    let mut out = Vec::new();
+    let dt_ms = v.real("dt_ms");
+    let need_wire = dt_ms / 1e3 * cx.link_rate;
+    let mbps = num(cx.link_rate * 8.0 / 1e6, 3);
+    let buffer = match super::limit_of(v) {
+        Limit::Packets(p) => Some(("packets", "packets", p as f64, need_wire / cx.wire_bytes_per_packet)),
+        Limit::Bytes(b) => Some((
+            "bytes",
+            "bytes",
+            b as f64,
+            need_wire * f64::from(crate::packet::MTU) / cx.wire_bytes_per_packet,
+        )),
+        Limit::Infinite => None,
+    };
+    if let Some((name, unit, value, bound)) = buffer {
+        if value < bound {
+            out.push(Warning {
+                code: "abc-buffer-below-dt-mu",
+                subject: cx.subject(),
+                parameter: cx.key(name),
+                value,
+                bound,
+                unit,
+                source: BUFFER_SOURCE,
+                message: format!(
+                    "ABC router buffer {} {unit} is smaller than d_t·μ = {} ms × {mbps} Mbit/s = {} {unit}: \
+                     the queue overflows before ABC brakes and the window runs away (measured: ~2 drops per \
+                     delivered packet)",
+                    num(value, 0),
+                    num(dt_ms, 3),
+                    num(bound, 1)
+                ),
+            });
+        }
+    }
+    let delta = v.real("delta_ms");
+    let tau = worst.prop_rtt.millis_f64();
+    // δ ≤ ⅔·τ, compared as 3δ ≤ 2τ so that the bound itself is exact.
+    if 3.0 * delta <= 2.0 * tau {
+        out.push(Warning {
+            code: "abc-delta-below-stability-bound",
+            subject: cx.subject(),
+            parameter: cx.key("delta_ms"),
+            value: delta,
+            bound: 2.0 * tau / 3.0,
+            unit: "ms",
+            source: DELTA_SOURCE,
+            message: format!(
+                "ABC router δ = {} ms is not above 2/3 of the largest propagation RTT of its ABC flows \
+                 (flows[{}]: {} ms, bound {} ms): outside the paper's stability criterion, expect oscillations \
+                 and under-utilisation",
+                num(delta, 3),
+                worst.index,
+                num(tau, 3),
+                num(2.0 * tau / 3.0, 2)
+            ),
+        });
+    }
+    out
+}
 
 crate::default_from_table!(AbcRouterConfig);
 
@@ -416,5 +499,88 @@ mod tests {
             assert!(q.state().tokens <= 5.0);
         }
         assert_eq!(q.state().tokens, 5.0);
+    }
+
+    /// An ABC-router hop (`queue` fields, `link`) in front of a 12 Mbit/s ACK link, both with
+    /// `delay` ms, crossed by `flows` (JSON objects without the paths).
+    fn abc_warnings(link: &str, queue: &str, delay: f64, flows: &[&str]) -> Vec<crate::warning::Warning> {
+        let flows: Vec<String> = flows
+            .iter()
+            .map(|f| format!(r#"{{{f}, "fwd": [0], "rev": [1]}}"#))
+            .collect();
+        crate::warning::of_scenario(&format!(
+            r#"{{"duration_ms": 100,
+            "hops": [{{"link": {link}, "queue": {{"type": "abc"{queue}}}, "delay_ms": {delay}}},
+                     {{"link": {{"type": "constant", "mbps": 12}}, "queue": {{"type": "infinite"}}, "delay_ms": {delay}}}],
+            "flows": [{}]}}"#,
+            flows.join(", ")
+        ))
+    }
+
+    const RATE12: &str = r#"{"type": "constant", "mbps": 12}"#;
+    const ABC_FLOW: &str = r#""scheme": "abc""#;
+
+    #[test]
+    fn warns_when_the_buffer_is_below_dt_times_mu_and_only_then() {
+        // 12 Mbit/s × 50 ms = 75 000 bytes = 50 packets of 1500 bytes.
+        let w = abc_warnings(RATE12, r#", "packets": 49"#, 50.0, &[ABC_FLOW]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        let w = &w[0];
+        assert_eq!(w.code, "abc-buffer-below-dt-mu");
+        assert_eq!((w.subject.as_str(), w.parameter.as_str()), ("hops[0]", "hops[0].queue.packets"));
+        assert_eq!((w.value, w.bound, w.unit), (49.0, 50.0, "packets"));
+        assert!(w.source.contains("§3.1.2") && w.source.contains("NSDI 2020"), "{}", w.source);
+        assert!(w.message.contains("49 packets") && w.message.contains("50 packets"), "{}", w.message);
+        assert_eq!(abc_warnings(RATE12, r#", "packets": 50"#, 50.0, &[ABC_FLOW]), vec![]);
+        assert_eq!(abc_warnings(RATE12, r#", "packets": 51"#, 50.0, &[ABC_FLOW]), vec![]);
+        // d_t scales the bound; a byte limit is compared in bytes.
+        let w = abc_warnings(RATE12, r#", "packets": 99, "dt_ms": 100"#, 50.0, &[ABC_FLOW]);
+        assert_eq!((w.len(), w[0].bound), (1, 100.0));
+        let w = abc_warnings(RATE12, r#", "bytes": 74999"#, 50.0, &[ABC_FLOW]);
+        assert_eq!((w.len(), w[0].parameter.as_str(), w[0].bound, w[0].unit), (1, "hops[0].queue.bytes", 75000.0, "bytes"));
+        assert_eq!(abc_warnings(RATE12, r#", "bytes": 75000"#, 50.0, &[ABC_FLOW]), vec![]);
+        // Without ABC senders the router is a drop-tail queue: nothing to say.
+        assert_eq!(abc_warnings(RATE12, r#", "packets": 5"#, 50.0, &[r#""scheme": "cubic""#]), vec![]);
+    }
+
+    #[test]
+    fn the_buffer_bound_of_a_trace_link_is_its_mean_rate_in_opportunities() {
+        // One 1504-byte opportunity per ms: 50 packets in d_t = 50 ms.
+        let path = std::env::temp_dir().join(format!("accelbrake-warn-{}.trace", std::process::id()));
+        std::fs::write(&path, "1\n").unwrap();
+        let link = format!(r#"{{"type": "trace", "path": {:?}}}"#, path.to_str().unwrap());
+        let w = abc_warnings(&link, r#", "packets": 49"#, 50.0, &[ABC_FLOW]);
+        let none = abc_warnings(&link, r#", "packets": 50"#, 50.0, &[ABC_FLOW]);
+        std::fs::remove_file(&path).ok();
+        assert_eq!((w.len(), w[0].bound), (1, 50.0), "{w:?}");
+        assert_eq!(none, vec![]);
+    }
+
+    #[test]
+    fn warns_when_delta_is_at_or_below_two_thirds_of_the_largest_abc_rtt() {
+        // Propagation RTT 150 ms: the bound is δ = 100 ms.
+        for (delta, fires) in [(99.0, true), (100.0, true), (100.001, false), (133.0, false)] {
+            let q = format!(r#", "delta_ms": {delta}"#);
+            let w = abc_warnings(RATE12, &q, 75.0, &[ABC_FLOW]);
+            assert_eq!(w.len(), usize::from(fires), "δ = {delta}: {w:?}");
+            if fires {
+                let w = &w[0];
+                assert_eq!(w.code, "abc-delta-below-stability-bound");
+                assert_eq!(w.parameter, "hops[0].queue.delta_ms");
+                assert_eq!((w.value, w.bound, w.unit), (delta, 100.0, "ms"));
+                assert!(w.source.contains("§3.1.4") && w.source.contains("2/3"), "{}", w.source);
+            }
+        }
+        // The paper's δ = 133 ms at its 100 ms RTT is fine; τ is the largest RTT of the ABC flows
+        // (here flows[1], 100 + 60 ms), a non-ABC flow's longer RTT does not count.
+        let flows = [
+            ABC_FLOW,
+            r#""scheme": "abc-cubic", "extra_delay_ms": 60"#,
+            r#""scheme": "cubic", "extra_delay_ms": 500"#,
+        ];
+        let w = abc_warnings(RATE12, r#", "delta_ms": 106"#, 50.0, &flows);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].message.contains("flows[1]"), "{}", w[0].message);
+        assert_eq!(abc_warnings(RATE12, r#", "delta_ms": 107"#, 50.0, &flows), vec![]);
     }
 }

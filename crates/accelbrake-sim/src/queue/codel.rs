@@ -82,6 +82,7 @@ pub const CODEL: QueueKind = QueueKind {
     limit: LimitRule::Optional,
     aliases: &[],
     build: |v, _rng| Box::new(CodelQueue::new(CodelConfig::from_values(v))),
+    warnings: None,
 };
 
 crate::default_from_table!(CodelConfig);

@@ -48,6 +48,9 @@ pub struct QueueKind {
     pub aliases: &'static [&'static str],
     /// Builds the queue.
     pub build: QueueFactory,
+    /// Its operating-range check, if it has one: warnings about a hop's settings
+    /// ([`crate::warning`]). `None`: no known bounds.
+    pub warnings: Option<crate::warning::QueueCheck>,
 }
 
 impl std::fmt::Debug for QueueKind {
@@ -174,6 +177,7 @@ pub const DROPTAIL: QueueKind = QueueKind {
     limit: LimitRule::Required,
     aliases: &["drop-tail", "fifo"],
     build: |v, _rng| Box::new(DropTail::new(limit_of(v))),
+    warnings: None,
 };
 
 /// Infinite: never drops (Mahimahi's default queue).
@@ -186,6 +190,7 @@ pub const INFINITE: QueueKind = QueueKind {
     limit: LimitRule::None,
     aliases: &["inf"],
     build: |_v, _rng| Box::new(DropTail::new(Limit::Infinite)),
+    warnings: None,
 };
 
 /// What the router knows about its link when it dequeues.

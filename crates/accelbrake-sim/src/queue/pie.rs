@@ -150,6 +150,7 @@ pub const PIE: QueueKind = QueueKind {
     limit: LimitRule::Optional,
     aliases: &[],
     build: |v, rng| Box::new(PieQueue::new(PieConfig::from_values(v), rng)),
+    warnings: None,
 };
 
 crate::default_from_table!(PieConfig);
