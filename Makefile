@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: demo test install test-rs test-py lint bench bench-ns3 clean
+.PHONY: demo test install test-rs test-py lint bench bench-ns3 results clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ lint:
 	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
+
+# The measured tables of README.md and docs/*.md: run their datasets (resumable, kept in
+# results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every
+# <!-- results:NAME --> region. tests/test_docs_results.py fails when a region is stale.
+results: install
+	$(BIN)/python -m accelbrake.experiments.docs --out results/docs
 
 # Benchmarks, not part of `make test`: whole runs (docs/bench/results.md), criterion micro-benchmarks,
 # and the side-by-side with ns-3 (needs `pip install ns3`; ~30 min, most of it ns-3 at 1 Gbit/s).
