@@ -60,6 +60,10 @@ BUNDLED_TRACES = ("traces/Verizon-LTE-short.down", "traces/Verizon-LTE-short.up"
 CELLULAR_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "bbr")
 #: Cubic+CoDel as in the ABC artifact (exp.sh: target 50 ms, interval 100 ms, 250 packets).
 ARTIFACT_CODEL = "codel target=50,interval=100"
+#: Copa as the ABC paper ran it: the authors' UDP implementation (genericCC, §7 "we used the UDP
+#: implementations provided by the authors"), whose receiver sends one ACK per packet
+#: (genericCC `receiver.cc`: "For each packet received, acks back"), so no delayed ACKs.
+COPA_PER_PACKET_ACKS = ("flow.delayed_ack=false",)
 
 
 def expand_traces(items: Sequence[str]) -> list[str]:
@@ -461,15 +465,21 @@ def _cellular(
         },
         "run": {"duration_s": duration, "ack_mbps": _ACK_MBPS, "sample_ms": 100.0},
     }
+    per_scheme: dict[str, Any] = {}
     if "cubic+codel" in schemes:
-        doc["schemes"] = {"cubic+codel": {"queue": ARTIFACT_CODEL}}
+        per_scheme["cubic+codel"] = {"queue": ARTIFACT_CODEL}
+    if "copa" in schemes:
+        per_scheme["copa"] = {"set": list(COPA_PER_PACKET_ACKS)}
+    if per_scheme:
+        doc["schemes"] = per_scheme
     return doc
 
 
 _CELL_SETUP = (
     "ABC paper cellular setup: trace drives the data link, ACKs over a constant 12 Mbit/s link, 50 ms "
     "one-way delay each way (min RTT 100 ms), 250-packet buffer, one backlogged flow; Cubic+CoDel "
-    "uses the ABC artifact's CoDel (target 50 ms, interval 100 ms); delay = per-packet delay "
+    "uses the ABC artifact's CoDel (target 50 ms, interval 100 ms); Copa ACKs every packet (genericCC's "
+    "UDP receiver, which the paper ran); delay = per-packet delay "
     "(RTT + queueing)."
 )
 

@@ -58,6 +58,16 @@
 //! - The windowed filters also drop samples equal to a newer one (same extreme, bounded memory).
 //! - The RTO re-initialisation needs 2 s since the last ACK at the time an RTO fires (RTOs are
 //!   the only timer a controller sees); a full re-init also forgets RTTmin, as `init()` does.
+//!
+//! Transport framing (genericCC `ctcp.hh`, `receiver.cc`; the ABC paper §7 ran "the UDP
+//! implementations provided by the authors"), against the simulator's TCP-like transport:
+//! - ACKs: genericCC's receiver ACKs every packet. The flow setting `flows[].delayed_ack = false`
+//!   gives that; the ABC cellular reproductions set it for Copa (`reproduce.py`
+//!   `COPA_PER_PACKET_ACKS`); elsewhere Copa gets the default delayed ACKs.
+//! - Packets: genericCC sends 1440-byte UDP datagrams (1468 B IP, 1472 B in a Mahimahi
+//!   1504-byte opportunity, ≤ 97.9 % byte utilisation); here every data packet is `MTU` bytes.
+//! - Window and losses: genericCC sends while `seq < largest ACKed + 1 + cwnd` and never
+//!   retransmits; here the window bounds the RFC 6675 pipe and lost segments are retransmitted.
 
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::params::{Config, Param, Unit, Values};
