@@ -149,8 +149,8 @@ pub enum LinkSpec {
         /// starts, whole ms: Mahimahi's `mm-link` starts replaying its traces when the shell
         /// starts, and the sender inside connects some unknown time later. A value pins it (0:
         /// the flows meet the trace's first line, as before seeds drew offsets); a wrapping trace
-        /// takes it modulo its period. Absent: drawn from the scenario's seed (see
-        /// [`TRACE_OFFSET`]): uniform in whole ms over `[0, period)` of the longest wrapping trace,
+        /// takes it modulo its period. Absent: drawn from the scenario's seed, uniform in whole
+        /// ms over `[0, period)` of the longest wrapping trace,
         /// one draw shared by every trace link of the scenario that has no value (one shell, one
         /// clock); a `once` trace without a value starts at 0.
         #[serde(default, skip_serializing_if = "Option::is_none")]
