@@ -118,6 +118,14 @@ SET_KEYS: dict[str, SetKey] = {
     "queue.packets": SetKey("queue", "packets", "int", "data queue limit, packets"),
     "queue.bytes": SetKey("queue", "bytes", "size", "data queue limit, bytes"),
     "link.once": SetKey("link", "once", "bool", "play the data trace once (mm-link --once)"),
+    "link.offset": SetKey(
+        "link",
+        "offset_ms",
+        "duration",
+        "pin how far into its trace every trace link is when the flows start, whole ms "
+        "(0: the trace's first line, as before seeds drew it; default: drawn from the seed, "
+        "uniform over one trace period)",
+    ),
     # Flows
     "flow.ecn": SetKey("flow", "ecn", "bool", "ECN for non-ABC schemes (a codel/pie bottleneck then marks)"),
     "flow.delayed_ack": SetKey("flow", "delayed_ack", "bool", "delayed ACKs (every 2nd segment / 40 ms)"),
@@ -134,6 +142,7 @@ _ALIASES = {
     "flow.stop_ms": "flow.stop",
     "flow.extra_delay_ms": "flow.extra_delay",
     "flow.interval_ms": "flow.interval",
+    "link.offset_ms": "link.offset",
 }
 
 _TIME_EXAMPLE = "like 50 or 50ms (bare numbers are ms)"
@@ -292,7 +301,8 @@ def apply_sets(
       every flow whose scheme is of that family (booleans become 1.0/0.0): ``cubic.*`` also reaches
       ``cubic-abe``; ``SCHEME.*`` (``cubic-abe.beta_ecn``) only that scheme's flows;
     * ``queue.packets`` / ``queue.bytes`` set the data queue limit (the first hop on flow 0's data
-      path with a finite queue); ``link.once`` plays that hop's trace once;
+      path with a finite queue); ``link.once`` plays that hop's trace once; ``link.offset`` pins
+      the trace offset (``offset_ms``) of every trace link, so that the seed no longer draws it;
     * ``flow.*`` set fields of every flow; ``flow.interval`` staggers flow starts.
 
     Unknown keys or bad values raise :class:`ScenarioError` naming the key and the expected form.
@@ -352,6 +362,20 @@ def apply_sets(
                         if _locations is not None:
                             _locations[f"hops[{i}].queue"] = where
                             _locations[f"hops[{i}].queue.{spec.field}"] = where
+                elif spec.field == "offset_ms":
+                    # Every trace link: one Mahimahi shell starts all its traces at once.
+                    if value < 0 or value != round(value):
+                        raise ScenarioError(
+                            f"--set {item}: expected a whole number of ms ≥ 0, found {value:g} ms", key=key
+                        )
+                    for j, h in enumerate(hops):
+                        link = h.get("link", {})
+                        if link.get("type") == "trace":
+                            link["offset_ms"] = int(round(value))
+                            applied = True
+                            if _locations is not None:
+                                _locations[f"hops[{j}].link.offset_ms"] = where
+                    why = "the scenario has no trace link"
                 else:
                     link = hops[i].setdefault("link", {})
                     if link.get("type") == "trace":

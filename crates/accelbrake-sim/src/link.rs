@@ -5,6 +5,9 @@
 //!   bytes; opportunities are counted in bytes, so several small packets share one and a packet larger
 //!   than the bytes left carries over into later opportunities; bytes with nothing queued are wasted;
 //!   at the end the trace wraps around (`base += last timestamp`) unless it is played `once`.
+//!   A link can start `offset` ms into its trace ([`TraceLink::with_offset`]): Mahimahi starts
+//!   replaying when the shell starts, before the sender inside it connects, so the flows meet the
+//!   trace at some phase; opportunities before the offset happened before simulated time 0.
 //!   Packets depart at the opportunity's time (no serialisation delay within an opportunity).
 //!   Mahimahi counts TUN frames, which carry 4 bytes of header besides the IP packet, so a 1500-byte
 //!   IP packet fills a 1504-byte opportunity exactly; we charge [`TUN_OVERHEAD`] per packet likewise.
@@ -122,8 +125,10 @@ pub struct TraceLink {
     once: bool,
     /// Index of the next opportunity in `trace.ms`.
     next: usize,
-    /// Time offset of the current period, ms.
+    /// Trace time of the start of the current period, ms.
     base_ms: u64,
+    /// Trace time at simulated time 0, ms: opportunity `base_ms + m` happens at `base_ms + m - offset_ms`.
+    offset_ms: u64,
     /// Whether a `once` trace has been used up.
     finished: bool,
     /// Bytes of the packet in transit still to send (0 if none).
@@ -138,17 +143,42 @@ pub struct TraceLink {
 impl TraceLink {
     /// A link following `trace`, wrapping around unless `once`.
     pub fn new(trace: Arc<Trace>, once: bool) -> TraceLink {
-        TraceLink {
+        TraceLink::with_offset(trace, once, 0)
+    }
+
+    /// A link that is `offset_ms` into `trace` at simulated time 0 (the replay started that long
+    /// before): opportunities at trace times below `offset_ms` are gone, the one at trace time
+    /// `m ≥ offset_ms` comes at `m − offset_ms`. A wrapping trace takes the offset modulo its
+    /// period; a `once` trace with an offset beyond its last line has no opportunities left.
+    /// An offset of 0 is [`TraceLink::new`].
+    pub fn with_offset(trace: Arc<Trace>, once: bool, offset_ms: u64) -> TraceLink {
+        let offset_ms = if once { offset_ms } else { offset_ms % trace.period_ms() };
+        let next = trace.ms.partition_point(|&m| m < offset_ms);
+        let mut link = TraceLink {
             trace,
             once,
-            next: 0,
+            next,
             base_ms: 0,
+            offset_ms,
             finished: false,
             in_transit_left: 0,
             recent: VecDeque::new(),
             recent_bytes: 0,
             keep: Dur::ZERO,
-        }
+        };
+        link.wrap();
+        link
+    }
+
+    /// How far into its trace the link is at simulated time 0, ms (after reduction modulo the
+    /// period for a wrapping trace).
+    pub fn offset_ms(&self) -> u64 {
+        self.offset_ms
+    }
+
+    /// The trace this link follows.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
     }
 
     /// Use every opportunity due at or before `now`, exactly as Mahimahi's `rationalize()`: each
@@ -192,14 +222,14 @@ impl TraceLink {
 
     /// Consume every opportunity due at or before `now` unused, one step per distinct timestamp.
     fn skip_due(&mut self, now: Time) {
-        let now_ms = now.0 / NS_PER_MS;
+        let now_ms = now.0 / NS_PER_MS + self.offset_ms;
         while !self.finished {
             let m = self.trace.ms[self.next];
             if self.base_ms + m > now_ms {
                 break;
             }
             let run = self.trace.ms[self.next..].partition_point(|&x| x <= m);
-            self.record(Time((self.base_ms + m) * NS_PER_MS), run as u64);
+            self.record(Time((self.base_ms + m - self.offset_ms) * NS_PER_MS), run as u64);
             self.next += run;
             self.wrap();
         }
@@ -240,7 +270,9 @@ impl TraceLink {
         if self.finished {
             None
         } else {
-            Some(Time((self.base_ms + self.trace.ms[self.next]) * NS_PER_MS))
+            Some(Time(
+                (self.base_ms + self.trace.ms[self.next] - self.offset_ms) * NS_PER_MS,
+            ))
         }
     }
 
@@ -284,8 +316,8 @@ impl TraceLink {
         let below = |x: u64| self.trace.ms.partition_point(|&m| m * NS_PER_MS < x) as u64;
         // Period k holds offsets k·P + m for every trace value m in (0..=P]; all periods before
         // q − 1 are complete at time t = q·P + r, period q − 1 is complete except offsets ≥ r + P,
-        // and period q has those below r.
-        let count_before = |t: Time| -> u64 {
+        // and period q has those below r. Times here are trace times (simulated time + offset).
+        let count_trace_before = |t: Time| -> u64 {
             if self.once {
                 return below(t.0);
             }
@@ -296,6 +328,9 @@ impl TraceLink {
                 (q - 1) * n + below(r + p) + below(r)
             }
         };
+        let o = Time(self.offset_ms * NS_PER_MS);
+        let skipped = count_trace_before(o);
+        let count_before = |t: Time| count_trace_before(Time(t.0 + o.0)) - skipped;
         (count_before(to).saturating_sub(count_before(from))) * OPPORTUNITY_BYTES as u64
     }
 }
@@ -509,6 +544,61 @@ mod tests {
             once.take_opportunity();
         }
         assert_eq!(once.next_opportunity(), None);
+    }
+
+    #[test]
+    fn offset_shifts_the_first_opportunities_and_wraps() {
+        // Trace 1,1,3 (period 3): opportunities at trace times 1,1,3,4,4,6,7,7,9... An offset of
+        // 2 ms puts simulated time 0 at trace time 2: the next ones come at 3−2, 4−2, ...
+        let tr = Arc::new(Trace::parse("x", "1\n1\n3\n").unwrap());
+        let take = |l: &mut TraceLink| (0..5).map(|_| l.take_opportunity().0 / NS_PER_MS).collect::<Vec<_>>();
+        let mut l = TraceLink::with_offset(tr.clone(), false, 2);
+        assert_eq!(l.offset_ms(), 2);
+        assert_eq!(take(&mut l), vec![1, 2, 2, 4, 5]);
+        // An opportunity exactly at the offset comes at time 0; a wrapping trace takes the
+        // offset modulo its period (23 ms ≡ 2 ms).
+        let mut at1 = TraceLink::with_offset(tr.clone(), false, 1);
+        assert_eq!(take(&mut at1), vec![0, 0, 2, 3, 3]);
+        let mut wrapped = TraceLink::with_offset(tr.clone(), false, 3 * 7 + 2);
+        assert_eq!(wrapped.offset_ms(), 2);
+        assert_eq!(take(&mut wrapped), vec![1, 2, 2, 4, 5]);
+        let mut zero = TraceLink::with_offset(tr.clone(), false, 0);
+        assert_eq!(take(&mut zero), take(&mut TraceLink::new(tr.clone(), false)));
+        // Played once, an offset shortens the trace; one beyond the last line leaves nothing.
+        let mut once = TraceLink::with_offset(tr.clone(), true, 2);
+        assert_eq!(once.take_opportunity(), Time::from_millis(1));
+        assert_eq!(once.next_opportunity(), None);
+        assert_eq!(
+            TraceLink::with_offset(tr.clone(), true, 3).next_opportunity(),
+            Some(Time::ZERO)
+        );
+        assert_eq!(TraceLink::with_offset(tr, true, 4).next_opportunity(), None);
+    }
+
+    #[test]
+    fn offset_capacity_counts_match_the_opportunities_taken() {
+        let tr = Arc::new(Trace::parse("x", "0\n1\n1\n4\n5\n5\n7\n").unwrap());
+        for once in [false, true] {
+            for offset in 0..9 {
+                let mut l = TraceLink::with_offset(tr.clone(), once, offset);
+                let mut times = Vec::new();
+                while let Some(t) = l.next_opportunity() {
+                    if t > Time::from_millis(30) {
+                        break;
+                    }
+                    times.push(l.take_opportunity());
+                }
+                for (a, b) in [(0, 1), (0, 7), (2, 9), (3, 30), (6, 20)] {
+                    let (from, to) = (Time::from_millis(a), Time::from_millis(b));
+                    let n = times.iter().filter(|&&t| t >= from && t < to).count() as u64;
+                    assert_eq!(
+                        l.opportunity_bytes_between(from, to),
+                        n * 1504,
+                        "once {once} offset {offset} [{a}, {b})"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -58,8 +58,25 @@ pub const NETWORK: &[Param] = &[
         "identical bulk flows sharing the bottleneck",
         "ABC paper §7.3 (one backlogged flow)",
     ),
-    Param::whole("seed", 0, Unit::None, 0, u64::MAX >> 11).doc("master random seed", ""),
+    Param::whole("seed", 0, Unit::None, 0, u64::MAX >> 11).doc(
+        "master random seed: one repeated run; draws where in the trace the flows start (unless \
+         link.offset pins it), host jitter and randomised controllers/queues",
+        "trace phase: Mahimahi mm-link replays from the shell's start, before the sender connects",
+    ),
 ];
+
+/// How a seed places the flows in the trace when a trace link gives no `offset_ms`; stated once
+/// here for the docs and the catalog.
+pub const TRACE_OFFSET: &str = "uniform in whole ms over [0, P) with P the period of the scenario's longest \
+wrapping trace, one draw per scenario from the seed's own stream, shared by its trace links without \
+offset_ms (one Mahimahi shell starts all its traces at once); once-played traces start at 0. \
+Source: Mahimahi mm-link replays from the shell's start, and the ABC artifact's start-tcp.sh \
+connects iperf from inside the shell some unmeasured time later; neither the ABC paper (NSDI 2020, \
+§7.2) nor its artifact fixes the phase, and a trace replayed in a loop has no preferred one, so a \
+seed draws it over a whole period";
+
+/// Largest `offset_ms` accepted (as the largest trace timestamp).
+pub const MAX_TRACE_OFFSET_MS: u64 = 1_000_000_000;
 
 /// Default bin width of time series, ms.
 pub const DEFAULT_SAMPLE_MS: f64 = 100.0;
@@ -84,7 +101,9 @@ fn default_true() -> bool {
 pub struct Scenario {
     /// Simulated time, ms.
     pub duration_ms: f64,
-    /// Master seed for every random stream.
+    /// Master seed for every random stream: where in its trace a trace link is when the flows
+    /// start (unless the link's `offset_ms` pins it), host jitter, randomised controllers and
+    /// queues. Different seeds are the repeated runs of one experiment.
     #[serde(default)]
     pub seed: u64,
     /// The hops flows can cross.
@@ -126,6 +145,17 @@ pub enum LinkSpec {
         /// Play the trace once instead of wrapping around (`mm-link --once`).
         #[serde(default)]
         once: bool,
+        /// How far into the trace the link is when the simulation (and a flow starting at 0)
+        /// starts, whole ms: Mahimahi's `mm-link` starts replaying its traces when the shell
+        /// starts, and the sender inside connects some unknown time later. A value pins it (0:
+        /// the flows meet the trace's first line, as before seeds drew offsets); a wrapping trace
+        /// takes it modulo its period. Absent: drawn from the scenario's seed, uniform in whole
+        /// ms over `[0, period)` of the longest wrapping trace,
+        /// one draw shared by every trace link of the scenario that has no value (one shell, one
+        /// clock); a `once` trace without a value starts at 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(range(min = 0, max = 1_000_000_000))]
+        offset_ms: Option<u64>,
     },
     /// A constant rate.
     Constant {
@@ -428,12 +458,20 @@ impl Scenario {
             let k = format!("hops[{i}]");
             check_range(&format!("{k}.delay_ms"), h.delay_ms, 0.0, 1e7, "a delay ≥ 0 ms")?;
             match &h.link {
-                LinkSpec::Trace { path, .. } => {
+                LinkSpec::Trace { path, offset_ms, .. } => {
                     if path.is_empty() {
                         return Err(Error::Param {
                             key: format!("{k}.link.path"),
                             msg: "empty trace path".into(),
                         });
+                    }
+                    if let Some(o) = offset_ms {
+                        if *o > MAX_TRACE_OFFSET_MS {
+                            return Err(Error::Param {
+                                key: format!("{k}.link.offset_ms"),
+                                msg: format!("expected whole ms from 0 to {MAX_TRACE_OFFSET_MS}, found {o}"),
+                            });
+                        }
                     }
                 }
                 LinkSpec::Constant { mbps } => {

@@ -22,18 +22,54 @@ use crate::warning::{FlowContext, FlowOnHop, QueueContext, Warning};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-fn build_link(spec: &LinkSpec, key: &str, traces: &mut HashMap<String, Arc<Trace>>) -> Result<Link> {
+fn load_trace(path: &str, traces: &mut HashMap<String, Arc<Trace>>) -> Result<Arc<Trace>> {
+    Ok(match traces.get(path) {
+        Some(t) => t.clone(),
+        None => {
+            let t = Arc::new(Trace::load(path)?);
+            traces.insert(path.to_string(), t.clone());
+            t
+        }
+    })
+}
+
+/// The offset of the trace links without `offset_ms` (see [`crate::scenario::TRACE_OFFSET`]): one
+/// draw from the scenario's `TRACE_OFFSET_STREAM`, uniform in whole ms over `[0, P)` with `P` the
+/// longest period among the wrapping trace links that take it; 0 if there are none.
+fn drawn_offset_ms(scenario: &Scenario, traces: &mut HashMap<String, Arc<Trace>>) -> Result<u64> {
+    let mut period = 0;
+    for h in &scenario.hops {
+        if let LinkSpec::Trace {
+            path,
+            once: false,
+            offset_ms: None,
+        } = &h.link
+        {
+            period = period.max(load_trace(path, traces)?.period_ms());
+        }
+    }
+    Ok(if period == 0 {
+        0
+    } else {
+        Rng::stream(scenario.seed, TRACE_OFFSET_STREAM).below(period)
+    })
+}
+
+fn build_link(
+    spec: &LinkSpec,
+    key: &str,
+    traces: &mut HashMap<String, Arc<Trace>>,
+    drawn_offset_ms: u64,
+) -> Result<Link> {
     Ok(match spec {
-        LinkSpec::Trace { path, once } => {
-            let tr = match traces.get(path) {
-                Some(t) => t.clone(),
-                None => {
-                    let t = Arc::new(Trace::load(path)?);
-                    traces.insert(path.clone(), t.clone());
-                    t
-                }
+        LinkSpec::Trace { path, once, offset_ms } => {
+            let tr = load_trace(path, traces)?;
+            let offset = match (offset_ms, once) {
+                (Some(o), _) => *o,
+                (None, true) => 0,
+                (None, false) => drawn_offset_ms,
             };
-            Link::Trace(TraceLink::new(tr, *once))
+            Link::Trace(TraceLink::with_offset(tr, *once, offset))
         }
         LinkSpec::Constant { mbps } => {
             Link::Rate(RateLink::constant(Rate::from_mbps(*mbps)).map_err(|e| rekey(e, key))?)
@@ -62,9 +98,11 @@ fn rekey(e: Error, key: &str) -> Error {
 }
 
 /// Random stream ids: flows' host jitter uses `1 + flow`, queues `QUEUE_STREAMS + hop`,
-/// congestion controllers `CC_STREAMS + flow`.
+/// congestion controllers `CC_STREAMS + flow`, the trace offset `TRACE_OFFSET_STREAM` (a stream of
+/// its own, so that drawing it changes no other stream).
 const QUEUE_STREAMS: u64 = 1 << 32;
 const CC_STREAMS: u64 = 2 << 32;
+const TRACE_OFFSET_STREAM: u64 = 3 << 32;
 
 fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box<dyn Queue>> {
     let (kind, values) = spec.resolve(key)?;
@@ -125,10 +163,11 @@ impl Simulation {
         let end = Time(Dur::from_millis_f64(scenario.duration_ms).0);
         let bin = Dur::from_millis_f64(scenario.sample_ms);
         let mut traces = HashMap::new();
+        let drawn = drawn_offset_ms(scenario, &mut traces)?;
         let mut hops = Vec::new();
         for (i, h) in scenario.hops.iter().enumerate() {
             let key = format!("hops[{i}]");
-            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces)?;
+            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn)?;
             let queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
             let cap_window = queue.capacity_window();
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {

@@ -182,6 +182,10 @@ impl Simulation {
                     occupancy_area: self.occupancy_area(i),
                     m: &h.m,
                     capacity_between: cap,
+                    trace_offset_ms: match &h.link {
+                        Link::Trace(t) => Some(t.offset_ms()),
+                        Link::Rate(_) => None,
+                    },
                 }
             })
             .collect();

@@ -37,6 +37,10 @@ pub struct HopSummary {
     pub mean_sojourn_ms: f64,
     /// Queueing delay (sojourn incl. waiting for an opportunity) of data packets at this hop, ms.
     pub queueing_delay_ms: Stats,
+    /// For a trace link: how far into its trace the link was at time 0, ms (pinned by the link's
+    /// `offset_ms` or drawn from the seed); absent for rate links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_offset_ms: Option<u64>,
 }
 
 /// Summary of one flow.
@@ -144,6 +148,8 @@ pub(crate) struct HopInput<'a> {
     pub(crate) m: &'a HopMetrics,
     /// Link capacity in bytes over `[from, to)`.
     pub(crate) capacity_between: &'a dyn Fn(Time, Time) -> f64,
+    /// A trace link's offset into its trace, ms.
+    pub(crate) trace_offset_ms: Option<u64>,
 }
 
 /// One flow as the summary sees it.
@@ -183,6 +189,7 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
             id: i,
             name: h.name.to_string(),
             queue: h.queue.to_string(),
+            trace_offset_ms: h.trace_offset_ms,
             capacity_mbps: cap * 8.0 / dur / 1e6,
             throughput_mbps: h.m.departed_bytes as f64 * 8.0 / dur / 1e6,
             utilization: if cap > 0.0 {
@@ -287,6 +294,7 @@ mod tests {
             occupancy_area: 0,
             m,
             capacity_between,
+            trace_offset_ms: None,
         };
         let hops = [hop(&m0, &slow as &dyn Fn(Time, Time) -> f64), hop(&m1, &fast)];
         let fm = rec.flow_metrics();

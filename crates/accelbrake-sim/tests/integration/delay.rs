@@ -5,11 +5,15 @@ use serde_json::{json, Value};
 
 /// The C2TCP paper's setup on a trace: min RTT 20 ms (10 ms each way), 150 KB drop-tail buffer,
 /// ACKs over an uncongested 100 Mbit/s link.
+/// One run with the trace offset pinned to 0 (the flow meets the trace's first line): these tests
+/// check a claim on one fixed run, as they were calibrated; with the offset drawn from the seed the
+/// PropRate target and guard claims move by more than their tolerances on some offsets (e.g. a
+/// median of 67.5 ms at t̄_buff 80 ms), which the reproductions report as the spread over seeds.
 fn c2tcp_setup(scheme: &str, params: Value, trace_name: &str, buffer_bytes: u64, secs: f64) -> accelbrake_sim::Summary {
     let v = json!({
         "duration_ms": secs * 1000.0, "seed": 1, "record_packets": false,
         "hops": [
-            {"link": {"type": "trace", "path": trace(trace_name)}, "queue": {"type": "droptail", "bytes": buffer_bytes}, "delay_ms": 10},
+            {"link": {"type": "trace", "path": trace(trace_name), "offset_ms": 0}, "queue": {"type": "droptail", "bytes": buffer_bytes}, "delay_ms": 10},
             {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 10}
         ],
         "flows": [{"scheme": scheme, "fwd": [0], "rev": [1], "params": params}]

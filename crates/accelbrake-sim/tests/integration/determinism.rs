@@ -1,6 +1,7 @@
 //! Same scenario and seed → identical results; packets are conserved.
 
 use crate::common::*;
+use accelbrake_sim::metrics::SimResult;
 use serde_json::json;
 
 #[test]
@@ -116,4 +117,64 @@ fn identical_output_across_processes() {
     assert!(here.len() > 100_000);
     assert!(outs[0] == here, "process 1 differs from this process");
     assert!(outs[1] == here, "process 2 differs from this process");
+}
+
+/// The ABC cellular scenario on the bundled Verizon uplink, `secs` long, with `seed` and the data
+/// link's `offset_ms` (absent: drawn from the seed).
+fn trace_run(seed: u64, offset_ms: Option<u64>, secs: f64) -> SimResult {
+    let mut link = json!({"type": "trace", "path": trace("Verizon-LTE-short.up")});
+    if let Some(o) = offset_ms {
+        link["offset_ms"] = json!(o);
+    }
+    let mut v = cellular("abc", json!({"type": "abc", "packets": 250}), link, secs);
+    v["seed"] = json!(seed);
+    run(&v)
+}
+
+fn summary_and_tables(r: &SimResult) -> String {
+    format!(
+        "{}\n{}",
+        serde_json::to_string(&r.summary).unwrap(),
+        serde_json::to_string(&r.tables).unwrap()
+    )
+}
+
+#[test]
+fn seeds_draw_the_trace_offset_deterministically() {
+    // Same seed → identical; different seeds → different offsets and results.
+    let a = trace_run(1, None, 10.0);
+    assert_eq!(summary_and_tables(&a), summary_and_tables(&trace_run(1, None, 10.0)));
+    let offsets: Vec<u64> = (0..4)
+        .map(|s| trace_run(s, None, 1.0).summary.hops[0].trace_offset_ms.unwrap())
+        .collect();
+    let mut distinct = offsets.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), offsets.len(), "offsets {offsets:?}");
+    assert!(
+        offsets.iter().all(|&o| o < 140_000),
+        "within one period of the 140 s trace: {offsets:?}"
+    );
+    let b = trace_run(2, None, 10.0);
+    assert_ne!(a.summary.utilization, b.summary.utilization);
+    assert_ne!(
+        a.summary.per_packet_delay_ms.p95, b.summary.per_packet_delay_ms.p95,
+        "seeds 1 and 2 should differ in more than host jitter"
+    );
+}
+
+#[test]
+fn a_pinned_offset_ignores_the_seed_s_draw_and_only_moves_jitter() {
+    // With the offset pinned, seeds differ only by their host jitter (as before offsets were
+    // drawn); the drawn offset equals pinning the value drawn.
+    let drawn = trace_run(5, None, 10.0);
+    let o = drawn.summary.hops[0].trace_offset_ms.unwrap();
+    let pinned = trace_run(5, Some(o), 10.0);
+    assert_eq!(summary_and_tables(&drawn), summary_and_tables(&pinned));
+    assert_eq!(trace_run(5, Some(0), 1.0).summary.hops[0].trace_offset_ms, Some(0));
+    // A pinned offset above the period is taken modulo it.
+    assert_eq!(
+        trace_run(5, Some(140_000 + 7), 1.0).summary.hops[0].trace_offset_ms,
+        Some(7)
+    );
 }

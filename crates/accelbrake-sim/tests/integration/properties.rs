@@ -76,9 +76,11 @@ proptest! {
             "flows": [{"scheme": scheme, "fwd": [0], "rev": [1], "count": 2}]
         });
         let r = run(&v); // checks every invariant (capacity included) mid-run and at the end
-        let link = TraceLink::new(Arc::new(Trace::parse("p", &text).unwrap()), false);
-        let opportunity = link.opportunity_bytes_between(Time::ZERO, Time::from_millis(3000)) as f64;
+        let trace = Arc::new(Trace::parse("p", &text).unwrap());
         for h in &r.summary.hops {
+            // The link as the run built it: at the offset the seed drew.
+            let link = TraceLink::with_offset(trace.clone(), false, h.trace_offset_ms.unwrap());
+            let opportunity = link.opportunity_bytes_between(Time::ZERO, Time::from_millis(3000)) as f64;
             let departed = h.throughput_mbps * 1e6 / 8.0 * 3.0;
             prop_assert!(departed <= opportunity + 1e-6 * opportunity, "hop {}: {departed} > {opportunity}", h.id);
             prop_assert!(h.utilization <= 1.0 + 1e-12);
