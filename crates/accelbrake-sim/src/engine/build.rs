@@ -229,9 +229,11 @@ impl Simulation {
                     .iter()
                     .chain(rev.iter())
                     .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
+                let mut sender = Sender::new(id, controller, ecn, app);
+                sender.prr_ecn = spec.ecn_prr;
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
-                    sender: Sender::new(id, controller, ecn, app),
+                    sender,
                     receiver: Receiver::new(id, rcfg),
                     fwd,
                     rev,

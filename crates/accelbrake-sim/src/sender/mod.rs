@@ -111,6 +111,11 @@ pub struct Sender {
     fast_retransmit: bool,
     ecn_recover: u32,
     send_cwr: bool,
+    /// Linux CWR state after an ECN reduction (`tcp_enter_cwr`), with PRR (RFC 6937) spreading
+    /// the reduction over the round; `None` when not in CWR or when `prr_ecn` is off.
+    cwr: Option<Cwr>,
+    /// Model Linux's CWR/PRR response to ECN (see [`Cwr`]).
+    pub prr_ecn: bool,
     rto_at: Option<Time>,
     /// When the last RTO fired, until the first ACK of new data after it (Eifel detection).
     rto_fired: Option<Time>,
@@ -123,6 +128,19 @@ pub struct Sender {
     rate_sample_for_test: Option<RateSample>,
     #[cfg(test)]
     last_one_way_delay_for_test: Option<Dur>,
+}
+
+/// Linux `tcp_init_cwnd_reduction` / `tcp_cwnd_reduction` (RFC 6937 PRR, SSRB) state of a CWR
+/// round: from the ECN reaction until `snd_una` passes `high_seq` (`tcp_end_cwnd_reduction`).
+#[derive(Clone, Copy, Debug)]
+struct Cwr {
+    high_seq: u32,
+    prior_cwnd: u32,
+    ssthresh: u32,
+    prr_delivered: u32,
+    prr_out: u32,
+    /// `snd_cwnd = in_flight + sndcnt` after the last ACK.
+    cwnd: u32,
 }
 
 impl Sender {
@@ -156,6 +174,8 @@ impl Sender {
             fast_retransmit: false,
             ecn_recover: 0,
             send_cwr: false,
+            cwr: None,
+            prr_ecn: false,
             rto_at: None,
             rto_fired: None,
             cwnd_limited: true,
@@ -249,6 +269,8 @@ impl Sender {
     fn send_window(&self) -> u32 {
         if self.rto_fired.is_some() {
             1
+        } else if let Some(c) = self.cwr {
+            c.cwnd.clamp(1, MAX_WINDOW)
         } else {
             self.cc.window().floor().clamp(1.0, MAX_WINDOW as f64) as u32
         }
@@ -297,6 +319,9 @@ impl Sender {
             }
         } else {
             self.sb.push(tx);
+        }
+        if let Some(c) = self.cwr.as_mut() {
+            c.prr_out += 1;
         }
         let payload = if Some(seq + 1) == self.total {
             self.last_size
@@ -363,7 +388,31 @@ impl Sender {
             self.ecn_recover = snd_nxt;
             self.send_cwr = true;
             self.stats.ecn_reactions += 1;
+            let prior_cwnd = self.send_window();
             self.cc.on_congestion_event(now, CongestionKind::Ecn, flight);
+            if self.prr_ecn {
+                let ssthresh = self.cc.ssthresh().map_or(self.send_window(), |s| s.floor().max(1.0) as u32);
+                self.cwr = Some(Cwr { high_seq: snd_nxt, prior_cwnd: prior_cwnd.max(1), ssthresh, prr_delivered: 0, prr_out: 0, cwnd: prior_cwnd });
+            }
+        } else if let Some(c) = self.cwr.as_mut() {
+            if self.recovery_point.is_some() || snd_una >= c.high_seq {
+                // tcp_end_cwnd_reduction: cwnd = ssthresh (the controller already holds it).
+                self.cwr = None;
+            } else if acked > 0 {
+                // tcp_cwnd_reduction (RFC 6937, PRR-SSRB).
+                c.prr_delivered += acked;
+                let pipe = self.sb.pipe();
+                let sndcnt = if pipe > c.ssthresh {
+                    let d = u64::from(c.ssthresh) * u64::from(c.prr_delivered) + u64::from(c.prior_cwnd) - 1;
+                    (d / u64::from(c.prior_cwnd)) as i64 - i64::from(c.prr_out)
+                } else {
+                    let delta = i64::from(c.ssthresh - pipe);
+                    let s = (i64::from(c.prr_delivered) - i64::from(c.prr_out)).max(i64::from(acked)) + i64::from(advanced);
+                    s.min(delta)
+                };
+                let sndcnt = sndcnt.max(if c.prr_out > 0 { 0 } else { 1 });
+                c.cwnd = (i64::from(pipe) + sndcnt).max(1) as u32;
+            }
         }
         let info = AckInfo {
             acked,
@@ -373,7 +422,8 @@ impl Sender {
             srtt: self.rtt.srtt(),
             in_flight: self.sb.pipe(),
             cwnd_limited: self.cwnd_limited,
-            in_recovery: self.recovery_point.is_some(),
+            // Linux tcp_may_raise_cwnd: no window growth in CWR or Recovery.
+            in_recovery: self.recovery_point.is_some() || self.cwr.is_some(),
             lost,
             delivered: self.rate.delivered(),
             snd_una,
