@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
 from accelbrake.experiments.abe import abe_scenario
 from accelbrake.results import simulate
 
@@ -39,7 +38,7 @@ def trains(prr: bool) -> None:
     spans = []
     for _, g in pd.DataFrame({"t": t, "q": q, "k": train}).groupby("k"):
         best, start = 0.0, None
-        for ti, qi in zip(g.t.to_numpy(), g.q.to_numpy()):
+        for ti, qi in zip(g.t.to_numpy(), g.q.to_numpy(), strict=False):
             start = (start if start is not None else ti) if qi >= 5.0 else None
             if start is not None:
                 best = max(best, ti - start)

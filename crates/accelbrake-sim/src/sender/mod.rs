@@ -391,8 +391,18 @@ impl Sender {
             let prior_cwnd = self.send_window();
             self.cc.on_congestion_event(now, CongestionKind::Ecn, flight);
             if self.prr_ecn {
-                let ssthresh = self.cc.ssthresh().map_or(self.send_window(), |s| s.floor().max(1.0) as u32);
-                self.cwr = Some(Cwr { high_seq: snd_nxt, prior_cwnd: prior_cwnd.max(1), ssthresh, prr_delivered: 0, prr_out: 0, cwnd: prior_cwnd });
+                let ssthresh = self
+                    .cc
+                    .ssthresh()
+                    .map_or(self.send_window(), |s| s.floor().max(1.0) as u32);
+                self.cwr = Some(Cwr {
+                    high_seq: snd_nxt,
+                    prior_cwnd: prior_cwnd.max(1),
+                    ssthresh,
+                    prr_delivered: 0,
+                    prr_out: 0,
+                    cwnd: prior_cwnd,
+                });
             }
         } else if let Some(c) = self.cwr.as_mut() {
             if self.recovery_point.is_some() || snd_una >= c.high_seq {
@@ -407,7 +417,8 @@ impl Sender {
                     (d / u64::from(c.prior_cwnd)) as i64 - i64::from(c.prr_out)
                 } else {
                     let delta = i64::from(c.ssthresh - pipe);
-                    let s = (i64::from(c.prr_delivered) - i64::from(c.prr_out)).max(i64::from(acked)) + i64::from(advanced);
+                    let s =
+                        (i64::from(c.prr_delivered) - i64::from(c.prr_out)).max(i64::from(acked)) + i64::from(advanced);
                     s.min(delta)
                 };
                 let sndcnt = sndcnt.max(if c.prr_out > 0 { 0 } else { 1 });
