@@ -61,8 +61,7 @@ class Dataset:
     why: str = ""
     """Why only a sample is checked (the time the whole set takes)."""
     sample: tuple[str, ...] = ()
-    """For ``probes`` checked by ``sample``: the run names the test repeats (none so far: every
-    probe dataset takes seconds)."""
+    """For ``probes`` checked by ``sample``: the run names the test repeats."""
     path: str = ""
     """Where the rows are kept, relative to the repository (default ``docs/data/NAME.csv``)."""
 
@@ -695,8 +694,35 @@ DATASETS: dict[str, Dataset] = {
             why="120 runs of 600 s; the test repeats NewReno with CoDel at 400 ms, beta_ecn 0.5 and 0.8",
             path="docs/figures/abe.csv",
         ),
-        Dataset("copa-abc", "sweep", _copa_abc, ("scheme", "trace", "seed")),
-        Dataset("abc-checks", "probes", _abc_probes, ("run",)),
+        Dataset(
+            "copa-abc",
+            "sweep",
+            _copa_abc,
+            ("scheme", "trace", "seed"),
+            check="sample",
+            why="120 runs of 140 s; the test repeats one trace and one seed for every scheme and variant",
+        ),
+        Dataset(
+            "abc-checks",
+            "probes",
+            _abc_probes,
+            ("run",),
+            check="sample",
+            why="77 runs, 70 of them Fig. 3's 180 s five-flow runs; the test repeats every other run and "
+            "Fig. 3 at seed 1 for each variant",
+            sample=(
+                "verizon-up/abc",
+                "verizon-up/cubic",
+                "bw12_24/abc",
+                "ablation/dequeue",
+                "ablation/enqueue",
+                "series",
+                "abc-cubic-steps",
+                "fig3/ai/seed1",
+                "fig3/no-ai/seed1",
+                "fig3/ai-per-segment/seed1",
+            ),
+        ),
         Dataset("delay-checks", "probes", _delay_probes, ("run",)),
         Dataset("proprate-checks", "probes", _proprate_probes, ("run",)),
         Dataset("proprate-contention", "probes", _contention_probes, ("run",)),
