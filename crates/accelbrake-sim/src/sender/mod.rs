@@ -613,6 +613,46 @@ mod tests {
         assert!(p.cwr);
     }
 
+    /// With `prr_ecn` (Linux CWR + PRR, RFC 6937) an ECN echo does not cut the send window at once:
+    /// over the round that was in flight, about ssthresh new segments go out, one for every
+    /// prior_cwnd / ssthresh delivered, and the window equals the controller's once the round ends.
+    /// Without it the window drops to ssthresh at the echo and the sender stays silent until the
+    /// flight falls below it.
+    #[test]
+    fn prr_ecn_spreads_the_reduction_over_the_round() {
+        let run = |prr: bool| {
+            let mut s = sender();
+            s.prr_ecn = prr;
+            assert_eq!(send_all(&mut s, Time::ZERO).len(), 10);
+            let t = Time::from_millis(100);
+            let mut a = ack(1, &[], Time::ZERO);
+            a.echo = Echo::Ce;
+            s.on_ack(t, &a);
+            let mut sent_per_ack = vec![send_all(&mut s, t).len()];
+            for cum in 2..=10 {
+                s.on_ack(t, &ack(cum, &[], Time::ZERO));
+                sent_per_ack.push(send_all(&mut s, t).len());
+            }
+            (sent_per_ack, s.cwr.is_some(), s.send_window(), s.cc.window())
+        };
+        let (with_prr, in_cwr, window, cc_window) = run(true);
+        // NewReno: ssthresh = max(0.5 · FlightSize 9, 2) = 4; PRR sends ~ceil(delivered · 4 / 10).
+        assert_eq!(
+            with_prr.iter().sum::<usize>(),
+            4,
+            "ssthresh segments over the round: {with_prr:?}"
+        );
+        assert!(with_prr.iter().all(|&n| n <= 1), "no burst: {with_prr:?}");
+        assert!(!in_cwr, "the round ended when snd_una passed high_seq");
+        assert_eq!(window as f64, cc_window);
+        let (without, _, _, _) = run(false);
+        assert!(
+            without[..5].iter().all(|&n| n == 0),
+            "silent until the flight drains: {without:?}"
+        );
+        assert_eq!(with_prr[0], 1, "PRR sends on the first delivery of the round");
+    }
+
     #[test]
     fn finite_flow_sends_a_short_last_segment_and_completes() {
         let mut s = Sender::new(
