@@ -17,8 +17,14 @@
 //! `on_rto` = `TCP_CA_Loss`, `on_recovery_exit`/`on_spurious_rto` = back to `TCP_CA_Open`.
 //!
 //! Deviations from Linux:
-//! - Omitted: the long-term bandwidth (policer) model (`bbr_lt_bw_sampling`, `lt_use_bw`) and
-//!   the ACK-aggregation cwnd allowance (`bbr_update_ack_aggregation`, Linux ≥ 5.1).
+//! - The long-term bandwidth (policer) model (`bbr_lt_bw_sampling`, `lt_use_bw`; in Linux since
+//!   4.9) is off by default, `bbr.lt_bw = true` turns it on (`tp->lost` = sum of
+//!   `AckInfo::lost`; an RTO counts one loss as in `bbr_set_state`). Omitted: the ACK-aggregation
+//!   cwnd allowance (`bbr_update_ack_aggregation`, Linux ≥ 5.1).
+//! - `bbr.kernel4 = true` gives the Linux 4.9–4.19 code where it differs from v6: min_rtt
+//!   refreshed by an equal sample (`rtt_us <= min_rtt_us`, `<` only in recent kernels), no pacing
+//!   margin (added with EDT in 4.20), TSO autosizing for the quantum, no +2 cwnd in the 5/4 phase
+//!   and no EDT term in the in-flight checks (both 4.20/5.1). See docs/delay-schemes.md, issue 11.
 //! - [`CongestionControl::pacing_rate`] is in wire bytes/s (`× MTU / MSS`), because the transport
 //!   spaces whole packets; Linux's EDT pacing spaces payload bytes at `sk_pacing_rate`.
 //! - Bandwidth is an `f64` in bytes/s taken from `RateSample::delivery_rate`, gains are `f64`
@@ -85,6 +91,16 @@ const PACING_SHIFT_DIV: f64 = 1024.0;
 const GSO_MAX_BYTES: f64 = 65_215.0;
 /// Burst segment cap (tcp_bbr.c `bbr_tso_segs_goal`: `min(segs, 0x7F)`).
 const MAX_TSO_SEGS: u32 = 0x7F;
+/// Long-term (policer) sampling interval, minimum round trips (tcp_bbr.c `bbr_lt_intvl_min_rtts`).
+const LT_INTVL_MIN_RTTS: u32 = 4;
+/// Loss rate that ends a long-term interval, 50/256 ≈ 20 % (tcp_bbr.c `bbr_lt_loss_thresh`).
+const LT_LOSS_THRESH: f64 = 50.0 / BBR_UNIT;
+/// Two intervals' rates this close (1/8) mean "policed" (tcp_bbr.c `bbr_lt_bw_ratio`).
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+/// ... or this close in bytes/s, 4 kbit/s (tcp_bbr.c `bbr_lt_bw_diff = 4000 / 8`).
+const LT_BW_DIFF: f64 = 4000.0 / 8.0;
+/// Round trips to use `lt_bw` before re-probing (tcp_bbr.c `bbr_lt_bw_max_rtts`).
+const LT_BW_MAX_RTTS: u32 = 48;
 /// BDP before any RTT sample, and "still in the initial window" (Linux `TCP_INIT_CWND`).
 const TCP_INIT_CWND: u32 = INITIAL_WINDOW;
 /// Nominal RTT for the initial pacing rate (tcp_bbr.c `bbr_init_pacing_rate_from_rtt`).
@@ -109,6 +125,13 @@ pub struct BbrConfig {
     /// `tso_segs`: quantum in segments (cwnd allowance 3·quantum); 0 = Linux's
     /// `bbr_tso_segs_goal` (about 1 ms of data at the pacing rate, at least 1–2). Default 1.
     pub tso_segs: u32,
+    /// `lt_bw`: the long-term bandwidth (token-bucket policer) model, `bbr_lt_bw_sampling`
+    /// (in every Linux BBR v1 since 4.9). Default off (historical port behaviour; issue 11).
+    pub lt_bw: bool,
+    /// `kernel4`: Linux 4.9–4.19 `tcp_bbr.c` where it differs from v6: min_rtt refreshed by an
+    /// equal sample (`<=`), no pacing margin (`pacing_margin_percent` ignored), TSO autosizing
+    /// (`tso_segs` ignored), no +2 cwnd in the 5/4 phase, no EDT term in the in-flight checks.
+    pub kernel4: bool,
 }
 
 /// BBR's parameters (keys `bbr.<name>`; Linux `tcp_bbr` module parameters).
@@ -129,6 +152,14 @@ pub const PARAMS: &[Param] = &[
         .doc("pace this much below gain·bw", "tcp_bbr.c bbr_pacing_margin_percent = 1"),
     Param::whole("tso_segs", 1, Unit::Segments, 0, MAX_TSO_SEGS as u64)
         .doc("send quantum (cwnd allowance 3·quantum); 0: Linux's bbr_tso_segs_goal", "no TSO in the simulator: 1 segment"),
+    Param::flag("lt_bw", false).doc(
+        "long-term (policer) bandwidth model: on ≥ 20 % loss over 2 consistent intervals, pace at their average for 48 rounds",
+        "tcp_bbr.c bbr_lt_bw_sampling (on in Linux since 4.9); off: historical port behaviour (issue 11)",
+    ),
+    Param::flag("kernel4", false).doc(
+        "Linux 4.9–4.19 behaviour: min_rtt refreshed on <=, no pacing margin, TSO autosizing, no +2 in the 5/4 phase, no EDT",
+        "tcp_bbr.c before 4.20 (EDT, pacing margin) and 5.1 (quantization budget); min_rtt <= until v6",
+    ),
 ];
 
 /// BBR v1 over drop-tail.
@@ -163,6 +194,8 @@ impl Config for BbrConfig {
             probe_rtt: v.ms("probe_rtt_ms"),
             pacing_margin_percent: v.real("pacing_margin_percent"),
             tso_segs: v.whole("tso_segs"),
+            lt_bw: v.flag("lt_bw"),
+            kernel4: v.flag("kernel4"),
         }
     }
 }
@@ -287,6 +320,17 @@ pub struct Bbr {
     app_limited_range: Option<(u64, u64)>,
     /// An RTO fired and no ACK delivered data since (`icsk_retransmits != 0`).
     rto_retrans: bool,
+    /// `tp->lost`: segments marked lost so far (sum of `AckInfo::lost`).
+    lost_total: u64,
+    /// Long-term model (`lt_is_sampling`, `lt_rtt_cnt`, `lt_use_bw`, `lt_bw` in bytes/s, and the
+    /// interval start `lt_last_stamp` in whole ms, `lt_last_delivered`, `lt_last_lost`).
+    lt_is_sampling: bool,
+    lt_rtt_cnt: u32,
+    lt_use_bw: bool,
+    lt_bw: f64,
+    lt_last_stamp_ms: u64,
+    lt_last_delivered: u64,
+    lt_last_lost: u64,
 }
 
 impl Bbr {
@@ -325,6 +369,14 @@ impl Bbr {
             srtt: None,
             app_limited_range: None,
             rto_retrans: false,
+            lost_total: 0,
+            lt_is_sampling: false,
+            lt_rtt_cnt: 0,
+            lt_use_bw: false,
+            lt_bw: 0.0,
+            lt_last_stamp_ms: now.nanos() / 1_000_000,
+            lt_last_delivered: 0,
+            lt_last_lost: 0,
             cfg,
         };
         b.init_pacing_rate_from_rtt(None);
@@ -344,9 +396,20 @@ impl Bbr {
         self.min_rtt
     }
 
-    /// `bbr_bw_to_pacing_rate`: bytes/s for `bw` bytes/s at `gain`, less the margin.
+    /// `bbr_bw`: the long-term rate while the policer model is in use, else the max filter.
+    fn bbr_bw(&self) -> f64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.max_bw()
+        }
+    }
+
+    /// `bbr_bw_to_pacing_rate`: bytes/s for `bw` bytes/s at `gain`, less the margin (none
+    /// before Linux 4.20).
     fn bw_to_pacing_rate(&self, bw: f64, gain: f64) -> f64 {
-        bw * gain * (100.0 - self.cfg.pacing_margin_percent) / 100.0
+        let margin = if self.cfg.kernel4 { 0.0 } else { self.cfg.pacing_margin_percent };
+        bw * gain * (100.0 - margin) / 100.0
     }
 
     /// `bbr_init_pacing_rate_from_rtt`: high_gain × cwnd / srtt (1 ms without a sample).
@@ -375,7 +438,7 @@ impl Bbr {
 
     /// Quantum in segments (`bbr_tso_segs_goal`, or the configured `tso_segs`).
     fn tso_segs_goal(&self) -> u32 {
-        if self.cfg.tso_segs > 0 {
+        if self.cfg.tso_segs > 0 && !self.cfg.kernel4 {
             return self.cfg.tso_segs;
         }
         let bytes = (self.pacing_rate / PACING_SHIFT_DIV).floor().min(GSO_MAX_BYTES);
@@ -412,7 +475,7 @@ impl Bbr {
     fn quantization_budget(&self, cwnd: u32) -> u32 {
         let mut c = cwnd.saturating_add(3 * self.tso_segs_goal());
         c = c.saturating_add(1) & !1;
-        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 && !self.cfg.kernel4 {
             c = c.saturating_add(2);
         }
         c
@@ -425,7 +488,7 @@ impl Bbr {
 
     /// `bbr_packets_in_net_at_edt` with no pacing backlog (see module doc).
     fn packets_in_net_at_edt(&self, inflight_now: u32) -> u32 {
-        if self.pacing_gain > 1.0 {
+        if self.pacing_gain > 1.0 && !self.cfg.kernel4 {
             inflight_now.saturating_add(self.tso_segs_goal())
         } else {
             inflight_now
@@ -444,7 +507,7 @@ impl Bbr {
     }
 
     /// `bbr_update_bw`: count rounds, feed the max filter.
-    fn update_bw(&mut self, rs: Option<RateSample>) {
+    fn update_bw(&mut self, rs: Option<RateSample>, losses: u32) {
         self.round_start = false;
         let Some(rs) = rs else { return };
         if rs.prior_delivered >= self.next_rtt_delivered {
@@ -453,10 +516,95 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
+        if self.cfg.lt_bw {
+            self.lt_bw_sampling(&rs, losses);
+        }
         if !rs.is_app_limited || rs.delivery_rate >= self.max_bw() {
             self.bw
                 .running_max(u64::from(self.cfg.bw_rtts), self.rtt_cnt, rs.delivery_rate);
         }
+    }
+
+    /// `bbr_reset_lt_bw_sampling_interval`.
+    fn reset_lt_bw_sampling_interval(&mut self) {
+        self.lt_last_stamp_ms = self.delivered_stamp.nanos() / 1_000_000;
+        self.lt_last_delivered = self.delivered;
+        self.lt_last_lost = self.lost_total;
+        self.lt_rtt_cnt = 0;
+    }
+
+    /// `bbr_reset_lt_bw_sampling`.
+    fn reset_lt_bw_sampling(&mut self) {
+        self.lt_bw = 0.0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        self.reset_lt_bw_sampling_interval();
+    }
+
+    /// `bbr_lt_bw_interval_done`: two consistent intervals mean a policer.
+    fn lt_bw_interval_done(&mut self, bw: f64) {
+        if self.lt_bw > 0.0 {
+            let diff = (bw - self.lt_bw).abs();
+            if diff <= LT_BW_RATIO * self.lt_bw || diff <= LT_BW_DIFF {
+                self.lt_bw = (bw + self.lt_bw) / 2.0;
+                self.lt_use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt_rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt_bw = bw;
+        self.reset_lt_bw_sampling_interval();
+    }
+
+    /// `bbr_lt_bw_sampling`: `losses` and `is_app_limited` of the current sample.
+    fn lt_bw_sampling_with(&mut self, losses: u32, is_app_limited: bool) {
+        if self.lt_use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt_rtt_cnt += 1;
+                if self.lt_rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt_bw_sampling();
+                    self.reset_probe_bw_mode();
+                }
+            }
+            return;
+        }
+        if !self.lt_is_sampling {
+            if losses == 0 {
+                return;
+            }
+            self.reset_lt_bw_sampling_interval();
+            self.lt_is_sampling = true;
+        }
+        if is_app_limited {
+            return self.reset_lt_bw_sampling();
+        }
+        if self.round_start {
+            self.lt_rtt_cnt += 1;
+        }
+        if self.lt_rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            return self.reset_lt_bw_sampling();
+        }
+        if losses == 0 {
+            return;
+        }
+        let lost = self.lost_total.saturating_sub(self.lt_last_lost) as f64;
+        let delivered = self.delivered.saturating_sub(self.lt_last_delivered) as f64;
+        if delivered == 0.0 || lost < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t_ms = (self.delivered_stamp.nanos() / 1_000_000).saturating_sub(self.lt_last_stamp_ms);
+        if t_ms < 1 {
+            return;
+        }
+        self.lt_bw_interval_done(delivered * f64::from(MSS) / (t_ms as f64 / 1000.0));
+    }
+
+    fn lt_bw_sampling(&mut self, rs: &RateSample, losses: u32) {
+        self.lt_bw_sampling_with(losses, rs.is_app_limited);
     }
 
     /// `bbr_is_next_cycle_phase`.
@@ -537,7 +685,8 @@ impl Bbr {
     fn update_min_rtt(&mut self, now: Time, ack: &AckInfo, rs: Option<RateSample>) {
         let expired = now > self.min_rtt_stamp + self.cfg.min_rtt_win;
         if let Some(rtt) = ack.rtt {
-            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
+            let lower = self.min_rtt.is_none_or(|m| rtt < m || (self.cfg.kernel4 && rtt == m));
+            if lower || expired {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = now;
             }
@@ -577,6 +726,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw if self.lt_use_bw => (1.0, self.cfg.cwnd_gain),
             Mode::ProbeBw => (PACING_GAIN_CYCLE[self.cycle_idx], self.cfg.cwnd_gain),
             Mode::ProbeRtt => (1.0, 1.0),
         };
@@ -653,7 +803,7 @@ impl CongestionControl for Bbr {
         }
         self.idle_restart = true;
         match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(self.max_bw(), 1.0),
+            Mode::ProbeBw => self.set_pacing_rate(self.bbr_bw(), 1.0),
             Mode::ProbeRtt => self.check_probe_rtt_done(now),
             _ => {}
         }
@@ -669,13 +819,14 @@ impl CongestionControl for Bbr {
             self.ca_state = CaState::Open; // the transport says recovery is over
         }
         self.delivered = ack.delivered;
+        self.lost_total += u64::from(ack.lost);
         if ack.srtt.is_some() {
             self.srtt = ack.srtt;
         }
         let rs = self.sample(ack);
         let prior_in_flight = ack.in_flight.saturating_add(ack.acked).saturating_add(ack.lost);
         // bbr_update_model
-        self.update_bw(rs);
+        self.update_bw(rs, ack.lost);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(prior_in_flight, ack.lost) {
             self.advance_cycle_phase();
         }
@@ -683,7 +834,7 @@ impl CongestionControl for Bbr {
         self.check_drain(ack.in_flight);
         self.update_min_rtt(now, ack, rs);
         self.update_gains();
-        let bw = self.max_bw();
+        let bw = self.bbr_bw();
         self.set_pacing_rate(bw, self.pacing_gain);
         self.set_cwnd(ack, bw, self.cwnd_gain);
     }
@@ -715,6 +866,9 @@ impl CongestionControl for Bbr {
         self.full_bw = 0.0;
         self.round_start = true;
         self.rto_retrans = true;
+        if self.cfg.lt_bw {
+            self.lt_bw_sampling_with(1, false);
+        }
     }
 
     /// `tcp_try_undo_loss` → `bbr_undo_cwnd` (reset full-bw detection), state back to Open; the
@@ -722,6 +876,9 @@ impl CongestionControl for Bbr {
     fn on_spurious_rto(&mut self, _now: Time) {
         self.full_bw = 0.0;
         self.full_bw_cnt = 0;
+        if self.cfg.lt_bw {
+            self.reset_lt_bw_sampling();
+        }
         self.ca_state = CaState::Open;
     }
 
@@ -980,6 +1137,76 @@ mod tests {
         // 9.9 s after the exit (10.2 s after min_rtt was last refreshed on entering PROBE_RTT).
         d.round_ack(&mut cc, ms(9_900), bw, 20);
         assert_eq!(cc.mode(), Mode::ProbeBw, "min_rtt stamp refreshed on exit");
+    }
+
+    #[test]
+    fn kernel4_refreshes_min_rtt_on_equal_samples_without_margin_or_phase0_bonus() {
+        let cfg = BbrConfig { kernel4: true, ..BbrConfig::default() };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(5, 0));
+        let mut d = Drive::default();
+        let bw = per_rtt(10.0);
+        for _ in 0..4 {
+            d.round(&mut cc, 10, bw, 30);
+        }
+        while cc.mode() != Mode::ProbeBw {
+            d.round_ack(&mut cc, ms(10), bw, 10);
+        }
+        assert_close(cc.pacing_rate, bw * cc.pacing_gain);
+        // 20 s of equal 100 ms samples: min_rtt keeps being refreshed, so no PROBE_RTT.
+        for _ in 0..200 {
+            d.round_ack(&mut cc, ms(100), bw, 20);
+            assert_eq!(cc.mode(), Mode::ProbeBw);
+            // 2 × BDP 10 + 3 autosized quanta (2 segments above 1.2 Mbit/s in the 5/4 phase): 26,
+            // and no +2 in phase 0 (28).
+            assert!(cc.window() <= 26.0, "{}", cc.window());
+        }
+        // The default (v6, strict <) enters PROBE_RTT after 10 s of equal samples.
+        let (mut cc, mut d) = to_probe_bw(5);
+        to_probe_rtt(&mut cc, &mut d);
+    }
+
+    /// Rounds of 10 one-segment ACKs at `bw`, two of them reporting a loss (20 %).
+    fn lossy_round(d: &mut Drive, cc: &mut Bbr, bw: f64) {
+        let prior = d.delivered;
+        for i in 0..10 {
+            let a = d.mk(ms(10), 1, prior, bw, 20, u32::from(i % 5 == 4));
+            cc.on_ack(d.now, &a);
+        }
+    }
+
+    #[test]
+    fn lt_bw_paces_at_the_policed_rate_after_two_lossy_intervals_then_reprobes() {
+        let cfg = BbrConfig { lt_bw: true, ..BbrConfig::default() };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(5, 0));
+        let mut d = Drive::default();
+        let bw = per_rtt(10.0);
+        for _ in 0..4 {
+            d.round(&mut cc, 10, bw, 30);
+        }
+        while cc.mode() != Mode::ProbeBw {
+            d.round_ack(&mut cc, ms(10), bw, 10);
+        }
+        let mut rounds = 0;
+        while !cc.lt_use_bw {
+            lossy_round(&mut d, &mut cc, bw);
+            rounds += 1;
+            assert!(rounds <= 12, "two intervals of ≥ 4 rounds");
+        }
+        assert!((cc.lt_bw - bw).abs() < 0.05 * bw, "{} vs {bw}", cc.lt_bw);
+        assert_eq!(cc.pacing_gain, 1.0);
+        assert_close(cc.pacing_rate, pace(cc.lt_bw, 1.0));
+        for _ in 0..47 {
+            d.round(&mut cc, 10, bw, 20);
+            assert!(cc.lt_use_bw);
+        }
+        d.round(&mut cc, 10, bw, 20);
+        assert!(!cc.lt_use_bw, "48 rounds, then back to gain cycling");
+        // Without the model the same losses change nothing.
+        let (mut cc, mut d) = to_probe_bw(5);
+        for _ in 0..12 {
+            lossy_round(&mut d, &mut cc, bw);
+            assert!(!cc.lt_use_bw);
+        }
     }
 
     #[test]
