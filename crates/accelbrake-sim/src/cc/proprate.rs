@@ -71,7 +71,7 @@
 //!   (feedback on). `monitor_rebase = 0` (ρ only) was the default before issue 11.
 //! * BDP in the 2 × BDP guard (§6, "estimated BDP"). The digest reads it as ρ × min RTT
 //!   (`guard_target = 0`); then the queue can hold at most about one min RTT of delay, targets above
-//!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 18.9 / 16.1 ms on
+//!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 16.3 / 16.1 ms on
 //!   Verizon-LTE-short.up), which contradicts the paper's own claims that the cap has "negligible
 //!   impact on flows in the normal case" and that PR(L/M/H) are distinct points (Fig. 7). We size
 //!   it at the operating point the application asked for, ρ × (min RTT + t̄_buff): a flow at its
