@@ -5,7 +5,8 @@ continue for another 60 s, and we compute the average throughput for each flow d
 60 s". Prints the second flow's mean throughput over the first's from 30 s to 90 s, for PR(M),
 PR(H) (default, with the Monitor rebase of RD_min, and with ``monitor_rebase=0``), BBR and Cubic on
 two LTE traces and a constant 12 Mbit/s link (20 ms RTT, 1000-packet drop-tail buffer, ACKs over
-100 Mbit/s): mean over seeds 1-5 (each seed draws the trace start offset), with the range. ``--timeline`` also prints both flows' throughput, smoothed RTT
+100 Mbit/s): mean over seeds 1-5 (each seed draws the trace start offset), with the range.
+``--timeline`` also prints both flows' throughput, smoothed RTT
 and pacing rate every 5 s for PR(M) on the constant link, with and without the rebase.
 
 Not part of the tests. Run from the repository root: ``python3 scripts/proprate_contention.py``.
@@ -62,6 +63,11 @@ def share(scheme: str, link: dict, params: dict) -> str:
     return f"{sum(ratios) / len(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]"
 
 
+def _cell(row, column: str) -> str:
+    vals = (row[(column, f)] for f in (0, 1))
+    return " / ".join("  -  " if v != v else f"{v:5.1f}" for v in vals)
+
+
 def timeline() -> None:
     for label, params in (("with the rebase (default)", {}), ("monitor_rebase=0", {"monitor_rebase": 0})):
         ts = simulate("proprate-m", LINKS["constant 12 Mbit/s"], params).flows_ts
@@ -70,12 +76,12 @@ def timeline() -> None:
         print(f"\nPR(M), constant 12 Mbit/s, {label}: per 5 s, flow 0 / flow 1 (joins at 30 s)")
         print(f"{'t (s)':>6} {'Mbit/s':>14} {'srtt ms':>14} {'pacing Mbit/s':>16}")
         for b, row in g.iterrows():
-            cell = lambda c: " / ".join("  -  " if row[(c, f)] != row[(c, f)] else f"{row[(c, f)]:5.1f}" for f in (0, 1))
-            print(f"{b:>6} {cell('throughput_mbps'):>14} {cell('srtt_ms'):>14} {cell('pacing_mbps'):>16}")
+            cells = [_cell(row, c) for c in ("throughput_mbps", "srtt_ms", "pacing_mbps")]
+            print(f"{b:>6} {cells[0]:>14} {cells[1]:>14} {cells[2]:>16}")
 
 
 def main() -> None:
-    print("second / first flow throughput, 30-90 s (PropRate paper Fig. 10 window), mean [min-max] over seeds 1-5")
+    print("second / first flow throughput, 30-90 s (paper Fig. 10 window), mean [min-max], seeds 1-5")
     print("| link | " + " | ".join(c[0] for c in COLUMNS) + " |")
     print("|---" * (len(COLUMNS) + 1) + "|")
     for name, link in LINKS.items():
