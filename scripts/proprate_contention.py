@@ -1,4 +1,4 @@
-"""PropRate contention (PropRate paper Fig. 10, §5.3): a second flow of the same scheme joins after 30 s.
+"""PropRate contention (PropRate paper Fig. 10, §5.4): a second flow of the same scheme joins after 30 s.
 
 The paper's setup: "we first started one TCP flow and then a second flow after 30 s. Both flows
 continue for another 60 s, and we compute the average throughput for each flow during the latter

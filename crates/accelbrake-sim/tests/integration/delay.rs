@@ -326,7 +326,7 @@ fn proprate_readings_guard_and_monitor_rebase() {
 
 #[test]
 fn proprate_second_flow_gets_its_share_with_the_monitor_rebase() {
-    // Paper Fig. 10 (§5.3): a second flow of the same scheme after 30 s, both for another 60 s; the
+    // Paper Fig. 10 (§5.4): a second flow of the same scheme after 30 s, both for another 60 s; the
     // second / first throughput ratio over those 60 s is "close to 100 %" for PropRate. On a
     // constant 12 Mbit/s link (not the paper's traces), seeds 1–3. Without the Monitor rebase of
     // RD_min the newcomer, whose RD_min holds the incumbent's queue, takes most of the link
