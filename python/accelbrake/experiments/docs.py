@@ -603,9 +603,22 @@ def _proprate_probes() -> dict[str, Any]:
     return runs
 
 
+#: Contention columns (``scripts/proprate_contention.py``): label, scheme, parameters.
+_CONTENTION_COLUMNS = (
+    ("PR(M)", "proprate-m", {}),
+    ("PR(H)", "proprate-h", {}),
+    ("PR(M) rb=0", "proprate-m", {"monitor_rebase": 0}),
+    ("PR(H) rb=0", "proprate-h", {"monitor_rebase": 0}),
+    ("BBR", "bbr", {}),
+    ("Cubic", "cubic", {}),
+)
+_CONTENTION_LINKS = ("Verizon-LTE-short.up", "TMobile-LTE-short.up", "constant 12 Mbit/s")
+_CONTENTION_SEEDS = (1, 2, 3, 4, 5)
+
+
 def _contention_probes() -> dict[str, Any]:
-    """``scripts/proprate_contention.py``: a second flow of the same scheme after 30 s (no offset
-    pinned: seed 1 draws it)."""
+    """``scripts/proprate_contention.py``: PropRate paper Fig. 10 / §5.4 — a second flow of the same
+    scheme after 30 s, both for another 60 s; seeds 1-5, each drawing the trace offset."""
     links = {
         "Verizon-LTE-short.up": _tlink("Verizon-LTE-short.up", False),
         "TMobile-LTE-short.up": _tlink("TMobile-LTE-short.up", False),
@@ -613,26 +626,27 @@ def _contention_probes() -> dict[str, Any]:
     }
     runs: dict[str, Any] = {}
     for name, link in links.items():
-        for scheme in ("proprate-m", "proprate-h", "bbr", "cubic"):
-            flow = {"scheme": scheme, "fwd": [0], "rev": [1]}
-            runs[f"{name}/{scheme}"] = (
-                {
-                    "duration_ms": 140000,
-                    "seed": 1,
-                    "record_packets": False,
-                    "sample_ms": 1000,
-                    "hops": [
-                        {"link": link, "queue": {"type": "droptail", "packets": 1000}, "delay_ms": 10},
-                        {
-                            "link": {"type": "constant", "mbps": 100},
-                            "queue": {"type": "infinite"},
-                            "delay_ms": 10,
-                        },
-                    ],
-                    "flows": [flow, {**flow, "start_ms": 30000}],
-                },
-                "share",
-            )
+        for label, scheme, params in _CONTENTION_COLUMNS:
+            flow = {"scheme": scheme, "fwd": [0], "rev": [1], "params": dict(params)}
+            for seed in _CONTENTION_SEEDS:
+                runs[f"{name}/{label}/{seed}"] = (
+                    {
+                        "duration_ms": 90000,
+                        "seed": seed,
+                        "record_packets": False,
+                        "sample_ms": 1000,
+                        "hops": [
+                            {"link": link, "queue": {"type": "droptail", "packets": 1000}, "delay_ms": 10},
+                            {
+                                "link": {"type": "constant", "mbps": 100},
+                                "queue": {"type": "infinite"},
+                                "delay_ms": 10,
+                            },
+                        ],
+                        "flows": [flow, {**flow, "start_ms": 30000}],
+                    },
+                    "share",
+                )
     return runs
 
 
@@ -1300,10 +1314,14 @@ def _render_proprate_feedback(d: pd.DataFrame) -> str:
 
 
 def _render_proprate_contention(d: pd.DataFrame) -> str:
-    links = ("Verizon-LTE-short.up", "TMobile-LTE-short.up", "constant 12 Mbit/s")
-    schemes = ("proprate-m", "proprate-h", "bbr", "cubic")
-    rows = [[ln, *(f"{_p(d, f'{ln}/{s}')['share']:.2f}" for s in schemes)] for ln in links]
-    return md_table(["link", "PR(M)", "PR(H)", "BBR", "Cubic"], rows)
+    rows = []
+    for ln in _CONTENTION_LINKS:
+        cells = []
+        for label, _, _ in _CONTENTION_COLUMNS:
+            r = [float(_p(d, f"{ln}/{label}/{seed}")["share"]) for seed in _CONTENTION_SEEDS]
+            cells.append(f"{sum(r) / len(r):.2f} [{min(r):.2f}–{max(r):.2f}]")
+        rows.append([ln, *cells])
+    return md_table(["link", *(c[0] for c in _CONTENTION_COLUMNS)], rows)
 
 
 def _copa_means(d: pd.DataFrame) -> pd.DataFrame:

@@ -52,16 +52,26 @@
 //!   become as long as a few seconds when the throughput is low" and needs the cap. Until a
 //!   window is complete after a (re)seed, ρ keeps its seeded (train) value.
 //! * Monitor's n is not given: default 10 as in Slow Start, sent back to back; σ_m applies after.
-//!   "We update \[the\] congestion detection module" on a good probe is read as updating ρ only
-//!   (default). `monitor_rebase = 1` also sets RD_min := the burst's smallest one-way delay (for a
-//!   risen base delay, §4.1). By the paper's own sawtooth model a Drain phase sends
-//!   `k_d·ρ·2(T + RTT) = (T + 2·RTT)·ρ` segments, more than the `RTT·ρ` cap, so Monitor is entered
-//!   in most cycles, and a rebase while the queue is not empty raises RD_min and with it the
-//!   achieved delay: on a constant 12 Mbit/s link, 20 ms RTT, t̄_buff 40 ms, mean queueing 58.8 ms
-//!   with the rebase and 40.0 ms without (feedback on), which is why the rebase is off by default.
+//!   "We update \[the\] congestion detection module" on a good probe (§4) is read as ρ := the
+//!   burst's rate *and* RD_min := the burst's smallest one-way delay (`monitor_rebase = 1`, the
+//!   default since issue 11). The paper resolves it: §4.1 introduces Monitor for the case where
+//!   "the measured buffer delay remains above T" because "the underlying one-way delay suddenly
+//!   increases", and says that "cross traffic would also be observed as … a possible increase in
+//!   the baseline one-way delay". Updating ρ alone leaves t_buff above T, so Fill would end at the
+//!   next ACK and Monitor could not do what it is there for. This decides Fig. 10 (two flows):
+//!   a newcomer takes the incumbent's standing queue as its RD_min, holds the queue at that plus
+//!   its T, and without a rebase the incumbent sees t_buff > T for good, cycles Drain → Monitor →
+//!   one ACK of Fill → Drain, and its T is driven to the floor by Eq. 9 (Fill & t_actual > t̄); on a
+//!   constant 12 Mbit/s link PR(M)'s newcomer then gets 5.7× the incumbent's throughput, 1.05× with
+//!   the rebase (docs/delay-schemes.md, `scripts/proprate_contention.py`). The cost, single flow:
+//!   by the paper's own sawtooth model a Drain phase sends `k_d·ρ·2(T + RTT) = (T + 2·RTT)·ρ`
+//!   segments, more than the `RTT·ρ` cap, so Monitor is entered in most cycles, and a rebase while
+//!   the queue is not empty raises RD_min and with it the achieved delay: on a constant 12 Mbit/s
+//!   link, 20 ms RTT, t̄_buff 40 ms, mean queueing 58.8 ms with the rebase and 40.0 ms without
+//!   (feedback on). `monitor_rebase = 0` (ρ only) was the default before issue 11.
 //! * BDP in the 2 × BDP guard (§6, "estimated BDP"). The digest reads it as ρ × min RTT
 //!   (`guard_target = 0`); then the queue can hold at most about one min RTT of delay, targets above
-//!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 18.9 / 16.1 ms on
+//!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 16.3 / 16.1 ms on
 //!   Verizon-LTE-short.up), which contradicts the paper's own claims that the cap has "negligible
 //!   impact on flows in the normal case" and that PR(L/M/H) are distinct points (Fig. 7). We size
 //!   it at the operating point the application asked for, ρ × (min RTT + t̄_buff): a flow at its
@@ -147,7 +157,7 @@ pub struct PropRateConfig {
     /// the application asked for, 0/1. Default 1 (see the module doc); 0 (and `guard_srtt` 0): min RTT.
     pub guard_target: bool,
     /// `monitor_rebase`: a good Monitor probe resets RD_min to the probe's smallest one-way delay,
-    /// 0/1. Default 0 (see the module doc: a rebase while a queue stands inflates the delay).
+    /// 0/1. Default 1 (PropRate paper §4/§4.1, see the module doc; 0 favours a late-coming flow).
     pub monitor_rebase: bool,
 }
 
@@ -172,8 +182,8 @@ pub const PARAMS: &[Param] = &[
         .doc("size the 2 × BDP guard with the smoothed RTT (wins over guard_target)", "reading of PropRate paper §3.3"),
     Param::flag("guard_target", true)
         .doc("size the 2 × BDP guard at min RTT + t̄_buff (off, with guard_srtt off: min RTT)", "reading of PropRate paper §3.3"),
-    Param::flag("monitor_rebase", false)
-        .doc("a good Monitor probe resets RD_min to the probe's smallest one-way delay", "reading of PropRate paper §3.1"),
+    Param::flag("monitor_rebase", true)
+        .doc("a good Monitor probe resets RD_min to the probe's smallest one-way delay", "PropRate paper §4 (Monitor), §4.1 (risen base delay, cross traffic)"),
 ];
 
 /// PropRate over drop-tail (target 40 ms).
