@@ -114,7 +114,8 @@ pub struct Sender {
     /// Linux CWR state after an ECN reduction (`tcp_enter_cwr`), with PRR (RFC 6937) spreading
     /// the reduction over the round; `None` when not in CWR or when `prr_ecn` is off.
     cwr: Option<Cwr>,
-    /// Model Linux's CWR/PRR response to ECN (see [`Cwr`]).
+    /// Model Linux's CWR/PRR response to ECN (`tcp_enter_cwr`, RFC 6937 PRR): an ECN reduction is
+    /// spread over the round instead of applied at once.
     pub prr_ecn: bool,
     rto_at: Option<Time>,
     /// When the last RTO fired, until the first ACK of new data after it (Eifel detection).
