@@ -39,7 +39,10 @@ UNAVAILABLE: dict[str, str] = {
     "abc-fig13": "needs Poisson short flows (application-limited flow arrivals) and mixed schemes in one run",
     "abc-fig17": "included in abc-fig8 (mean delay ratios)",
     "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
-    "abc-pk": "PK-ABC (target rate from the trace one RTT ahead) is not implemented",
+    "abc-pk": "PK-ABC (target rate from the trace one RTT ahead) is not implemented. The delay metric of "
+    'its sentence (ABC paper §7.6: "reduces 95th percentile per-packet-delays from 97 ms to 28 ms" on '
+    "Fig. 7b's setup) can only be queueing delay: per-packet delay there includes the 100 ms propagation "
+    "RTT, so it cannot be 97 or 28 ms; a reproduction will compare p95 queueing delay",
     "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
     "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
     "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
