@@ -28,7 +28,10 @@ fn main() {
             eprintln!("{path}: {e}");
             std::process::exit(2)
         });
-        let r = accelbrake_sim::simulate(&scenario).unwrap_or_else(|e| {
+        // The interruptible path, as the Python layer runs it (a flag that is never set), so
+        // that timing this example includes the cost of looking at the flag.
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let r = accelbrake_sim::simulate_interruptible(&scenario, &never).unwrap_or_else(|e| {
             eprintln!("{path}: {e}");
             std::process::exit(2)
         });

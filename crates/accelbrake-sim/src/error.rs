@@ -29,6 +29,8 @@ pub enum Error {
         /// What was wrong and what was expected.
         msg: String,
     },
+    /// The run was stopped before its end because its stop flag was set (Ctrl-C); no result.
+    Interrupted,
 }
 
 /// Result alias.
@@ -42,6 +44,7 @@ impl fmt::Display for Error {
             Error::Param { key, msg } => write!(f, "parameter {key}: {msg}"),
             Error::Scenario { path, msg } if path.is_empty() => write!(f, "scenario: {msg}"),
             Error::Scenario { path, msg } => write!(f, "scenario: {path}: {msg}"),
+            Error::Interrupted => write!(f, "interrupted"),
         }
     }
 }

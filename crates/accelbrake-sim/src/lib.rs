@@ -53,7 +53,7 @@ pub mod sender;
 pub mod time;
 pub mod warning;
 
-pub use engine::{simulate, SimResult, Simulation};
+pub use engine::{simulate, simulate_interruptible, SimResult, Simulation};
 pub use error::{Error, Result};
 pub use measure::Summary;
 pub use scenario::Scenario;

@@ -32,6 +32,9 @@ use crate::sender::Sender;
 use crate::time::{Dur, Time};
 use crate::warning::Warning;
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+
+pub use run::STOP_CHECK_EVENTS;
 
 /// An event. Events are small (no packets inside): packets wait on FIFO [`DelayLine`]s and only
 /// each line's head has an event, so the heap moves 24-byte entries.
@@ -225,6 +228,16 @@ pub struct SimResult {
 pub fn simulate(scenario: &Scenario) -> Result<SimResult> {
     let mut sim = Simulation::new(scenario)?;
     sim.run();
+    debug_assert_eq!(sim.check_invariants(), Ok(()));
+    Ok(sim.result())
+}
+
+/// [`simulate`] that gives up with [`crate::Error::Interrupted`] soon after `stop` is set (by
+/// another thread, e.g. on Ctrl-C): within [`STOP_CHECK_EVENTS`] events of the run, or before the
+/// run if the flag is already set when the scenario is built.
+pub fn simulate_interruptible(scenario: &Scenario, stop: &AtomicBool) -> Result<SimResult> {
+    let mut sim = Simulation::new(scenario)?;
+    sim.run_interruptible(stop)?;
     debug_assert_eq!(sim.check_invariants(), Ok(()));
     Ok(sim.result())
 }

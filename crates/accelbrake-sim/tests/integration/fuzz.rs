@@ -235,6 +235,7 @@ proptest! {
             Err(Error::Scenario { msg, .. }) | Err(Error::Param { msg, .. }) | Err(Error::Trace { msg, .. }) => {
                 prop_assert!(!msg.is_empty());
             }
+            Err(Error::Interrupted) => prop_assert!(false, "parsing cannot be interrupted"),
         }
     }
 

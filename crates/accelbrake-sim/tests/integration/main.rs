@@ -7,6 +7,7 @@ mod delay;
 mod determinism;
 mod fuzz;
 mod hostile;
+mod interrupt;
 mod memory;
 mod paper;
 mod properties;
