@@ -9,9 +9,15 @@
 use accelbrake_sim::metrics::Column;
 use accelbrake_sim::{Error, Scenario};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How often the calling thread looks for signals (Ctrl-C) while a simulation runs.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 create_exception!(
     accelbrake._core,
@@ -28,6 +34,9 @@ fn to_py(py: Python<'_>, e: Error) -> PyErr {
         Error::Trace { path, line, .. } => ("trace", None, Some(path.clone()), Some(*line)),
         Error::Param { key, .. } => ("param", Some(key.clone()), None, None),
         Error::Scenario { path, .. } => ("scenario", Some(path.clone()).filter(|p| !p.is_empty()), None, None),
+        // Only `run_interruptibly` sets the flag, and it raises the pending KeyboardInterrupt
+        // itself; should this ever surface otherwise, it is still a KeyboardInterrupt.
+        Error::Interrupted => return PyKeyboardInterrupt::new_err("interrupted"),
     };
     typed_error(py, e.to_string(), kind, key, path, line)
 }
@@ -73,11 +82,68 @@ fn unguard<T>(py: Python<'_>, r: Result<accelbrake_sim::Result<T>, String>) -> P
     }
 }
 
+/// Run a scenario so that Ctrl-C stops it: the simulation runs on a scoped thread with a stop flag
+/// while the calling thread, without the GIL, waits for it and every [`SIGNAL_POLL`] takes the GIL
+/// to run Python's signal handlers (`check_signals`). If a handler raises (KeyboardInterrupt from
+/// SIGINT, or whatever a user handler raises), the flag is set, the simulation stops within
+/// `STOP_CHECK_EVENTS` events, and that exception is returned. Signals are only delivered to
+/// Python's main thread; called from another thread, this simply waits for the run.
+fn run_interruptibly(py: Python<'_>, scenario: &Scenario) -> PyResult<accelbrake_sim::SimResult> {
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("accelbrake-sim".into())
+            // As much stack as a main thread usually has; the run itself does not recurse deeply.
+            .stack_size(8 << 20)
+            .spawn_scoped(s, || {
+                let r = guarded(|| accelbrake_sim::simulate_interruptible(scenario, &stop));
+                // The receiver outlives the scope, so this cannot fail.
+                let _ = tx.send(r);
+            })
+            .map_err(|e| SimulationError::new_err(format!("cannot start the simulation thread: {e}")))?;
+        let mut pending: Option<PyErr> = None;
+        let mut rx = Some(rx);
+        let r = loop {
+            // A `Receiver` may move between threads but not be shared: hand it over and back.
+            let (back, got) = py.detach(|| {
+                let rx = rx.take().expect("put back each time");
+                let got = rx.recv_timeout(SIGNAL_POLL);
+                (rx, got)
+            });
+            rx = Some(back);
+            match got {
+                Ok(r) => break r,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if pending.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            stop.store(true, Ordering::Relaxed);
+                            pending = Some(e);
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // The worker ended without sending: only a panic outside `guarded` does that.
+                    break Err("internal error (a bug in accelbrake, please report it with the scenario): the simulation thread ended without a result".to_string());
+                }
+            }
+        };
+        // The worker has sent its result (or died): joining cannot block for long.
+        let _ = worker.join();
+        match pending {
+            // Interrupted (or finished anyway just as the signal came): the signal's exception wins.
+            Some(e) => Err(e),
+            None => unguard(py, r),
+        }
+    })
+}
+
 /// Run a scenario given as JSON. Returns `{"summary": str (JSON), "tables": {name: {column: (dtype, bytes)}}}`.
+/// Ctrl-C stops the run within a fraction of a second and raises `KeyboardInterrupt`.
 #[pyfunction]
 fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
     let scenario = unguard(py, guarded(|| Scenario::from_json(scenario_json)))?;
-    let result = unguard(py, py.detach(|| guarded(|| accelbrake_sim::simulate(&scenario))))?;
+    let result = run_interruptibly(py, &scenario)?;
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| SimulationError::new_err(format!("cannot serialise the summary: {e}")))?;
     let out = PyDict::new(py);

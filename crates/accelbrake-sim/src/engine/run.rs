@@ -4,11 +4,11 @@
 //! links, serialisation at the current rate on rate links); endpoints are woken when they ask.
 
 use super::{Event, Hop, Simulation};
+use crate::error::{Error, Result};
 use crate::link::Link;
 use crate::measure::{FlowSample, HopSample};
 use crate::packet::{Kind, Packet};
 use crate::queue::LinkInfo;
-use crate::error::{Error, Result};
 use crate::time::{Dur, Time};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -55,7 +55,7 @@ impl Simulation {
             if t >= until {
                 break;
             }
-            if self.stats.events % STOP_CHECK_EVENTS == 0 && stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            if self.stats.events.is_multiple_of(STOP_CHECK_EVENTS) && stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 return false;
             }
             let (t, ev) = self.events.pop().expect("peeked");

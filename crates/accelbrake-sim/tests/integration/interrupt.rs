@@ -45,7 +45,10 @@ fn a_flag_set_mid_run_stops_it_within_a_fraction_of_a_second() {
     });
     assert!(matches!(r, Err(Error::Interrupted)), "{:?}", r.err());
     // Debug builds run ~10x slower than release; the release target is < 0.5 s.
-    assert!(latency < Duration::from_millis(500), "stopped {latency:?} after the flag was set");
+    assert!(
+        latency < Duration::from_millis(500),
+        "stopped {latency:?} after the flag was set"
+    );
 }
 
 #[test]
