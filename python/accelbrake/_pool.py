@@ -59,6 +59,9 @@ def run_tasks(
                         raise SimulationError(f"{describe(k)}: {err}")
                     _deliver(results, on_result, k, result)
                     bar.update()
+            except KeyboardInterrupt:
+                _terminate_workers(pool)
+                raise
             except BaseException:
                 for f in futures:
                     f.cancel()
@@ -66,6 +69,26 @@ def run_tasks(
         return results
     finally:
         bar.close()
+
+
+def _terminate_workers(pool: Any) -> None:
+    """Ctrl-C: stop the pool's workers now. They got the SIGINT too (it goes to the terminal's
+    whole process group) and stop their current run, but each would then start the calls already
+    queued for it, which cancelling the futures cannot withdraw, and the pool's shutdown would wait
+    for those. The futures are left alone: on Python 3.11 the pool's manager thread fails noisily
+    when it marks a cancelled future broken."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    # Before the shutdown, which forgets them.
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False)
+    for proc in procs:
+        try:
+            proc.terminate()
+        except (OSError, ValueError):  # already gone or closed
+            pass
 
 
 def _deliver(
