@@ -4,6 +4,7 @@ status 130, "accelbrake: interrupted") and from ``accelbrake.simulate()`` (Keybo
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -117,3 +118,47 @@ def test_sigint_raises_keyboardinterrupt_from_simulate():
     assert proc.returncode == 42, (out, err)
     assert out.strip() == "KeyboardInterrupt"
     assert latency < MAX_LATENCY, latency
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir() or shutil.which("pgrep") is None, reason="needs procfs, pgrep")
+def test_sigint_to_the_process_group_stops_a_process_pool_sweep(tmp_path):
+    # As Ctrl-C in a terminal: SIGINT to the sweep and its pool's workers at once.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "accelbrake.cli", "sweep", "experiments/abc-vs-cubic.toml"]
+        + ["--set", "run.duration_s=3000", "--out", str(tmp_path / "out")]
+        + ["--jobs", "2", "--no-progress", "--no-report"],
+        cwd=REPO,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        # The workers are up once the group holds more than the main process and its helpers.
+        group = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        if len(group) >= 5:
+            break
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    time.sleep(2.0)  # into the runs
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("sweep still running 30 s after SIGINT")
+    latency = time.monotonic() - t0
+    print(f"sweep --jobs 2: exited {latency * 1000:.0f} ms after SIGINT")
+    assert proc.returncode == 130, err
+    assert "accelbrake: interrupted" in err and "Traceback" not in err, err
+    assert latency < 2 * MAX_LATENCY, latency
+    time.sleep(0.5)
+    alive = []
+    for pid in subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split():
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.is_file() and stat.read_text().split(")")[-1].split()[0] != "Z":
+            alive.append(pid)
+    assert not alive, f"processes left running: {alive}"
