@@ -550,6 +550,14 @@ impl Scenario {
             let values = scheme.values(&f.params).map_err(|e| rekey(e, scheme.family, &at))?;
             (scheme.build)(&values, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0))
                 .map_err(|e| rekey(e, scheme.family, &at))?;
+            if f.fwd.is_empty() {
+                return Err(Error::Param {
+                    key: format!("{k}.fwd"),
+                    msg: "empty data path: the flow's packets would cross no hop (give the hop indices \
+                          of its data path, e.g. [0])"
+                        .into(),
+                });
+            }
             for (name, path) in [("fwd", &f.fwd), ("rev", &f.rev)] {
                 if path.len() > 255 {
                     return Err(Error::Param {
@@ -594,6 +602,16 @@ impl Scenario {
                 MAX_DURATION_MS,
                 "a start time ≥ 0 ms",
             )?;
+            if f.start_ms >= self.duration_ms {
+                return Err(Error::Param {
+                    key: format!("{k}.start_ms"),
+                    msg: format!(
+                        "the flow starts at {} ms, not before the run ends (duration_ms = {} ms): it \
+                         would send nothing",
+                        f.start_ms, self.duration_ms
+                    ),
+                });
+            }
             if let Some(s) = f.stop_ms {
                 check_range(
                     &format!("{k}.stop_ms"),
