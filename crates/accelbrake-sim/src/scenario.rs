@@ -602,16 +602,6 @@ impl Scenario {
                 MAX_DURATION_MS,
                 "a start time ≥ 0 ms",
             )?;
-            if f.start_ms >= self.duration_ms {
-                return Err(Error::Param {
-                    key: format!("{k}.start_ms"),
-                    msg: format!(
-                        "the flow starts at {} ms, not before the run ends (duration_ms = {} ms): it \
-                         would send nothing",
-                        f.start_ms, self.duration_ms
-                    ),
-                });
-            }
             if let Some(s) = f.stop_ms {
                 check_range(
                     &format!("{k}.stop_ms"),
