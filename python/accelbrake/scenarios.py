@@ -170,6 +170,10 @@ def _positive(
     return v
 
 
+#: The largest seed: the core's seed is a u64, carried exactly (never through a float).
+MAX_SEED = 2**64 - 1
+
+
 def build_scenario(
     scheme: str,
     trace: str | float | os.PathLike[str] | None = None,
@@ -245,6 +249,10 @@ def build_scenario(
     buf = int(_positive("buffer_packets", buffer_packets, parse_int, "a limit ≥ 1 packet", 1, inclusive=True))
     n_flows = int(_positive("flows", flows, parse_int, "1 or more flows", 1, inclusive=True))
     seed_v = int(_positive("seed", seed, parse_int, "a seed ≥ 0", 0, inclusive=True))
+    if seed_v > MAX_SEED:
+        raise ScenarioError(
+            f"seed: got {seed_v}; expected a whole number from 0 to 2^64−1 = {MAX_SEED}", key="seed"
+        )
     if ack_trace is None:
         ack_rate = _positive("ack_mbps", ack_mbps, parse_rate, "a rate > 0 Mbit/s")
         ack_link = {"type": "constant", "mbps": ack_rate}

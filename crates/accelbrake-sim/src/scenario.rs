@@ -58,7 +58,7 @@ pub const NETWORK: &[Param] = &[
         "identical bulk flows sharing the bottleneck",
         "ABC paper §7.3 (one backlogged flow)",
     ),
-    Param::whole("seed", 0, Unit::None, 0, u64::MAX >> 11).doc(
+    Param::whole("seed", 0, Unit::None, 0, u64::MAX).doc(
         "master random seed: one repeated run; draws where in the trace the flows start (unless \
          link.offset pins it), host jitter and randomised controllers/queues",
         "trace phase: Mahimahi mm-link replays from the shell's start, before the sender connects",

@@ -454,6 +454,13 @@ class _Checker:
 
     def integer(self, v: Any, key: str, what: str, *, minimum: int) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, float) and v.is_integer() and abs(v) >= 2**53:
+                # TOML read it as a float, already rounded: 9007199254740993.0 is …992.
+                raise self.fail(
+                    key,
+                    f"expected {what} (a whole number ≥ {minimum}), got the float {v!r}, which cannot "
+                    "hold every whole number this large; write it without a decimal point or exponent",
+                )
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
             else:

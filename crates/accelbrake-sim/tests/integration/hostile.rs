@@ -398,3 +398,30 @@ fn trace_paths_must_be_regular_files() {
     assert!(m.contains("at most"), "{m}");
     std::fs::remove_file(&big).unwrap();
 }
+
+#[test]
+fn seeds_are_exact_u64() {
+    // Issue 17 (3): seeds above 2^53 were rounded on the way (through a float) and 2^64 − 1 was
+    // refused. The core's seed is a u64 parsed exactly, and runs differ between neighbours.
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 10}),
+        json!({"type": "droptail", "packets": 100}),
+        0.2,
+    );
+    for seed in [(1u64 << 53) + 1, u64::MAX] {
+        v["seed"] = json!(seed);
+        let s = Scenario::from_json(&v.to_string()).unwrap();
+        assert_eq!(s.seed, seed);
+        let r = accelbrake_sim::simulate(&s).unwrap();
+        assert_eq!(r.summary.seed, seed);
+    }
+    // The catalog's range (documentation of the key) covers every u64.
+    let cat = accelbrake_sim::catalog::catalog();
+    let seed = cat["network"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "seed")
+        .unwrap();
+    assert_eq!(seed["max"].as_f64().unwrap(), u64::MAX as f64, "{seed}");
+}
