@@ -1,16 +1,18 @@
-"""Issue 17: exact seeds (item 3) — each test failed on the code before the fix."""
+"""Issue 17: exact seeds (item 3), nonsense refused (item 7) and the smaller items of 9 —
+each test failed on the code before the fix."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import accelbrake
 import pytest
 from accelbrake import cli
 from accelbrake.experiments.spec import ExperimentError, parse_experiment
-from accelbrake.scenarios import ScenarioError, build_scenario
+from accelbrake.scenarios import ScenarioError, build_scenario, link_spec
 from accelbrake.units import parse_int
-from conftest import TRACE_UP
+from conftest import TRACE_DOWN, TRACE_UP
 
 BIG = 2**53 + 1  # 9007199254740993: the first whole number a float cannot hold
 U64_MAX = 2**64 - 1
@@ -79,3 +81,87 @@ def test_experiment_big_seeds_stay_two_runs():
     # A float that large was rounded by TOML already: refused rather than silently changed.
     with pytest.raises(ExperimentError, match="matrix.seeds\\[0\\]"):
         parse_experiment(_exp(seeds=[float(BIG)]), source="x.toml")
+
+
+# --- (7) nonsense refused ----------------------------------------------------------------------
+
+
+def _core_scenario(**flow: object) -> dict:
+    sc = build_scenario("cubic", trace="const:24", duration_s=1, record_packets=False)
+    sc["flows"][0].update(flow)
+    return sc
+
+
+def test_empty_forward_path_is_refused():
+    with pytest.raises(accelbrake.SimulationError, match=r"flows\[0\]\.fwd.*empty data path"):
+        accelbrake.simulate(_core_scenario(fwd=[]))
+
+
+@pytest.mark.parametrize("start_ms", [1000, 5000])
+def test_flow_starting_after_the_end_is_warned_about(start_ms):
+    # A warning, not an error: `reproduce abc-fig3 --set run.duration_s=6` is legitimate.
+    r = accelbrake.simulate(_core_scenario(start_ms=start_ms))
+    ws = [w for w in r.warnings if w["code"] == "flow-starts-after-end"]
+    assert len(ws) == 1 and ws[0]["parameter"] == "flows[0].start_ms"
+    assert "duration_ms = 1000 ms" in ws[0]["message"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_special_trace_paths_are_named_not_read(tmp_path):
+    fifo = tmp_path / "t.fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "FIFO"), (tmp_path, "directory"), ("/dev/zero", "character device")):
+        # Python: says what the path is, not "not found".
+        with pytest.raises(ScenarioError, match=kind) as e:
+            link_spec(str(path))
+        assert "not found" not in str(e.value)
+        # The core: refuses before reading (no hang on the FIFO, no endless /dev/zero).
+        sc = _core_scenario()
+        sc["hops"][0]["link"] = {"type": "trace", "path": str(path)}
+        with pytest.raises(accelbrake.SimulationError, match=kind):
+            accelbrake.simulate(sc)
+
+
+# --- (9) smaller ones --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["no", "yes", 0, 1, None])
+def test_record_packets_must_be_a_bool(value):
+    with pytest.raises(ScenarioError, match="record_packets"):
+        build_scenario("cubic", trace="const:12", record_packets=value)
+
+
+def test_seeds_count_as_a_whole_float_means_that_many_runs():
+    exp = parse_experiment(_exp(seeds=3.0), source="x.toml")
+    assert exp.seeds == (0, 1, 2)
+    with pytest.raises(ExperimentError, match="matrix.seeds"):
+        parse_experiment(_exp(seeds=2.5), source="x.toml")
+
+
+def test_ack_mbps_beside_ack_trace_is_refused(capsys):
+    with pytest.raises(ScenarioError, match="ack_mbps"):
+        build_scenario("cubic", trace="const:12", ack_trace=str(TRACE_DOWN), ack_mbps=50)
+    code, _, err = run_main(capsys, "run", "--ack-trace", str(TRACE_DOWN), "--ack-mbps", "50")
+    assert code == 2 and "--ack-mbps" in err and "--ack-trace" in err
+    doc = _exp()
+    doc["run"].update(ack_trace=str(TRACE_DOWN), ack_mbps=50)
+    with pytest.raises(ExperimentError, match="run.ack_mbps"):
+        parse_experiment(doc, source="x.toml")
+    # Either one alone is fine, and an ack_trace alone still builds.
+    doc["run"].pop("ack_mbps")
+    exp = parse_experiment(doc, source="x.toml")
+    assert exp.scenario(next(exp.points()))["hops"][1]["link"]["type"] == "trace"
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "/tmp/x", "..", ".", "a\\b", "x\ny"])
+def test_experiment_names_stay_under_results(name):
+    doc = _exp()
+    doc["name"] = name
+    with pytest.raises(ExperimentError, match="name"):
+        parse_experiment(doc, source="x.toml")
+
+
+@pytest.mark.parametrize("bad", ["cubic", 5, None, [("seed", 1)]])
+def test_simulate_names_what_it_expected(bad):
+    with pytest.raises(ScenarioError, match="expected a dict"):
+        accelbrake.simulate(bad)
