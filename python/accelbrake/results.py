@@ -349,5 +349,13 @@ def simulate(scenario: Mapping[str, Any]) -> Result:
 
     Raises :class:`accelbrake.SimulationError` for an invalid scenario or trace file.
     """
+    if not isinstance(scenario, Mapping):
+        from accelbrake.errors import ScenarioError
+
+        raise ScenarioError(
+            "scenario: expected a dict in the core's schema (e.g. from accelbrake.build_scenario, or "
+            f"accelbrake.load_scenario_file for a file), got {type(scenario).__name__} {scenario!r:.80}",
+            key="scenario",
+        )
     scenario = dict(scenario)
     return Result.from_core(_core.simulate(_dumps(scenario)), scenario)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,28 @@ def resolve_trace(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+def _special_file_kind(p: Path) -> str | None:
+    """What ``p`` is when it exists but is not a regular file (a directory, a FIFO, a device...),
+    else ``None``."""
+    try:
+        mode = p.stat().st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
 def link_spec(spec: str | float | os.PathLike[str], *, what: str = "trace") -> dict[str, Any]:
     """A link for the scenario JSON from a user's description.
 
@@ -141,6 +164,13 @@ def link_spec(spec: str | float | os.PathLike[str], *, what: str = "trace") -> d
     found = resolve_trace(text)
     if found is not None:
         return {"type": "trace", "path": found}
+    kind = _special_file_kind(Path(text).expanduser())
+    if kind is not None:
+        raise ScenarioError(
+            f"{what}: '{text}' is {kind}, not a trace file; give a regular Mahimahi trace file, or a "
+            "constant rate like const:24 or 24mbps",
+            key=what,
+        )
     try:
         mbps = parse_rate(text)
     except ValueError:
@@ -168,6 +198,10 @@ def _positive(
     if not (v >= minimum if inclusive else v > minimum):
         raise ScenarioError(f"{name}: got {value}; expected {expected}", key=name)
     return v
+
+
+#: The largest seed: the core's seed is a u64, carried exactly (never through a float).
+MAX_SEED = 2**64 - 1
 
 
 def build_scenario(
@@ -232,6 +266,12 @@ def build_scenario(
     # Left out (None): the default network, defined once in the core (catalog.network()).
     net = catalog.network_default
     trace = DEFAULT_TRACE if trace is None else trace
+    if ack_trace is not None and ack_mbps is not None:
+        raise ScenarioError(
+            "ack_mbps: given beside ack_trace, which sets the ACK link (the rate would be ignored); "
+            "give one or the other",
+            key="ack_mbps",
+        )
     ack_mbps = net("ack_mbps") if ack_mbps is None else ack_mbps
     delay_ms = net("delay_ms") if delay_ms is None else delay_ms
     buffer_packets = int(net("buffer_packets")) if buffer_packets is None else buffer_packets
@@ -244,7 +284,16 @@ def build_scenario(
     smp_ms = _positive("sample_ms", sample_ms, parse_duration, "a bin width ≥ 1 ms", 1.0, inclusive=True)
     buf = int(_positive("buffer_packets", buffer_packets, parse_int, "a limit ≥ 1 packet", 1, inclusive=True))
     n_flows = int(_positive("flows", flows, parse_int, "1 or more flows", 1, inclusive=True))
+    if not isinstance(record_packets, bool):
+        raise ScenarioError(
+            f"record_packets: expected True or False, got {type(record_packets).__name__} {record_packets!r}",
+            key="record_packets",
+        )
     seed_v = int(_positive("seed", seed, parse_int, "a seed ≥ 0", 0, inclusive=True))
+    if seed_v > MAX_SEED:
+        raise ScenarioError(
+            f"seed: got {seed_v}; expected a whole number from 0 to 2^64−1 = {MAX_SEED}", key="seed"
+        )
     if ack_trace is None:
         ack_rate = _positive("ack_mbps", ack_mbps, parse_rate, "a rate > 0 Mbit/s")
         ack_link = {"type": "constant", "mbps": ack_rate}
@@ -272,7 +321,7 @@ def build_scenario(
         "duration_ms": dur_ms,
         "seed": seed_v,
         "sample_ms": smp_ms,
-        "record_packets": bool(record_packets),
+        "record_packets": record_packets,
         "hops": [
             {"name": "data", "link": link_spec(trace), "queue": data_queue, "delay_ms": d_ms},
             {"name": "ack", "link": ack_link, "queue": {"type": "infinite"}, "delay_ms": d_ms},

@@ -40,6 +40,34 @@ pub struct Trace {
 /// Largest timestamp accepted (about 11.6 days), so that `ms * 1e6` never overflows over many wraps.
 const MAX_TRACE_MS: u64 = 1_000_000_000;
 
+/// The largest trace file [`Trace::load`] reads, bytes (1 GiB; the bundled traces are < 10 MB).
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// What a non-regular file is, for error messages.
+pub(crate) fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if ft.is_char_device() {
+            return "a character device";
+        }
+        if ft.is_block_device() {
+            return "a block device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
 impl Trace {
     /// Parse trace text. `name` is used in error messages (normally the file path).
     ///
@@ -97,13 +125,37 @@ impl Trace {
         })
     }
 
-    /// Read and parse a trace file.
+    /// Read and parse a trace file: a regular file of at most [`MAX_TRACE_BYTES`] (a FIFO, a
+    /// device or a directory is refused before reading, so `/dev/zero` or a pipe cannot exhaust
+    /// memory or block).
     pub fn load(path: &str) -> Result<Trace> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Trace {
+        use std::io::Read;
+        let fail = |msg: String| Error::Trace {
             path: path.to_string(),
             line: 0,
-            msg: format!("cannot read: {e}"),
-        })?;
+            msg,
+        };
+        let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        if !meta.is_file() {
+            return Err(fail(format!("not a regular file (it is {})", file_kind(&meta))));
+        }
+        if meta.len() > MAX_TRACE_BYTES {
+            return Err(fail(format!(
+                "{} bytes; a trace file may have at most {MAX_TRACE_BYTES} bytes (1 GiB)",
+                meta.len()
+            )));
+        }
+        let file = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        // Bounded read: the file may have grown (or been swapped) since the check.
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.take(MAX_TRACE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(format!("cannot read: {e}")))?;
+        if bytes.len() as u64 > MAX_TRACE_BYTES {
+            return Err(fail(format!("more than {MAX_TRACE_BYTES} bytes (1 GiB)")));
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|_| fail("cannot read: stream did not contain valid UTF-8".to_string()))?;
         Trace::parse(path, &text)
     }
 

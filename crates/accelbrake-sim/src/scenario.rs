@@ -58,7 +58,7 @@ pub const NETWORK: &[Param] = &[
         "identical bulk flows sharing the bottleneck",
         "ABC paper §7.3 (one backlogged flow)",
     ),
-    Param::whole("seed", 0, Unit::None, 0, u64::MAX >> 11).doc(
+    Param::whole("seed", 0, Unit::None, 0, u64::MAX).doc(
         "master random seed: one repeated run; draws where in the trace the flows start (unless \
          link.offset pins it), host jitter and randomised controllers/queues",
         "trace phase: Mahimahi mm-link replays from the shell's start, before the sender connects",
@@ -550,6 +550,14 @@ impl Scenario {
             let values = scheme.values(&f.params).map_err(|e| rekey(e, scheme.family, &at))?;
             (scheme.build)(&values, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0))
                 .map_err(|e| rekey(e, scheme.family, &at))?;
+            if f.fwd.is_empty() {
+                return Err(Error::Param {
+                    key: format!("{k}.fwd"),
+                    msg: "empty data path: the flow's packets would cross no hop (give the hop indices \
+                          of its data path, e.g. [0])"
+                        .into(),
+                });
+            }
             for (name, path) in [("fwd", &f.fwd), ("rev", &f.rev)] {
                 if path.len() > 255 {
                     return Err(Error::Param {

@@ -290,6 +290,12 @@ def _build(
     args: argparse.Namespace, scheme: str, trace: str, sets: Any, *, record_packets: bool
 ) -> dict[str, Any]:
     """build_scenario from the options; errors name the option (``--delay``) not the argument."""
+    if args.ack_trace is not None and args.ack_mbps is not None:
+        raise ScenarioError(
+            "--ack-mbps: given beside --ack-trace, which sets the ACK link (the rate would be ignored); "
+            "give one or the other",
+            key="ack_mbps",
+        )
     try:
         return _build_scenario(args, scheme, trace, sets, record_packets=record_packets)
     except ScenarioError as e:

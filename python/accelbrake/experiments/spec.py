@@ -274,7 +274,7 @@ class Experiment:
                 entry.preset,
                 trace=p.trace,
                 ack_trace=self.ack_trace,
-                ack_mbps=self.ack_mbps,
+                ack_mbps=self.ack_mbps if self.ack_trace is None else None,
                 delay_ms=p.delay_ms,
                 buffer_packets=p.buffer_packets,
                 duration_s=self.duration_s,
@@ -454,6 +454,13 @@ class _Checker:
 
     def integer(self, v: Any, key: str, what: str, *, minimum: int) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, float) and v.is_integer() and abs(v) >= 2**53:
+                # TOML read it as a float, already rounded: 9007199254740993.0 is …992.
+                raise self.fail(
+                    key,
+                    f"expected {what} (a whole number ≥ {minimum}), got the float {v!r}, which cannot "
+                    "hold every whole number this large; write it without a decimal point or exponent",
+                )
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
             else:
@@ -532,6 +539,21 @@ def _resolve_trace_text(text: str, base_dir: Path | None) -> str:
     return text
 
 
+def _check_name(c: _Checker, name: str) -> None:
+    """The name is the output folder under ``results/`` (``sweep`` without ``--out``): one plain
+    path component, so that it cannot write elsewhere (``../x``, ``/tmp/x``, ``a/b``)."""
+    if (
+        name in (".", "..")
+        or any(ch in name for ch in "/\\")
+        or any(ord(ch) < 32 or ch == "\x7f" for ch in name)
+    ):
+        raise c.fail(
+            "name",
+            f"expected a plain name for the output folder under results/ (no '/', '\\', control "
+            f"characters, '.' or '..'), got {name!r}",
+        )
+
+
 def parse_experiment(
     doc: Mapping[str, Any], *, source: str = "<experiment>", base_dir: Path | None = None
 ) -> Experiment:
@@ -547,6 +569,8 @@ def parse_experiment(
     name = (
         c.string(doc.get("name", Path(source).stem), "name", "a name") if "name" in doc else Path(source).stem
     )
+    if "name" in doc:
+        _check_name(c, name)
     description = doc.get("description", "")
     if not isinstance(description, str):
         raise c.fail("description", f"expected a string, got {_type_name(description)}")
@@ -635,7 +659,8 @@ def parse_experiment(
         for i, v in enumerate(c.axis(matrix, "start_interval_s"))
     ]
     seeds_doc = matrix.get("seeds", [0])
-    if isinstance(seeds_doc, int) and not isinstance(seeds_doc, bool):
+    if isinstance(seeds_doc, int | float) and not isinstance(seeds_doc, bool):
+        # A count (seeds = 3, or 3.0: the same whole number) means seeds 0..n-1.
         seeds = list(range(c.integer(seeds_doc, "matrix.seeds", "a number of seeds", minimum=1)))
     else:
         seeds = [
@@ -682,6 +707,12 @@ def parse_experiment(
     )
     ack_mbps = c.number(run.get("ack_mbps", 12.0), "run.ack_mbps", "Mbit/s", strict=True)
     ack_trace = None
+    if "ack_trace" in run and "ack_mbps" in run:
+        raise c.fail(
+            "run.ack_mbps",
+            "given beside run.ack_trace, which sets the ACK link (the rate would be ignored); "
+            "give one or the other",
+        )
     if "ack_trace" in run:
         ack_trace = _resolve_trace_text(c.string(run["ack_trace"], "run.ack_trace", "a trace file"), base_dir)
         try:

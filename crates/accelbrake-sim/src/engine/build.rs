@@ -130,6 +130,24 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
                 prop_rtt,
             });
         }
+        if spec.start_ms >= scenario.duration_ms {
+            // Not an error: a shortened run (`--set run.duration_s=6` on an experiment whose
+            // flows join later) is legitimate, but the flow's all-zero rows must not be silent.
+            out.push(Warning {
+                code: "flow-starts-after-end",
+                subject: format!("flows[{i}]"),
+                parameter: format!("flows[{i}].start_ms"),
+                value: spec.start_ms,
+                bound: scenario.duration_ms,
+                unit: "ms",
+                source: "the scenario's duration_ms",
+                message: format!(
+                    "flows[{i}] starts at {} ms, not before the run ends (duration_ms = {} ms): it sends \
+                     nothing and its rows are all zero",
+                    spec.start_ms, scenario.duration_ms
+                ),
+            });
+        }
         if let Some(check) = scheme.warnings {
             let values = scheme.values(&spec.params)?;
             let bottleneck_rate = spec.fwd.iter().map(|&h| rates[h]).fold(f64::INFINITY, f64::min);

@@ -297,16 +297,131 @@ fn scenario_json_syntax_errors_give_line_and_column() {
 
 #[test]
 fn unbounded_windows_are_capped_at_tcps_maximum() {
-    // An ABC sender with no ABC router on its path is never braked, and with an empty forward
-    // path its data arrives instantly: its window doubles every RTT. Found by the Python fuzzer:
-    // within one simulated second the scoreboard needed over 5 GB. TCP's window cannot exceed
-    // 2^30 bytes (RFC 7323), which now bounds it.
+    // An ABC sender with no ABC router on its path is never braked, and on a data path that is
+    // all but instantaneous (found by the Python fuzzer with an empty forward path, now refused)
+    // its window doubles every RTT: within one simulated second the scoreboard needed over 5 GB.
+    // TCP's window cannot exceed 2^30 bytes (RFC 7323), which now bounds it.
     let v = json!({"duration_ms": 1000, "record_packets": false,
-        "hops": [{"link": {"type": "constant", "mbps": 12}, "queue": {"type": "codel"}, "delay_ms": 20}],
-        "flows": [{"scheme": "abc", "fwd": [], "rev": [0]}]});
+        "hops": [{"link": {"type": "constant", "mbps": 1e6}, "queue": {"type": "infinite"}, "delay_ms": 0},
+                 {"link": {"type": "constant", "mbps": 12}, "queue": {"type": "codel"}, "delay_ms": 20}],
+        "flows": [{"scheme": "abc", "fwd": [0], "rev": [1]}]});
     let r = crate::common::run(&v);
     let in_flight = crate::common::icol(&r.tables["flows_ts"], "in_flight");
     let max = *in_flight.iter().max().unwrap();
     assert!(max > 100_000, "the window did grow ({max})");
     assert!(max <= i64::from(accelbrake_sim::sender::MAX_WINDOW), "{max}");
+}
+
+fn param_err(v: &Value) -> (String, String) {
+    match scenario_err(v) {
+        Error::Param { key, msg } => (key, msg),
+        other => panic!("expected a parameter error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_flow_with_an_empty_data_path_is_refused() {
+    // Issue 17 (7): a flow crossing no hop reported 570 Mbit/s on a 24 Mbit/s bottleneck.
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 24}),
+        json!({"type": "droptail", "packets": 100}),
+        1.0,
+    );
+    v["flows"][0]["fwd"] = json!([]);
+    let (key, msg) = param_err(&v);
+    assert_eq!(key, "flows[0].fwd", "{msg}");
+    assert!(msg.contains("empty data path"), "{msg}");
+}
+
+#[test]
+fn flows_starting_at_or_after_the_end_are_warned_about() {
+    // Issue 17 (7): such flows gave silent all-zero rows. Now the summary carries a warning
+    // naming flows[i].start_ms and the duration (not an error: a shortened run of an experiment
+    // whose flows join later is legitimate).
+    for start in [1000.0, 5000.0] {
+        let mut v = on_link(
+            json!({"type": "constant", "mbps": 24}),
+            json!({"type": "droptail", "packets": 100}),
+            1.0,
+        );
+        v["flows"] = json!([{"scheme": "cubic", "fwd": [0], "rev": [1]},
+                            {"scheme": "cubic", "fwd": [0], "rev": [1], "start_ms": start}]);
+        let r = crate::common::run(&v);
+        let w: Vec<_> = r
+            .summary
+            .warnings
+            .iter()
+            .filter(|w| w.code == "flow-starts-after-end")
+            .collect();
+        assert_eq!(w.len(), 1, "{:?}", r.summary.warnings);
+        assert_eq!(w[0].parameter, "flows[1].start_ms");
+        assert!(w[0].message.contains("duration_ms = 1000 ms"), "{}", w[0].message);
+    }
+    // Just before the end is still a flow, without the warning.
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 24}),
+        json!({"type": "droptail", "packets": 100}),
+        1.0,
+    );
+    v["flows"][0]["start_ms"] = json!(999.0);
+    let r = crate::common::run(&v);
+    assert!(r.summary.warnings.iter().all(|w| w.code != "flow-starts-after-end"));
+}
+
+#[cfg(unix)]
+#[test]
+fn trace_paths_must_be_regular_files() {
+    // Issue 17 (7): a FIFO blocked forever and /dev/zero was read until memory ran out.
+    let msg = |path: &str| match Trace::load(path) {
+        Err(Error::Trace { line: 0, msg, .. }) => msg,
+        other => panic!("{path}: expected a trace error, got {other:?}"),
+    };
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hostile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("trace.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let ok = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(ok.success());
+    let t0 = Instant::now();
+    let m = msg(&fifo.to_string_lossy());
+    assert!(m.contains("FIFO"), "{m}");
+    assert!(t0.elapsed() < Duration::from_secs(2));
+    let m = msg("/dev/zero");
+    assert!(m.contains("character device"), "{m}");
+    let m = msg(&dir.to_string_lossy());
+    assert!(m.contains("directory"), "{m}");
+    // Bounded size: a sparse file just over the limit is refused without reading it.
+    let big = dir.join("big.trace");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(accelbrake_sim::link::MAX_TRACE_BYTES + 1).unwrap();
+    let m = msg(&big.to_string_lossy());
+    assert!(m.contains("at most"), "{m}");
+    std::fs::remove_file(&big).unwrap();
+}
+
+#[test]
+fn seeds_are_exact_u64() {
+    // Issue 17 (3): seeds above 2^53 were rounded on the way (through a float) and 2^64 − 1 was
+    // refused. The core's seed is a u64 parsed exactly, and runs differ between neighbours.
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 10}),
+        json!({"type": "droptail", "packets": 100}),
+        0.2,
+    );
+    for seed in [(1u64 << 53) + 1, u64::MAX] {
+        v["seed"] = json!(seed);
+        let s = Scenario::from_json(&v.to_string()).unwrap();
+        assert_eq!(s.seed, seed);
+        let r = accelbrake_sim::simulate(&s).unwrap();
+        assert_eq!(r.summary.seed, seed);
+    }
+    // The catalog's range (documentation of the key) covers every u64.
+    let cat = accelbrake_sim::catalog::catalog();
+    let seed = cat["network"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "seed")
+        .unwrap();
+    assert_eq!(seed["max"].as_f64().unwrap(), u64::MAX as f64, "{seed}");
 }

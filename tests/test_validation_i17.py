@@ -1,0 +1,167 @@
+"""Issue 17: exact seeds (item 3), nonsense refused (item 7) and the smaller items of 9 —
+each test failed on the code before the fix."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import accelbrake
+import pytest
+from accelbrake import cli
+from accelbrake.experiments.spec import ExperimentError, parse_experiment
+from accelbrake.scenarios import ScenarioError, build_scenario, link_spec
+from accelbrake.units import parse_int
+from conftest import TRACE_DOWN, TRACE_UP
+
+BIG = 2**53 + 1  # 9007199254740993: the first whole number a float cannot hold
+U64_MAX = 2**64 - 1
+
+
+def run_main(capsys, *args):
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- (3) seeds are exact u64 end to end ------------------------------------------------------
+
+
+def test_parse_int_is_exact_above_2_to_the_53():
+    assert parse_int(BIG) == BIG
+    assert parse_int(str(BIG)) == BIG
+    assert parse_int(str(U64_MAX)) == U64_MAX
+    assert parse_int("1e3") == 1000 and parse_int("3.0") == 3 and parse_int(3.0) == 3
+    for bad in ("1.5", "abc", "nan", "inf", True, 2.5):
+        with pytest.raises(ValueError):
+            parse_int(bad)
+
+
+def test_build_scenario_keeps_big_seeds_exact_and_the_core_runs_them():
+    for seed in (BIG, U64_MAX):
+        sc = build_scenario("cubic", trace="const:12", duration_s=0.2, seed=seed, record_packets=False)
+        assert sc["seed"] == seed
+        r = accelbrake.simulate(sc)
+        assert r.summary["seed"] == seed
+    with pytest.raises(ScenarioError, match="2\\^64"):
+        build_scenario("cubic", trace="const:12", seed=U64_MAX + 1)
+
+
+def test_big_seeds_give_different_runs():
+    # BIG and BIG - 1 were one run before (both rounded to 2^53).
+    a = build_scenario("cubic", trace=str(TRACE_UP), duration_s=1, seed=BIG, record_packets=False)
+    b = build_scenario("cubic", trace=str(TRACE_UP), duration_s=1, seed=BIG - 1, record_packets=False)
+    assert a["seed"] != b["seed"]
+    assert json.dumps(a) != json.dumps(b)
+
+
+def test_cli_seed_is_exact(capsys, tmp_path):
+    out = tmp_path / "r"
+    for seed in (BIG, U64_MAX):
+        args = ["run", "--trace", "const:12", "--duration", "0.2", "--no-packets", "--json"]
+        code, _, err = run_main(capsys, *args, "--seed", str(seed), "--out", str(out))
+        assert code == 0, err
+        assert json.loads((out / "scenario.json").read_text())["seed"] == seed
+        assert json.loads((out / "summary.json").read_text())["seed"] == seed
+
+
+def _exp(**matrix: object) -> dict:
+    return {
+        "name": "exact",
+        "matrix": {"schemes": ["cubic"], "traces": ["const:12"], **matrix},
+        "run": {"duration_s": 1},
+    }
+
+
+def test_experiment_big_seeds_stay_two_runs():
+    exp = parse_experiment(_exp(seeds=[BIG - 1, BIG]), source="x.toml")
+    assert [exp.scenario(p)["seed"] for p in exp.points()] == [BIG - 1, BIG]
+    exp = parse_experiment(_exp(seeds=[U64_MAX]), source="x.toml")
+    assert [exp.scenario(p)["seed"] for p in exp.points()] == [U64_MAX]
+    # A float that large was rounded by TOML already: refused rather than silently changed.
+    with pytest.raises(ExperimentError, match="matrix.seeds\\[0\\]"):
+        parse_experiment(_exp(seeds=[float(BIG)]), source="x.toml")
+
+
+# --- (7) nonsense refused ----------------------------------------------------------------------
+
+
+def _core_scenario(**flow: object) -> dict:
+    sc = build_scenario("cubic", trace="const:24", duration_s=1, record_packets=False)
+    sc["flows"][0].update(flow)
+    return sc
+
+
+def test_empty_forward_path_is_refused():
+    with pytest.raises(accelbrake.SimulationError, match=r"flows\[0\]\.fwd.*empty data path"):
+        accelbrake.simulate(_core_scenario(fwd=[]))
+
+
+@pytest.mark.parametrize("start_ms", [1000, 5000])
+def test_flow_starting_after_the_end_is_warned_about(start_ms):
+    # A warning, not an error: `reproduce abc-fig3 --set run.duration_s=6` is legitimate.
+    r = accelbrake.simulate(_core_scenario(start_ms=start_ms))
+    ws = [w for w in r.warnings if w["code"] == "flow-starts-after-end"]
+    assert len(ws) == 1 and ws[0]["parameter"] == "flows[0].start_ms"
+    assert "duration_ms = 1000 ms" in ws[0]["message"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_special_trace_paths_are_named_not_read(tmp_path):
+    fifo = tmp_path / "t.fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "FIFO"), (tmp_path, "directory"), ("/dev/zero", "character device")):
+        # Python: says what the path is, not "not found".
+        with pytest.raises(ScenarioError, match=kind) as e:
+            link_spec(str(path))
+        assert "not found" not in str(e.value)
+        # The core: refuses before reading (no hang on the FIFO, no endless /dev/zero).
+        sc = _core_scenario()
+        sc["hops"][0]["link"] = {"type": "trace", "path": str(path)}
+        with pytest.raises(accelbrake.SimulationError, match=kind):
+            accelbrake.simulate(sc)
+
+
+# --- (9) smaller ones --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["no", "yes", 0, 1, None])
+def test_record_packets_must_be_a_bool(value):
+    with pytest.raises(ScenarioError, match="record_packets"):
+        build_scenario("cubic", trace="const:12", record_packets=value)
+
+
+def test_seeds_count_as_a_whole_float_means_that_many_runs():
+    exp = parse_experiment(_exp(seeds=3.0), source="x.toml")
+    assert exp.seeds == (0, 1, 2)
+    with pytest.raises(ExperimentError, match="matrix.seeds"):
+        parse_experiment(_exp(seeds=2.5), source="x.toml")
+
+
+def test_ack_mbps_beside_ack_trace_is_refused(capsys):
+    with pytest.raises(ScenarioError, match="ack_mbps"):
+        build_scenario("cubic", trace="const:12", ack_trace=str(TRACE_DOWN), ack_mbps=50)
+    code, _, err = run_main(capsys, "run", "--ack-trace", str(TRACE_DOWN), "--ack-mbps", "50")
+    assert code == 2 and "--ack-mbps" in err and "--ack-trace" in err
+    doc = _exp()
+    doc["run"].update(ack_trace=str(TRACE_DOWN), ack_mbps=50)
+    with pytest.raises(ExperimentError, match="run.ack_mbps"):
+        parse_experiment(doc, source="x.toml")
+    # Either one alone is fine, and an ack_trace alone still builds.
+    doc["run"].pop("ack_mbps")
+    exp = parse_experiment(doc, source="x.toml")
+    assert exp.scenario(next(exp.points()))["hops"][1]["link"]["type"] == "trace"
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "/tmp/x", "..", ".", "a\\b", "x\ny"])
+def test_experiment_names_stay_under_results(name):
+    doc = _exp()
+    doc["name"] = name
+    with pytest.raises(ExperimentError, match="name"):
+        parse_experiment(doc, source="x.toml")
+
+
+@pytest.mark.parametrize("bad", ["cubic", 5, None, [("seed", 1)]])
+def test_simulate_names_what_it_expected(bad):
+    with pytest.raises(ScenarioError, match="expected a dict"):
+        accelbrake.simulate(bad)
