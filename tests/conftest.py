@@ -41,8 +41,8 @@ def trace_up() -> Path:
 
 @pytest.fixture(scope="session")
 def small_scenario() -> dict:
-    """A 10 s ABC run on the bundled trace, the artifact's topology."""
-    return accelbrake.build_scenario("abc", trace=str(TRACE_UP), duration_s=10)
+    """A 10 s ABC run on the bundled trace, the artifact's topology, with per-packet records."""
+    return accelbrake.build_scenario("abc", trace=str(TRACE_UP), duration_s=10, record_packets=True)
 
 
 @pytest.fixture(scope="session")

@@ -102,7 +102,7 @@ def test_default_scenario_is_the_artifact_setup(trace_up):
     sc = build_scenario("abc")
     assert sc["duration_ms"] == 140000.0
     assert sc["seed"] == 0
-    assert sc["record_packets"] is True
+    assert sc["record_packets"] is False, "per-packet records are opt-in (their memory grows with time)"
     assert sc["sample_ms"] == 100.0
     data, ack = sc["hops"]
     assert data["link"]["type"] == "trace"

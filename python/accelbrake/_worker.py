@@ -64,7 +64,8 @@ def run_hop_quantiles(
     return key, {"summary": json.loads(raw["summary"]), "hop_delay_ms": stats}, None
 
 
-#: Quantile levels kept per run for delay CDFs: 0, 0.001, ..., 1 (Mahimahi's index rule).
+#: Quantile levels kept per run for delay CDFs: 0, 0.001, ..., 1 (Mahimahi's index rule; the
+#: core's ``delay_cdf`` table).
 CDF_LEVELS = 1001
 
 
@@ -72,51 +73,6 @@ def _columns(cols: Any) -> dict[str, Any]:
     import numpy as np
 
     return {name: np.frombuffer(buf, dtype=np.dtype(dt)) for name, (dt, buf) in (cols or {}).items()}
-
-
-def _pack(cols: dict[str, Any]) -> dict[str, tuple[str, bytes]]:
-    return {name: (arr.dtype.str, arr.tobytes()) for name, arr in cols.items()}
-
-
-def _binned_delay(packets: dict[str, Any], flows_ts: dict[str, Any], sample_ms: float) -> tuple[Any, Any]:
-    """Mean and 95th percentile (index floor(0.95·n)) of the per-packet delay of the packets each
-    flow received in each time-series bin, aligned with the ``flows_ts`` rows (NaN: no packets)."""
-    import numpy as np
-
-    n_rows = len(flows_ts.get("t_s", ()))
-    mean = np.full(n_rows, np.nan)
-    p95 = np.full(n_rows, np.nan)
-    if not n_rows or not len(packets.get("recv_s", ())):
-        return mean, p95
-    bin_ns = int(round(sample_ms * 1e6))
-    b = (np.round(packets["recv_s"] * 1e9).astype(np.int64) // bin_ns).astype(np.int64)
-    f = packets["flow"].astype(np.int64)
-    d = packets["per_packet_delay_ms"]
-    order = np.lexsort((d, b, f))
-    f, b, d = f[order], b[order], d[order]
-    change = np.flatnonzero((np.diff(f) != 0) | (np.diff(b) != 0)) + 1
-    starts = np.concatenate(([0], change))
-    ends = np.concatenate((change, [len(d)]))
-    sums = np.add.reduceat(d, starts)
-    counts = ends - starts
-    g_mean = sums / counts
-    g_p95 = d[starts + np.minimum((0.95 * counts).astype(np.int64), counts - 1)]
-    # Row of each (flow, bin) in flows_ts.
-    row_bin = np.round(flows_ts["t_s"] * 1e9).astype(np.int64) // bin_ns
-    row_key = flows_ts["flow"].astype(np.int64) * (1 << 32) + row_bin
-    g_key = f[starts] * (1 << 32) + b[starts]
-    pos = np.searchsorted(row_key, g_key) if np.all(np.diff(row_key) >= 0) else None
-    if pos is None:
-        idx = {int(k): i for i, k in enumerate(row_key)}
-        for k, m, q in zip(g_key, g_mean, g_p95, strict=True):
-            i = idx.get(int(k))
-            if i is not None:
-                mean[i], p95[i] = m, q
-        return mean, p95
-    ok = (pos < n_rows) & (row_key[np.minimum(pos, n_rows - 1)] == g_key)
-    mean[pos[ok]] = g_mean[ok]
-    p95[pos[ok]] = g_p95[ok]
-    return mean, p95
 
 
 def materialise_traces(scenario: dict[str, Any], blobs: dict[str, tuple[str, bytes]]) -> dict[str, Any]:
@@ -160,31 +116,22 @@ def run_experiment_point(
     import platform
     import time
 
-    import numpy as np
-
     t0 = time.perf_counter()
     try:
         if trace_blobs:
             scenario = materialise_traces(json.loads(scenario_json), trace_blobs)
             scenario_json = json.dumps(scenario)
-        sample_ms = float(json.loads(scenario_json).get("sample_ms", 100.0))
         raw = _core.simulate(scenario_json)
     except ValueError as e:  # SimulationError, or a bad trace blob
         return key, None, str(e)
     tables = raw.get("tables", {})
-    packets = _columns(tables.get("packets"))
-    flows_ts = _columns(tables.get("flows_ts"))
-    mean, p95 = _binned_delay(packets, flows_ts, sample_ms)
-    flows_ts = {**flows_ts, "delay_mean_ms": mean, "delay_p95_ms": p95}
-    d = np.sort(packets.get("per_packet_delay_ms", np.empty(0)))
-    if len(d):
-        idx = np.minimum((np.linspace(0.0, 1.0, CDF_LEVELS) * len(d)).astype(np.int64), len(d) - 1)
-        cdf = d[idx].tolist()
-    else:
-        cdf = []
+    # The core bins each flow's per-packet delay (delay_mean_ms, delay_p95_ms in flows_ts) and
+    # gives the delay distribution's quantiles (delay_cdf), so no per-packet records are needed.
+    cdf_cols = _columns(tables.get("delay_cdf"))
+    cdf = [float(v) for v in cdf_cols.get("per_packet_delay_ms", ())]
     payload = {
         "summary": raw["summary"],
-        "flows_ts": _pack(flows_ts),
+        "flows_ts": tables.get("flows_ts") or {},
         "hops_ts": tables.get("hops_ts") or {},
         "delay_quantiles_ms": cdf,
         "host": platform.node(),

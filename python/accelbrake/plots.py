@@ -73,8 +73,9 @@ def plot_run(
 ) -> Path:
     """Draw one run like the ABC paper's Fig. 1 and write it to ``path`` (``.png``/``.svg``/``.pdf``).
 
-    Top: the bottleneck link's capacity (shaded) and each flow's throughput, Mbit/s, per
-    ``sample_ms`` bin. Bottom: per-packet delay (propagation RTT + queueing delay, ms) of every
+    Top: the bottleneck link's capacity (shaded) and each flow's throughput leaving that link
+    (``egress_mbps``, so measured at the same point as the capacity), Mbit/s, per ``sample_ms``
+    bin. Bottom: per-packet delay (propagation RTT + queueing delay, ms) of every
     delivered packet against its arrival time, with each flow's 95th percentile; without packet
     records, the bottleneck's queue length instead. With ``cwnd``, a third panel shows the
     congestion windows (and ABC's ``w_abc``/``w_cubic`` when the scheme has them), in segments.
@@ -109,11 +110,14 @@ def plot_run(
         )
     fts = result.flows_ts
     fts = fts[fts["t_s"] < end - 1e-9]
+    # Each flow's bytes leaving the bottleneck link, per bin: measured where the capacity is, so
+    # the flows stay within the band (the receiver's rate, a propagation delay later, would not).
+    col = "egress_mbps" if "egress_mbps" in fts.columns else "throughput_mbps"
     for i, f in enumerate(flows):
         d = fts[fts["flow"] == f["id"]]
         label = None if many else f"flow {f['id']} {f['scheme']} ({_stat(f, 'throughput_mbps'):.2f} Mbit/s)"
         ax.step(
-            *_to_end(d["t_s"], d["throughput_mbps"], end),
+            *_to_end(d["t_s"], d[col], end),
             where="post",
             color=colors[i],
             linewidth=1.0,
@@ -121,7 +125,7 @@ def plot_run(
         )
     ax.set_ylabel("Mbit/s")
     ax.set_ylim(bottom=0)
-    ax.set_title("throughput vs link capacity", loc="left", fontsize="medium")
+    ax.set_title("throughput at the bottleneck link vs its capacity", loc="left", fontsize="medium")
     ax.legend(loc="upper right", fontsize="small")
     ax.grid(True, alpha=0.3)
 

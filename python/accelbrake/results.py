@@ -36,13 +36,16 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLE_COLUMNS", "Result", "simulate"]
 
-#: The tables a run produces and their columns (dtype): ``flows_ts`` and ``hops_ts`` always,
-#: ``packets`` and ``hop_packets`` when the scenario has ``record_packets``.
+#: The tables a run produces and their columns (dtype): ``flows_ts``, ``hops_ts`` and
+#: ``delay_cdf`` always, ``packets`` and ``hop_packets`` when the scenario has ``record_packets``.
 TABLE_COLUMNS: dict[str, dict[str, str]] = {
     "flows_ts": {
         "t_s": "<f8",
         "flow": "<i8",
         "throughput_mbps": "<f8",
+        "egress_mbps": "<f8",
+        "delay_mean_ms": "<f8",
+        "delay_p95_ms": "<f8",
         "cwnd": "<f8",
         "w_abc": "<f8",
         "w_cubic": "<f8",
@@ -58,6 +61,10 @@ TABLE_COLUMNS: dict[str, dict[str, str]] = {
         "queue_packets": "<i8",
         "queue_bytes": "<i8",
         "abc_f": "<f8",
+    },
+    "delay_cdf": {
+        "level": "<f8",
+        "per_packet_delay_ms": "<f8",
     },
     "packets": {
         "sent_s": "<f8",
@@ -129,10 +136,14 @@ class Result:
         summary: the core's summary (``Summary`` in ``metrics.rs``) as a dict; statistics without
             samples are ``None``.
         scenario: the scenario that was run.
-        tables: every table by name (``flows_ts``, ``hops_ts``, ``packets``, ``hop_packets``).
+        tables: every table by name (``flows_ts``, ``hops_ts``, ``delay_cdf``, ``packets``,
+            ``hop_packets``).
         flows_ts: per-flow time series, one row per flow per ``sample_ms`` (``t_s``, ``flow``,
-            ``throughput_mbps`` over the bin, ``cwnd``/``w_abc``/``w_cubic`` in segments,
-            ``srtt_ms``, ``pacing_mbps``, ``in_flight``).
+            ``throughput_mbps`` received over the bin, ``egress_mbps`` the flow's bytes leaving the
+            bottleneck link over the bin (measured where ``hops_ts.capacity_mbps`` is),
+            ``delay_mean_ms``/``delay_p95_ms`` of the packets received in the bin,
+            ``cwnd``/``w_abc``/``w_cubic`` in segments, ``srtt_ms``, ``pacing_mbps``, ``in_flight``).
+        delay_cdf: the per-packet delay of all flows' packets at levels 0, 0.001, …, 1.
         hops_ts: per-hop time series (``t_s``, ``hop``, ``capacity_mbps``, ``throughput_mbps``,
             ``queue_packets``, ``queue_bytes``, ``abc_f``).
         packets: one row per delivered data packet (``sent_s``, ``recv_s``, ``queueing_delay_ms``,
@@ -183,6 +194,11 @@ class Result:
     def hops_ts(self) -> pd.DataFrame:
         """Per-hop time series."""
         return self._table("hops_ts")
+
+    @property
+    def delay_cdf(self) -> pd.DataFrame:
+        """Quantiles of the per-packet delay of all flows' packets (``level``, ``per_packet_delay_ms``)."""
+        return self._table("delay_cdf")
 
     @property
     def packets(self) -> pd.DataFrame:

@@ -63,9 +63,25 @@ def register(sub: Any, fmt: Any) -> None:
     out.add_argument("--plot-cwnd", action="store_true", help="add a congestion-window panel to --plot")
     out.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
     out.add_argument(
-        "--no-packets",
+        "--packets",
+        dest="packets",
         action="store_true",
-        help="do not keep per-packet records (less memory; --plot then shows the queue length)",
+        default=None,
+        help="keep per-packet records (packets and hop_packets tables, exact percentiles, a per-packet "
+        "delay panel in --plot); off by default since their memory grows with simulated time",
+    )
+    out.add_argument(
+        "--no-packets",
+        dest="packets",
+        action="store_false",
+        help="no per-packet records (the default; overrides record_packets in a --scenario file)",
+    )
+    out.add_argument(
+        "--memory-budget-mb",
+        type=float,
+        metavar="MB",
+        help="refuse a run whose recorded data (time series, and per-packet records with --packets) is "
+        f"estimated above MB (default {catalog.network_default('memory_budget_mb'):g})",
     )
     run.set_defaults(func=cmd_run)
 
@@ -234,16 +250,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             scenario["duration_ms"] = args.duration * 1000.0
         if args.sample is not None:
             scenario["sample_ms"] = args.sample
-        if args.no_packets:
-            scenario["record_packets"] = False
+        if args.packets is not None:
+            scenario["record_packets"] = args.packets
     else:
         scenario = _build(
             args,
             _default(args.scheme, "abc"),
             _default(args.trace, DEFAULT_TRACE),
             args.sets,
-            record_packets=not args.no_packets,
+            record_packets=bool(args.packets),
         )
+    if args.memory_budget_mb is not None:
+        scenario["memory_budget_mb"] = args.memory_budget_mb
     if args.plot:
         from accelbrake.plots import _format_of
 

@@ -477,7 +477,7 @@ def plot_fairness(
 def plot_timeseries(
     flows: pd.DataFrame, hops: pd.DataFrame, scenario: dict[str, Any], stem: Path, *, title: str, colour: str
 ) -> list[Path]:
-    """One run: bottleneck capacity (shaded) under the flows' throughput; per-packet delay per bin
+    """One run: bottleneck capacity (shaded) under the flows' throughput leaving that link; per-packet delay per bin
     (mean, and 95th percentile dashed); bottleneck queue length; congestion windows."""
     end = float(scenario.get("duration_ms", 0.0)) / 1000.0
     fig = Figure(figsize=(9, 8.5), layout="constrained")
@@ -493,7 +493,10 @@ def plot_timeseries(
         d = fl[fl["flow"] == f]
         c = palette[i % len(palette)]
         lab = None if many else f"flow {f}"
-        ax_t.step(d["t_s"], d["throughput_mbps"], where="post", color=c, linewidth=0.9, label=lab)
+        # Bytes leaving the bottleneck (where the capacity is measured), not the receiver's rate a
+        # propagation delay later, which would poke above the capacity band.
+        ycol = "egress_mbps" if "egress_mbps" in d.columns else "throughput_mbps"
+        ax_t.step(d["t_s"], d[ycol], where="post", color=c, linewidth=0.9, label=lab)
         ax_d.step(
             d["t_s"],
             d["delay_mean_ms"],

@@ -88,6 +88,10 @@ MATRIX_KEYS: dict[str, str] = {
     "seeds": "random seeds (whole numbers ≥ 0), or a count n meaning 0..n-1, default [0]",
 }
 
+#: Largest matrix accepted unless ``run.max_runs`` raises it: planning checks every run's
+#: scenario, about 0.1 ms each, and keeps them all in memory.
+MAX_RUNS = 100_000
+
 #: ``[run]`` keys.
 RUN_KEYS: dict[str, str] = {
     "duration_s": f"simulated seconds per run (default {catalog.network_default('duration_s'):g})",
@@ -101,6 +105,11 @@ RUN_KEYS: dict[str, str] = {
     "concern (one that concerns none is an error)",
     "flow_starts_s": "explicit start time of each flow in seconds (sets the flow count)",
     "flow_stops_s": "explicit stop time of each flow in seconds (same length as flow_starts_s)",
+    "record_packets": "keep per-packet records in each run: exact percentiles, memory growing with "
+    "simulated time (default false: percentiles from a bounded sketch, within 0.2 %)",
+    "memory_budget_mb": "refuse a run whose recorded data is estimated above this many MB "
+    f"(default {catalog.network_default('memory_budget_mb'):g})",
+    "max_runs": f"refuse a matrix of more runs than this before planning it (default {MAX_RUNS})",
 }
 
 #: ``[schemes.NAME]`` keys.
@@ -224,6 +233,8 @@ class Experiment:
     ack_mbps: float = catalog.network_default("ack_mbps")
     ack_trace: str | None = None
     sample_ms: float = catalog.network_default("sample_ms")
+    record_packets: bool = False
+    memory_budget_mb: float = catalog.network_default("memory_budget_mb")
     queue: str | None = None
     ecn: bool | None = None
     sets: tuple[tuple[str, Any], ...] = ()
@@ -281,7 +292,7 @@ class Experiment:
                 flows=p.flows,
                 seed=p.seed,
                 sets=sets,
-                record_packets=True,
+                record_packets=self.record_packets,
                 sample_ms=self.sample_ms,
                 queue=queue,
                 ecn=ecn,
@@ -289,9 +300,17 @@ class Experiment:
         except SimulationError as e:
             key = getattr(e, "key", None)
             raise ExperimentError(f"{self.source}: {where}: {p.describe()}: {e}", key=key or where) from None
+        if self.memory_budget_mb != catalog.network_default("memory_budget_mb"):
+            sc["memory_budget_mb"] = self.memory_budget_mb
         if self.flow_starts_s is not None or p.flow_rtts_ms is not None:
             sc = _per_flow(sc, p, self)
         return sc
+
+    def size(self) -> int:
+        """Runs in the matrix (before identical scenarios are merged), without expanding it."""
+        n = len(self.traces) * len(self.delay_ms) * len(self.buffer_packets) * len(self.flows)
+        n *= len(self.start_interval_s) * len(self.flow_rtts_ms or [None])
+        return n * len(self.schemes) * len(self.seeds)
 
 
 def _per_flow(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any]:
@@ -578,6 +597,7 @@ def parse_experiment(
         raise c.fail("matrix", "missing: an experiment needs a [matrix] table with schemes and traces")
     matrix = c.table(doc, "matrix", MATRIX_KEYS, "matrix")
     run = c.table(doc, "run", RUN_KEYS, "run")
+    max_runs = c.integer(run.get("max_runs", MAX_RUNS), "run.max_runs", "a number of runs", minimum=1)
     schemes_doc = doc.get("schemes", {})
     if not isinstance(schemes_doc, dict):
         raise c.fail("schemes", f"expected a table of [schemes.NAME] tables, got {_type_name(schemes_doc)}")
@@ -661,7 +681,14 @@ def parse_experiment(
     seeds_doc = matrix.get("seeds", [0])
     if isinstance(seeds_doc, int | float) and not isinstance(seeds_doc, bool):
         # A count (seeds = 3, or 3.0: the same whole number) means seeds 0..n-1.
-        seeds = list(range(c.integer(seeds_doc, "matrix.seeds", "a number of seeds", minimum=1)))
+        count = c.integer(seeds_doc, "matrix.seeds", "a number of seeds", minimum=1)
+        if count > max_runs:  # before the list is built
+            raise c.fail(
+                "matrix.seeds",
+                f"{count:,} seeds make more runs than run.max_runs = {max_runs:,}; use fewer, or raise "
+                "run.max_runs if you mean it",
+            )
+        seeds = list(range(count))
     else:
         seeds = [
             c.integer(v, f"matrix.seeds[{i}]", "a seed", minimum=0)
@@ -722,6 +749,13 @@ def parse_experiment(
     sample_ms = c.number(
         run.get("sample_ms", catalog.network_default("sample_ms")), "run.sample_ms", "ms", minimum=1.0
     )
+    record_packets = c.boolean(run["record_packets"], "run.record_packets") if "record_packets" in run else False
+    budget = c.number(
+        run.get("memory_budget_mb", catalog.network_default("memory_budget_mb")),
+        "run.memory_budget_mb",
+        "MB",
+        minimum=1.0,
+    )
     queue = c.queue(run["queue"], "run.queue") if "queue" in run else None
     ecn = c.boolean(run["ecn"], "run.ecn") if "ecn" in run else None
     shared_sets = c.sets(run.get("set", []), "run.set")
@@ -767,6 +801,8 @@ def parse_experiment(
         ack_mbps=ack_mbps,
         ack_trace=ack_trace,
         sample_ms=sample_ms,
+        record_packets=record_packets,
+        memory_budget_mb=budget,
         queue=queue,
         ecn=ecn,
         sets=shared_sets,
@@ -776,6 +812,12 @@ def parse_experiment(
         document=copy.deepcopy(dict(doc)),
     )
     _check_shared_sets(exp)
+    if exp.size() > max_runs:
+        raise c.fail(
+            "matrix",
+            f"{exp.size():,} runs (the product of the matrix's axes), more than run.max_runs = {max_runs:,}; "
+            "shrink an axis, or raise run.max_runs if you mean it",
+        )
     # Build every scenario once, so that any remaining problem shows before the first run.
     for p in exp.points():
         exp.scenario(p)

@@ -55,6 +55,65 @@ fn drawn_offset_ms(scenario: &Scenario, traces: &mut HashMap<String, Arc<Trace>>
     })
 }
 
+/// Refuse a run whose recorded data would exceed the scenario's `memory_budget_mb`, before any
+/// of it is allocated (an allocation failure mid-run would abort the process). The estimate (see
+/// [`crate::measure::estimate_recorded_bytes`]) takes the data packets as the capacity of each
+/// flow's least-capacity hop over the run in full-size packets, one ACK per data packet.
+fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -> Result<()> {
+    let nflows: u64 = scenario.flows.iter().map(|f| u64::from(f.count)).sum();
+    let mut bottlenecks: Vec<usize> = Vec::new();
+    let (mut fwd_hops, mut rev_hops) = (0u64, 0u64);
+    for f in &scenario.flows {
+        let cap = |h: usize| hops[h].link.capacity_between(Time::ZERO, end);
+        if let Some(b) = f.fwd.iter().map(|&h| h as usize).min_by(|&a, &b| cap(a).total_cmp(&cap(b))) {
+            if !bottlenecks.contains(&b) {
+                bottlenecks.push(b);
+            }
+        }
+        fwd_hops = fwd_hops.max(f.fwd.len() as u64);
+        rev_hops = rev_hops.max(f.rev.len() as u64);
+    }
+    let data_packets: f64 = bottlenecks
+        .iter()
+        .map(|&h| hops[h].link.capacity_between(Time::ZERO, end) / crate::packet::MTU as f64)
+        .sum();
+    let nbins = end.0.div_ceil(bin.0.max(1)).max(1);
+    let est = crate::measure::estimate_recorded_bytes(
+        nbins,
+        nflows,
+        hops.len() as u64,
+        data_packets,
+        (fwd_hops + rev_hops) as f64,
+        scenario.record_packets,
+    );
+    let budget = scenario.memory_budget_mb * 1e6;
+    if est > budget {
+        let mb = est / 1e6;
+        let msg = if scenario.record_packets {
+            format!(
+                "the run would record about {mb:.0} MB (per-packet records of ~{data_packets:.3e} data packets \
+                 and their departures, plus time series), over the memory budget of {} MB; turn \
+                 per-packet records off (record_packets = false; `accelbrake run` without --packets), \
+                 shorten the run, or raise memory_budget_mb (--memory-budget-mb)",
+                scenario.memory_budget_mb
+            )
+        } else {
+            format!(
+                "the run's time series would take about {mb:.0} MB ({nbins} bins × {nflows} flows and {} \
+                 hops), over the memory budget of {} MB; use a larger sample_ms (--sample), shorten the \
+                 run, or raise memory_budget_mb (--memory-budget-mb)",
+                hops.len(),
+                scenario.memory_budget_mb
+            )
+        };
+        return Err(Error::Param {
+            key: "memory_budget_mb".into(),
+            msg,
+        });
+    }
+    Ok(())
+}
+
 fn build_link(
     spec: &LinkSpec,
     key: &str,
@@ -210,6 +269,7 @@ impl Simulation {
                 m: HopMetrics::default(),
             });
         }
+        check_memory_budget(scenario, &hops, end, bin)?;
         let warnings = collect_warnings(scenario, &hops, end)?;
         let mut flows = Vec::new();
         for spec in scenario.flows.iter() {
@@ -271,7 +331,20 @@ impl Simulation {
                 });
             }
         }
-        let rec = Recorder::new(bin, end, scenario.record_packets, hops.len(), flows.len());
+        let mut rec = Recorder::new(bin, end, scenario.record_packets, hops.len(), flows.len());
+        // Per-flow egress is counted at the hop the summary calls the bottleneck: the
+        // least-capacity hop of flow 0's data path over the run (first one on a tie).
+        if let Some(f0) = flows.first() {
+            let cap = |h: usize| hops[h].link.capacity_between(Time::ZERO, end);
+            let mut best: Option<(usize, f64)> = None;
+            for &h in f0.fwd.iter() {
+                let c = cap(h as usize);
+                if best.is_none_or(|(_, b)| c < b) {
+                    best = Some((h as usize, c));
+                }
+            }
+            rec.egress_hop = best.map_or(0, |(h, _)| h);
+        }
         for h in hops.iter_mut() {
             h.m = rec.hop_metrics();
         }

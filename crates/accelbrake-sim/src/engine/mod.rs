@@ -159,6 +159,7 @@ impl Simulation {
     /// Turn the run's measurements into a summary and tables (call after [`Simulation::run`]).
     pub fn result(&mut self) -> SimResult {
         let end = self.now;
+        self.rec.close_delay_bins(self.flows.iter_mut().map(|f| &mut f.m));
         let run = RunInfo {
             end,
             seed: self.scenario.seed,

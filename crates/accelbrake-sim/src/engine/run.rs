@@ -431,8 +431,12 @@ impl Simulation {
         let sojourn = now - pkt.enqueued_at;
         hop.m.sojourn_sum_ns += u128::from(sojourn.0);
         pkt.queued_ns += sojourn.0;
-        self.rec
-            .departed(h, now, &pkt, sojourn, hop.link.wire_bytes(pkt.size), &mut hop.m);
+        let wire = hop.link.wire_bytes(pkt.size);
+        self.rec.departed(h, now, &pkt, sojourn, wire, &mut hop.m);
+        if h == self.rec.egress_hop && pkt.kind == Kind::Data {
+            self.rec.egress(now, wire, &mut self.flows[pkt.flow as usize].m);
+        }
+        let hop = &mut self.hops[h];
         pkt.hop += 1;
         hop.line
             .push(&mut self.events, now + hop.delay, pkt, Event::Propagated(h as u32));

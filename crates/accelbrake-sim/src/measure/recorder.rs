@@ -9,6 +9,43 @@ use super::sketch::Dist;
 use crate::packet::{Kind, Packet};
 use crate::time::{Dur, Time};
 
+/// Bytes a time-series row of one flow costs until the run's tables reach Python: the sampled
+/// columns, the per-bin counters and delay figures, the table's computed columns and the copy
+/// handed to Python. Calibrated with `scripts/memory.py` (peak RSS of whole `accelbrake run`
+/// processes: one Cubic flow at 96 Mbit/s grew 16 MB from 60 s to 3600 s, about 450 bytes per
+/// bin for one flow and two hops), rounded up.
+pub const FLOW_ROW_BYTES: f64 = 320.0;
+/// Bytes a time-series row of one hop costs (as [`FLOW_ROW_BYTES`]).
+pub const HOP_ROW_BYTES: f64 = 192.0;
+/// Bytes a delivered data packet costs with per-packet records: its delivery record, its table
+/// row and the copy handed to Python, and its exact-percentile entries. Calibrated with
+/// `scripts/memory.py`: 60 s of Cubic at 96 Mbit/s with records took 131 MB more than without,
+/// about 273 bytes per data packet with its two departures (data hop, ACK hop); the two
+/// constants below give 320, rounded up.
+pub const DELIVERY_BYTES: f64 = 128.0;
+/// Bytes one hop departure costs with per-packet records (record, table row, copy).
+pub const DEPARTURE_BYTES: f64 = 96.0;
+
+/// Estimated bytes of a run's recorded data: time series of `nflows` flows and `nhops` hops over
+/// `nbins` bins, and with `record_packets` the records of `data_packets` deliveries and of their
+/// departures from `hops_per_packet` hops (data and ACK paths).
+pub fn estimate_recorded_bytes(
+    nbins: u64,
+    nflows: u64,
+    nhops: u64,
+    data_packets: f64,
+    hops_per_packet: f64,
+    record_packets: bool,
+) -> f64 {
+    let series = nbins as f64 * (nflows as f64 * FLOW_ROW_BYTES + nhops as f64 * HOP_ROW_BYTES);
+    let records = if record_packets {
+        data_packets * (DELIVERY_BYTES + hops_per_packet * DEPARTURE_BYTES)
+    } else {
+        0.0
+    };
+    series + records
+}
+
 /// Per-hop measurements.
 #[derive(Clone, Debug, Default)]
 pub struct HopMetrics {
@@ -43,8 +80,58 @@ pub struct FlowMetrics {
     pub owd_ns: Dist,
     /// Data bytes (IP) received per time bin.
     pub bins: Vec<u64>,
+    /// Wire bytes of this flow's data packets that left the run's bottleneck link, per time bin
+    /// (the same point where the link's capacity is measured).
+    pub egress_bins: Vec<u64>,
     /// When the last data packet arrived at the receiver.
     pub last_rx: Time,
+    /// Per-bin per-packet delay (propagation RTT + queueing delay) of the packets received in
+    /// each bin: mean and 95th percentile (index floor(0.95·n)), ms; NaN for a bin without
+    /// packets. Filled as bins close (see [`Recorder::close_delay_bins`]).
+    pub delay_bins: DelayBins,
+}
+
+/// Mean and 95th percentile of the per-packet delay of the packets a flow received in each time
+/// bin. Only the current bin's delays are held (bounded by the packets one bin can carry), so the
+/// memory is one pair of floats per bin whatever the packet count.
+#[derive(Clone, Debug, Default)]
+pub struct DelayBins {
+    /// Bin the buffered delays belong to.
+    current: usize,
+    /// Per-packet delays received in the current bin, ns.
+    buf: Vec<u64>,
+    /// Mean per bin, ms.
+    pub mean_ms: Vec<f64>,
+    /// 95th percentile per bin, ms.
+    pub p95_ms: Vec<f64>,
+}
+
+impl DelayBins {
+    fn push(&mut self, bin: usize, nbins: usize, delay_ns: u64) {
+        if self.mean_ms.is_empty() {
+            self.mean_ms = vec![f64::NAN; nbins];
+            self.p95_ms = vec![f64::NAN; nbins];
+        }
+        if bin != self.current {
+            self.close();
+            self.current = bin;
+        }
+        self.buf.push(delay_ns);
+    }
+
+    /// Fold the buffered delays into their bin's mean and 95th percentile.
+    pub(crate) fn close(&mut self) {
+        let n = self.buf.len();
+        if n == 0 {
+            return;
+        }
+        let sum: u128 = self.buf.iter().map(|&d| u128::from(d)).sum();
+        let k = ((0.95 * n as f64) as usize).min(n - 1);
+        let (_, p95, _) = self.buf.select_nth_unstable(k);
+        self.mean_ms[self.current] = sum as f64 / n as f64 / 1e6;
+        self.p95_ms[self.current] = *p95 as f64 / 1e6;
+        self.buf.clear();
+    }
 }
 
 /// One flow's state at a sampling instant, as the engine reads it from the sender.
@@ -124,6 +211,9 @@ pub(super) struct Departures {
 pub struct Recorder {
     /// Time-series bin width.
     pub bin: Dur,
+    /// The hop whose per-flow egress is counted ([`FlowMetrics::egress_bins`]): the run's
+    /// bottleneck (the least-capacity hop of flow 0's data path over the run).
+    pub(crate) egress_hop: usize,
     pub(super) nbins: usize,
     pub(super) record_packets: bool,
     pub(super) fs: FlowSamples,
@@ -141,6 +231,7 @@ impl Recorder {
         let nbins = (end.0.div_ceil(bin.0.max(1))).max(1) as usize;
         Recorder {
             bin,
+            egress_hop: 0,
             nbins,
             record_packets,
             fs: FlowSamples::default(),
@@ -185,6 +276,7 @@ impl Recorder {
             m.bins = vec![0; self.nbins];
         }
         m.bins[b] += pkt.size as u64;
+        m.delay_bins.push(b, self.nbins, pkt.queued_ns + prop_rtt.0);
         if self.record_packets {
             let d = &mut self.deliveries;
             d.flow.push(pkt.flow as i64);
@@ -215,6 +307,23 @@ impl Recorder {
             d.enq_ns.push(pkt.enqueued_at.0 as i64);
             d.deq_ns.push(now.0 as i64);
             d.size.push(pkt.size as i64);
+        }
+    }
+
+    /// A data packet of the flow with measurements `m` left the egress hop's link at `now`,
+    /// `wire` bytes on the link.
+    #[inline]
+    pub(crate) fn egress(&self, now: Time, wire: u32, m: &mut FlowMetrics) {
+        if m.egress_bins.is_empty() {
+            m.egress_bins = vec![0; self.nbins];
+        }
+        m.egress_bins[self.bin_of(now)] += wire as u64;
+    }
+
+    /// Close every flow's current delay bin (at the end of the run).
+    pub(crate) fn close_delay_bins<'a>(&self, flows: impl IntoIterator<Item = &'a mut FlowMetrics>) {
+        for m in flows {
+            m.delay_bins.close();
         }
     }
 

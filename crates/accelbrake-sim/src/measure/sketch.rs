@@ -114,6 +114,29 @@ impl Sketch {
         out
     }
 
+    /// The values at ranks `ranks` (ascending, each < count), as [`Sketch::at_ranks`].
+    fn at_rank_list(&self, ranks: &[u64]) -> Vec<u64> {
+        let mut out = Vec::with_capacity(ranks.len());
+        let mut seen = 0u64;
+        'walk: for (g, grp) in self.groups.iter().enumerate() {
+            let Some(grp) = grp else { continue };
+            for (sub, &c) in grp.iter().enumerate() {
+                if c == 0 {
+                    continue;
+                }
+                seen += c;
+                while out.len() < ranks.len() && ranks[out.len()] < seen {
+                    let (lo, w) = Sketch::bounds(g, sub);
+                    out.push((lo + w / 2).clamp(self.min, self.max));
+                }
+                if out.len() == ranks.len() {
+                    break 'walk;
+                }
+            }
+        }
+        out
+    }
+
     /// Summary statistics in ms, each value shifted by `offset_ns` (as [`Stats::of_ns`]).
     pub fn stats(&self, offset_ns: u64) -> Stats {
         let n = self.count;
@@ -175,6 +198,25 @@ impl Dist {
             Dist::Exact(x) => x.len() as u64,
             Dist::Sketch(s) => s.count(),
         }
+    }
+
+    /// The values at quantile levels `levels` (ascending, in [0, 1]) in ms, each the value at
+    /// sorted index floor(q·N) (Mahimahi's rule, as [`Stats`]); empty without values.
+    pub fn quantiles_ms(&self, levels: &[f64]) -> Vec<f64> {
+        let n = self.count();
+        if n == 0 {
+            return Vec::new();
+        }
+        let ranks: Vec<u64> = levels.iter().map(|&q| ((q * n as f64) as u64).min(n - 1)).collect();
+        let values = match self {
+            Dist::Exact(x) => {
+                let mut v = x.clone();
+                v.sort_unstable();
+                ranks.iter().map(|&r| v[r as usize]).collect()
+            }
+            Dist::Sketch(s) => s.at_rank_list(&ranks),
+        };
+        values.into_iter().map(|v| v as f64 / 1e6).collect()
     }
 
     /// Summary statistics in ms, each value shifted by `offset_ns`.

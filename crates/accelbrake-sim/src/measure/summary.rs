@@ -91,7 +91,9 @@ pub struct Summary {
     pub bottleneck_hop: usize,
     /// Utilisation of the bottleneck hop.
     pub utilization: f64,
-    /// Sum of flows' throughput, Mbit/s.
+    /// Data bytes (IP) all flows received over the measurement window (the first flow's start
+    /// to the last flow's end), Mbit/s. Not the sum of the flows' rates: each of those is over
+    /// its own active time, so staggered flows would add up to more than the link carried.
     pub throughput_mbps: f64,
     /// Per-packet delay over all flows' packets, ms.
     pub per_packet_delay_ms: Stats,
@@ -211,6 +213,9 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
         });
     }
     let mut flow_sums = Vec::new();
+    // The measurement window of the aggregate: from the first flow's start to the last flow's end.
+    let (mut first_start, mut last_fin) = (end, Time::ZERO);
+    let mut all_rx: u64 = 0;
     for (i, f) in flows.iter().enumerate() {
         // Active period: from the start to completion (finite flows), or to the stop time
         // extended to the last delivery (data in flight at the stop still arrives), or to the
@@ -223,6 +228,9 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
         .min(end);
         let active = fin.saturating_since(f.start).secs_f64().max(1e-9);
         let rx: u64 = f.m.bins.iter().sum();
+        first_start = first_start.min(f.start);
+        last_fin = last_fin.max(fin);
+        all_rx += rx;
         let goodput_bytes = f.delivered_segments as f64 * crate::packet::MSS as f64;
         let prop = f.prop_rtt.0;
         flow_sums.push(FlowSummary {
@@ -258,7 +266,7 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
         hop_departures: run.hop_departures,
         bottleneck_hop: bottleneck.unwrap_or(0),
         utilization: bottleneck.map_or(f64::NAN, |b| hop_sums[b].utilization),
-        throughput_mbps: tputs.iter().sum(),
+        throughput_mbps: all_rx as f64 * 8.0 / last_fin.saturating_since(first_start).secs_f64().max(1e-9) / 1e6,
         per_packet_delay_ms: rec.all_d.stats(0),
         queueing_delay_ms: rec.all_q.stats(0),
         jain_index: jain(&tputs),

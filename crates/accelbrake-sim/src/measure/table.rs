@@ -1,7 +1,7 @@
 //! Columnar tables (pandas DataFrames on the Python side) and how a run's recorded series become
 //! them: `flows_ts` and `hops_ts` (one row per flow or hop per sample, with the received rate and
-//! the link capacity over the sample's bin), and with per-packet records `packets` and
-//! `hop_packets`.
+//! the link capacity over the sample's bin), `delay_cdf` (quantiles of the per-packet delay), and
+//! with per-packet records `packets` and `hop_packets`.
 
 use super::recorder::Recorder;
 use super::summary::{FlowInput, HopInput};
@@ -53,6 +53,9 @@ impl Table {
     }
 }
 
+/// Levels of the `delay_cdf` table: 0, 0.001, …, 1.
+pub const DELAY_CDF_LEVELS: usize = 1001;
+
 /// Turn the recorder's series into the run's tables (taking them out of the recorder). `end` is
 /// the end of the run; `hops` and `flows` are indexed as in the samples.
 pub(crate) fn build_tables(
@@ -66,20 +69,29 @@ pub(crate) fn build_tables(
     let mut tables = BTreeMap::new();
     // Flow time series: samples at bin starts plus the received rate over each bin.
     let fs = std::mem::take(&mut rec.fs);
-    let mut rx_mbps = Vec::with_capacity(fs.t.len());
+    let n = fs.t.len();
+    let (mut rx_mbps, mut egress_mbps) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut d_mean, mut d_p95) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for (&t, &fl) in fs.t.iter().zip(fs.flow.iter()) {
         // Samples sit at bin starts; round (not truncate) back to the bin index.
         let from = Time((t * 1e9).round() as u64);
         let b = (from.0 / bin.0) as usize;
         let span = ((from + bin).min(end.max(from + Dur(1))) - from).secs_f64().max(1e-12);
-        let bins = &flows[fl as usize].m.bins;
-        let bytes = if b < nb { bins.get(b).copied().unwrap_or(0) } else { 0 };
-        rx_mbps.push(bytes as f64 * 8.0 / span / 1e6);
+        let m = flows[fl as usize].m;
+        let at = |v: &[u64]| if b < nb { v.get(b).copied().unwrap_or(0) } else { 0 };
+        rx_mbps.push(at(&m.bins) as f64 * 8.0 / span / 1e6);
+        egress_mbps.push(at(&m.egress_bins) as f64 * 8.0 / span / 1e6);
+        let db = &m.delay_bins;
+        d_mean.push(db.mean_ms.get(b).copied().unwrap_or(f64::NAN));
+        d_p95.push(db.p95_ms.get(b).copied().unwrap_or(f64::NAN));
     }
     let mut t = Table::default();
     t.f64("t_s", fs.t);
     t.i64("flow", fs.flow);
     t.f64("throughput_mbps", rx_mbps);
+    t.f64("egress_mbps", egress_mbps);
+    t.f64("delay_mean_ms", d_mean);
+    t.f64("delay_p95_ms", d_p95);
     t.f64("cwnd", fs.cwnd);
     t.f64("w_abc", fs.w_abc);
     t.f64("w_cubic", fs.w_cubic);
@@ -109,6 +121,21 @@ pub(crate) fn build_tables(
     t.i64("queue_bytes", hs.queue_bytes);
     t.f64("abc_f", hs.gauge);
     tables.insert("hops_ts".to_string(), t);
+
+    // The distribution of the per-packet delay over all flows' packets at DELAY_CDF_LEVELS
+    // evenly spaced levels (exact with per-packet records, else from the sketch).
+    let mut t = Table::default();
+    let levels: Vec<f64> = (0..DELAY_CDF_LEVELS)
+        .map(|i| i as f64 / (DELAY_CDF_LEVELS - 1) as f64)
+        .collect();
+    let values = rec.all_d.quantiles_ms(&levels);
+    if values.is_empty() {
+        t.f64("level", Vec::new());
+    } else {
+        t.f64("level", levels);
+    }
+    t.f64("per_packet_delay_ms", values);
+    tables.insert("delay_cdf".to_string(), t);
 
     if rec.record_packets {
         let d = std::mem::take(&mut rec.deliveries);
