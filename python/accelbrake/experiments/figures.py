@@ -477,8 +477,9 @@ def plot_fairness(
 def plot_timeseries(
     flows: pd.DataFrame, hops: pd.DataFrame, scenario: dict[str, Any], stem: Path, *, title: str, colour: str
 ) -> list[Path]:
-    """One run: bottleneck capacity (shaded) under the flows' throughput leaving that link; per-packet delay per bin
-    (mean, and 95th percentile dashed); bottleneck queue length; congestion windows."""
+    """One run: bottleneck capacity (shaded) under the flows' throughput leaving that link;
+    per-packet delay per bin (mean, and 95th percentile dashed); bottleneck queue length;
+    congestion windows."""
     end = float(scenario.get("duration_ms", 0.0)) / 1000.0
     fig = Figure(figsize=(9, 8.5), layout="constrained")
     ax_t, ax_d, ax_q, ax_w = fig.subplots(4, 1, sharex=True)

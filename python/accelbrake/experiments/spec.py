@@ -749,7 +749,7 @@ def parse_experiment(
     sample_ms = c.number(
         run.get("sample_ms", catalog.network_default("sample_ms")), "run.sample_ms", "ms", minimum=1.0
     )
-    record_packets = c.boolean(run["record_packets"], "run.record_packets") if "record_packets" in run else False
+    record_packets = c.boolean(run.get("record_packets", False), "run.record_packets")
     budget = c.number(
         run.get("memory_budget_mb", catalog.network_default("memory_budget_mb")),
         "run.memory_budget_mb",

@@ -63,9 +63,9 @@ fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -
     let nflows: u64 = scenario.flows.iter().map(|f| u64::from(f.count)).sum();
     let mut bottlenecks: Vec<usize> = Vec::new();
     let (mut fwd_hops, mut rev_hops) = (0u64, 0u64);
+    let caps: Vec<f64> = hops.iter().map(|h| h.link.capacity_between(Time::ZERO, end)).collect();
     for f in &scenario.flows {
-        let cap = |h: usize| hops[h].link.capacity_between(Time::ZERO, end);
-        if let Some(b) = f.fwd.iter().map(|&h| h as usize).min_by(|&a, &b| cap(a).total_cmp(&cap(b))) {
+        if let Some(b) = f.fwd.iter().copied().min_by(|&a, &b| caps[a].total_cmp(&caps[b])) {
             if !bottlenecks.contains(&b) {
                 bottlenecks.push(b);
             }
@@ -73,10 +73,7 @@ fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -
         fwd_hops = fwd_hops.max(f.fwd.len() as u64);
         rev_hops = rev_hops.max(f.rev.len() as u64);
     }
-    let data_packets: f64 = bottlenecks
-        .iter()
-        .map(|&h| hops[h].link.capacity_between(Time::ZERO, end) / crate::packet::MTU as f64)
-        .sum();
+    let data_packets: f64 = bottlenecks.iter().map(|&h| caps[h] / crate::packet::MTU as f64).sum();
     let nbins = end.0.div_ceil(bin.0.max(1)).max(1);
     let est = crate::measure::estimate_recorded_bytes(
         nbins,

@@ -379,6 +379,52 @@ mod tests {
     }
 
     #[test]
+    fn delay_bins_hold_each_bins_mean_and_mahimahi_p95() {
+        let mut rec = Recorder::new(Dur::from_millis(100), Time::from_millis(400), false, 1, 1);
+        let mut m = rec.flow_metrics();
+        // Bin 0: queueing 1..=20 ms on a 100 ms path, so per-packet delays 101..=120 ms.
+        for q in 1..=20u64 {
+            let mut p = Packet::data(0, q as u32, 1500, Ecn::NotEct, Time::ZERO);
+            p.queued_ns = Dur::from_millis(q).0;
+            rec.delivered(Time::from_millis(10 + q), &p, Dur::from_millis(100), &mut m);
+        }
+        // Bin 2: one packet; bin 1 has none.
+        let mut p = Packet::data(0, 99, 1500, Ecn::NotEct, Time::ZERO);
+        p.queued_ns = Dur::from_millis(7).0;
+        rec.delivered(Time::from_millis(250), &p, Dur::from_millis(100), &mut m);
+        rec.close_delay_bins([&mut m]);
+        let db = &m.delay_bins;
+        assert_eq!(db.mean_ms.len(), 4);
+        assert_eq!(db.mean_ms[0], 110.5);
+        // floor(0.95·20) = 19: the largest of 20 values.
+        assert_eq!(db.p95_ms[0], 120.0);
+        assert!(db.mean_ms[1].is_nan() && db.p95_ms[1].is_nan());
+        assert_eq!((db.mean_ms[2], db.p95_ms[2]), (107.0, 107.0));
+        assert!(db.mean_ms[3].is_nan());
+        // Closing twice changes nothing.
+        m.delay_bins.close();
+        assert_eq!(m.delay_bins.p95_ms[2], 107.0);
+    }
+
+    #[test]
+    fn egress_counts_wire_bytes_per_bin() {
+        let rec = Recorder::new(Dur::from_millis(100), Time::from_millis(300), false, 1, 1);
+        let mut m = rec.flow_metrics();
+        rec.egress(Time::from_millis(50), 1500, &mut m);
+        rec.egress(Time::from_millis(99), 1500, &mut m);
+        rec.egress(Time::from_millis(100), 40, &mut m);
+        assert_eq!(m.egress_bins, vec![3000, 40, 0]);
+    }
+
+    #[test]
+    fn the_estimate_grows_with_bins_and_with_records_only_when_on() {
+        let off = estimate_recorded_bytes(1000, 1, 2, 1e6, 2.0, false);
+        assert_eq!(off, 1000.0 * (FLOW_ROW_BYTES + 2.0 * HOP_ROW_BYTES));
+        let on = estimate_recorded_bytes(1000, 1, 2, 1e6, 2.0, true);
+        assert_eq!(on - off, 1e6 * (DELIVERY_BYTES + 2.0 * DEPARTURE_BYTES));
+    }
+
+    #[test]
     fn samples_keep_flows_then_hops_in_index_order() {
         let mut rec = Recorder::new(Dur::from_millis(10), Time::from_millis(100), false, 1, 2);
         let f = |cwnd| FlowSample {

@@ -279,6 +279,35 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
+    #[test]
+    fn quantiles_follow_the_index_rule_exactly_and_within_the_bound_from_a_sketch() {
+        let mut rng = Rng::stream(3, 0);
+        let values: Vec<u64> = (0..5000).map(|_| 1_000 + rng.below(200_000_000)).collect();
+        let (mut exact, mut sketch) = (Dist::new(true), Dist::new(false));
+        for &v in &values {
+            exact.push(v);
+            sketch.push(v);
+        }
+        let levels = [0.0, 0.001, 0.5, 0.95, 0.999, 1.0];
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let e = exact.quantiles_ms(&levels);
+        let s = sketch.quantiles_ms(&levels);
+        for (i, &q) in levels.iter().enumerate() {
+            let idx = ((q * 5000.0) as usize).min(4999);
+            assert_eq!(e[i], sorted[idx] as f64 / 1e6, "q={q}");
+            assert!(
+                (s[i] - e[i]).abs() <= e[i] * SKETCH_REL_ERROR + 1e-9,
+                "q={q}: {} vs {}",
+                s[i],
+                e[i]
+            );
+        }
+        assert_eq!(e[0], *sorted.first().unwrap() as f64 / 1e6);
+        assert_eq!(s[5], *sorted.last().unwrap() as f64 / 1e6, "clamped to the exact max");
+        assert!(Dist::new(false).quantiles_ms(&levels).is_empty());
+    }
+
     /// Sketch percentiles against exact ones (Mahimahi index) on several distributions.
     #[test]
     fn sketch_percentiles_are_within_the_documented_bound() {

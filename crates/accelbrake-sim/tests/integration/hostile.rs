@@ -425,3 +425,57 @@ fn seeds_are_exact_u64() {
         .unwrap();
     assert_eq!(seed["max"].as_f64().unwrap(), u64::MAX as f64, "{seed}");
 }
+
+/// Issue: `run --trace const:1000 --duration 60` with records peaked near 1 GB, and longer runs
+/// aborted the process on a failed allocation. The memory budget refuses them before the run.
+#[test]
+fn runs_over_the_memory_budget_are_refused_before_they_start() {
+    let key_msg = |v: &Value| match accelbrake_sim::Simulation::new(&Scenario::from_json(&v.to_string()).unwrap()) {
+        Err(Error::Param { key, msg }) => Some((key, msg)),
+        Err(e) => panic!("expected a parameter error, got {e}"),
+        Ok(_) => None,
+    };
+    // An hour at 1 Gbit/s with per-packet records: ~3·10^8 packets, far over 2 GiB.
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 1000}),
+        json!({"type": "droptail", "packets": 250}),
+        3600.0,
+    );
+    v["record_packets"] = json!(true);
+    let (key, msg) = key_msg(&v).expect("refused");
+    assert_eq!(key, "memory_budget_mb");
+    assert!(
+        msg.contains("record_packets = false") && msg.contains("--memory-budget-mb"),
+        "{msg}"
+    );
+    // The same without records: time series only, within the budget.
+    v["record_packets"] = json!(false);
+    assert!(key_msg(&v).is_none());
+    // A budget raised on purpose lets the recorded run be built.
+    v["record_packets"] = json!(true);
+    v["memory_budget_mb"] = json!(1e6);
+    assert!(key_msg(&v).is_none());
+    // A week in 100 ms bins without records: the time series alone exceed the budget.
+    let mut w = on_link(
+        json!({"type": "constant", "mbps": 10}),
+        json!({"type": "droptail", "packets": 250}),
+        7.0 * 86400.0,
+    );
+    w["sample_ms"] = json!(100.0);
+    let (key, msg) = key_msg(&w).expect("refused");
+    assert_eq!(key, "memory_budget_mb");
+    assert!(msg.contains("sample_ms"), "{msg}");
+    // Nonsense budgets are refused by validation.
+    for bad in [json!(0), json!(-1), json!(f64::MAX)] {
+        let mut b = on_link(
+            json!({"type": "constant", "mbps": 10}),
+            json!({"type": "droptail", "packets": 250}),
+            1.0,
+        );
+        b["memory_budget_mb"] = bad.clone();
+        match Scenario::from_json(&b.to_string()) {
+            Err(Error::Param { key, .. }) => assert_eq!(key, "memory_budget_mb"),
+            other => panic!("{bad}: expected a parameter error, got {other:?}"),
+        }
+    }
+}
