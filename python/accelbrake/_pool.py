@@ -1,15 +1,37 @@
-"""Run many simulations, in a process pool when asked, with a tqdm progress bar on stderr."""
+"""Run many simulations, in worker processes when asked, with a tqdm progress bar on stderr.
+
+The pool is our own rather than :class:`concurrent.futures.ProcessPoolExecutor`, for three things
+that one cannot do:
+
+* **A dead worker costs one run, not the sweep.** Each worker runs one task at a time, so when a
+  worker dies (the kernel's out-of-memory killer, an aborted allocation, a signal) the pool knows
+  which run it was running, reports *that* run as failed with the reason, starts a new worker and
+  goes on. (A ``ProcessPoolExecutor`` marks itself broken and fails every pending run with a
+  ``BrokenProcessPool`` that names none of them.)
+* **No worker outlives its sweep.** Workers ask the kernel to kill them when their parent dies
+  (Linux ``PR_SET_PDEATHSIG``), stop when their pipe closes, and are terminated on Ctrl-C, SIGTERM
+  or any error in the parent.
+* **An optional per-worker memory limit** (``RLIMIT_AS``), so that one run that cannot fit fails
+  alone instead of pushing the machine into swap or the whole sweep into the OOM killer.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from accelbrake._core import SimulationError
 
 #: A worker: ``worker(key, scenario_json) -> (key, result, None)`` or ``(key, None, error text)``.
 Worker = Callable[[Any, str], tuple[Any, Any, str | None]]
+
+#: ``on_failure(key, reason)``: a run failed (its error, or why its worker died).
+OnFailure = Callable[[Any, str], None]
 
 
 def run_tasks(
@@ -21,74 +43,52 @@ def run_tasks(
     describe: Callable[[Any], str] = str,
     desc: str = "simulating",
     on_result: Callable[[Any, Any], None] | None = None,
+    on_failure: OnFailure | None = None,
+    memory_mb: float | None = None,
 ) -> dict[Any, Any]:
     """Run ``(key, scenario_json)`` tasks through ``worker``; return ``{key: result}``.
 
     With ``on_result``, each result is handed to ``on_result(key, result)`` as soon as it arrives
     (in the calling process) instead of being collected, and the returned dict is empty.
 
-    With ``jobs > 1`` the tasks run in a :class:`concurrent.futures.ProcessPoolExecutor` (forkserver
+    A failed run (the worker's error, or the death of the process running it) is handed to
+    ``on_failure(key, reason)`` and the other runs go on; without ``on_failure`` the first failure
+    stops everything and raises :class:`SimulationError` ``"<describe(key)>: <reason>"``.
+
+    With ``jobs > 1`` (or a ``memory_mb`` limit) the tasks run in worker processes (forkserver
     where available, else spawn), so ``worker`` must be a picklable module-level function (or a
-    :func:`functools.partial` of one). The first failure cancels the rest and raises
-    :class:`SimulationError` ``"<describe(key)>: <error>"``.
+    :func:`functools.partial` of one); ``memory_mb`` caps each worker's address space.
     """
     from tqdm import tqdm
 
     results: dict[Any, Any] = {}
+
+    def fail(key: Any, reason: str) -> None:
+        if on_failure is None:
+            raise SimulationError(f"{describe(key)}: {reason}")
+        on_failure(key, reason)
+
     bar = tqdm(total=len(tasks), desc=desc, unit="run", file=sys.stderr, disable=not progress)
     try:
-        if jobs <= 1 or len(tasks) <= 1:
+        if memory_mb is None and (jobs <= 1 or len(tasks) <= 1):
             for key, js in tasks:
                 k, result, err = worker(key, js)
                 if err is not None:
-                    raise SimulationError(f"{describe(k)}: {err}")
-                _deliver(results, on_result, k, result)
+                    fail(k, err)
+                else:
+                    _deliver(results, on_result, k, result)
                 bar.update()
             return results
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-        with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
-            futures = [pool.submit(worker, key, js) for key, js in tasks]
-            try:
-                for fut in cf.as_completed(futures):
-                    k, result, err = fut.result()
-                    if err is not None:
-                        raise SimulationError(f"{describe(k)}: {err}")
+        with _Pool(worker, min(jobs, len(tasks)), memory_mb) as pool:
+            for k, result, err in pool.map(tasks):
+                if err is not None:
+                    fail(k, err)
+                else:
                     _deliver(results, on_result, k, result)
-                    bar.update()
-            except KeyboardInterrupt:
-                _terminate_workers(pool)
-                raise
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+                bar.update()
         return results
     finally:
         bar.close()
-
-
-def _terminate_workers(pool: Any) -> None:
-    """Ctrl-C: stop the pool's workers now. They got the SIGINT too (it goes to the terminal's
-    whole process group) and stop their current run, but each would then start the calls already
-    queued for it, which cancelling the futures cannot withdraw, and the pool's shutdown would wait
-    for those. The futures are left alone: on Python 3.11 the pool's manager thread fails noisily
-    when it marks a cancelled future broken."""
-    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
-    if terminate is not None:
-        terminate()
-        return
-    # Before the shutdown, which forgets them.
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False)
-    for proc in procs:
-        try:
-            proc.terminate()
-        except (OSError, ValueError):  # already gone or closed
-            pass
 
 
 def _deliver(
@@ -98,3 +98,193 @@ def _deliver(
         results[key] = result
     else:
         on_result(key, result)
+
+
+# ---------------------------------------------------------------------------------------------
+# The pool
+
+
+def death_reason(exitcode: int | None, memory_mb: float | None = None) -> str:
+    """Why a worker process ended, in words (``exitcode`` as :attr:`multiprocessing.Process.exitcode`)."""
+    limit = f" (each worker is limited to {memory_mb:g} MB)" if memory_mb is not None else ""
+    if exitcode is None:
+        return "its worker process vanished"
+    if exitcode < 0:
+        sig = -exitcode
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        if sig == signal.SIGKILL:
+            return (
+                f"its worker process was killed ({name}), most likely by the kernel's out-of-memory "
+                f"killer: the run needs more memory than the machine could give{limit}"
+            )
+        if sig == signal.SIGABRT:
+            return (
+                f"its worker process aborted ({name}), most likely a failed memory allocation: the run "
+                f"needs more memory than it was allowed{limit}"
+            )
+        return f"its worker process was killed by {name}"
+    return f"its worker process exited with status {exitcode} before returning a result"
+
+
+def _worker_main(conn: Any, worker: Worker, memory_mb: float | None, parent: int) -> None:
+    """A worker process: run tasks received on ``conn`` until ``None`` or the pipe closes."""
+    # The parent decides about Ctrl-C (it terminates us); a SIGINT to the terminal's process group
+    # must not make a worker die with a traceback first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+    if memory_mb is not None:
+        import resource
+
+        limit = int(memory_mb * 1024 * 1024)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        key, js = task
+        try:
+            out = worker(key, js)
+        except MemoryError:
+            out = (key, None, "out of memory in the worker (MemoryError)")
+        except Exception as e:  # noqa: BLE001 - reported as the run's failure
+            out = (key, None, f"{type(e).__name__}: {e}")
+        try:
+            conn.send(out)
+        except (OSError, ValueError):
+            return
+
+
+def _die_with_parent(owner: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies, and exit now if the pool's owner
+    (``owner``) is already gone. With forkserver the parent is the fork server, which exits when
+    the owner does, so the kill reaches the workers either way; an idle worker also stops when
+    its pipe closes."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    try:
+        os.kill(owner, 0)
+    except ProcessLookupError:
+        os._exit(1)
+    except PermissionError:
+        pass
+
+
+@dataclass
+class _Slot:
+    proc: Any
+    conn: Any
+    task: tuple[Any, str] | None = None
+
+
+class _Pool:
+    """``n`` worker processes, one task each at a time; see the module's docstring."""
+
+    def __init__(self, worker: Worker, n: int, memory_mb: float | None) -> None:
+        import multiprocessing as mp
+
+        methods = mp.get_all_start_methods()
+        self._ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self._worker = worker
+        self._n = max(1, n)
+        self._memory_mb = memory_mb
+        self._slots: list[_Slot] = []
+
+    def __enter__(self) -> _Pool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close(graceful=exc[0] is None)
+
+    def _spawn(self) -> _Slot:
+        parent_conn, child_conn = self._ctx.Pipe()
+        # Not a daemon: a daemonic process cannot use forkserver resources itself, and the pool
+        # ends its workers explicitly (and the kernel does if this process dies).
+        proc = self._ctx.Process(
+            target=_worker_main,
+            args=(child_conn, self._worker, self._memory_mb, os.getpid()),
+            name="accelbrake-worker",
+        )
+        proc.start()
+        child_conn.close()
+        slot = _Slot(proc, parent_conn)
+        self._slots.append(slot)
+        return slot
+
+    def map(self, tasks: Sequence[tuple[Any, str]]) -> Any:
+        """Yield ``(key, result, error)`` for every task, in completion order."""
+        from multiprocessing.connection import wait
+
+        queue = list(reversed(tasks))
+        while len(self._slots) < min(self._n, len(queue)):
+            self._spawn()
+        idle = list(self._slots)
+        busy: dict[Any, _Slot] = {}
+        while queue or busy:
+            while queue and idle:
+                slot = idle.pop()
+                slot.task = queue.pop()
+                try:
+                    slot.conn.send(slot.task)
+                except (OSError, ValueError):  # died while idle: replace it, retry the task
+                    queue.append(slot.task)
+                    self._retire(slot)
+                    idle.append(self._spawn())
+                    continue
+                busy[slot.conn] = slot
+            ready = wait([*busy, *(s.proc.sentinel for s in busy.values())])
+            for slot in list(busy.values()):
+                if slot.conn not in ready and slot.proc.sentinel not in ready:
+                    continue
+                key = slot.task[0] if slot.task else None
+                out = None
+                if slot.conn in ready or slot.conn.poll():
+                    with contextlib.suppress(EOFError, OSError):
+                        out = slot.conn.recv()
+                del busy[slot.conn]
+                if out is None:
+                    slot.proc.join(timeout=5)
+                    out = (key, None, death_reason(slot.proc.exitcode, self._memory_mb))
+                    self._retire(slot)
+                    if queue:
+                        idle.append(self._spawn())
+                else:
+                    slot.task = None
+                    idle.append(slot)
+                yield out
+
+    def _retire(self, slot: _Slot) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            slot.conn.close()
+        if slot.proc.is_alive():
+            slot.proc.kill()
+        slot.proc.join(timeout=5)
+        self._slots.remove(slot)
+
+    def close(self, *, graceful: bool) -> None:
+        """End every worker: ask idle ones to stop (``graceful``), terminate the rest; wait."""
+        for slot in self._slots:
+            if graceful and slot.task is None:
+                with contextlib.suppress(OSError, ValueError):
+                    slot.conn.send(None)
+            else:
+                with contextlib.suppress(OSError, ValueError):
+                    slot.proc.terminate()
+        for slot in self._slots:
+            slot.proc.join(timeout=2)
+            if slot.proc.is_alive():
+                slot.proc.kill()
+                slot.proc.join(timeout=2)
+            with contextlib.suppress(OSError, ValueError):
+                slot.conn.close()
+        self._slots.clear()

@@ -25,6 +25,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from accelbrake import __version__, catalog
 from accelbrake._core import SimulationError
@@ -86,8 +87,23 @@ def _error_message(e: BaseException) -> str:
     return " ".join(msg.split("\n"))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same clean-up runs (workers stopped, nothing
+    half-written)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``accelbrake`` command line; return the exit status (0 ok, 2 error)."""
+    """Run the ``accelbrake`` command line; return the exit status (0 ok, 2 error, 130 Ctrl-C,
+    143 SIGTERM)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -95,7 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        if isinstance(e, Terminated):
+            print(f"{PROG}: terminated", file=sys.stderr)
+            return 143
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:

@@ -259,6 +259,13 @@ def _executor_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--jobs", "-j", type=_arg_count, metavar="N", help="parallel runs (default: number of CPUs)"
     )
+    g.add_argument(
+        "--worker-memory-mb",
+        type=float,
+        metavar="MB",
+        help="limit each local worker process to MB of address space: a run that needs more fails alone "
+        "(reported with its reason; rerunning retries only it) instead of exhausting the machine",
+    )
     g.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -332,4 +339,7 @@ def _build_scenario(
 def _executor(args: argparse.Namespace) -> Any:
     from accelbrake.experiments.executors import make_executor
 
-    return make_executor(args.executor, jobs=args.jobs, address=args.address)
+    mem = getattr(args, "worker_memory_mb", None)
+    if mem is not None and not (mem >= 64):
+        raise CliError(f"--worker-memory-mb: got {mem:g}; expected at least 64 MB (a worker needs Python)")
+    return make_executor(args.executor, jobs=args.jobs, address=args.address, worker_memory_mb=mem)

@@ -77,6 +77,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         f"({outcome.wall_s:.1f} s wall)",
         file=sys.stderr,
     )
+    if outcome.failed:
+        print(outcome.failures_text(), file=sys.stderr)
+        return 1
     if not outcome.complete:
         print(f"sweep incomplete: run the same command again to finish the {outcome.missing} missing runs")
         return 0

@@ -786,12 +786,13 @@ def run_dataset(
 
     from accelbrake.experiments import figures as F
     from accelbrake.experiments.runner import run_sweep
-    from accelbrake.experiments.spec import parse_experiment
+    from accelbrake.experiments.spec import ExperimentError, parse_experiment
 
     exp = parse_experiment(spec, source=f"docs dataset {ds.name}")
     with tempfile.TemporaryDirectory() as tmp:
         outcome = run_sweep(exp, out_dir or tmp, executor=LocalExecutor(jobs), progress=progress, echo=echo)
-        assert outcome.results is not None
+        if outcome.results is None:
+            raise ExperimentError(f"docs dataset {ds.name}: {outcome.failures_text() or 'incomplete'}")
         runs = F.run_level(outcome.results)
     return runs[[*ds.keys, *SWEEP_COLUMNS]].reset_index(drop=True)
 

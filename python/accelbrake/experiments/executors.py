@@ -23,10 +23,13 @@ __all__ = ["EXECUTORS", "Executor", "LocalExecutor", "RayExecutor", "make_execut
 
 Task = tuple[str, str]
 OnResult = Callable[[str, dict[str, Any]], None]
+OnFailure = Callable[[str, str], None]
 
 
 class Executor(Protocol):
-    """Runs tasks; raises :class:`~accelbrake.SimulationError` on the first failed run."""
+    """Runs tasks. A failed run (its error, or the death of the process running it) goes to
+    ``on_failure(key, reason)`` and the others go on; without ``on_failure`` the first failure
+    raises :class:`~accelbrake.SimulationError`."""
 
     name: str
 
@@ -36,6 +39,7 @@ class Executor(Protocol):
         on_result: OnResult,
         describe: Callable[[str], str],
         kind: str = "point",
+        on_failure: OnFailure | None = None,
     ) -> None:
         """Run the tasks with :func:`accelbrake._worker.run_task` of ``kind``."""
 
@@ -43,15 +47,21 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """A process pool on this machine (``jobs`` workers; 1 runs in this process)."""
+    """A process pool on this machine (``jobs`` workers; 1 runs in this process unless
+    ``worker_memory_mb`` asks for a memory limit, which needs a worker process).
+
+    A worker that dies (out of memory, killed) fails only the run it was running; a new worker
+    takes its place (see :mod:`accelbrake._pool`)."""
 
     name = "local"
 
-    def __init__(self, jobs: int | None = None) -> None:
+    def __init__(self, jobs: int | None = None, worker_memory_mb: float | None = None) -> None:
         self.jobs = jobs or os.cpu_count() or 1
+        self.worker_memory_mb = worker_memory_mb
 
     def describe(self) -> str:
-        return f"local process pool, {self.jobs} worker{'s' * (self.jobs != 1)}"
+        limit = f", {self.worker_memory_mb:g} MB each" if self.worker_memory_mb is not None else ""
+        return f"local process pool, {self.jobs} worker{'s' * (self.jobs != 1)}{limit}"
 
     def run(
         self,
@@ -59,6 +69,7 @@ class LocalExecutor:
         on_result: OnResult,
         describe: Callable[[str], str],
         kind: str = "point",
+        on_failure: OnFailure | None = None,
     ) -> None:
         import functools
 
@@ -72,6 +83,8 @@ class LocalExecutor:
             progress=False,
             describe=describe,
             on_result=on_result,
+            on_failure=on_failure,
+            memory_mb=self.worker_memory_mb,
         )
 
 
@@ -107,6 +120,7 @@ class RayExecutor:
         on_result: OnResult,
         describe: Callable[[str], str],
         kind: str = "point",
+        on_failure: OnFailure | None = None,
     ) -> None:
         import ray
 
@@ -131,16 +145,28 @@ class RayExecutor:
             window = max(4, 2 * int(ray.cluster_resources().get("CPU", 1)))
             queue = list(tasks)
             pending: list[Any] = []
+            key_of: dict[Any, str] = {}
             try:
                 while queue or pending:
                     while queue and len(pending) < window:
                         key, js = queue.pop(0)
-                        pending.append(remote.remote(key, js, blobs_ref, kind))
+                        ref = remote.remote(key, js, blobs_ref, kind)
+                        key_of[ref] = key
+                        pending.append(ref)
                     done, pending = ray.wait(pending, num_returns=1)
                     for ref in done:
-                        key, payload, err = ray.get(ref)
+                        key = key_of.pop(ref)
+                        try:
+                            _, payload, err = ray.get(ref)
+                        except (ray.exceptions.RayError, MemoryError) as e:
+                            # The task's worker died (out of memory, killed) even after Ray's
+                            # retries: that run fails, the others go on.
+                            payload, err = None, f"its Ray worker failed: {type(e).__name__}: {e}"
                         if err is not None:
-                            raise SimulationError(f"{describe(key)}: {err}")
+                            if on_failure is None:
+                                raise SimulationError(f"{describe(key)}: {err}")
+                            on_failure(key, err)
+                            continue
                         on_result(key, payload)
             except BaseException:
                 for ref in pending:
@@ -168,12 +194,21 @@ def _trace_blobs(tasks: Sequence[Task]) -> dict[str, tuple[str, bytes]]:
 EXECUTORS = ("local", "ray")
 
 
-def make_executor(name: str, *, jobs: int | None = None, address: str | None = None) -> Executor:
-    """``local`` (process pool, ``jobs`` workers) or ``ray`` (``address`` or a local instance)."""
+def make_executor(
+    name: str,
+    *,
+    jobs: int | None = None,
+    address: str | None = None,
+    worker_memory_mb: float | None = None,
+) -> Executor:
+    """``local`` (process pool, ``jobs`` workers, each limited to ``worker_memory_mb`` if given)
+    or ``ray`` (``address`` or a local instance)."""
     if name == "local":
         if address is not None:
             raise SimulationError("--address is for --executor ray")
-        return LocalExecutor(jobs)
+        return LocalExecutor(jobs, worker_memory_mb)
+    if worker_memory_mb is not None:
+        raise SimulationError("--worker-memory-mb is for --executor local (Ray has its own memory monitor)")
     if name == "ray":
         return RayExecutor(address, jobs)
     raise SimulationError(f"unknown executor '{name}'; choose one of {', '.join(EXECUTORS)}")

@@ -972,8 +972,9 @@ def run_reproduction(
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)
     outcome = run_sweep(exp, out, executor=executor, progress=progress, echo=echo)
-    if outcome.results is None:  # pragma: no cover - run_sweep raises on failures
-        raise ExperimentError(f"reproduce {rep.id}: {outcome.missing} runs missing", key=rep.id)
+    if outcome.results is None:
+        why = outcome.failures_text() or f"{outcome.missing} runs missing"
+        raise ExperimentError(f"reproduce {rep.id}: {why}", key=rep.id)
     comp = compare(rep, outcome.results, out)
     comp["quick"] = quick
     comp["reference_scheme"] = rep.reference

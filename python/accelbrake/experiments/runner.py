@@ -127,10 +127,24 @@ class SweepOutcome:
     results: pd.DataFrame | None = None
     executed: list[str] = field(default_factory=list)
     """run_ids executed now, in completion order."""
+    failed: list[tuple[str, str, str]] = field(default_factory=list)
+    """Runs that failed now: ``(run_id, description, reason)``; also in ``OUT/failures.json``."""
 
     @property
     def missing(self) -> int:
         return self.total - self.skipped - self.ran
+
+    def failures_text(self) -> str:
+        """The failed runs, one per line, and how to retry them ('' when none failed)."""
+        if not self.failed:
+            return ""
+        lines = [f"{len(self.failed)} run{'s' * (len(self.failed) != 1)} failed:"]
+        lines += [f"  {d}: {why}" for _rid, d, why in self.failed]
+        lines.append(
+            f"(listed in {self.out_dir / FAILURES_NAME}; the other runs are kept: run the same command "
+            "again to retry only the failed ones)"
+        )
+        return "\n".join(lines)
 
 
 def machine() -> dict[str, Any]:
@@ -249,8 +263,10 @@ def run_sweep(
 
     ``limit`` runs at most that many of the missing runs (then the tables are not written and
     ``complete`` is false; run again to finish). Each finished run is written as soon as it
-    arrives, so an interrupted sweep (Ctrl-C, a killed process, a failed run) loses only the runs
-    in flight. Raises :class:`~accelbrake.SimulationError` if a run fails, and
+    arrives, so an interrupted sweep (Ctrl-C, a killed process) loses only the runs in flight. A
+    run that fails (its error, or its worker dying, e.g. out of memory) is listed in
+    :attr:`SweepOutcome.failed` and ``OUT/failures.json`` while the others go on; the tables are
+    then not written, and running the sweep again retries only the failed runs. Raises
     :class:`~accelbrake.experiments.spec.ExperimentError` if another sweep is writing to
     ``out_dir`` (the folder is locked for the duration of a sweep).
     """
@@ -296,6 +312,12 @@ def _run_sweep_locked(
         _write_run(out, rid, p, sc, payload, executor.name, commit)
         executed.append(rid)
 
+    failed: list[tuple[str, str, str]] = []
+
+    def on_failure(rid: str, reason: str) -> None:
+        failed.append((rid, plan[rid][0].describe(), reason))
+        _write_failures(out, failed)
+
     _execute(
         executor,
         [(rid, json.dumps(plan[rid][1])) for rid in todo],
@@ -304,10 +326,13 @@ def _run_sweep_locked(
         kind="point",
         desc=exp.name,
         progress=progress,
+        on_failure=on_failure,
     )
+    if not failed:
+        (out / FAILURES_NAME).unlink(missing_ok=True)
     complete = all(_is_done(out, rid) for rid in plan)
     outcome = SweepOutcome(
-        out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed
+        out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed, failed
     )
     if complete:
         outcome.results = write_tables(
@@ -322,6 +347,20 @@ def _run_sweep_locked(
     return outcome
 
 
+#: A sweep's failed runs of its last attempt (run id, description, reason), if any.
+FAILURES_NAME = "failures.json"
+
+
+def _write_failures(out: Path, failed: Sequence[tuple[str, str, str]]) -> None:
+    atomic_write_json(
+        out / FAILURES_NAME,
+        {
+            "failed_runs": [{"run_id": r, "run": d, "reason": why} for r, d, why in failed],
+            "note": "these runs have no files in runs/; running the sweep again retries only them",
+        },
+    )
+
+
 def _execute(
     executor: Executor,
     tasks: Sequence[tuple[str, str]],
@@ -331,6 +370,7 @@ def _execute(
     kind: str,
     desc: str,
     progress: bool,
+    on_failure: Callable[[str, str], None] | None = None,
 ) -> None:
     """Run ``(run_id, scenario_json)`` tasks on ``executor`` with a progress bar on stderr, handing
     each result to ``on_result`` as it arrives."""
@@ -349,8 +389,16 @@ def _execute(
         on_result(rid, payload)
         bar.update()
 
+    failed = None
+    if on_failure is not None:
+
+        def failed(rid: str, reason: str) -> None:
+            on_failure(rid, reason)
+            bar.write(f"run failed: {describe(rid)}: {reason}", file=sys.stderr)
+            bar.update()
+
     try:
-        executor.run(tasks, done, describe, kind)
+        executor.run(tasks, done, describe, kind, failed)
     finally:
         bar.close()
 

@@ -1,0 +1,134 @@
+"""The worker pool under pressure: a worker that dies (out of memory) fails only its run, the sweep
+goes on and ends with a summary and a non-zero exit, a rerun redoes only that run, and no worker
+outlives its sweep (SIGTERM, or the sweep killed outright)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from accelbrake._pool import death_reason
+from conftest import PACKAGE_PARENT
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or shutil.which("pgrep") is None, reason="needs Linux, procfs, pgrep"
+)
+
+
+def _env() -> dict[str, str]:
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_PARENT), env.get("PYTHONPATH", "")) if p)
+    env.pop("ACCELBRAKE_DEBUG", None)
+    return env
+
+
+def _alive(session: int) -> list[str]:
+    """Processes (not zombies) left in the session ``session``."""
+    out = []
+    for pid in subprocess.run(["pgrep", "-s", str(session)], capture_output=True, text=True).stdout.split():
+        stat = Path(f"/proc/{pid}/stat")
+        try:
+            if stat.read_text().split(")")[-1].split()[0] != "Z":
+                out.append(pid)
+        except OSError:
+            pass
+    return out
+
+
+def _sweep(args: list[str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "accelbrake.cli", "sweep", *args, "--no-progress", "--no-report"],
+        cwd=cwd,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _no_process_left(session: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while _alive(session) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _alive(session)
+    if left:
+        os.killpg(session, signal.SIGKILL)
+    assert not left, f"processes left running: {left}"
+
+
+def test_death_reasons_name_the_likely_cause():
+    assert "out-of-memory killer" in death_reason(-signal.SIGKILL)
+    abort = death_reason(-signal.SIGABRT, 600)
+    assert "failed memory allocation" in abort and "600 MB" in abort
+    assert "SIGSEGV" in death_reason(-signal.SIGSEGV)
+    assert "status 3" in death_reason(3)
+
+
+def test_a_run_that_cannot_fit_fails_alone_and_a_rerun_redoes_only_it(tmp_path):
+    # Two runs fit in 600 MB (24 Mbit/s); the 1 Gbit/s run with per-packet records needs ~1 GB.
+    (tmp_path / "exp.toml").write_text(
+        'name = "oom"\n[matrix]\nschemes = ["cubic"]\ntraces = ["const:24", "const:1000"]\nseeds = [0]\n'
+        "[run]\nduration_s = 60\nrecord_packets = true\nmemory_budget_mb = 100000\n"
+    )
+    out = tmp_path / "out"
+    proc = _sweep(["exp.toml", "--out", str(out), "--jobs", "2", "--worker-memory-mb", "600"], tmp_path)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1, err
+    assert "1 run failed:" in err and "cubic, on const:1000" in err, err
+    assert "SIGABRT" in err or "SIGKILL" in err, err
+    assert "Traceback" not in err and "BrokenProcessPool" not in err, err
+    failures = json.loads((out / "failures.json").read_text())["failed_runs"]
+    assert [f["run"] for f in failures] == ["cubic, on const:1000, delay 50 ms, buffer 250, seed 0"]
+    done = sorted(p.name for p in (out / "runs").glob("*.json"))
+    assert len(done) == 1, "the run that fits was written"
+    assert not (out / "results.parquet").exists(), "no tables from an incomplete sweep"
+    _no_process_left(proc.pid)
+
+    # Without the limit the failed run fits: only it runs again, and the tables are written.
+    proc = _sweep(["exp.toml", "--out", str(out), "--jobs", "2"], tmp_path)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "2 runs (1 already done" in err and "running 1 on" in err, err
+    assert not (out / "failures.json").exists()
+    assert (out / "results.parquet").is_file()
+    _no_process_left(proc.pid)
+
+
+def _start_long_sweep(tmp_path: Path) -> subprocess.Popen:
+    (tmp_path / "long.toml").write_text(
+        'name = "long"\n[matrix]\nschemes = ["cubic"]\ntraces = ["const:96"]\nseeds = 4\n'
+        "[run]\nduration_s = 3000\n"
+    )
+    proc = _sweep(["long.toml", "--out", str(tmp_path / "out"), "--jobs", "2"], tmp_path)
+    deadline = time.monotonic() + 60
+    while len(_alive(proc.pid)) < 4 and time.monotonic() < deadline:  # sweep, fork server, 2 workers
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    time.sleep(1.0)
+    return proc
+
+
+def test_sigterm_stops_the_sweep_and_its_workers(tmp_path):
+    proc = _start_long_sweep(tmp_path)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGTERM)  # to the sweep alone, as a job scheduler would
+    _, err = proc.communicate(timeout=30)
+    print(f"sweep exited {1000 * (time.monotonic() - t0):.0f} ms after SIGTERM")
+    assert proc.returncode == 143, err
+    assert "accelbrake: terminated" in err and "Traceback" not in err, err
+    _no_process_left(proc.pid)
+
+
+def test_workers_die_with_a_killed_sweep(tmp_path):
+    proc = _start_long_sweep(tmp_path)
+    proc.send_signal(signal.SIGKILL)  # no clean-up possible in the sweep itself
+    proc.communicate(timeout=30)
+    _no_process_left(proc.pid)
