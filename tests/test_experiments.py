@@ -309,6 +309,78 @@ def test_damaged_run_file_is_run_again_and_leftovers_are_removed(tmp_path):
     assert not leftover.exists()
 
 
+@pytest.mark.parametrize(
+    "damage",
+    ["flows parquet missing", "hops parquet cut short", "empty document", "another run's document"],
+)
+def test_resume_verifies_each_stored_run_and_redoes_a_damaged_one(tmp_path, damage):
+    """Issue: a run whose JSON exists but whose Parquet is missing failed with a bare path and was
+    never redone; a ``{}`` run file gave a KeyError traceback."""
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["cubic"], "traces": ["const:12"], "seeds": [0, 1]}
+    exp = parse_experiment(doc)
+    out = tmp_path / "o"
+    first = run_sweep(exp, out, progress=False)
+    rid, other = first.executed
+    runs = out / "runs"
+    if damage == "flows parquet missing":
+        (runs / f"{rid}.flows.parquet").unlink()
+    elif damage == "hops parquet cut short":
+        p = runs / f"{rid}.hops.parquet"
+        p.write_bytes(p.read_bytes()[:-20])
+    elif damage == "empty document":
+        (runs / f"{rid}.json").write_text("{}", encoding="utf-8")
+    else:
+        (runs / f"{rid}.json").write_text((runs / f"{other}.json").read_text())
+    second = run_sweep(exp, out, progress=False)
+    assert (second.ran, second.skipped, second.executed) == (1, 1, [rid])
+    assert second.complete
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), first.results)
+
+
+def test_table_writes_are_all_or_nothing(tmp_path, monkeypatch):
+    """Issue: a sweep that failed while writing tables left tables from two different states."""
+    from accelbrake.experiments import runner
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["cubic"], "traces": ["const:12"], "seeds": [0]}
+    out = tmp_path / "o"
+    run_sweep(parse_experiment(doc), out, progress=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    # A second matrix into the same folder whose table writing fails half-way (a full disk).
+    doc["matrix"]["seeds"] = [0, 1]
+    real = pd.DataFrame.to_parquet
+    calls = []
+
+    def failing(self, path, *a, **k):
+        calls.append(path)
+        if len(calls) == 2:  # results.parquet written, timeseries.parquet fails
+            raise OSError(28, "No space left on device")
+        return real(self, path, *a, **k)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", failing)
+    monkeypatch.setattr(runner, "_write_run", _no_parquet_write_run(runner._write_run, real))
+    with pytest.raises(OSError, match="No space left"):
+        run_sweep(parse_experiment(doc), out, progress=False)
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert after == before, "every table is the previous sweep's, byte for byte"
+    assert not [p for p in out.iterdir() if p.name.startswith(".accelbrake-tmp")]
+
+
+def _no_parquet_write_run(write_run, real_to_parquet):
+    """``_write_run`` with the real ``to_parquet`` (the failure is for the tables only)."""
+
+    def wrapped(*a, **k):
+        saved = pd.DataFrame.to_parquet
+        pd.DataFrame.to_parquet = real_to_parquet
+        try:
+            return write_run(*a, **k)
+        finally:
+            pd.DataFrame.to_parquet = saved
+
+    return wrapped
+
+
 def test_a_second_sweep_on_a_locked_folder_fails_clearly(tmp_path):
     fcntl = pytest.importorskip("fcntl")
     from accelbrake.experiments.runner import LOCK_NAME

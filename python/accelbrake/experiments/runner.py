@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from accelbrake import __version__
-from accelbrake._io import TEMP_PREFIX, atomic_path, atomic_write_json
+from accelbrake._io import TEMP_PREFIX, _finite, atomic_path, atomic_write_json
 from accelbrake.experiments.executors import Executor, LocalExecutor
 from accelbrake.experiments.spec import Experiment, ExperimentError, RunPoint
 
@@ -162,14 +162,40 @@ def _runs_dir(out: Path) -> Path:
     return out / "runs"
 
 
-def _is_done(out: Path, rid: str) -> bool:
-    """Whether the run's JSON (written last) exists and parses; a damaged one is run again."""
-    path = _runs_dir(out) / f"{rid}.json"
+#: Keys a finished run's JSON must hold.
+_RUN_KEYS = ("run_id", "point", "scenario", "summary", "delay_quantiles_ms")
+
+
+def _parquet_ok(path: Path) -> bool:
+    """Whether ``path`` looks like a whole Parquet file: the magic ``PAR1`` at both ends (a file
+    cut short by a full disk or a crash lacks the footer)."""
     try:
-        json.loads(path.read_text(encoding="utf-8"))
+        size = path.stat().st_size
+        if size < 12:
+            return False
+        with path.open("rb") as f:
+            head = f.read(4)
+            f.seek(size - 4)
+            tail = f.read(4)
+    except OSError:
+        return False
+    return head == b"PAR1" and tail == b"PAR1"
+
+
+def _is_done(out: Path, rid: str) -> bool:
+    """Whether the run is stored whole: its JSON (written last) parses, is a run's document for
+    this run id, and both time-series files are complete Parquet files. A run that fails any of
+    these is run again (its files are overwritten)."""
+    runs = _runs_dir(out)
+    try:
+        doc = json.loads((runs / f"{rid}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return True
+    if not isinstance(doc, dict) or doc.get("run_id") != rid or any(k not in doc for k in _RUN_KEYS):
+        return False
+    if not isinstance(doc["summary"], dict) or not isinstance(doc["scenario"], dict):
+        return False
+    return _parquet_ok(runs / f"{rid}.flows.parquet") and _parquet_ok(runs / f"{rid}.hops.parquet")
 
 
 def _write_run(
@@ -612,13 +638,7 @@ def write_tables(
         ts.append(f)
         runs_meta.append({"run_id": rid, **labels})
     results = pd.DataFrame(rows)
-    with atomic_path(out / "results.parquet") as tmp:
-        results.to_parquet(tmp, index=False)
-    with atomic_path(out / "results.csv") as tmp:
-        results.to_csv(tmp, index=False)
     timeseries = pd.concat(ts, ignore_index=True) if ts else pd.DataFrame()
-    with atomic_path(out / "timeseries.parquet") as tmp:
-        timeseries.to_parquet(tmp, index=False)
     meta = {
         "experiment": {
             "name": exp.name,
@@ -638,7 +658,21 @@ def write_tables(
         "columns": COLUMN_DOCS,
         "runs": runs_meta,
     }
-    atomic_write_json(out / "metadata.json", meta)
+    # All or nothing: every table is written in full to a temporary file first, and only when all
+    # are written are they moved into place, so a failure while writing (a full disk, an error)
+    # leaves the previous tables, never a mix of two states. The stack renames in reverse order
+    # of entry: metadata.json, entered first, is moved last.
+    with contextlib.ExitStack() as stack:
+        tmps = {
+            name: stack.enter_context(atomic_path(out / name))
+            for name in ("metadata.json", "results.parquet", "results.csv", "timeseries.parquet")
+        }
+        results.to_parquet(tmps["results.parquet"], index=False)
+        results.to_csv(tmps["results.csv"], index=False)
+        timeseries.to_parquet(tmps["timeseries.parquet"], index=False)
+        tmps["metadata.json"].write_text(
+            json.dumps(_finite(meta), indent=2, allow_nan=False) + "\n", encoding="utf-8"
+        )
     return results
 
 
