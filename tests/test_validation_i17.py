@@ -165,3 +165,92 @@ def test_experiment_names_stay_under_results(name):
 def test_simulate_names_what_it_expected(bad):
     with pytest.raises(ScenarioError, match="expected a dict"):
         accelbrake.simulate(bad)
+
+
+# --- the rest of (9), (6) and (2) --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "suffix", "key"),
+    [
+        ('{"duration_ms": NaN, "hops": [], "flows": []}', ".json", "duration_ms"),
+        ('{"duration_ms": 1000, "hops": [{"delay_ms": Infinity}], "flows": []}', ".json", "hops[0].delay_ms"),
+        ("duration_ms = 1000\n[[hops]]\ndelay_ms = -inf\n", ".toml", "hops[0].delay_ms"),
+    ],
+)
+def test_nan_in_a_scenario_file_names_the_file_and_key(capsys, tmp_path, text, suffix, key):
+    f = tmp_path / f"s{suffix}"
+    f.write_text(text)
+    code, _, err = run_main(capsys, "run", "--scenario", str(f))
+    assert code == 2
+    assert str(f) in err and f"{key}: got" in err and "finite number" in err, err
+
+
+def test_values_above_a_range_say_the_upper_bound(capsys):
+    code, _, err = run_main(capsys, "run", "--delay", "1e9", "--duration", "1")
+    assert code == 2 and "at most" in err and "≥ 0 ms" in err, err
+
+
+def test_check_reads_the_traces(capsys, tmp_path):
+    """Issue: ``sweep --check`` said OK for a trace file with a bad line."""
+    (tmp_path / "bad.up").write_text("0\n5\nxx\n")
+    exp = tmp_path / "e.toml"
+    exp.write_text(f'[matrix]\nschemes = ["cubic"]\ntraces = ["bad.up", "{TRACE_UP}"]\n')
+    code, out, err = run_main(capsys, "sweep", str(exp), "--check")
+    assert code == 2 and "bad.up, line 3" in err and "OK" not in out, (out, err)
+    exp.write_text(f'[matrix]\nschemes = ["cubic"]\ntraces = ["{TRACE_UP}"]\n')
+    code, out, _ = run_main(capsys, "sweep", str(exp), "--check")
+    assert code == 0 and "delivery opportunities" in out and "Mbit/s" in out
+
+
+def test_a_huge_matrix_is_refused_before_planning():
+    """Issue: a 10^6-run experiment passed --check after 2 min and 2.9 GB of planning."""
+    doc = {"matrix": {"schemes": ["cubic"], "traces": ["const:12"], "seeds": 10**6}}
+    with pytest.raises(ExperimentError, match="run.max_runs"):
+        parse_experiment(doc)
+    doc = {"matrix": {"schemes": ["cubic", "abc"], "traces": ["const:12"], "seeds": list(range(60_000))}}
+    with pytest.raises(ExperimentError, match=r"120,000 runs"):
+        parse_experiment(doc)
+    doc["run"] = {"max_runs": 5}
+    doc["matrix"]["seeds"] = [0, 1, 2]
+    with pytest.raises(ExperimentError, match="6 runs"):
+        parse_experiment(doc)
+    doc["run"]["max_runs"] = 6
+    assert len(list(parse_experiment(doc).points())) == 6
+
+
+def test_run_keeps_no_per_packet_records_unless_asked(capsys, tmp_path):
+    """Issue: records were on by default in ``run`` (memory growing with simulated time)."""
+    code, _, _ = run_main(capsys, "run", "--trace", "const:12", "--duration", "2", "--out", str(tmp_path / "a"))
+    assert code == 0
+    assert not (tmp_path / "a" / "packets.parquet").exists() or _rows(tmp_path / "a" / "packets.parquet") == 0
+    code, _, _ = run_main(
+        capsys, "run", "--trace", "const:12", "--duration", "2", "--packets", "--out", str(tmp_path / "b")
+    )
+    assert code == 0 and _rows(tmp_path / "b" / "packets.parquet") > 0
+
+
+def _rows(path) -> int:
+    import pandas as pd
+
+    return len(pd.read_parquet(path))
+
+
+def test_run_over_the_memory_budget_is_refused_naming_the_flags(capsys):
+    code, _, err = run_main(capsys, "run", "--trace", "const:1000", "--duration", "600", "--packets")
+    assert code == 2 and "memory_budget_mb" in err and "--packets" in err and "--memory-budget-mb" in err, err
+    code, _, err = run_main(
+        capsys, "run", "--trace", "const:1000", "--duration", "600", "--packets", "--memory-budget-mb", "0.5"
+    )
+    assert code == 2 and "memory_budget_mb" in err, err
+
+
+def test_experiment_record_packets_switch_reaches_the_scenarios():
+    base = {"matrix": {"schemes": ["cubic"], "traces": ["const:12"]}}
+    exp = parse_experiment(base)
+    assert exp.scenario(next(exp.points()))["record_packets"] is False
+    exp = parse_experiment({**base, "run": {"record_packets": True, "memory_budget_mb": 512}})
+    sc = exp.scenario(next(exp.points()))
+    assert sc["record_packets"] is True and sc["memory_budget_mb"] == 512
+    with pytest.raises(ExperimentError, match="run.record_packets"):
+        parse_experiment({**base, "run": {"record_packets": "yes"}})

@@ -362,6 +362,25 @@ def _parse_toml(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
+def _non_finite(obj: Any, where: str = "") -> tuple[str, float] | None:
+    """The first NaN or infinite number in a parsed document, as ``(key path, value)``
+    (``hops[0].delay_ms``), or ``None``. JSON's ``NaN``/``Infinity`` and TOML's ``nan``/``inf``
+    parse, but no parameter takes them."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return where or "(top level)", obj
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            found = _non_finite(v, f"{where}.{k}" if where else str(k))
+            if found is not None:
+                return found
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            found = _non_finite(v, f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
 def load_scenario_file(
     path: str | os.PathLike[str], sets: Iterable[str] | Mapping[str, Any] = ()
 ) -> dict[str, Any]:
@@ -404,6 +423,14 @@ def load_scenario_file(
                 ) from None
     if not isinstance(data, dict):
         raise ScenarioError(f"scenario file {p}: expected an object/table at the top level", key=str(p))
+    bad = _non_finite(data)
+    if bad is not None:
+        where, value = bad
+        raise ScenarioError(
+            f"scenario file {p}: {where}: got {value}; expected a finite number "
+            "(NaN and infinity are not values of any parameter)",
+            key=where,
+        )
     for hop in data.get("hops") or []:
         link = hop.get("link") if isinstance(hop, dict) else None
         if isinstance(link, dict) and link.get("type") == "trace" and isinstance(link.get("path"), str):

@@ -58,7 +58,23 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     exp = load_experiment(args.experiment, args.sets)
     points = list(exp.points())
     if args.check:
+        # Read every trace file as a run would, so that a bad line shows now (file and line).
+        from accelbrake import _core
+        from accelbrake.experiments.spec import trace_name
+
+        files = [t for t in dict.fromkeys([*exp.traces, exp.ack_trace or ""]) if t and "://" not in t]
+        traces = []
+        for t in files:
+            if t.lower().startswith(("const:", "constant:")):
+                continue
+            opportunities, period_ms, mbps = _core.trace_info(t)
+            traces.append(
+                f"  trace {trace_name(t)}: {opportunities} delivery opportunities over {period_ms / 1000:g} s, "
+                f"mean {mbps:.2f} Mbit/s"
+            )
         print(f"{args.experiment}: OK, {len(points)} runs of {exp.duration_s:g} s")
+        for line in traces:
+            print(line)
         for p in points:
             print(f"  {p.describe()}")
         return 0

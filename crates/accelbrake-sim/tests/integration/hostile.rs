@@ -479,3 +479,35 @@ fn runs_over_the_memory_budget_are_refused_before_they_start() {
         }
     }
 }
+
+/// Issue: a value above a range's upper end was reported as "expected a delay ≥ 0 ms".
+#[test]
+fn values_above_a_range_name_the_upper_bound() {
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 1e9}),
+        json!({"type": "droptail", "packets": 250}),
+        1.0,
+    );
+    match Scenario::from_json(&v.to_string()) {
+        Err(Error::Param { key, msg }) => {
+            assert_eq!(key, "hops[0].link.mbps");
+            assert!(msg.contains("at most 1000000"), "{msg}");
+        }
+        other => panic!("expected a parameter error, got {other:?}"),
+    }
+    v["hops"][0]["link"] = json!({"type": "constant", "mbps": 10});
+    v["hops"][0]["delay_ms"] = json!(1e9);
+    match Scenario::from_json(&v.to_string()) {
+        Err(Error::Param { key, msg }) => {
+            assert_eq!(key, "hops[0].delay_ms");
+            assert!(msg.contains("≥ 0 ms, at most 10000000"), "{msg}");
+        }
+        other => panic!("expected a parameter error, got {other:?}"),
+    }
+    // Below the range: the lower end is what the message already says.
+    v["hops"][0]["delay_ms"] = json!(-1);
+    match Scenario::from_json(&v.to_string()) {
+        Err(Error::Param { msg, .. }) => assert!(!msg.contains("at most"), "{msg}"),
+        other => panic!("expected a parameter error, got {other:?}"),
+    }
+}
