@@ -221,9 +221,10 @@ def test_a_huge_matrix_is_refused_before_planning():
 
 def test_run_keeps_no_per_packet_records_unless_asked(capsys, tmp_path):
     """Issue: records were on by default in ``run`` (memory growing with simulated time)."""
-    code, _, _ = run_main(capsys, "run", "--trace", "const:12", "--duration", "2", "--out", str(tmp_path / "a"))
+    a = tmp_path / "a"
+    code, _, _ = run_main(capsys, "run", "--trace", "const:12", "--duration", "2", "--out", str(a))
     assert code == 0
-    assert not (tmp_path / "a" / "packets.parquet").exists() or _rows(tmp_path / "a" / "packets.parquet") == 0
+    assert not (a / "packets.parquet").exists() or _rows(a / "packets.parquet") == 0
     code, _, _ = run_main(
         capsys, "run", "--trace", "const:12", "--duration", "2", "--packets", "--out", str(tmp_path / "b")
     )

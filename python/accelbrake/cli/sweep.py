@@ -69,8 +69,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 continue
             opportunities, period_ms, mbps = _core.trace_info(t)
             traces.append(
-                f"  trace {trace_name(t)}: {opportunities} delivery opportunities over {period_ms / 1000:g} s, "
-                f"mean {mbps:.2f} Mbit/s"
+                f"  trace {trace_name(t)}: {opportunities} delivery opportunities over "
+                f"{period_ms / 1000:g} s, mean {mbps:.2f} Mbit/s"
             )
         print(f"{args.experiment}: OK, {len(points)} runs of {exp.duration_s:g} s")
         for line in traces:
