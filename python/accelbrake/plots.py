@@ -77,8 +77,9 @@ def plot_run(
     (``egress_mbps``, so measured at the same point as the capacity), Mbit/s, per ``sample_ms``
     bin. Bottom: per-packet delay (propagation RTT + queueing delay, ms) of every
     delivered packet against its arrival time, with each flow's 95th percentile; without packet
-    records, the bottleneck's queue length instead. With ``cwnd``, a third panel shows the
-    congestion windows (and ABC's ``w_abc``/``w_cubic`` when the scheme has them), in segments.
+    records (the default), each flow's per-bin 95th percentile and mean of the same delay. With
+    ``cwnd``, a third panel shows the congestion windows (and ABC's ``w_abc``/``w_cubic`` when
+    the scheme has them), in segments.
     Returns the path written.
     """
     _format_of(Path(path))
@@ -158,6 +159,35 @@ def plot_run(
         ax.set_ylabel("per-packet delay (ms)")
         ax.set_title(
             "per-packet delay = propagation RTT + queueing delay, by arrival time",
+            loc="left",
+            fontsize="medium",
+        )
+    elif "delay_p95_ms" in fts.columns and fts["delay_p95_ms"].notna().any():
+        # No per-packet records (the default): the core's per-bin figures of the same delay.
+        for i, f in enumerate(flows):
+            d = fts[fts["flow"] == f["id"]]
+            tag = "" if many else f"flow {f['id']} "
+            ax.step(
+                d["t_s"],
+                d["delay_p95_ms"],
+                where="post",
+                color=colors[i],
+                linewidth=1.0,
+                label=None if many else f"{tag}p95 per bin",
+            )
+            ax.step(
+                d["t_s"],
+                d["delay_mean_ms"],
+                where="post",
+                color=colors[i],
+                linewidth=0.8,
+                linestyle=":",
+                label=None if many else f"{tag}mean per bin",
+            )
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("per-packet delay (ms)")
+        ax.set_title(
+            "per-packet delay = propagation RTT + queueing delay, per bin of arrivals",
             loc="left",
             fontsize="medium",
         )
