@@ -87,7 +87,7 @@ pub struct FlowMetrics {
     pub last_rx: Time,
     /// Per-bin per-packet delay (propagation RTT + queueing delay) of the packets received in
     /// each bin: mean and 95th percentile (index floor(0.95·n)), ms; NaN for a bin without
-    /// packets. Filled as bins close (see [`Recorder::close_delay_bins`]).
+    /// packets. Filled as bins close, and at the end of the run.
     pub delay_bins: DelayBins,
 }
 
