@@ -501,6 +501,249 @@ mod tests {
         assert_eq!(q.state().tokens, 5.0);
     }
 
+    /// A router with `cfg`'s fields changed by `f`.
+    fn router(f: impl FnOnce(&mut AbcRouterConfig)) -> AbcQueue {
+        let mut cfg = AbcRouterConfig::default();
+        f(&mut cfg);
+        AbcQueue::new(cfg)
+    }
+
+    fn link_bytes(capacity: f64, overhead: u32) -> LinkInfo {
+        LinkInfo { capacity, overhead }
+    }
+
+    #[test]
+    fn eq2_without_a_measured_rate_accelerates_all_or_nothing() {
+        // cr = 0 (an outage, or nothing enqueued lately with the enqueue-rate variant).
+        assert_eq!(AbcQueue::accel_fraction(1.0, 0.0), 1.0);
+        assert_eq!(AbcQueue::accel_fraction(1e-9, 0.0), 1.0);
+        assert_eq!(AbcQueue::accel_fraction(0.0, 0.0), 0.0);
+        assert_eq!(AbcQueue::accel_fraction(-1.0, 0.0), 0.0);
+        assert_eq!(AbcQueue::accel_fraction(0.0, 1.0), 0.0);
+        assert_eq!(AbcQueue::accel_fraction(3.0, 4.0), 0.375);
+    }
+
+    #[test]
+    fn enqueue_rate_variant_counts_only_recent_ect_arrivals() {
+        let mut q = router(|c| c.rate_source = RateSource::Enqueue);
+        let mut d = Vec::new();
+        // Enqueued at t = 0, dequeued 50 ms later: the 20 ms window no longer holds the arrival,
+        // so cr = 0 and Eq. 2 gives f = 1 (tr > 0 with a short queue).
+        q.enqueue(Time::ZERO, accel(0)).unwrap();
+        let p = q.dequeue(Time::from_millis(50), link(12.0), &mut d).unwrap();
+        let s = q.state();
+        assert_eq!((s.cr, s.f, s.tokens), (0.0, 1.0, 1.0), "{s:?}");
+        assert_eq!(p.ecn, Ecn::BRAKE, "one token is not more than one");
+        // Two arrivals within the window (one not ECN-capable, not counted): cr = 1500 B / 20 ms,
+        // counted at enqueue, not again at dequeue.
+        let t = Time::from_millis(100);
+        let mut plain = accel(1);
+        plain.ecn = Ecn::NotEct;
+        q.enqueue(t, plain).unwrap();
+        q.enqueue(t, accel(2)).unwrap();
+        assert_eq!(q.dequeue(t, link(12.0), &mut d).unwrap().ecn, Ecn::NotEct);
+        q.dequeue(t, link(12.0), &mut d).unwrap();
+        assert_eq!(q.state().cr, 1500.0 / 0.02);
+    }
+
+    #[test]
+    fn link_overhead_counts_in_cr_and_in_x() {
+        // Mahimahi trace links charge 4 bytes per packet: the departing packet counts 1504 bytes
+        // in cr, and every queued packet 1504 bytes in x.
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let t = Time::from_millis(100);
+        for i in 0..3 {
+            q.enqueue(t, accel(i)).unwrap();
+        }
+        let mu = 1.5e6;
+        q.dequeue(t, link_bytes(mu, 4), &mut d).unwrap();
+        let s = q.state();
+        assert_eq!(s.mu, mu);
+        assert_eq!(s.cr, 1504.0 / 0.02);
+        assert_eq!(s.x, (3.0 * 1504.0) / mu);
+        assert_eq!(s.tr, 0.98 * mu);
+        assert_eq!(s.f, (0.98 * mu / (2.0 * s.cr)).min(1.0));
+        q.dequeue(t, link_bytes(mu, 4), &mut d).unwrap();
+        let s = q.state();
+        assert_eq!((s.cr, s.x), (2.0 * 1504.0 / 0.02, 2.0 * 1504.0 / mu));
+    }
+
+    #[test]
+    fn rate_window_keeps_exactly_the_last_t() {
+        // Window (now − T, now]: a departure exactly T ago no longer counts.
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let mut cr = Vec::new();
+        for ms in [0, 10, 20, 30, 45, 65] {
+            let t = Time::from_millis(ms);
+            q.enqueue(t, accel(ms as u32)).unwrap();
+            q.dequeue(t, link(12.0), &mut d).unwrap();
+            cr.push(q.state().cr / (1500.0 / 0.02));
+        }
+        // At 20 ms (now = T) the departure at 0 has left; at 45 only 30 and 45 remain; at 65 only 65.
+        assert_eq!(cr, vec![1.0, 2.0, 2.0, 2.0, 2.0, 1.0]);
+        // Before a whole window has passed nothing is dropped from it.
+        let mut q = AbcQueue::new(router(|c| c.window = Dur::from_millis(30)).cfg);
+        for ms in [0, 10, 29] {
+            let t = Time::from_millis(ms);
+            q.enqueue(t, accel(0)).unwrap();
+            q.dequeue(t, link(12.0), &mut d).unwrap();
+        }
+        assert_eq!(q.state().cr, 3.0 * 1500.0 / 0.03);
+    }
+
+    #[test]
+    fn token_bucket_keeps_an_accelerate_only_above_one_token() {
+        // Plenty of capacity: f = 1 on every dequeue. Algorithm 1: the first packet brings the
+        // bucket to exactly 1 token, which is not more than 1, so it turns into a brake.
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let t = Time::from_millis(100);
+        let mut marks = Vec::new();
+        let mut tokens = Vec::new();
+        for i in 0..4 {
+            q.enqueue(t, accel(i)).unwrap();
+            marks.push(q.dequeue(t, link(1000.0), &mut d).unwrap().ecn);
+            tokens.push(q.state().tokens);
+            assert_eq!(q.state().f, 1.0);
+        }
+        assert_eq!(marks, vec![Ecn::BRAKE, Ecn::ACCELERATE, Ecn::ACCELERATE, Ecn::ACCELERATE]);
+        assert_eq!(tokens, vec![1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(q.stats().marked, 1, "one accelerate turned into a brake");
+        // Brakes pass as brakes and collect tokens without being counted as marks.
+        for i in 0..3 {
+            q.enqueue(t, Packet { ecn: Ecn::BRAKE, ..accel(i) }).unwrap();
+            assert_eq!(q.dequeue(t, link(1000.0), &mut d).unwrap().ecn, Ecn::BRAKE);
+        }
+        assert_eq!((q.state().tokens, q.stats().marked), (4.0, 1));
+        q.enqueue(t, accel(9)).unwrap();
+        assert_eq!(q.dequeue(t, link(1000.0), &mut d).unwrap().ecn, Ecn::ACCELERATE);
+        assert_eq!(q.state().tokens, 4.0, "min(4 + 1, 5) − 1");
+    }
+
+    #[test]
+    fn marks_count_every_accelerate_turned_into_a_brake() {
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let t = Time::from_millis(100);
+        // A 100-packet queue at 12 Mbit/s is 100 ms: x − d_t = 50 ms, tr = 0.98μ − μ·50/133 > 0.
+        for i in 0..250 {
+            q.enqueue(t, accel(i)).unwrap();
+        }
+        let mut brakes = 0;
+        while let Some(p) = q.dequeue(t, link(12.0), &mut d) {
+            if p.ecn == Ecn::BRAKE {
+                brakes += 1;
+            }
+        }
+        assert!(brakes > 0 && brakes < 250, "{brakes}");
+        assert_eq!(q.stats().marked, brakes);
+        assert_eq!(q.stats().dequeued, 250);
+    }
+
+    #[test]
+    fn no_capacity_means_infinite_delay_and_no_accelerates() {
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        let mut d = Vec::new();
+        let t = Time::from_millis(100);
+        q.enqueue(t, accel(0)).unwrap();
+        assert_eq!(q.dequeue(t, link(0.0), &mut d).unwrap().ecn, Ecn::BRAKE);
+        let s = q.state();
+        assert_eq!((s.mu, s.x, s.tr, s.f, s.tokens), (0.0, f64::INFINITY, 0.0, 0.0, 0.0), "{s:?}");
+    }
+
+    #[test]
+    fn sojourn_delay_source_uses_the_packets_wait() {
+        let mut q = router(|c| c.delay_source = DelaySource::Sojourn);
+        let mut d = Vec::new();
+        q.enqueue(Time::from_millis(10), accel(0)).unwrap();
+        q.enqueue(Time::from_millis(10), accel(1)).unwrap();
+        q.dequeue(Time::from_millis(80), link(12.0), &mut d).unwrap();
+        let s = q.state();
+        assert_eq!(s.x, 0.07);
+        // 70 ms waited: 20 ms over d_t.
+        assert_eq!(s.tr, q.target_rate(1.5e6, 0.07));
+        assert_eq!(s.tr, 0.98 * 1.5e6 - 1.5e6 / 0.133 * (0.07 - 0.05));
+    }
+
+    #[test]
+    fn target_rate_is_eta_mu_up_to_dt_and_brakes_past_it() {
+        let q = router(|c| {
+            c.eta = 0.5;
+            c.delta = Dur::from_millis(100);
+            c.dt = Dur::from_millis(40);
+        });
+        assert_eq!(q.target_rate(1000.0, 0.0), 500.0);
+        assert_eq!(q.target_rate(1000.0, 0.04), 500.0);
+        // 60 ms above d_t drains μ·0.06/0.1 = 600.
+        assert!((q.target_rate(1000.0, 0.1) - (500.0 - 600.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn config_from_values_and_validation() {
+        let given = |k: &str, v: crate::params::Value| {
+            let g = crate::params::Given::from([(k.to_string(), v)]);
+            AbcRouterConfig::from_values(&ABC.values(&g, "q").unwrap())
+        };
+        use crate::params::Value::Word;
+        assert_eq!(given("rate_source", Word("enqueue".into())).rate_source, RateSource::Enqueue);
+        assert_eq!(given("rate_source", Word("dequeue".into())).rate_source, RateSource::Dequeue);
+        assert_eq!(given("delay_source", Word("sojourn".into())).delay_source, DelaySource::Sojourn);
+        assert_eq!(given("delay_source", Word("qlen".into())).delay_source, DelaySource::QueueLength);
+        let d = AbcRouterConfig::default();
+        assert_eq!(
+            (d.eta, d.delta, d.dt, d.window, d.token_limit, d.limit),
+            (0.98, Dur::from_millis(133), Dur::from_millis(50), Dur::from_millis(20), 5.0, Limit::Packets(250))
+        );
+        assert!(d.validate("q").is_ok());
+        let key = |f: fn(&mut AbcRouterConfig)| {
+            let mut c = AbcRouterConfig::default();
+            f(&mut c);
+            match c.validate("hops[0].queue") {
+                Err(Error::Param { key, .. }) => key,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(key(|c| c.eta = 0.0), "hops[0].queue.eta");
+        assert_eq!(key(|c| c.eta = -0.5), "hops[0].queue.eta");
+        assert_eq!(key(|c| c.eta = 1.01), "hops[0].queue.eta");
+        assert_eq!(key(|c| c.eta = f64::NAN), "hops[0].queue.eta");
+        assert_eq!(key(|c| c.eta = f64::INFINITY), "hops[0].queue.eta");
+        assert_eq!(key(|c| c.delta = Dur::ZERO), "hops[0].queue.delta");
+        assert_eq!(key(|c| c.window = Dur::ZERO), "hops[0].queue.window");
+        assert_eq!(key(|c| c.token_limit = f64::INFINITY), "hops[0].queue.token_limit");
+        assert_eq!(key(|c| c.token_limit = 0.999), "hops[0].queue.token_limit");
+        let mut edge = AbcRouterConfig { eta: 1.0, token_limit: 1.0, ..d };
+        edge.delta = Dur(1);
+        edge.window = Dur(1);
+        assert!(edge.validate("q").is_ok());
+    }
+
+    #[test]
+    fn queue_interface_reports_the_router() {
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        assert_eq!(q.name(), "abc");
+        assert_eq!(q.capacity_window(), Some(Dur::from_millis(20)));
+        q.enqueue(Time::ZERO, accel(0)).unwrap();
+        q.enqueue(Time::ZERO, accel(1)).unwrap();
+        assert_eq!((q.len_packets(), q.len_bytes()), (2, 3000));
+        q.dequeue(Time::from_millis(1), link(1000.0), &mut Vec::new()).unwrap();
+        assert_eq!((q.len_packets(), q.len_bytes()), (1, 1500));
+        assert_eq!(q.gauge(), Some(1.0));
+        assert_eq!(q.gauge(), Some(q.state().f));
+        let s = q.stats();
+        assert_eq!((s.enqueued, s.dequeued, s.max_packets), (2, 1, 2));
+        // Built from the registry row with a byte limit.
+        let g = crate::params::Given::from([("bytes".to_string(), 3000.0.into())]);
+        let mut b = (ABC.build)(&ABC.values(&g, "q").unwrap(), crate::rng::Rng::stream(1, 0));
+        assert_eq!(b.name(), "abc");
+        for i in 0..3 {
+            let r = b.enqueue(Time::ZERO, accel(i));
+            assert_eq!(r.is_ok(), i < 2);
+        }
+    }
+
     /// An ABC-router hop (`queue` fields, `link`) in front of a 12 Mbit/s ACK link, both with
     /// `delay` ms, crossed by `flows` (JSON objects without the paths).
     fn abc_warnings(link: &str, queue: &str, delay: f64, flows: &[&str]) -> Vec<crate::warning::Warning> {
