@@ -290,6 +290,31 @@ macro_rules! registry {
 /// RFC 6817's base-delay history, shared by LEDBAT and PropRate (not a scheme).
 pub mod base_delay;
 
+// The same files as plain (never compiled) `mod` items, so that source walkers that do not expand
+// macros, such as cargo-mutants (docs/mutants.md), find them. Keep in step with `registry!` below.
+#[cfg(any())]
+mod abc;
+#[cfg(any())]
+mod bbr;
+#[cfg(any())]
+mod c2tcp;
+#[cfg(any())]
+mod copa;
+#[cfg(any())]
+mod cubic;
+#[cfg(any())]
+mod fixed;
+#[cfg(any())]
+mod ledbat;
+#[cfg(any())]
+mod newreno;
+#[cfg(any())]
+mod proprate;
+#[cfg(any())]
+mod vegas;
+#[cfg(any())]
+mod westwood;
+
 registry! {
     abc => [ABC, ABC_CUBIC],
     cubic => [CUBIC, CUBIC_ABE],
