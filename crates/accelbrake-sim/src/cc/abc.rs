@@ -21,21 +21,30 @@
 use super::cubic::{Cubic, CubicConfig};
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::error::{Error, Result};
-use crate::params::{Config, Param, Unit, Values};
 use crate::packet::{Echo, MTU};
+use crate::params::{Config, Param, Unit, Values};
 use crate::time::Time;
 
 /// The ABC sender's parameters (keys `abc.<name>`; the router's are the `abc` queue's).
 pub const PARAMS: &[Param] = &[
     Param::real("initial_window", 10.0, Unit::Segments, 1.0, 1e6)
         .doc("initial window (at least min_window)", "Linux initial cwnd, RFC 6928"),
-    Param::real("min_window", 6.0, Unit::Segments, 1.0, 1e6)
-        .doc("smallest window brakes can reach", "artifact tcp_abc.c: brakes only while w > 5 + n"),
-    Param::flag("additive_increase", true).doc("Eq. 3's additive increase (off: the Fig. 3a ablation)", "ABC paper §3.1.3 Eq. 3"),
-    Param::flag("ai_per_segment", false)
-        .doc("additive increase n/w per ACK of n segments instead of 1/w per ACK", "ABC paper Eq. 3 (\"on each ACK\")"),
-    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 1e6)
-        .doc("pacing rate = gain·w/RTT (0: no pacing)", "artifact tcp_abc.c: w·100·29e6/rtt_us ≈ 2·w·MSS/RTT"),
+    Param::real("min_window", 6.0, Unit::Segments, 1.0, 1e6).doc(
+        "smallest window brakes can reach",
+        "artifact tcp_abc.c: brakes only while w > 5 + n",
+    ),
+    Param::flag("additive_increase", true).doc(
+        "Eq. 3's additive increase (off: the Fig. 3a ablation)",
+        "ABC paper §3.1.3 Eq. 3",
+    ),
+    Param::flag("ai_per_segment", false).doc(
+        "additive increase n/w per ACK of n segments instead of 1/w per ACK",
+        "ABC paper Eq. 3 (\"on each ACK\")",
+    ),
+    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 1e6).doc(
+        "pacing rate = gain·w/RTT (0: no pacing)",
+        "artifact tcp_abc.c: w·100·29e6/rtt_us ≈ 2·w·MSS/RTT",
+    ),
 ];
 
 /// ABC's sender over an ABC router.
@@ -397,5 +406,221 @@ mod tests {
         let m = a.metrics();
         assert!(m.w_cubic.unwrap() <= before * 0.7 + 1.0, "{m:?}");
         assert!(a.window() <= m.w_cubic.unwrap());
+    }
+
+    #[test]
+    fn plain_abc_reports_its_window_and_paces_only_with_an_rtt_and_a_gain() {
+        let mut a = Abc::new(AbcConfig::default());
+        assert_eq!(a.name(), "abc");
+        assert_eq!(a.pacing_rate(), None, "no RTT sample yet");
+        let mut k = ack(1, Echo::Accelerate);
+        k.rtt = None;
+        a.on_ack(Time::ZERO, &k);
+        let w = 11.0 + 1.0 / 11.0;
+        assert_eq!(a.window(), w);
+        assert_eq!(a.pacing_rate(), None, "still no RTT sample");
+        a.on_ack(Time::ZERO, &ack(0, Echo::None));
+        assert_eq!(a.window(), w, "a duplicate ACK changes nothing");
+        let m = a.metrics();
+        assert_eq!((m.cwnd, m.w_abc, m.w_cubic, m.ssthresh), (w, Some(w), None, None));
+        assert_eq!(m.pacing_rate, Some(2.0 * w * 1500.0 / 0.1));
+        // An ACK that echoes no mark only adds the additive increase.
+        a.on_ack(Time::ZERO, &ack(1, Echo::None));
+        assert_eq!(a.window(), w + 1.0 / w);
+        let mut silent = Abc::new(AbcConfig {
+            pacing_gain: 0.0,
+            ..Default::default()
+        });
+        silent.on_ack(Time::ZERO, &ack(1, Echo::Accelerate));
+        assert_eq!(silent.pacing_rate(), None, "gain 0: no pacing");
+        assert_eq!(pacing(2.0, 10.0, Some(0.0)), None, "a zero RTT gives no rate");
+        assert_eq!(pacing(3.0, 10.0, Some(0.5)), Some(3.0 * 10.0 * 1500.0 / 0.5));
+    }
+
+    #[test]
+    fn brakes_clamp_at_min_window_before_the_additive_increase_is_lost() {
+        let mut a = Abc::new(AbcConfig {
+            initial_window: 7.0,
+            ..Default::default()
+        });
+        // 7 − 3 = 4, plus 1/4, clamped to the minimum 6.
+        a.on_ack(Time::ZERO, &ack(3, Echo::Brake));
+        assert_eq!(a.window(), 6.0);
+        a.on_ack(Time::ZERO, &ack(1, Echo::Accelerate));
+        assert_eq!(a.window(), 7.0 + 1.0 / 7.0);
+        // A window below one segment divides the increase by 1, not by w.
+        let mut tiny = Abc::new(AbcConfig {
+            initial_window: 0.5,
+            min_window: 0.25,
+            ..Default::default()
+        });
+        tiny.on_ack(Time::ZERO, &ack(1, Echo::None));
+        assert_eq!(tiny.window(), 1.5);
+    }
+
+    #[test]
+    fn config_check_needs_the_initial_window_at_least_the_minimum() {
+        let ok = AbcConfig {
+            initial_window: 6.0,
+            min_window: 6.0,
+            ..Default::default()
+        };
+        assert!(ok.check().is_ok());
+        let bad = AbcConfig {
+            initial_window: 5.0,
+            ..ok
+        };
+        match bad.check() {
+            Err(Error::Param { key, msg }) => {
+                assert_eq!(key, "abc.initial_window");
+                assert!(msg.contains("min_window (6)"), "{msg}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let v = AbcConfig::from_params(&mut crate::cc::Params::from([
+            ("initial_window".to_string(), 12.0),
+            ("min_window".to_string(), 3.0),
+            ("additive_increase".to_string(), 0.0),
+            ("ai_per_segment".to_string(), 1.0),
+            ("pacing_gain".to_string(), 1.5),
+        ]))
+        .unwrap();
+        assert_eq!(
+            v,
+            AbcConfig {
+                initial_window: 12.0,
+                min_window: 3.0,
+                additive_increase: false,
+                ai_per_segment: true,
+                pacing_gain: 1.5
+            }
+        );
+    }
+
+    #[test]
+    fn abc_cubic_on_ack_moves_both_windows_exactly_and_caps_at_twice_in_flight() {
+        let mut a = AbcCubic::new(AbcConfig::default(), Time::ZERO);
+        assert_eq!(a.name(), "abc-cubic");
+        assert_eq!(a.pacing_rate(), None);
+        // Accelerate, 1 segment: w_abc = 10 + 1 + 1/11; Cubic slow start: 11. Cap 2·10 = 20.
+        a.on_ack(Time::ZERO, &ack(1, Echo::Accelerate));
+        let w_abc = 11.0 + 1.0 / 11.0;
+        let m = a.metrics();
+        assert_eq!(
+            (m.w_abc, m.w_cubic, m.cwnd, a.window()),
+            (Some(w_abc), Some(11.0), 11.0, 11.0)
+        );
+        assert_eq!((m.ssthresh, m.pacing_rate), (None, Some(2.0 * 11.0 * 1500.0 / 0.1)));
+        // Brake, 2 segments, not window-limited: w_abc falls below w_cubic, which does not grow.
+        let mut k = ack(2, Echo::Brake);
+        k.cwnd_limited = false;
+        k.rtt = Some(Dur::from_millis(50));
+        a.on_ack(Time::from_millis(1), &k);
+        let w_abc = w_abc - 2.0 + 1.0 / (w_abc - 2.0);
+        let m = a.metrics();
+        assert_eq!((m.w_abc, m.w_cubic, a.window()), (Some(w_abc), Some(11.0), w_abc));
+        assert_eq!(a.pacing_rate(), Some(2.0 * w_abc * 1500.0 / 0.05));
+        // Window-limited with 3 in flight: both are capped at max(2·3, min_window 6) = 6.
+        let mut k = ack(1, Echo::Accelerate);
+        k.in_flight = 3;
+        a.on_ack(Time::from_millis(2), &k);
+        let m = a.metrics();
+        assert_eq!((m.w_abc, m.w_cubic, a.window()), (Some(6.0), Some(6.0), 6.0));
+        // The cap is twice the data in flight when that is above min_window.
+        for _ in 0..10 {
+            a.on_ack(Time::from_millis(3), &ack(1, Echo::Accelerate));
+        }
+        let mut k = ack(1, Echo::Accelerate);
+        k.in_flight = 4;
+        a.on_ack(Time::from_millis(4), &k);
+        let m = a.metrics();
+        assert_eq!((m.w_abc, m.w_cubic), (Some(8.0), Some(8.0)));
+    }
+
+    /// The ABC-Cubic ACK for `in_flight` segments that leaves the cap (2·in-flight) out of play.
+    fn cubic_ack(acked: u32, in_recovery: bool) -> AckInfo {
+        AckInfo {
+            in_flight: 10_000,
+            in_recovery,
+            ..ack(acked, Echo::None)
+        }
+    }
+
+    #[test]
+    fn abc_cubic_hands_every_loss_event_to_its_cubic_window() {
+        // w_cubic is exactly a Linux Cubic driven by the same events: RTO, spurious-RTO undo,
+        // recovery exit and the idle restart on sending all reach it.
+        let mut a = AbcCubic::new(
+            AbcConfig {
+                initial_window: 1000.0,
+                ..Default::default()
+            },
+            Time::ZERO,
+        );
+        let mut r = Cubic::new(CubicConfig::default(), Time::ZERO);
+        let ms = Time::from_millis;
+        let same = |a: &AbcCubic, r: &Cubic, at: &str| {
+            let m = a.metrics();
+            assert_eq!(m.w_cubic, Some(r.window()), "{at}");
+            assert_eq!(m.ssthresh, r.ssthresh(), "{at}");
+            assert_eq!(a.window(), r.window().min(m.w_abc.unwrap()), "{at}");
+        };
+        for i in 0..30 {
+            a.on_sent(ms(i), 10);
+            r.on_sent(ms(i), 10);
+            a.on_ack(ms(i), &cubic_ack(1, false));
+            r.on_ack(ms(i), &cubic_ack(1, false));
+        }
+        same(&a, &r, "slow start");
+        assert_eq!(r.window(), 40.0);
+        a.on_congestion_event(ms(100), CongestionKind::Loss, 10_000);
+        r.on_congestion_event(ms(100), CongestionKind::Loss, 10_000);
+        same(&a, &r, "loss");
+        assert_eq!((r.window(), r.ssthresh()), (28.0, Some(28.0)));
+        a.on_recovery_exit(ms(200));
+        r.on_recovery_exit(ms(200));
+        for i in 0..40 {
+            let t = ms(200 + 5 * i);
+            a.on_sent(t, 20);
+            r.on_sent(t, 20);
+            a.on_ack(t, &cubic_ack(1, false));
+            r.on_ack(t, &cubic_ack(1, false));
+        }
+        same(&a, &r, "congestion avoidance");
+        // Two seconds idle, then sending restarts with an empty pipe: the epoch shifts.
+        let mut idle_unaware = r.clone();
+        for (t, in_flight) in [(ms(400), 1), (ms(2400), 0)] {
+            a.on_sent(t, in_flight);
+            r.on_sent(t, in_flight);
+        }
+        for i in 0..30 {
+            let t = ms(2400 + 10 * i);
+            a.on_ack(t, &cubic_ack(1, false));
+            r.on_ack(t, &cubic_ack(1, false));
+            idle_unaware.on_ack(t, &cubic_ack(1, false));
+        }
+        same(&a, &r, "after idle");
+        assert!(idle_unaware.window() > r.window(), "the idle restart must matter here");
+        // An RTO after the recovery ended recomputes ssthresh (it would keep it during recovery).
+        let before = r.window();
+        a.on_rto(ms(3000), 5);
+        r.on_rto(ms(3000), 5);
+        same(&a, &r, "RTO");
+        assert_eq!(a.window(), 1.0);
+        assert_eq!(r.ssthresh(), Some(((before as u64 * 717 / 1024) as f64).max(2.0)));
+        a.on_spurious_rto(ms(3100));
+        r.on_spurious_rto(ms(3100));
+        same(&a, &r, "undo");
+        assert_eq!(r.window(), before);
+        // During fast recovery (no exit yet) an RTO keeps ssthresh.
+        a.on_congestion_event(ms(3200), CongestionKind::Loss, 10_000);
+        r.on_congestion_event(ms(3200), CongestionKind::Loss, 10_000);
+        let kept = r.ssthresh();
+        a.on_ack(ms(3250), &cubic_ack(1, true));
+        r.on_ack(ms(3250), &cubic_ack(1, true));
+        a.on_rto(ms(3300), 5);
+        r.on_rto(ms(3300), 5);
+        same(&a, &r, "RTO in recovery");
+        assert_eq!(r.ssthresh(), kept);
     }
 }

@@ -22,9 +22,9 @@
 //! * Tokens start at 0 (Algorithm 1); the artifact starts at 5.
 
 use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
-use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
+use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -75,17 +75,23 @@ pub const PARAMS: &[Param] = &[
     Param::real("eta", 0.98, Unit::None, 0.0, 1.0)
         .open(true, false)
         .doc("η, target utilisation", "ABC paper §7.2; artifact literal 0.98"),
-    Param::real("delta_ms", 133.0, Unit::Ms, 1e-3, 1e7)
-        .doc("δ, time to drain the excess queue", "ABC paper §7.2 (and §3.1.4: for a 100 ms RTT); artifact exp.sh"),
+    Param::real("delta_ms", 133.0, Unit::Ms, 1e-3, 1e7).doc(
+        "δ, time to drain the excess queue",
+        "ABC paper §7.2 (and §3.1.4: for a 100 ms RTT); artifact exp.sh",
+    ),
     Param::real("dt_ms", 50.0, Unit::Ms, 0.0, 1e7)
         .doc("d_t, queueing-delay threshold", "artifact exp.sh qdelay_ref = 50")
         .aliases(&["qdelay_ref"]),
     Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7).doc("T, window for measuring μ and cr", "artifact: 20 ms"),
     Param::real("token_limit", 5.0, Unit::None, 1.0, 1e6).doc("token bucket limit (Algorithm 1)", "artifact: 5"),
-    Param::choice("rate_source", "dequeue", &["dequeue", "enqueue"])
-        .doc("rate Eq. 2 divides by: dequeue (the design) or enqueue (Fig. 2 ablation)", "ABC paper §3.1.2, Fig. 2"),
-    Param::choice("delay_source", "qlen", &["qlen", "sojourn"])
-        .doc("queueing delay x from queue length / μ (artifact) or the packet's sojourn", "artifact; ABC paper §3.1.2"),
+    Param::choice("rate_source", "dequeue", &["dequeue", "enqueue"]).doc(
+        "rate Eq. 2 divides by: dequeue (the design) or enqueue (Fig. 2 ablation)",
+        "ABC paper §3.1.2, Fig. 2",
+    ),
+    Param::choice("delay_source", "qlen", &["qlen", "sojourn"]).doc(
+        "queueing delay x from queue length / μ (artifact) or the packet's sojourn",
+        "artifact; ABC paper §3.1.2",
+    ),
     super::packets_param(BUFFER_PACKETS),
     super::BYTES_PARAM,
 ];
@@ -119,7 +125,11 @@ pub const DELTA_SOURCE: &str = "ABC paper (Goyal et al., NSDI 2020) §3.1.4, The
 ///   flows crossing the hop).
 fn warnings(cx: &crate::warning::QueueContext<'_>) -> Vec<crate::warning::Warning> {
     use crate::warning::{num, Warning};
-    let Some(worst) = cx.flows.iter().filter(|f| f.abc).reduce(|a, b| if b.prop_rtt > a.prop_rtt { b } else { a })
+    let Some(worst) = cx
+        .flows
+        .iter()
+        .filter(|f| f.abc)
+        .reduce(|a, b| if b.prop_rtt > a.prop_rtt { b } else { a })
     else {
         return Vec::new();
     };
@@ -608,12 +618,22 @@ mod tests {
             tokens.push(q.state().tokens);
             assert_eq!(q.state().f, 1.0);
         }
-        assert_eq!(marks, vec![Ecn::BRAKE, Ecn::ACCELERATE, Ecn::ACCELERATE, Ecn::ACCELERATE]);
+        assert_eq!(
+            marks,
+            vec![Ecn::BRAKE, Ecn::ACCELERATE, Ecn::ACCELERATE, Ecn::ACCELERATE]
+        );
         assert_eq!(tokens, vec![1.0, 1.0, 1.0, 1.0]);
         assert_eq!(q.stats().marked, 1, "one accelerate turned into a brake");
         // Brakes pass as brakes and collect tokens without being counted as marks.
         for i in 0..3 {
-            q.enqueue(t, Packet { ecn: Ecn::BRAKE, ..accel(i) }).unwrap();
+            q.enqueue(
+                t,
+                Packet {
+                    ecn: Ecn::BRAKE,
+                    ..accel(i)
+                },
+            )
+            .unwrap();
             assert_eq!(q.dequeue(t, link(1000.0), &mut d).unwrap().ecn, Ecn::BRAKE);
         }
         assert_eq!((q.state().tokens, q.stats().marked), (4.0, 1));
@@ -650,7 +670,11 @@ mod tests {
         q.enqueue(t, accel(0)).unwrap();
         assert_eq!(q.dequeue(t, link(0.0), &mut d).unwrap().ecn, Ecn::BRAKE);
         let s = q.state();
-        assert_eq!((s.mu, s.x, s.tr, s.f, s.tokens), (0.0, f64::INFINITY, 0.0, 0.0, 0.0), "{s:?}");
+        assert_eq!(
+            (s.mu, s.x, s.tr, s.f, s.tokens),
+            (0.0, f64::INFINITY, 0.0, 0.0, 0.0),
+            "{s:?}"
+        );
     }
 
     #[test]
@@ -687,14 +711,33 @@ mod tests {
             AbcRouterConfig::from_values(&ABC.values(&g, "q").unwrap())
         };
         use crate::params::Value::Word;
-        assert_eq!(given("rate_source", Word("enqueue".into())).rate_source, RateSource::Enqueue);
-        assert_eq!(given("rate_source", Word("dequeue".into())).rate_source, RateSource::Dequeue);
-        assert_eq!(given("delay_source", Word("sojourn".into())).delay_source, DelaySource::Sojourn);
-        assert_eq!(given("delay_source", Word("qlen".into())).delay_source, DelaySource::QueueLength);
+        assert_eq!(
+            given("rate_source", Word("enqueue".into())).rate_source,
+            RateSource::Enqueue
+        );
+        assert_eq!(
+            given("rate_source", Word("dequeue".into())).rate_source,
+            RateSource::Dequeue
+        );
+        assert_eq!(
+            given("delay_source", Word("sojourn".into())).delay_source,
+            DelaySource::Sojourn
+        );
+        assert_eq!(
+            given("delay_source", Word("qlen".into())).delay_source,
+            DelaySource::QueueLength
+        );
         let d = AbcRouterConfig::default();
         assert_eq!(
             (d.eta, d.delta, d.dt, d.window, d.token_limit, d.limit),
-            (0.98, Dur::from_millis(133), Dur::from_millis(50), Dur::from_millis(20), 5.0, Limit::Packets(250))
+            (
+                0.98,
+                Dur::from_millis(133),
+                Dur::from_millis(50),
+                Dur::from_millis(20),
+                5.0,
+                Limit::Packets(250)
+            )
         );
         assert!(d.validate("q").is_ok());
         let key = |f: fn(&mut AbcRouterConfig)| {
@@ -714,7 +757,11 @@ mod tests {
         assert_eq!(key(|c| c.window = Dur::ZERO), "hops[0].queue.window");
         assert_eq!(key(|c| c.token_limit = f64::INFINITY), "hops[0].queue.token_limit");
         assert_eq!(key(|c| c.token_limit = 0.999), "hops[0].queue.token_limit");
-        let mut edge = AbcRouterConfig { eta: 1.0, token_limit: 1.0, ..d };
+        let mut edge = AbcRouterConfig {
+            eta: 1.0,
+            token_limit: 1.0,
+            ..d
+        };
         edge.delta = Dur(1);
         edge.window = Dur(1);
         assert!(edge.validate("q").is_ok());
@@ -770,20 +817,37 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         let w = &w[0];
         assert_eq!(w.code, "abc-buffer-below-dt-mu");
-        assert_eq!((w.subject.as_str(), w.parameter.as_str()), ("hops[0]", "hops[0].queue.packets"));
+        assert_eq!(
+            (w.subject.as_str(), w.parameter.as_str()),
+            ("hops[0]", "hops[0].queue.packets")
+        );
         assert_eq!((w.value, w.bound, w.unit), (49.0, 50.0, "packets"));
-        assert!(w.source.contains("§3.1.2") && w.source.contains("NSDI 2020"), "{}", w.source);
-        assert!(w.message.contains("49 packets") && w.message.contains("50 packets"), "{}", w.message);
+        assert!(
+            w.source.contains("§3.1.2") && w.source.contains("NSDI 2020"),
+            "{}",
+            w.source
+        );
+        assert!(
+            w.message.contains("49 packets") && w.message.contains("50 packets"),
+            "{}",
+            w.message
+        );
         assert_eq!(abc_warnings(RATE12, r#", "packets": 50"#, 50.0, &[ABC_FLOW]), vec![]);
         assert_eq!(abc_warnings(RATE12, r#", "packets": 51"#, 50.0, &[ABC_FLOW]), vec![]);
         // d_t scales the bound; a byte limit is compared in bytes.
         let w = abc_warnings(RATE12, r#", "packets": 99, "dt_ms": 100"#, 50.0, &[ABC_FLOW]);
         assert_eq!((w.len(), w[0].bound), (1, 100.0));
         let w = abc_warnings(RATE12, r#", "bytes": 74999"#, 50.0, &[ABC_FLOW]);
-        assert_eq!((w.len(), w[0].parameter.as_str(), w[0].bound, w[0].unit), (1, "hops[0].queue.bytes", 75000.0, "bytes"));
+        assert_eq!(
+            (w.len(), w[0].parameter.as_str(), w[0].bound, w[0].unit),
+            (1, "hops[0].queue.bytes", 75000.0, "bytes")
+        );
         assert_eq!(abc_warnings(RATE12, r#", "bytes": 75000"#, 50.0, &[ABC_FLOW]), vec![]);
         // Without ABC senders the router is a drop-tail queue: nothing to say.
-        assert_eq!(abc_warnings(RATE12, r#", "packets": 5"#, 50.0, &[r#""scheme": "cubic""#]), vec![]);
+        assert_eq!(
+            abc_warnings(RATE12, r#", "packets": 5"#, 50.0, &[r#""scheme": "cubic""#]),
+            vec![]
+        );
     }
 
     #[test]
