@@ -87,6 +87,38 @@ mod tests {
     }
 
     #[test]
+    fn every_row_builds_its_own_controller_and_is_told_apart_in_listings_and_plots() {
+        // A row that inherits fields from another (`..ABC`) must still build its own controller
+        // and carry its own display name, summary and plot style.
+        let mut seen = std::collections::BTreeSet::new();
+        for s in crate::cc::SCHEMES {
+            let v = s.values(&Default::default()).unwrap();
+            let cc = (s.build)(&v, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0)).unwrap();
+            // A row with a preset builds its base scheme's controller (cubic-abe: Cubic).
+            if s.preset.is_empty() {
+                assert_eq!(cc.name(), s.name);
+            }
+            // (Sources may be shared: PropRate's variants come from one paper.)
+            for (what, x) in [("display", s.display), ("summary", s.summary)] {
+                assert!(
+                    seen.insert((what, x.to_string())),
+                    "{}: {what} {x:?} is another row's",
+                    s.name
+                );
+            }
+            // Preset variants (PropRate's L/M/H) share their base scheme's colour and marker.
+            if s.preset.is_empty() {
+                assert!(
+                    seen.insert(("style", format!("{:?}", s.style))),
+                    "{}: style {:?}",
+                    s.name,
+                    s.style
+                );
+            }
+        }
+    }
+
+    #[test]
     fn tables_are_well_formed() {
         let mut all: Vec<(&str, &[Param])> = crate::cc::SCHEMES
             .iter()
