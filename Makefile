@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: demo test install test-rs test-py lint bench bench-ns3 results clean
+.PHONY: demo test install test-rs test-py lint bench bench-ns3 results clean mutants mutants-diff
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,16 @@ results: install
 bench:
 	$(PYTHON) scripts/bench.py --long
 	cargo bench -p accelbrake-sim --bench core
+
+# Mutation testing of the core with cargo-mutants (installed from crates.io on first use), not part
+# of `make test` (docs/mutants.md): `mutants` runs every core file (hours on 2 cores; FILES="queue/abc.rs
+# cc/abc.rs" for some), `mutants-diff` only the core lines changed since the merge base with BASE
+# (default: main, or the last landed change when on main), stopped after MUTANTS_BUDGET s (1200).
+mutants:
+	scripts/mutants.sh $(FILES)
+
+mutants-diff:
+	scripts/mutants.sh --in-diff $(BASE)
 
 bench-ns3: install
 	$(BIN)/python scripts/ns3_compare.py

@@ -21,30 +21,21 @@
 use super::cubic::{Cubic, CubicConfig};
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::error::{Error, Result};
-use crate::packet::{Echo, MTU};
 use crate::params::{Config, Param, Unit, Values};
+use crate::packet::{Echo, MTU};
 use crate::time::Time;
 
 /// The ABC sender's parameters (keys `abc.<name>`; the router's are the `abc` queue's).
 pub const PARAMS: &[Param] = &[
     Param::real("initial_window", 10.0, Unit::Segments, 1.0, 1e6)
         .doc("initial window (at least min_window)", "Linux initial cwnd, RFC 6928"),
-    Param::real("min_window", 6.0, Unit::Segments, 1.0, 1e6).doc(
-        "smallest window brakes can reach",
-        "artifact tcp_abc.c: brakes only while w > 5 + n",
-    ),
-    Param::flag("additive_increase", true).doc(
-        "Eq. 3's additive increase (off: the Fig. 3a ablation)",
-        "ABC paper §3.1.3 Eq. 3",
-    ),
-    Param::flag("ai_per_segment", false).doc(
-        "additive increase n/w per ACK of n segments instead of 1/w per ACK",
-        "ABC paper Eq. 3 (\"on each ACK\")",
-    ),
-    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 1e6).doc(
-        "pacing rate = gain·w/RTT (0: no pacing)",
-        "artifact tcp_abc.c: w·100·29e6/rtt_us ≈ 2·w·MSS/RTT",
-    ),
+    Param::real("min_window", 6.0, Unit::Segments, 1.0, 1e6)
+        .doc("smallest window brakes can reach", "artifact tcp_abc.c: brakes only while w > 5 + n"),
+    Param::flag("additive_increase", true).doc("Eq. 3's additive increase (off: the Fig. 3a ablation)", "ABC paper §3.1.3 Eq. 3"),
+    Param::flag("ai_per_segment", false)
+        .doc("additive increase n/w per ACK of n segments instead of 1/w per ACK", "ABC paper Eq. 3 (\"on each ACK\")"),
+    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 1e6)
+        .doc("pacing rate = gain·w/RTT (0: no pacing)", "artifact tcp_abc.c: w·100·29e6/rtt_us ≈ 2·w·MSS/RTT"),
 ];
 
 /// ABC's sender over an ABC router.

@@ -48,8 +48,8 @@
 
 use super::newreno::{INITIAL_WINDOW, INITIAL_WINDOW_PARAM};
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, RateSample, Scheme};
-use crate::packet::{MSS, MTU};
 use crate::params::{Config, Param, Unit, Values};
+use crate::packet::{MSS, MTU};
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 
@@ -408,11 +408,7 @@ impl Bbr {
     /// `bbr_bw_to_pacing_rate`: bytes/s for `bw` bytes/s at `gain`, less the margin (none
     /// before Linux 4.20).
     fn bw_to_pacing_rate(&self, bw: f64, gain: f64) -> f64 {
-        let margin = if self.cfg.kernel4 {
-            0.0
-        } else {
-            self.cfg.pacing_margin_percent
-        };
+        let margin = if self.cfg.kernel4 { 0.0 } else { self.cfg.pacing_margin_percent };
         bw * gain * (100.0 - margin) / 100.0
     }
 
@@ -1145,10 +1141,7 @@ mod tests {
 
     #[test]
     fn kernel4_refreshes_min_rtt_on_equal_samples_without_margin_or_phase0_bonus() {
-        let cfg = BbrConfig {
-            kernel4: true,
-            ..BbrConfig::default()
-        };
+        let cfg = BbrConfig { kernel4: true, ..BbrConfig::default() };
         let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(5, 0));
         let mut d = Drive::default();
         let bw = per_rtt(10.0);
@@ -1183,10 +1176,7 @@ mod tests {
 
     #[test]
     fn lt_bw_paces_at_the_policed_rate_after_two_lossy_intervals_then_reprobes() {
-        let cfg = BbrConfig {
-            lt_bw: true,
-            ..BbrConfig::default()
-        };
+        let cfg = BbrConfig { lt_bw: true, ..BbrConfig::default() };
         let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(5, 0));
         let mut d = Drive::default();
         let bw = per_rtt(10.0);

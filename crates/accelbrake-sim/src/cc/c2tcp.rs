@@ -68,9 +68,9 @@
 
 use super::cubic::{self, Cubic, CubicConfig};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::params::{Config, Param, Unit, Values};
 use crate::codel_law::{control_law_rec_inv_sqrt, newton_step};
 use crate::error::{Error, Result};
-use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time, NS_PER_MS};
 
 /// Fixed-point scale of α (reference `TCP_C2TCP_X_SCALE` = 100; tuner `target_ratio`).
@@ -123,33 +123,22 @@ pub struct C2tcpConfig {
 
 /// C2TCP's own parameters (keys `c2tcp.<name>`); Cubic's follow them (also as `c2tcp.<name>`).
 pub const PARAMS: &[Param] = &[
-    Param::whole("target_ms", TARGET_MS as u64, Unit::Ms, 0, MAX_MS as u64).doc(
-        "the application's Target average delay, whole ms (0: 2 × minRTT)",
-        "C2TCP paper §VII; author's README",
-    ),
-    Param::real("alpha_init", ALPHA_INIT, Unit::None, 0.01, 1000.0).doc(
-        "initial α (resolution 0.01), within [alpha_min, alpha_max]",
-        "C2TCP author's tuner",
-    ),
-    Param::real("alpha_min", ALPHA_MIN, Unit::None, 0.01, 1000.0)
-        .doc("smallest α the tuner sets", "C2TCP author's tuner"),
-    Param::real("alpha_max", ALPHA_MAX, Unit::None, 0.01, 1000.0)
-        .doc("largest α the tuner sets", "C2TCP author's tuner"),
+    Param::whole("target_ms", TARGET_MS as u64, Unit::Ms, 0, MAX_MS as u64)
+        .doc("the application's Target average delay, whole ms (0: 2 × minRTT)", "C2TCP paper §VII; author's README"),
+    Param::real("alpha_init", ALPHA_INIT, Unit::None, 0.01, 1000.0)
+        .doc("initial α (resolution 0.01), within [alpha_min, alpha_max]", "C2TCP author's tuner"),
+    Param::real("alpha_min", ALPHA_MIN, Unit::None, 0.01, 1000.0).doc("smallest α the tuner sets", "C2TCP author's tuner"),
+    Param::real("alpha_max", ALPHA_MAX, Unit::None, 0.01, 1000.0).doc("largest α the tuner sets", "C2TCP author's tuner"),
     Param::real("interval_ms", 100.0, Unit::Ms, 0.0, MAX_MS)
         .open(true, false)
         .unset()
-        .doc(
-            "fixed detector interval (unset: the setpoint, as the kernel patch)",
-            "C2TCP JSAC kernel patch",
-        ),
+        .doc("fixed detector interval (unset: the setpoint, as the kernel patch)", "C2TCP JSAC kernel patch"),
     Param::real("tuner_period_ms", 500.0, Unit::Ms, 0.0, MAX_MS)
         .open(true, false)
         .doc("tuning cycle", "C2TCP paper §III-D"),
     Param::flag("tuner", true).doc("adjust α from the Target", "C2TCP paper §III-D"),
-    Param::flag("cubic_holdoff", true).doc(
-        "see only the ACKs whose delay sample Cubic keeps (off: every ACK)",
-        "author's tcp_c2tcp module",
-    ),
+    Param::flag("cubic_holdoff", true)
+        .doc("see only the ACKs whose delay sample Cubic keeps (off: every ACK)", "author's tcp_c2tcp module"),
 ];
 
 /// C2TCP on Cubic over drop-tail.
@@ -506,8 +495,8 @@ impl CongestionControl for C2tcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::newreno::tests::{stretch_ack, Flow};
     use crate::cc::Params;
+    use crate::cc::newreno::tests::{stretch_ack, Flow};
 
     const LOSS: CongestionKind = CongestionKind::Loss;
 
@@ -899,10 +888,7 @@ mod tests {
             }
         }
         // Every Cubic parameter is also a C2TCP parameter.
-        let names: Vec<&str> = C2tcpConfig::TABLES
-            .iter()
-            .flat_map(|t| t.iter().map(|p| p.name))
-            .collect();
+        let names: Vec<&str> = C2tcpConfig::TABLES.iter().flat_map(|t| t.iter().map(|p| p.name)).collect();
         for p in cubic::PARAMS {
             assert!(names.contains(&p.name), "{}", p.name);
         }
@@ -952,11 +938,7 @@ mod tests {
         assert_eq!(w.parameter, "flows[1].params.target_ms");
         assert_eq!((w.value, w.bound, w.unit), (99.0, 100.0, "ms"));
         assert!(w.source.contains("§III-B") && w.source.contains("JSAC"), "{}", w.source);
-        assert!(
-            w.message.contains("99 ms") && w.message.contains("100 ms"),
-            "{}",
-            w.message
-        );
+        assert!(w.message.contains("99 ms") && w.message.contains("100 ms"), "{}", w.message);
         // At the bound and above it: none.
         assert_eq!(c2tcp_warnings(r#"{"target_ms": 100}"#, 0.0), vec![]);
         assert_eq!(c2tcp_warnings(r#"{"target_ms": 101}"#, 0.0), vec![]);

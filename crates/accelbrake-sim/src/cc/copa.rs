@@ -70,8 +70,8 @@
 //!   retransmits; here the window bounds the RFC 6675 pipe and lost segments are retransmitted.
 
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
-use crate::packet::MTU;
 use crate::params::{Config, Param, Unit, Values};
+use crate::packet::MTU;
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -128,23 +128,15 @@ pub struct CopaConfig {
 pub const PARAMS: &[Param] = &[
     Param::real("delta", DEFAULT_DELTA, Unit::None, 0.0, 1.0)
         .open(true, false)
-        .doc(
-            "δ in default mode, its cap in competitive mode",
-            "Copa paper (NSDI 2018) §2; genericCC",
-        ),
-    Param::flag("competitive", true).doc(
-        "switch to competitive mode when the queue does not empty (off: constant δ)",
-        "Copa paper §2.2; genericCC 'auto'",
-    ),
-    Param::whole("velocity_rtts", 2, Unit::None, 1, 1000).doc(
-        "RTTs in one direction before the velocity doubles (paper §2.2 says 3)",
-        "genericCC reference code",
-    ),
-    Param::real("initial_window", INITIAL_WINDOW, Unit::Packets, MIN_WINDOW, 1e6).doc("initial window", "genericCC"),
-    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 100.0).doc(
-        "pacing rate over cwnd/RTTstanding (0: no pacing)",
-        "Copa paper §2.1 (pace at 2·cwnd/RTT)",
-    ),
+        .doc("δ in default mode, its cap in competitive mode", "Copa paper (NSDI 2018) §2; genericCC"),
+    Param::flag("competitive", true)
+        .doc("switch to competitive mode when the queue does not empty (off: constant δ)", "Copa paper §2.2; genericCC 'auto'"),
+    Param::whole("velocity_rtts", 2, Unit::None, 1, 1000)
+        .doc("RTTs in one direction before the velocity doubles (paper §2.2 says 3)", "genericCC reference code"),
+    Param::real("initial_window", INITIAL_WINDOW, Unit::Packets, MIN_WINDOW, 1e6)
+        .doc("initial window", "genericCC"),
+    Param::real("pacing_gain", 2.0, Unit::None, 0.0, 100.0)
+        .doc("pacing rate over cwnd/RTTstanding (0: no pacing)", "Copa paper §2.1 (pace at 2·cwnd/RTT)"),
 ];
 
 /// Copa over drop-tail.

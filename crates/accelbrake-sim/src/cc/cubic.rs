@@ -32,10 +32,7 @@
 //! - During fast recovery the window is held at ssthresh (no PRR); after an RTO it slow-starts
 //!   although `AckInfo::in_recovery` is set, because Linux's `TCP_CA_Loss` is not a reduction state.
 
-use super::newreno::{
-    reported_ssthresh, tcp_cong_avoid_ai, tcp_slow_start, tcp_undo_cwnd_reduction, ABE_SLOW_START_PARAM,
-    INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH,
-};
+use super::newreno::{ABE_SLOW_START_PARAM, INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_cong_avoid_ai, tcp_slow_start, tcp_undo_cwnd_reduction};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::error::{Error, Result};
 use crate::params::{Config, Param, Unit, Values};
@@ -106,56 +103,23 @@ pub const PARAMS: &[Param] = &[
     INITIAL_WINDOW_PARAM,
     Param::real("beta", BETA_CUBIC, Unit::None, 0.0, 1.0)
         .open(true, true)
-        .doc(
-            "multiplicative decrease (used at 1/1024 resolution, as Linux)",
-            "tcp_cubic.c beta = 717/1024; RFC 9438 §4.6",
-        ),
-    Param::real("c", C_CUBIC, Unit::None, 0.0, 1e6).open(true, false).doc(
-        "cubic scaling constant, segments/s³",
-        "RFC 9438 §5 (tcp_cubic.c bic_scale = 41)",
-    ),
-    Param::flag("fast_convergence", true).doc(
-        "release bandwidth faster when the maximum shrinks",
-        "RFC 9438 §4.7; tcp_cubic.c",
-    ),
-    Param::flag("tcp_friendliness", true).doc(
-        "never grow slower than an emulated Reno flow",
-        "RFC 9438 §4.3; tcp_cubic.c",
-    ),
+        .doc("multiplicative decrease (used at 1/1024 resolution, as Linux)", "tcp_cubic.c beta = 717/1024; RFC 9438 §4.6"),
+    Param::real("c", C_CUBIC, Unit::None, 0.0, 1e6)
+        .open(true, false)
+        .doc("cubic scaling constant, segments/s³", "RFC 9438 §5 (tcp_cubic.c bic_scale = 41)"),
+    Param::flag("fast_convergence", true).doc("release bandwidth faster when the maximum shrinks", "RFC 9438 §4.7; tcp_cubic.c"),
+    Param::flag("tcp_friendliness", true).doc("never grow slower than an emulated Reno flow", "RFC 9438 §4.3; tcp_cubic.c"),
     Param::flag("hystart", true).doc("hybrid slow start", "Ha & Rhee 2011; tcp_cubic.c hystart = 1"),
-    Param::whole(
-        "hystart_detect",
-        (HYSTART_ACK_TRAIN | HYSTART_DELAY) as u64,
-        Unit::None,
-        0,
-        3,
-    )
-    .doc(
-        "HyStart detectors, bit set: 1 ACK train, 2 delay increase",
-        "tcp_cubic.c hystart_detect = 3",
-    ),
-    Param::whole(
-        "hystart_low_window",
-        HYSTART_LOW_WINDOW as u64,
-        Unit::Segments,
-        0,
-        u32::MAX as u64,
-    )
-    .doc(
-        "HyStart acts only from this window on",
-        "tcp_cubic.c hystart_low_window = 16",
-    ),
-    Param::real("hystart_ack_delta_ms", 2.0, Unit::Ms, 0.0, 1000.0).doc(
-        "largest ACK spacing within an ACK train",
-        "tcp_cubic.c hystart_ack_delta_us = 2000",
-    ),
+    Param::whole("hystart_detect", (HYSTART_ACK_TRAIN | HYSTART_DELAY) as u64, Unit::None, 0, 3)
+        .doc("HyStart detectors, bit set: 1 ACK train, 2 delay increase", "tcp_cubic.c hystart_detect = 3"),
+    Param::whole("hystart_low_window", HYSTART_LOW_WINDOW as u64, Unit::Segments, 0, u32::MAX as u64)
+        .doc("HyStart acts only from this window on", "tcp_cubic.c hystart_low_window = 16"),
+    Param::real("hystart_ack_delta_ms", 2.0, Unit::Ms, 0.0, 1000.0)
+        .doc("largest ACK spacing within an ACK train", "tcp_cubic.c hystart_ack_delta_us = 2000"),
     Param::real("beta_ecn", 0.85, Unit::None, 0.0, 1.0)
         .open(true, false)
         .unset()
-        .doc(
-            "ABE decrease on an ECN echo (unset: answered like a loss, as Linux; cubic-abe: 0.85)",
-            "RFC 8511; ABE paper's Cubic value 0.85",
-        ),
+        .doc("ABE decrease on an ECN echo (unset: answered like a loss, as Linux; cubic-abe: 0.85)", "RFC 8511; ABE paper's Cubic value 0.85"),
     ABE_SLOW_START_PARAM,
 ];
 
@@ -249,10 +213,7 @@ impl Config for CubicConfig {
         } else {
             Err(Error::Param {
                 key: format!("{}.beta", Self::PREFIX),
-                msg: format!(
-                    "got {}; expected a number in (0, 1) (resolution 1/1024), e.g. 0.7",
-                    self.beta
-                ),
+                msg: format!("got {}; expected a number in (0, 1) (resolution 1/1024), e.g. 0.7", self.beta),
             })
         }
     }
@@ -659,8 +620,8 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::newreno::tests::{stretch_ack, Flow};
     use crate::cc::Params;
+    use crate::cc::newreno::tests::{stretch_ack, Flow};
     use crate::error::Error;
 
     const RTT: Dur = Dur::from_millis(100);

@@ -18,10 +18,7 @@ use crate::time::{Dur, Time};
 /// The parameters (keys `fixed.<name>`).
 pub const PARAMS: &[Param] = &[
     Param::real("window", 10.0, Unit::Segments, 1.0, 1e6).doc("the constant window", "RFC 6928 initial window"),
-    Param::flag("paced", false).doc(
-        "pace at window·MSS / latest RTT instead of sending in bursts",
-        "our choice",
-    ),
+    Param::flag("paced", false).doc("pace at window·MSS / latest RTT instead of sending in bursts", "our choice"),
 ];
 
 /// The registry row.

@@ -42,9 +42,9 @@
 //!   ACK raises it to MIN_CWND through the per-ACK floor (the pseudo-code as written). A spurious
 //!   RTO (detected by the transport) restores the window from before it; the RFC has no undo.
 
-use super::base_delay::{BaseDelayHistory, Bucketing};
 use super::newreno::LOSS_WINDOW;
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
+use super::base_delay::{BaseDelayHistory, Bucketing};
 use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
@@ -100,9 +100,7 @@ pub const PARAMS: &[Param] = &[
     Param::real("target_ms", TARGET_MS, Unit::Ms, 0.0, MAX_TARGET_MS)
         .open(true, false)
         .doc("TARGET queueing delay (the RFC requires ≤ 100)", "RFC 6817 §2.5"),
-    Param::real("gain", GAIN, Unit::None, 0.0, 1.0)
-        .open(true, false)
-        .doc("GAIN", "RFC 6817 §2.5"),
+    Param::real("gain", GAIN, Unit::None, 0.0, 1.0).open(true, false).doc("GAIN", "RFC 6817 §2.5"),
     Param::real("allowed_increase", ALLOWED_INCREASE, Unit::Segments, 0.0, MAX_WINDOW)
         .open(true, false)
         .doc("ALLOWED_INCREASE", "RFC 6817 §2.5"),
@@ -110,17 +108,8 @@ pub const PARAMS: &[Param] = &[
     Param::real("initial_window", INIT_CWND, Unit::Segments, 1.0, MAX_WINDOW).doc("INIT_CWND", "RFC 6817 §2.5"),
     Param::whole("base_history", BASE_HISTORY as u64, Unit::None, 1, MAX_HISTORY as u64)
         .doc("BASE_HISTORY: one-minute base-delay minima kept", "RFC 6817 §2.5"),
-    Param::whole(
-        "current_filter",
-        CURRENT_FILTER as u64,
-        Unit::None,
-        1,
-        MAX_HISTORY as u64,
-    )
-    .doc(
-        "CURRENT_FILTER: recent samples in the current-delay minimum",
-        "RFC 6817 §2.5.1",
-    ),
+    Param::whole("current_filter", CURRENT_FILTER as u64, Unit::None, 1, MAX_HISTORY as u64)
+        .doc("CURRENT_FILTER: recent samples in the current-delay minimum", "RFC 6817 §2.5.1"),
 ];
 
 /// LEDBAT over drop-tail.
@@ -343,8 +332,8 @@ impl CongestionControl for Ledbat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::newreno::tests::Flow;
     use crate::cc::Params;
+    use crate::cc::newreno::tests::Flow;
     use crate::error::Error;
 
     const RTT: Dur = Dur::from_millis(100);

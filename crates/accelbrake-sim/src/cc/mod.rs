@@ -291,28 +291,40 @@ macro_rules! registry {
 pub mod base_delay;
 
 // The same files as plain (never compiled) `mod` items, so that source walkers that do not expand
-// macros, such as cargo-mutants (docs/mutants.md), find them. Keep in step with `registry!` below.
+// macros, such as cargo-mutants (docs/mutants.md), find them; `rustfmt::skip` keeps `cargo fmt`
+// from formatting them through these items. Keep in step with `registry!` below (a unit test checks).
 #[cfg(any())]
+#[rustfmt::skip]
 mod abc;
 #[cfg(any())]
+#[rustfmt::skip]
 mod bbr;
 #[cfg(any())]
+#[rustfmt::skip]
 mod c2tcp;
 #[cfg(any())]
+#[rustfmt::skip]
 mod copa;
 #[cfg(any())]
+#[rustfmt::skip]
 mod cubic;
 #[cfg(any())]
+#[rustfmt::skip]
 mod fixed;
 #[cfg(any())]
+#[rustfmt::skip]
 mod ledbat;
 #[cfg(any())]
+#[rustfmt::skip]
 mod newreno;
 #[cfg(any())]
+#[rustfmt::skip]
 mod proprate;
 #[cfg(any())]
+#[rustfmt::skip]
 mod vegas;
 #[cfg(any())]
+#[rustfmt::skip]
 mod westwood;
 
 registry! {
@@ -358,4 +370,12 @@ pub fn lookup(name: &str) -> Result<&'static Scheme> {
 pub fn build(scheme: &str, given: &Given, now: Time, rng: Rng) -> Result<Box<dyn CongestionControl>> {
     let s = lookup(scheme)?;
     (s.build)(&s.values(given)?, now, rng)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_scheme_file_is_visible_to_cargo_mutants() {
+        crate::queue::assert_registry_files_are_visible(include_str!("mod.rs"));
+    }
 }

@@ -97,14 +97,8 @@ pub fn reported_ssthresh(ssthresh: u32) -> Option<f64> {
 }
 
 /// The Reno family's initial window, a whole number of segments (RFC 6928: 10).
-pub(crate) const INITIAL_WINDOW_PARAM: Param = Param::whole(
-    "initial_window",
-    INITIAL_WINDOW as u64,
-    Unit::Segments,
-    1,
-    MAX_INITIAL_WINDOW as u64,
-)
-.doc("initial window", "RFC 6928 (Linux TCP_INIT_CWND)");
+pub(crate) const INITIAL_WINDOW_PARAM: Param = Param::whole("initial_window", INITIAL_WINDOW as u64, Unit::Segments, 1, MAX_INITIAL_WINDOW as u64)
+    .doc("initial window", "RFC 6928 (Linux TCP_INIT_CWND)");
 
 /// ABE's slow-start reading, shared by NewReno and Cubic.
 pub(crate) const ABE_SLOW_START_PARAM: Param = Param::flag("abe_slow_start", true).doc(
@@ -115,16 +109,12 @@ pub(crate) const ABE_SLOW_START_PARAM: Param = Param::flag("abe_slow_start", tru
 /// NewReno's parameters (keys `newreno.<name>`).
 pub const PARAMS: &[Param] = &[
     INITIAL_WINDOW_PARAM,
-    Param::real("beta", BETA, Unit::None, 0.0, 1.0).open(true, false).doc(
-        "multiplicative decrease on loss and RTO: ssthresh = max(beta·FlightSize, 2)",
-        "RFC 5681 eq. 4",
-    ),
+    Param::real("beta", BETA, Unit::None, 0.0, 1.0)
+        .open(true, false)
+        .doc("multiplicative decrease on loss and RTO: ssthresh = max(beta·FlightSize, 2)", "RFC 5681 eq. 4"),
     Param::real("beta_ecn", BETA_ECN, Unit::None, 0.0, 1.0)
         .open(true, false)
-        .doc(
-            "multiplicative decrease on an ECN congestion event (ABE: 0.8)",
-            "RFC 3168 §6.1.2; RFC 8511 §3.1",
-        ),
+        .doc("multiplicative decrease on an ECN congestion event (ABE: 0.8)", "RFC 3168 §6.1.2; RFC 8511 §3.1"),
     ABE_SLOW_START_PARAM,
 ];
 

@@ -93,10 +93,10 @@
 //! * After a spurious RTO (not in the paper) ρ is kept and the flow resumes in Drain.
 //! * Sanity bounds, not from the paper: pacing ≥ one MTU per 100 ms, bursts ≤ 10 240 segments.
 
-use super::base_delay::{BaseDelayHistory, Bucketing};
 use super::{AckInfo, CcMetrics, CongestionControl, Marking, Scheme};
-use crate::packet::{MSS, MTU};
+use super::base_delay::{BaseDelayHistory, Bucketing};
 use crate::params::{Config, Param, Unit, Values};
+use crate::packet::{MSS, MTU};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -165,51 +165,25 @@ pub struct PropRateConfig {
 pub const PARAMS: &[Param] = &[
     Param::real("target_ms", 40.0, Unit::Ms, 0.0, 1e4)
         .open(true, false)
-        .doc(
-            "target average buffer delay t̄_buff (presets L/M/H: 20/40/80)",
-            "PropRate paper (CoNEXT 2017) §5",
-        ),
+        .doc("target average buffer delay t̄_buff (presets L/M/H: 20/40/80)", "PropRate paper (CoNEXT 2017) §5"),
     Param::real("lmax_ms", 100.0, Unit::Ms, 0.0, 1e5)
         .open(true, false)
         .doc("maximum tolerable latency L_max", "PropRate paper §3.2"),
     Param::flag("feedback", true).doc("the negative-feedback loop on T", "PropRate paper §3.2"),
-    Param::whole(
-        "initial_burst",
-        INITIAL_BURST as u64,
-        Unit::Segments,
-        1,
-        MAX_BURST as u64,
-    )
-    .doc("first slow-start burst", "PropRate paper §4"),
-    Param::whole(
-        "monitor_burst",
-        MONITOR_BURST as u64,
-        Unit::Segments,
-        2,
-        MAX_BURST as u64,
-    )
-    .doc("Monitor burst n", "not in the paper: our choice"),
-    Param::real("kd_min", KD_MIN, Unit::None, 0.0, 1.0)
-        .open(true, true)
-        .doc("floor of k_d", "not in the paper: our choice"),
+    Param::whole("initial_burst", INITIAL_BURST as u64, Unit::Segments, 1, MAX_BURST as u64)
+        .doc("first slow-start burst", "PropRate paper §4"),
+    Param::whole("monitor_burst", MONITOR_BURST as u64, Unit::Segments, 2, MAX_BURST as u64)
+        .doc("Monitor burst n", "not in the paper: our choice"),
+    Param::real("kd_min", KD_MIN, Unit::None, 0.0, 1.0).open(true, true).doc("floor of k_d", "not in the paper: our choice"),
     Param::real("base_history_s", BASE_HISTORY_S, Unit::S, 0.0, 1e6)
         .open(true, false)
-        .doc(
-            "how long RD_min is remembered",
-            "our choice (LEDBAT-style, RFC 6817 §2.4.2)",
-        ),
-    Param::flag("guard_srtt", false).doc(
-        "size the 2 × BDP guard with the smoothed RTT (wins over guard_target)",
-        "reading of PropRate paper §3.3",
-    ),
-    Param::flag("guard_target", true).doc(
-        "size the 2 × BDP guard at min RTT + t̄_buff (off, with guard_srtt off: min RTT)",
-        "reading of PropRate paper §3.3",
-    ),
-    Param::flag("monitor_rebase", true).doc(
-        "a good Monitor probe resets RD_min to the probe's smallest one-way delay",
-        "PropRate paper §4 (Monitor), §4.1 (risen base delay, cross traffic)",
-    ),
+        .doc("how long RD_min is remembered", "our choice (LEDBAT-style, RFC 6817 §2.4.2)"),
+    Param::flag("guard_srtt", false)
+        .doc("size the 2 × BDP guard with the smoothed RTT (wins over guard_target)", "reading of PropRate paper §3.3"),
+    Param::flag("guard_target", true)
+        .doc("size the 2 × BDP guard at min RTT + t̄_buff (off, with guard_srtt off: min RTT)", "reading of PropRate paper §3.3"),
+    Param::flag("monitor_rebase", true)
+        .doc("a good Monitor probe resets RD_min to the probe's smallest one-way delay", "PropRate paper §4 (Monitor), §4.1 (risen base delay, cross traffic)"),
 ];
 
 /// PropRate over drop-tail (target 40 ms).
@@ -285,9 +259,7 @@ impl PropRateConfig {
     /// preset applied; `None` for other names.
     pub fn preset(scheme: &str) -> Option<PropRateConfig> {
         let row = super::lookup(scheme).ok().filter(|s| s.family == "proprate")?;
-        row.values(&crate::params::Given::new())
-            .ok()
-            .map(|v| PropRateConfig::from_values(&v))
+        row.values(&crate::params::Given::new()).ok().map(|v| PropRateConfig::from_values(&v))
     }
 }
 

@@ -43,10 +43,7 @@
 //! - Reductions use FlightSize (RFC 5681 eq. 4, as the transport reports it), not Linux's cwnd.
 //! - RTT samples are truncated to whole µs (`rtt_us`) like Linux; the `+1` is kept.
 
-use super::newreno::{
-    reported_ssthresh, tcp_reno_cong_avoid, tcp_slow_start, tcp_undo_cwnd_reduction, INFINITE_SSTHRESH,
-    INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH,
-};
+use super::newreno::{INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_reno_cong_avoid, tcp_slow_start, tcp_undo_cwnd_reduction};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::error::{Error, Result};
 use crate::params::{Config, Param, Unit, Values};
@@ -87,18 +84,12 @@ const MAX_DIFF: u64 = 1_000_000;
 /// Vegas's parameters (keys `vegas.<name>`; Linux `tcp_vegas` module parameters).
 pub const PARAMS: &[Param] = &[
     INITIAL_WINDOW_PARAM,
-    Param::whole("alpha", ALPHA as u64, Unit::Segments, 0, MAX_DIFF)
-        .doc("grow while diff < alpha", "tcp_vegas.c alpha = 2"),
-    Param::whole("beta", BETA as u64, Unit::Segments, 0, MAX_DIFF).doc(
-        "shrink while diff > beta; at least alpha (left out: max(4, alpha))",
-        "tcp_vegas.c beta = 4",
-    ),
-    Param::whole("gamma", GAMMA as u64, Unit::Segments, 0, MAX_DIFF)
-        .doc("leave slow start when diff > gamma", "tcp_vegas.c gamma = 1"),
-    Param::flag("diff_by_rtt", false).doc(
-        "divide diff by the round's minimum RTT (Vegas paper) instead of baseRTT (Linux)",
-        "Brakmo & Peterson 1995; Linux tcp_vegas.c",
-    ),
+    Param::whole("alpha", ALPHA as u64, Unit::Segments, 0, MAX_DIFF).doc("grow while diff < alpha", "tcp_vegas.c alpha = 2"),
+    Param::whole("beta", BETA as u64, Unit::Segments, 0, MAX_DIFF)
+        .doc("shrink while diff > beta; at least alpha (left out: max(4, alpha))", "tcp_vegas.c beta = 4"),
+    Param::whole("gamma", GAMMA as u64, Unit::Segments, 0, MAX_DIFF).doc("leave slow start when diff > gamma", "tcp_vegas.c gamma = 1"),
+    Param::flag("diff_by_rtt", false)
+        .doc("divide diff by the round's minimum RTT (Vegas paper) instead of baseRTT (Linux)", "Brakmo & Peterson 1995; Linux tcp_vegas.c"),
 ];
 
 /// Vegas over drop-tail.
@@ -148,10 +139,7 @@ impl Config for VegasConfig {
         } else {
             Err(Error::Param {
                 key: "vegas.beta".into(),
-                msg: format!(
-                    "got {}; expected a whole number of segments ≥ alpha ({})",
-                    self.beta, self.alpha
-                ),
+                msg: format!("got {}; expected a whole number of segments ≥ alpha ({})", self.beta, self.alpha),
             })
         }
     }

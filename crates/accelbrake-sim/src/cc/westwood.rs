@@ -45,13 +45,10 @@
 //!   handled as in Linux).
 //! - On an RTO the window is one segment (Linux: `packets_in_flight + 1`, normally 1).
 
-use super::newreno::{
-    reported_ssthresh, tcp_reno_cong_avoid, tcp_undo_cwnd_reduction, INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM,
-    LOSS_WINDOW, MIN_SSTHRESH,
-};
+use super::newreno::{INFINITE_SSTHRESH, INITIAL_WINDOW_PARAM, LOSS_WINDOW, MIN_SSTHRESH, reported_ssthresh, tcp_reno_cong_avoid, tcp_undo_cwnd_reduction};
 use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
-use crate::packet::MSS;
 use crate::params::{Config, Param, Unit, Values};
+use crate::packet::MSS;
 use crate::time::{Dur, Time};
 
 /// Shortest bandwidth-sampling window (tcp_westwood.c `TCP_WESTWOOD_RTT_MIN = HZ/20`, 50 ms).
@@ -83,14 +80,9 @@ pub const PARAMS: &[Param] = &[
     INITIAL_WINDOW_PARAM,
     Param::real("min_window_ms", 50.0, Unit::Ms, 0.0, MAX_MIN_WINDOW_MS)
         .open(true, false)
-        .doc(
-            "shortest bandwidth-sampling window",
-            "tcp_westwood.c TCP_WESTWOOD_RTT_MIN = HZ/20",
-        ),
-    Param::flag("bw_on_entry", false).doc(
-        "ssthresh = BWE·RTT_min when recovery starts (Westwood papers) instead of at its end (Linux)",
-        "Mascolo et al. 2001; Linux tcp_westwood.c",
-    ),
+        .doc("shortest bandwidth-sampling window", "tcp_westwood.c TCP_WESTWOOD_RTT_MIN = HZ/20"),
+    Param::flag("bw_on_entry", false)
+        .doc("ssthresh = BWE·RTT_min when recovery starts (Westwood papers) instead of at its end (Linux)", "Mascolo et al. 2001; Linux tcp_westwood.c"),
 ];
 
 /// Westwood+ over drop-tail.
@@ -376,8 +368,8 @@ impl CongestionControl for Westwood {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::newreno::tests::Flow;
     use crate::cc::Params;
+    use crate::cc::newreno::tests::Flow;
     use crate::error::Error;
 
     fn westwood() -> Westwood {

@@ -22,9 +22,9 @@
 //! * Tokens start at 0 (Algorithm 1); the artifact starts at 5.
 
 use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
+use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
-use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -75,23 +75,17 @@ pub const PARAMS: &[Param] = &[
     Param::real("eta", 0.98, Unit::None, 0.0, 1.0)
         .open(true, false)
         .doc("η, target utilisation", "ABC paper §7.2; artifact literal 0.98"),
-    Param::real("delta_ms", 133.0, Unit::Ms, 1e-3, 1e7).doc(
-        "δ, time to drain the excess queue",
-        "ABC paper §7.2 (and §3.1.4: for a 100 ms RTT); artifact exp.sh",
-    ),
+    Param::real("delta_ms", 133.0, Unit::Ms, 1e-3, 1e7)
+        .doc("δ, time to drain the excess queue", "ABC paper §7.2 (and §3.1.4: for a 100 ms RTT); artifact exp.sh"),
     Param::real("dt_ms", 50.0, Unit::Ms, 0.0, 1e7)
         .doc("d_t, queueing-delay threshold", "artifact exp.sh qdelay_ref = 50")
         .aliases(&["qdelay_ref"]),
     Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7).doc("T, window for measuring μ and cr", "artifact: 20 ms"),
     Param::real("token_limit", 5.0, Unit::None, 1.0, 1e6).doc("token bucket limit (Algorithm 1)", "artifact: 5"),
-    Param::choice("rate_source", "dequeue", &["dequeue", "enqueue"]).doc(
-        "rate Eq. 2 divides by: dequeue (the design) or enqueue (Fig. 2 ablation)",
-        "ABC paper §3.1.2, Fig. 2",
-    ),
-    Param::choice("delay_source", "qlen", &["qlen", "sojourn"]).doc(
-        "queueing delay x from queue length / μ (artifact) or the packet's sojourn",
-        "artifact; ABC paper §3.1.2",
-    ),
+    Param::choice("rate_source", "dequeue", &["dequeue", "enqueue"])
+        .doc("rate Eq. 2 divides by: dequeue (the design) or enqueue (Fig. 2 ablation)", "ABC paper §3.1.2, Fig. 2"),
+    Param::choice("delay_source", "qlen", &["qlen", "sojourn"])
+        .doc("queueing delay x from queue length / μ (artifact) or the packet's sojourn", "artifact; ABC paper §3.1.2"),
     super::packets_param(BUFFER_PACKETS),
     super::BYTES_PARAM,
 ];
@@ -125,11 +119,7 @@ pub const DELTA_SOURCE: &str = "ABC paper (Goyal et al., NSDI 2020) §3.1.4, The
 ///   flows crossing the hop).
 fn warnings(cx: &crate::warning::QueueContext<'_>) -> Vec<crate::warning::Warning> {
     use crate::warning::{num, Warning};
-    let Some(worst) = cx
-        .flows
-        .iter()
-        .filter(|f| f.abc)
-        .reduce(|a, b| if b.prop_rtt > a.prop_rtt { b } else { a })
+    let Some(worst) = cx.flows.iter().filter(|f| f.abc).reduce(|a, b| if b.prop_rtt > a.prop_rtt { b } else { a })
     else {
         return Vec::new();
     };
@@ -817,37 +807,21 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         let w = &w[0];
         assert_eq!(w.code, "abc-buffer-below-dt-mu");
-        assert_eq!(
-            (w.subject.as_str(), w.parameter.as_str()),
-            ("hops[0]", "hops[0].queue.packets")
-        );
+        assert_eq!((w.subject.as_str(), w.parameter.as_str()), ("hops[0]", "hops[0].queue.packets"));
         assert_eq!((w.value, w.bound, w.unit), (49.0, 50.0, "packets"));
-        assert!(
-            w.source.contains("§3.1.2") && w.source.contains("NSDI 2020"),
-            "{}",
-            w.source
-        );
-        assert!(
-            w.message.contains("49 packets") && w.message.contains("50 packets"),
-            "{}",
-            w.message
-        );
+        assert!(w.source.contains("§3.1.2") && w.source.contains("NSDI 2020"), "{}", w.source);
+        assert!(w.message.contains("49 packets") && w.message.contains("50 packets"), "{}", w.message);
+        assert!(w.message.contains("50 ms × 12 Mbit/s"), "{}", w.message);
         assert_eq!(abc_warnings(RATE12, r#", "packets": 50"#, 50.0, &[ABC_FLOW]), vec![]);
         assert_eq!(abc_warnings(RATE12, r#", "packets": 51"#, 50.0, &[ABC_FLOW]), vec![]);
         // d_t scales the bound; a byte limit is compared in bytes.
         let w = abc_warnings(RATE12, r#", "packets": 99, "dt_ms": 100"#, 50.0, &[ABC_FLOW]);
         assert_eq!((w.len(), w[0].bound), (1, 100.0));
         let w = abc_warnings(RATE12, r#", "bytes": 74999"#, 50.0, &[ABC_FLOW]);
-        assert_eq!(
-            (w.len(), w[0].parameter.as_str(), w[0].bound, w[0].unit),
-            (1, "hops[0].queue.bytes", 75000.0, "bytes")
-        );
+        assert_eq!((w.len(), w[0].parameter.as_str(), w[0].bound, w[0].unit), (1, "hops[0].queue.bytes", 75000.0, "bytes"));
         assert_eq!(abc_warnings(RATE12, r#", "bytes": 75000"#, 50.0, &[ABC_FLOW]), vec![]);
         // Without ABC senders the router is a drop-tail queue: nothing to say.
-        assert_eq!(
-            abc_warnings(RATE12, r#", "packets": 5"#, 50.0, &[r#""scheme": "cubic""#]),
-            vec![]
-        );
+        assert_eq!(abc_warnings(RATE12, r#", "packets": 5"#, 50.0, &[r#""scheme": "cubic""#]), vec![]);
     }
 
     #[test]
@@ -889,5 +863,8 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].message.contains("flows[1]"), "{}", w[0].message);
         assert_eq!(abc_warnings(RATE12, r#", "delta_ms": 107"#, 50.0, &flows), vec![]);
+        // Of two ABC flows with the same largest RTT the message names the first.
+        let w = abc_warnings(RATE12, r#", "delta_ms": 50"#, 50.0, &[ABC_FLOW, ABC_FLOW]);
+        assert!(w[0].message.contains("flows[0]: 100 ms"), "{}", w[0].message);
     }
 }

@@ -29,9 +29,9 @@
 //!   (Linux's signed `codel_time_before`); times are exact nanoseconds, not Linux's 1024-ns units.
 
 use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
+use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
-use crate::params::{Config, Param, Unit, Values};
 use crate::time::{Dur, Time};
 
 /// Default "one packet" threshold: 1514 bytes (Linux `sch_codel.c`: `psched_mtu()` of an Ethernet
@@ -63,18 +63,11 @@ pub struct CodelConfig {
 /// CoDel's parameters (keys `codel.<key>`, fields of a `codel` queue; Linux `sch_codel` defaults).
 pub const PARAMS: &[Param] = &[
     Param::real("target_ms", 5.0, Unit::Ms, 1e-6, 1e7).doc("target sojourn time", "RFC 8289 §4.4"),
-    Param::real("interval_ms", 100.0, Unit::Ms, 1e-6, 1e7).doc(
-        "interval the sojourn must stay above target, base of the control law",
-        "RFC 8289 §4.3",
-    ),
-    Param::whole("mtu", DEFAULT_MTU as u64, Unit::Bytes, 0, 1_000_000).doc(
-        "never drop while at most this many bytes remain queued",
-        "Linux psched_mtu(); RFC 8289 maxpacket",
-    ),
-    Param::flag("ecn", false).doc(
-        "mark ECN-capable packets CE instead of dropping",
-        "Linux codel ecn (off)",
-    ),
+    Param::real("interval_ms", 100.0, Unit::Ms, 1e-6, 1e7)
+        .doc("interval the sojourn must stay above target, base of the control law", "RFC 8289 §4.3"),
+    Param::whole("mtu", DEFAULT_MTU as u64, Unit::Bytes, 0, 1_000_000)
+        .doc("never drop while at most this many bytes remain queued", "Linux psched_mtu(); RFC 8289 maxpacket"),
+    Param::flag("ecn", false).doc("mark ECN-capable packets CE instead of dropping", "Linux codel ecn (off)"),
     super::packets_param(DEFAULT_LIMIT_PACKETS),
     super::BYTES_PARAM,
 ];

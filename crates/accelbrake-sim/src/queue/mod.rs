@@ -142,12 +142,16 @@ macro_rules! registry {
 }
 
 // The same files as plain (never compiled) `mod` items, so that source walkers that do not expand
-// macros, such as cargo-mutants (docs/mutants.md), find them. Keep in step with `registry!` below.
+// macros, such as cargo-mutants (docs/mutants.md), find them; `rustfmt::skip` keeps `cargo fmt`
+// from formatting them through these items. Keep in step with `registry!` below (a unit test checks).
 #[cfg(any())]
+#[rustfmt::skip]
 mod abc;
 #[cfg(any())]
+#[rustfmt::skip]
 mod codel;
 #[cfg(any())]
+#[rustfmt::skip]
 mod pie;
 
 registry! {
@@ -381,9 +385,34 @@ impl Queue for DropTail {
     }
 }
 
+/// The files listed in `source`'s `registry!` block each have a `#[cfg(any())]` `mod` item (so
+/// that cargo-mutants finds them), and no other file has one.
+#[cfg(test)]
+pub(crate) fn assert_registry_files_are_visible(source: &str) {
+    let block = source.split("registry! {").nth(1).expect("a registry! block");
+    let block = &block[..block.find("\n}").expect("the block's end")];
+    let mut listed: Vec<&str> = block
+        .lines()
+        .filter_map(|l| l.split_once("=>").map(|(f, _)| f.trim()))
+        .collect();
+    let mut visible: Vec<&str> = source
+        .split("#[cfg(any())]\n#[rustfmt::skip]\nmod ")
+        .skip(1)
+        .map(|rest| &rest[..rest.find(';').expect("mod item")])
+        .collect();
+    listed.sort_unstable();
+    visible.sort_unstable();
+    assert_eq!(visible, listed, "cfg(any()) mod items and registry! entries differ");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_queue_file_is_visible_to_cargo_mutants() {
+        assert_registry_files_are_visible(include_str!("mod.rs"));
+    }
     use crate::packet::{Ecn, MTU};
 
     fn pkt(seq: u32) -> Packet {

@@ -34,9 +34,9 @@
 //! random decision.
 
 use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
+use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
-use crate::params::{Config, Param, Unit, Values};
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 
@@ -129,23 +129,13 @@ pub const PARAMS: &[Param] = &[
     Param::real("max_burst_ms", 150.0, Unit::Ms, 0.0, 1e7).doc("burst allowance after a reset", "RFC 8033 §4.4"),
     Param::real("alpha", DEFAULT_ALPHA, Unit::PerS, 0.0, 1e6).doc("α, weight of the delay error", "RFC 8033 §4.2"),
     Param::real("beta", DEFAULT_BETA, Unit::PerS, 0.0, 1e6).doc("β, weight of the delay trend", "RFC 8033 §4.2"),
-    Param::flag("ecn", false).doc(
-        "mark ECN-capable packets CE while p ≤ ecn_prob_max",
-        "Linux pie ecn (off)",
-    ),
-    Param::real("ecn_prob_max", DEFAULT_ECN_PROB_MAX, Unit::None, 0.0, 1.0).doc(
-        "largest drop probability at which PIE marks instead of dropping",
-        "RFC 8033 §5.1; Linux",
-    ),
-    Param::flag("derandomize", false).doc(
-        "derandomised drops through the accumulated probability",
-        "RFC 8033 §5.4",
-    ),
+    Param::flag("ecn", false).doc("mark ECN-capable packets CE while p ≤ ecn_prob_max", "Linux pie ecn (off)"),
+    Param::real("ecn_prob_max", DEFAULT_ECN_PROB_MAX, Unit::None, 0.0, 1.0)
+        .doc("largest drop probability at which PIE marks instead of dropping", "RFC 8033 §5.1; Linux"),
+    Param::flag("derandomize", false).doc("derandomised drops through the accumulated probability", "RFC 8033 §5.4"),
     Param::flag("bytemode", false).doc("scale the probability by packet size", "Linux pie bytemode (off)"),
-    Param::flag("dq_rate_estimator", false).doc(
-        "queueing delay from the departure rate instead of timestamps",
-        "RFC 8033 §5.2; Linux dq_rate_estimator",
-    ),
+    Param::flag("dq_rate_estimator", false)
+        .doc("queueing delay from the departure rate instead of timestamps", "RFC 8033 §5.2; Linux dq_rate_estimator"),
     super::packets_param(DEFAULT_LIMIT_PACKETS),
     super::BYTES_PARAM,
 ];

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Mutation testing of the simulator core with cargo-mutants (docs/mutants.md).
+#
+#   scripts/mutants.sh                  every core file below (make mutants; hours on 2 cores)
+#   scripts/mutants.sh FILE...          those files (paths under crates/accelbrake-sim/src/)
+#   scripts/mutants.sh --in-diff [BASE] only mutants on core lines changed since the merge base
+#                                       with BASE (make mutants-diff; see below for the default)
+#
+# Settings are in .cargo/mutants.toml (lib unit tests, `mutants` profile). Environment:
+#   MUTANTS_JOBS      parallel build/test jobs (default 1)
+#   MUTANTS_TIMEOUT   per-mutant test timeout in seconds (default 120)
+#   MUTANTS_BUDGET    wall-clock limit of the whole cargo-mutants run in seconds (default: none;
+#                     the diff mode's default is 1200); over it the run stops and says so
+#   MUTANTS_ALL_TESTS=1  also run the integration tests (slower; catches a few more)
+#   MUTANTS_OUT       output directory (default target/mutants-out)
+# Exit status: cargo-mutants' own (0 all caught, 2 some missed, 3 timeouts, 4 baseline failed);
+# the diff mode exits 0 with a message when the change touches no core source line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SRC=crates/accelbrake-sim/src
+# The core's algorithm and transport code (issue 22), in priority order.
+CORE=(
+    queue/abc.rs cc/abc.rs cc/cubic.rs queue/pie.rs queue/codel.rs queue/mod.rs codel_law.rs
+    cc/newreno.rs cc/bbr.rs cc/copa.rs cc/vegas.rs cc/westwood.rs cc/ledbat.rs cc/c2tcp.rs
+    cc/proprate.rs cc/fixed.rs cc/base_delay.rs cc/mod.rs
+    sender/mod.rs sender/pacer.rs sender/rate.rs sender/rtt.rs sender/scoreboard.rs
+    receiver.rs link.rs sched.rs measure/sketch.rs
+)
+VERSION=27.1.0
+JOBS=${MUTANTS_JOBS:-1}
+OUT=${MUTANTS_OUT:-target/mutants-out}
+
+if ! cargo mutants --version >/dev/null 2>&1; then
+    echo "mutants: installing cargo-mutants $VERSION from crates.io"
+    cargo install cargo-mutants --locked --version "$VERSION"
+fi
+
+args=(-j "$JOBS" --timeout "${MUTANTS_TIMEOUT:-120}" -o "$OUT")
+if [[ -z "${MUTANTS_ALL_TESTS:-}" ]]; then
+    args+=(--cargo-arg=--lib)
+fi
+budget=${MUTANTS_BUDGET:-}
+
+if [[ "${1:-}" == "--in-diff" ]]; then
+    base=${2:-${MUTANTS_BASE:-}}
+    if [[ -z "$base" ]]; then
+        branch=$(git rev-parse --abbrev-ref HEAD)
+        if [[ "$branch" != main ]] && git rev-parse -q --verify main >/dev/null; then
+            base=main
+        elif git rev-parse -q --verify HEAD^1 >/dev/null; then
+            base=HEAD^1 # on main itself: the last change that landed (a merge's first parent)
+        else
+            echo "mutants-diff: no base to compare with; nothing to do"
+            exit 0
+        fi
+    fi
+    mb=$(git merge-base HEAD "$base")
+    mkdir -p "$OUT"
+    diff="$OUT/core.diff"
+    paths=()
+    for f in "${CORE[@]}"; do paths+=("$SRC/$f"); done
+    git diff "$mb" -- "${paths[@]}" >"$diff"
+    if [[ ! -s "$diff" ]]; then
+        echo "mutants-diff: no core source line changed since $(git rev-parse --short "$mb") ($base); nothing to mutate"
+        exit 0
+    fi
+    echo "mutants-diff: mutating the core lines changed since $(git rev-parse --short "$mb") ($base):"
+    git diff --stat "$mb" -- "${paths[@]}" | sed 's/^/  /'
+    args+=(--in-diff "$diff")
+    budget=${budget:-1200}
+    for f in "${CORE[@]}"; do args+=(-f "$SRC/$f"); done
+elif [[ $# -gt 0 ]]; then
+    for f in "$@"; do args+=(-f "$SRC/${f#"$SRC/"}"); done
+else
+    for f in "${CORE[@]}"; do args+=(-f "$SRC/$f"); done
+fi
+
+status=0
+if [[ -n "$budget" ]]; then
+    timeout --signal=INT --kill-after=60 "$budget" cargo mutants "${args[@]}" || status=$?
+    if [[ $status -eq 124 ]]; then
+        echo "mutants: stopped at the time budget of ${budget}s (MUTANTS_BUDGET); the mutants tested so far:"
+    fi
+else
+    cargo mutants "${args[@]}" || status=$?
+fi
+if [[ -f "$OUT/mutants.out/outcomes.json" ]]; then
+    python3 scripts/mutants_table.py "$OUT/mutants.out/outcomes.json" --missed
+fi
+exit "$status"
