@@ -30,7 +30,7 @@ wheel: $(BIN)/python
 	$(BIN)/pip install -q 'maturin>=1.5,<2' ziglang
 	rm -f $(WHEEL_DIR)/accelbrake-*.whl
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/maturin build --release --zig --compatibility manylinux2014 \
-		--interpreter $(BIN)/python --out $(WHEEL_DIR)
+		--strip --interpreter $(BIN)/python --out $(WHEEL_DIR)
 	@ls -l $(WHEEL_DIR)/accelbrake-*.whl
 
 # The main job on bundled data: the ABC paper's headline table (ABC vs Cubic, Cubic+CoDel, Copa, BBR;

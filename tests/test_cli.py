@@ -19,10 +19,12 @@ TIME_FORM = "(like 50 or 50ms (bare numbers are ms))"
 def test_run_writes_outputs_and_prints_the_table(run_cli, tmp_path):
     out = tmp_path / "out"
     png = tmp_path / "x.png"
-    r = run_cli("run", "--scheme", "abc", "--duration", "10", "--out", str(out), "--plot", str(png))
+    r = run_cli(
+        "run", "--scheme", "abc", "--duration", "10", "--out", str(out), "--plot", str(png), "--csv"
+    )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
-    for name in ("summary.json", "metadata.json", "packets.csv", "packets.parquet", "flows_ts.parquet"):
+    for name in ("summary.json", "metadata.json", "flows_ts.csv", "packets.parquet", "flows_ts.parquet"):
         assert (out / name).stat().st_size > 0, name
     assert png.read_bytes().startswith(b"\x89PNG")
     text = r.stdout

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from accelbrake.results import Result
 
-__all__ = ["plot_compare", "plot_run"]
+__all__ = ["plot_compare", "plot_run", "run_figure", "save_figure"]
 
 _FORMATS = ("png", "svg", "pdf")
 #: Scatter points drawn at most per flow (a deterministic subsample beyond).
@@ -83,6 +83,16 @@ def plot_run(
     Returns the path written.
     """
     _format_of(Path(path))
+    return _save(run_figure(result, cwnd=cwnd, title=title), path, dpi)
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 150) -> Path:
+    """Write a figure to ``path`` (``.png``/``.svg``/``.pdf`` by extension), atomically."""
+    return _save(fig, path, dpi)
+
+
+def run_figure(result: Result, *, cwnd: bool = False, title: str | None = None) -> Figure:
+    """The figure :func:`plot_run` writes (see there), not saved: for notebooks (``Result.plot()``)."""
     s = result.summary
     b = result.bottleneck_hop
     flows = s.get("flows", [])
@@ -236,7 +246,7 @@ def plot_run(
             f"p95 per-packet delay {ppd:.0f} ms"
         )
     fig.suptitle(title)
-    return _save(fig, path, dpi)
+    return fig
 
 
 def plot_compare(table: pd.DataFrame, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:

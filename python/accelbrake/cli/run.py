@@ -53,8 +53,10 @@ def register(sub: Any, fmt: Any) -> None:
     out.add_argument(
         "--out",
         metavar="DIR",
-        help="write summary.json, metadata.json, scenario.json and all tables (CSV and Parquet) to DIR",
+        help="write summary.json, metadata.json, scenario.json, summary_table.csv and every table as Parquet "
+        "to DIR",
     )
+    out.add_argument("--csv", action="store_true", help="with --out: write every table as CSV too")
     out.add_argument(
         "--plot",
         metavar="FILE",
@@ -262,6 +264,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if args.memory_budget_mb is not None:
         scenario["memory_budget_mb"] = args.memory_budget_mb
+    if args.csv and not args.out:
+        raise CliError("--csv needs --out DIR (the folder to write the tables to)")
     if args.plot:
         from accelbrake.plots import _format_of
 
@@ -277,7 +281,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(format_warning(w), file=sys.stderr)
     if args.out:
-        out = result.to_dir(args.out)
+        out = result.to_dir(args.out, csv=args.csv)
         print(f"wrote {out}/", file=sys.stderr)
     if args.plot:
         from accelbrake.plots import plot_run
