@@ -14,8 +14,9 @@ ones, variants take the next free ones in matrix order.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -203,11 +204,28 @@ def pareto_frontier(x: Sequence[float], y: Sequence[float]) -> list[int]:
 # Saving
 
 
+#: Also write an SVG beside each PNG (``--svg``); set for the duration of a report by
+#: :func:`svg_output`. PNG only by default: SVGs of the time series are large and slow to write.
+SVG = False
+
+
+@contextlib.contextmanager
+def svg_output(on: bool) -> Iterator[None]:
+    """Within the block, :func:`save` writes an SVG beside each PNG when ``on``."""
+    global SVG
+    before, SVG = SVG, on
+    try:
+        yield
+    finally:
+        SVG = before
+
+
 def save(fig: Figure, stem: Path, dpi: int = 110) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg``; return both paths."""
+    """Write ``stem.png`` (and ``stem.svg`` inside :func:`svg_output(True) <svg_output>`); return the
+    paths."""
     FigureCanvasAgg(fig)
     out = []
-    for fmt in ("png", "svg"):
+    for fmt in ("png", "svg") if SVG else ("png",):
         dest = stem.with_suffix(f".{fmt}")
         with atomic_path(dest) as tmp:
             fig.savefig(
