@@ -41,8 +41,18 @@ demo: install-demo
 	$(BIN)/accelbrake reproduce abc-table --quick --out $(OUT)
 	@echo "demo results and report: $(OUT)/abc-table-quick/ (open $(OUT)/abc-table-quick/report.html)"
 
-# Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest.
-test: install lint test-rs test-py
+# Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest (which builds the
+# wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
+# headless Chromium when there is one: `make chromium` installs it, best effort).
+test: install chromium lint test-rs test-py
+
+# Headless Chromium for the report layout test (tests/test_report_layout.py), from Debian's `chromium`
+# package when apt-get is available and we are root; otherwise that test is skipped with the reason.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } ; } || \
+	echo "make chromium: could not install chromium; the report layout test will be skipped"
 
 test-rs:
 	cargo test --release --workspace --exclude accelbrake-py

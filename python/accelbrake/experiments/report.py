@@ -342,12 +342,13 @@ def _start_jobs(
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1320px;
 padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
 th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right;white-space:nowrap}
-th{background:#f3f3f3}td.l,th.l{text-align:left}
+th{background:#f3f3f3;white-space:normal;vertical-align:bottom;min-width:3.5em}td.l,th.l{text-align:left}
+td.l{white-space:normal;overflow-wrap:anywhere;min-width:6em}
 tr.ni td{color:#888;font-style:italic}tr.differs td{background:#fdeaea}tr.reproduced td{background:#eaf6ea}
 .scroll{overflow-x:auto}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.88em;color:#444}.note{font-size:.88em;color:#555}
