@@ -58,6 +58,7 @@ TABLE_COLUMNS: dict[str, dict[str, str]] = {
         "hop": "<i8",
         "capacity_mbps": "<f8",
         "throughput_mbps": "<f8",
+        "ingress_mbps": "<f8",
         "queue_packets": "<i8",
         "queue_bytes": "<i8",
         "abc_f": "<f8",
@@ -195,8 +196,9 @@ class Result:
             ``delay_mean_ms``/``delay_p95_ms`` of the packets received in the bin,
             ``cwnd``/``w_abc``/``w_cubic`` in segments, ``srtt_ms``, ``pacing_mbps``, ``in_flight``).
         delay_cdf: the per-packet delay of all flows' packets at levels 0, 0.001, …, 1.
-        hops_ts: per-hop time series (``t_s``, ``hop``, ``capacity_mbps``, ``throughput_mbps``,
-            ``queue_packets``, ``queue_bytes``, ``abc_f``).
+        hops_ts: per-hop time series (``t_s``, ``hop``, ``capacity_mbps``, ``throughput_mbps`` the
+            bytes leaving the hop's link, ``ingress_mbps`` the bytes arriving at the hop (dropped or
+            not; Mahimahi's ingress), ``queue_packets``, ``queue_bytes``, ``abc_f``).
         packets: one row per delivered data packet (``sent_s``, ``recv_s``, ``queueing_delay_ms``,
             ``per_packet_delay_ms``, ``one_way_delay_ms``, ``flow``, ``seq``); empty without
             ``record_packets``.
@@ -432,12 +434,14 @@ class Result:
         table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         return f"<div><p><code>{title}</code></p>{table}</div>"
 
-    def plot(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> Any:
+    def plot(self, path: str | os.PathLike[str] | None = None, *, view: str = "paper", **kwargs: Any) -> Any:
         """Draw the run (throughput/egress vs capacity, delay, queue; see :func:`accelbrake.plots.plot_run`).
-        Returns the matplotlib Figure (shown inline by a notebook); with ``path`` also saves it there."""
+        ``view="mahimahi"``: Mahimahi's view instead (capacity, ingress, egress; queueing delay on a
+        linear axis). Returns the matplotlib Figure (shown inline by a notebook); with ``path`` also
+        saves it there."""
         from accelbrake.plots import run_figure
 
-        fig = run_figure(self, **kwargs)
+        fig = run_figure(self, view=view, **kwargs)
         if path is not None:
             from accelbrake.plots import save_figure
 

@@ -117,6 +117,15 @@ def resolve_trace(path: str | os.PathLike[str]) -> str | None:
     return bundled_trace(p.name) if p.name else None
 
 
+def expanded_flows(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The scenario's flows one per flow id (an entry with ``count: N`` stands for N flows), as the
+    core numbers them."""
+    out: list[dict[str, Any]] = []
+    for f in scenario.get("flows", []):
+        out.extend([f] * max(1, int(f.get("count", 1) or 1)))
+    return out
+
+
 def bundled_traces_dir() -> Path:
     """The folder of trace files shipped inside the package (``accelbrake/traces``)."""
     return package_dir() / "traces"

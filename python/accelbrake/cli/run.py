@@ -63,6 +63,14 @@ def register(sub: Any, fmt: Any) -> None:
         help="draw throughput/capacity and per-packet delay over time (.png, .svg or .pdf)",
     )
     out.add_argument("--plot-cwnd", action="store_true", help="add a congestion-window panel to --plot")
+    out.add_argument(
+        "--plot-view",
+        choices=("paper", "mahimahi"),
+        default="paper",
+        help="--plot as the ABC paper's Fig. 1 (paper, the default: each flow's throughput vs capacity, "
+        "per-packet delay) or as Mahimahi's graphs (mahimahi: capacity, ingress and egress of the "
+        "bottleneck, queueing delay on a linear axis)",
+    )
     out.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
     out.add_argument(
         "--packets",
@@ -286,6 +294,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.plot:
         from accelbrake.plots import plot_run
 
-        path = plot_run(result, args.plot, cwnd=args.plot_cwnd)
+        path = plot_run(result, args.plot, cwnd=args.plot_cwnd, view=args.plot_view)
         print(f"wrote {path}", file=sys.stderr)
     return 0
