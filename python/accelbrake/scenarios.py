@@ -32,7 +32,7 @@ from typing import Any
 
 from accelbrake import _core, catalog
 from accelbrake._core import SimulationError
-from accelbrake._io import find_upwards
+from accelbrake._io import find_upwards, package_dir
 from accelbrake.errors import ScenarioError
 from accelbrake.queues import QUEUE_KEYS, parse_queue_spec, queue_from_arg
 from accelbrake.schemes import (
@@ -100,8 +100,11 @@ def _validate(scenario: Mapping[str, Any], locations: Locations, context: str | 
 
 def resolve_trace(path: str | os.PathLike[str]) -> str | None:
     """Find a trace file: as given (relative to the current directory), else relative to the
-    repository the package lives in (walking up from the package directory), else in that
-    repository's ``traces`` folder. Returns the path to use, or ``None`` if there is no such file."""
+    repository the package lives in (walking up from the package directory), else among the traces
+    bundled with the package (``accelbrake/traces``, where ``traces/X`` and plain ``X`` both name
+    ``accelbrake/traces/X``), else by file name anywhere in the bundled traces
+    (``downlink-4g-with-cross-times`` finds ``c2tcp-nyc/downlink-4g-with-cross-times``). Returns the
+    path to use, or ``None`` if there is no such file."""
     p = Path(path).expanduser()
     if p.is_file():
         return str(p)
@@ -111,7 +114,36 @@ def resolve_trace(path: str | os.PathLike[str]) -> str | None:
         found = find_upwards(rel)
         if found is not None and found.is_file():
             return str(found)
+    return bundled_trace(p.name) if p.name else None
+
+
+def expanded_flows(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The scenario's flows one per flow id (an entry with ``count: N`` stands for N flows), as the
+    core numbers them."""
+    out: list[dict[str, Any]] = []
+    for f in scenario.get("flows", []):
+        out.extend([f] * max(1, int(f.get("count", 1) or 1)))
+    return out
+
+
+def bundled_traces_dir() -> Path:
+    """The folder of trace files shipped inside the package (``accelbrake/traces``)."""
+    return package_dir() / "traces"
+
+
+def bundled_trace(name: str) -> str | None:
+    """The bundled trace file called ``name`` (searched in every subfolder), or ``None``."""
+    root = bundled_traces_dir()
+    if not root.is_dir() or name in BUNDLED_NOT_TRACES:
+        return None
+    for f in sorted(root.rglob(name)):
+        if f.is_file():
+            return str(f)
     return None
+
+
+#: Files in trace folders that are documentation, not traces.
+BUNDLED_NOT_TRACES = frozenset({"README.md", "SHA256SUMS"})
 
 
 def _special_file_kind(p: Path) -> str | None:
@@ -175,8 +207,9 @@ def link_spec(spec: str | float | os.PathLike[str], *, what: str = "trace") -> d
         mbps = parse_rate(text)
     except ValueError:
         raise ScenarioError(
-            f"{what}: trace file '{text}' not found (looked in the current directory and the repository's "
-            "traces folder); give a Mahimahi trace file, or a constant rate like const:24 or 24mbps",
+            f"{what}: trace file '{text}' not found (looked in the current directory, the repository and "
+            "the traces bundled with accelbrake; 'accelbrake traces' lists them); give a Mahimahi trace "
+            "file, or a constant rate like const:24 or 24mbps",
             key=what,
         ) from None
     if mbps <= 0:

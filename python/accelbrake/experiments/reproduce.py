@@ -958,6 +958,7 @@ def run_reproduction(
     executor: Any = None,
     progress: bool = True,
     report: bool = True,
+    svg: bool = False,
     echo: Callable[[str], Any] = print,
 ) -> tuple[dict[str, Any], Path | None, Any]:
     """Run one reproduction into ``out_dir``; write ``comparison.json``/``.csv`` and the report.
@@ -982,4 +983,4 @@ def run_reproduction(
     with atomic_path(out / "comparison.csv") as tmp:
         pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
     jobs = getattr(executor, "jobs", None)
-    return comp, build_report(out, jobs=jobs) if report else None, outcome
+    return comp, build_report(out, jobs=jobs, svg=svg) if report else None, outcome

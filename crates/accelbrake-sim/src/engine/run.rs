@@ -246,6 +246,8 @@ impl Simulation {
             let h = h as usize;
             let hop = &mut self.hops[h];
             hop.m.arrived += 1;
+            let wire = hop.link.wire_bytes(pkt.size);
+            self.rec.ingress(self.now, wire, &mut hop.m);
             pkt.enqueued_at = self.now;
             match hop.queue.enqueue(self.now, pkt) {
                 Ok(()) => {

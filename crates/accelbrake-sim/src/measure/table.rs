@@ -103,6 +103,7 @@ pub(crate) fn build_tables(
     let hs = std::mem::take(&mut rec.hs);
     let mut cap = Vec::with_capacity(hs.t.len());
     let mut thr = Vec::with_capacity(hs.t.len());
+    let mut ing = Vec::with_capacity(hs.t.len());
     for (&t, &h) in hs.t.iter().zip(hs.hop.iter()) {
         let from = Time((t * 1e9).round() as u64);
         let to = (from + bin).min(end.max(from + Dur(1)));
@@ -111,12 +112,14 @@ pub(crate) fn build_tables(
         cap.push((hop.capacity_between)(from, to) * 8.0 / span / 1e6);
         let b = (from.0 / bin.0) as usize;
         thr.push(hop.m.bins.get(b).copied().unwrap_or(0) as f64 * 8.0 / span / 1e6);
+        ing.push(hop.m.ingress_bins.get(b).copied().unwrap_or(0) as f64 * 8.0 / span / 1e6);
     }
     let mut t = Table::default();
     t.f64("t_s", hs.t);
     t.i64("hop", hs.hop);
     t.f64("capacity_mbps", cap);
     t.f64("throughput_mbps", thr);
+    t.f64("ingress_mbps", ing);
     t.i64("queue_packets", hs.queue_pkts);
     t.i64("queue_bytes", hs.queue_bytes);
     t.f64("abc_f", hs.gauge);
