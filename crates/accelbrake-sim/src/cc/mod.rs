@@ -326,6 +326,7 @@ registry! {
     proprate => [PROPRATE, PROPRATE_L, PROPRATE_M, PROPRATE_H],
     fixed => [FIXED],
     xcp => [XCP, XCP_W],
+    rcp => [RCP],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests

@@ -146,6 +146,7 @@ registry! {
     codel => [CODEL],
     pie => [PIE],
     xcp => [XCP, XCP_W],
+    rcp => [RCP],
 }
 
 /// Queue type names, in listing order.

@@ -94,3 +94,42 @@ fn xcp_is_unstable_above_the_alpha_bound() {
         "α=1.5 sd {unstable} vs α=0.55 sd {stable}"
     );
 }
+
+/// The data hop's gauge (RCP: R in Mbit/s) at the bins in `[t0, t1)`.
+fn gauge(r: &accelbrake_sim::metrics::SimResult, t0: f64, t1: f64) -> Vec<f64> {
+    let t = &r.tables["hops_ts"];
+    let (ts, hop, g) = (
+        crate::common::col(t, "t_s"),
+        crate::common::icol(t, "hop"),
+        crate::common::col(t, "abc_f"),
+    );
+    (0..ts.len())
+        .filter(|&i| hop[i] == 0 && ts[i] >= t0 && ts[i] < t1)
+        .map(|i| g[i])
+        .collect()
+}
+
+#[test]
+fn rcp_converges_to_gamma_c_and_reconverges_after_a_step() {
+    // R is every flow's rate, so with N flows y = N·R and the fixed point is R = γC/N (the
+    // hop's gauge column, `abc_f`, holds R in Mbit/s). The link steps 12 → 24 Mbit/s at 20 s.
+    let link = json!({"type": "schedule", "steps": [[0, 12], [20000, 24]]});
+    let r = run(&dumbbell(
+        "rcp",
+        json!({"type": "rcp", "packets": 1000}),
+        link,
+        3,
+        0.0,
+        40.0,
+    ));
+    let before: f64 = gauge(&r, 15.0, 20.0).iter().sum::<f64>() / gauge(&r, 15.0, 20.0).len() as f64;
+    let after: f64 = gauge(&r, 35.0, 40.0).iter().sum::<f64>() / gauge(&r, 35.0, 40.0).len() as f64;
+    let rates_before = flow_rates(&r, 3, 15.0, 20.0);
+    let rates_after = flow_rates(&r, 3, 35.0, 40.0);
+    println!("RCP: R {before:.3} → {after:.3} Mbit/s; flows {rates_before:.3?} → {rates_after:.3?}");
+    let (want1, want2) = (0.95 * 12.0 / 3.0, 0.95 * 24.0 / 3.0);
+    assert!((before / want1 - 1.0).abs() < 0.05, "R {before} vs γC/N {want1}");
+    assert!((after / want2 - 1.0).abs() < 0.05, "R {after} vs γC/N {want2}");
+    let total: f64 = rates_after.iter().sum();
+    assert!((total / (0.95 * 24.0) - 1.0).abs() < 0.05, "throughput {total}");
+}
