@@ -556,6 +556,15 @@ impl Link {
     }
 }
 
+impl crate::queue::LinkSchedule for Link {
+    fn capacity_between(&self, from: Time, to: Time) -> f64 {
+        Link::capacity_between(self, from, to)
+    }
+    fn overhead(&self) -> u32 {
+        self.wire_bytes(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

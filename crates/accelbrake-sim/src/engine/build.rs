@@ -244,6 +244,7 @@ impl Simulation {
             let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn)?;
             let queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
             let cap_window = queue.capacity_window();
+            let queue_lookahead = queue.capacity_lookahead();
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
                 t.keep_window(w);
             }
@@ -263,6 +264,7 @@ impl Simulation {
                 occupancy: 0,
                 occupancy_since: Time::ZERO,
                 cap_window,
+                lookahead: queue_lookahead,
                 m: HopMetrics::default(),
             });
         }
@@ -276,7 +278,8 @@ impl Simulation {
                 let cc_rng = Rng::stream(scenario.seed, CC_STREAMS + id as u64);
                 let scheme = cc::lookup(&spec.scheme)?;
                 let controller = (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?;
-                let abc = scheme.marking == cc::Marking::Abc;
+                // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.
+                let abc = matches!(scheme.marking, cc::Marking::Abc | cc::Marking::Vcp);
                 let ecn = if abc {
                     Ecn::ACCELERATE
                 } else if spec.ecn || scheme.marking == cc::Marking::Ecn {
@@ -306,6 +309,7 @@ impl Simulation {
                     .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
                 let mut sender = Sender::new(id, controller, ecn, app);
                 sender.prr_ecn = spec.ecn_prr;
+                sender.explicit = scheme.marking == cc::Marking::Explicit;
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
                     sender,

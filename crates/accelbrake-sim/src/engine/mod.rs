@@ -74,6 +74,8 @@ pub(crate) struct Hop {
     tx: Option<Packet>,
     /// Window the queue wants capacity over.
     cap_window: Option<Dur>,
+    /// [`crate::queue::Queue::capacity_lookahead`]: measure the capacity window this far ahead.
+    lookahead: Option<Dur>,
     /// When a `QueueTimer` event is pending for this hop.
     queue_wake: Option<Time>,
     /// Packets that left the link and are propagating to the next hop.

@@ -108,7 +108,7 @@ impl Simulation {
                     return; // stale
                 }
                 hop.queue_wake = None;
-                hop.queue.on_timer(self.now);
+                hop.queue.on_timer(self.now, &hop.link);
                 self.schedule_queue(h as usize);
             }
             Event::Start(f) => {
@@ -312,6 +312,10 @@ impl Simulation {
     fn link_info(hop: &mut Hop, now: Time) -> LinkInfo {
         let overhead = hop.link.wire_bytes(0);
         match hop.cap_window {
+            Some(w) if hop.lookahead.is_some() => LinkInfo {
+                capacity: Self::future_capacity(&hop.link, now, w, hop.lookahead),
+                overhead,
+            },
             Some(w) => LinkInfo {
                 capacity: hop.link.capacity_rate(now, w),
                 overhead,
@@ -321,6 +325,13 @@ impl Simulation {
                 overhead,
             },
         }
+    }
+
+    /// Capacity (bytes/s) over the window `w` ending `lookahead` from now (PK-ABC).
+    fn future_capacity(link: &Link, now: Time, w: Dur, lookahead: Option<Dur>) -> f64 {
+        let end = now + lookahead.unwrap_or(Dur::ZERO);
+        let w = if w.0 == 0 { Dur(1) } else { w };
+        link.capacity_between(end - w, end) / w.secs_f64()
     }
 
     fn dequeue(&mut self, h: usize) -> Option<Packet> {
@@ -374,11 +385,21 @@ impl Simulation {
         };
         let queue = &mut hop.queue;
         let cap_window = hop.cap_window;
+        let lookahead = hop.lookahead;
         link.serve(
             now,
             &mut hop.tx,
             |l| {
-                let capacity = cap_window.map_or(0.0, |w| l.capacity_bytes(now, w) as f64 / w.secs_f64());
+                let capacity = match (cap_window, lookahead) {
+                    (None, _) => 0.0,
+                    (Some(w), None) => l.capacity_bytes(now, w) as f64 / w.secs_f64(),
+                    (Some(w), Some(a)) => {
+                        // PK-ABC: the opportunities in the window ending one lookahead ahead.
+                        let end = now + a;
+                        let w = if w.0 == 0 { Dur(1) } else { w };
+                        l.opportunity_bytes_between(end - w, end) as f64 / w.secs_f64()
+                    }
+                };
                 queue.dequeue(
                     now,
                     LinkInfo {

@@ -5,6 +5,7 @@ mod abe;
 mod common;
 mod delay;
 mod determinism;
+mod explicit;
 mod fuzz;
 mod hostile;
 mod interrupt;
