@@ -12,3 +12,4 @@ mod memory;
 mod paper;
 mod properties;
 mod transport;
+mod wifi;
