@@ -512,6 +512,8 @@ pub enum Link {
     Trace(TraceLink),
     /// Piecewise-constant rate.
     Rate(RateLink),
+    /// 802.11n A-MPDU aggregation ([`crate::wifi`]); boxed so ordinary links stay small.
+    Wifi(Box<crate::wifi::WifiLink>),
 }
 
 impl Link {
@@ -520,6 +522,7 @@ impl Link {
         match self {
             Link::Trace(_) => ip_bytes + TUN_OVERHEAD,
             Link::Rate(_) => ip_bytes,
+            Link::Wifi(_) => crate::wifi::subframe_bytes(ip_bytes),
         }
     }
 
@@ -531,6 +534,8 @@ impl Link {
         let bytes = match self {
             Link::Trace(l) => l.capacity_bytes(now, w) as f64,
             Link::Rate(l) => l.capacity_bytes_between(now - w, now),
+            // ABC's estimator (its own window T), not the trace capacity.
+            Link::Wifi(l) => return l.estimate(now, None),
         };
         bytes / w.secs_f64()
     }
@@ -544,6 +549,10 @@ impl Link {
                 let end = if end.0 == 0 { Time(1) } else { end };
                 l.capacity_bytes_between(Time::ZERO, end) / end.secs_f64()
             }
+            Link::Wifi(l) => {
+                let end = if end.0 == 0 { Time(1) } else { end };
+                l.truth_between(Time::ZERO, end) / end.secs_f64()
+            }
         }
     }
 
@@ -552,6 +561,15 @@ impl Link {
         match self {
             Link::Trace(l) => l.opportunity_bytes_between(from, to) as f64,
             Link::Rate(l) => l.capacity_bytes_between(from, to),
+            Link::Wifi(l) => l.truth_between(from, to),
+        }
+    }
+
+    /// Packets the link itself holds besides a hop's `tx` slot (a Wi-Fi batch and its MAC buffers).
+    pub fn held(&self) -> u64 {
+        match self {
+            Link::Wifi(l) => l.held() as u64,
+            _ => 0,
         }
     }
 }

@@ -68,7 +68,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         files = [t for t in dict.fromkeys([*exp.traces, exp.ack_trace or ""]) if t and "://" not in t]
         traces = []
         for t in files:
-            if t.lower().startswith(("const:", "constant:")):
+            if t.lower().startswith(("const:", "constant:", "wifi:")):
                 continue
             opportunities, period_ms, mbps = _core.trace_info(t)
             traces.append(

@@ -19,6 +19,7 @@ use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{App, Sender};
 use crate::time::{Dur, Rate, Time};
 use crate::warning::{FlowContext, FlowOnHop, QueueContext, Warning};
+use crate::wifi::{Discipline, PerUserQueue, WifiLink};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -116,7 +117,11 @@ fn build_link(
     key: &str,
     traces: &mut HashMap<String, Arc<Trace>>,
     drawn_offset_ms: u64,
+    wifi: (Time, Rng),
 ) -> Result<Link> {
+    if let Some(cfg) = spec.wifi_config(key)? {
+        return Ok(Link::Wifi(Box::new(WifiLink::new(&cfg, key, wifi.0, wifi.1)?)));
+    }
     Ok(match spec {
         LinkSpec::Trace { path, once, offset_ms } => {
             let tr = load_trace(path, traces)?;
@@ -140,6 +145,7 @@ fn build_link(
                 .collect();
             Link::Rate(RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64)).map_err(|e| rekey(e, key))?)
         }
+        LinkSpec::Wifi { .. } => unreachable!("handled above"),
     })
 }
 
@@ -159,6 +165,10 @@ fn rekey(e: Error, key: &str) -> Error {
 const QUEUE_STREAMS: u64 = 1 << 32;
 const CC_STREAMS: u64 = 2 << 32;
 const TRACE_OFFSET_STREAM: u64 = 3 << 32;
+/// Wi-Fi links (backoff, jitter, Brownian MCS walks): `WIFI_STREAMS + hop`; the per-user queues
+/// of hop `h`: `WIFI_QUEUE_STREAMS + (h << 16) + user`.
+const WIFI_STREAMS: u64 = 4 << 32;
+const WIFI_QUEUE_STREAMS: u64 = 5 << 32;
 
 fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box<dyn Queue>> {
     let (kind, values) = spec.resolve(key)?;
@@ -241,8 +251,24 @@ impl Simulation {
         let mut hops = Vec::new();
         for (i, h) in scenario.hops.iter().enumerate() {
             let key = format!("hops[{i}]");
-            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn)?;
-            let queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
+            let wifi_rng = Rng::stream(scenario.seed, WIFI_STREAMS + i as u64);
+            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn, (end, wifi_rng))?;
+            let mut queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
+            if let Link::Wifi(w) = &link {
+                if w.discipline() == Discipline::PerUser {
+                    let (kind, values) = h.queue.resolve(&format!("{key}.queue"))?;
+                    let inner = (0..w.users())
+                        .map(|u| {
+                            (kind.build)(
+                                &values,
+                                Rng::stream(scenario.seed, WIFI_QUEUE_STREAMS + ((i as u64) << 16) + u as u64),
+                            )
+                        })
+                        .collect();
+                    let map = h.link.wifi_config("")?.and_then(|c| c.user_of_flow);
+                    queue = Box::new(PerUserQueue::new(inner, map));
+                }
+            }
             let cap_window = queue.capacity_window();
             let queue_lookahead = queue.capacity_lookahead();
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {

@@ -190,7 +190,7 @@ impl Simulation {
                     capacity_between: cap,
                     trace_offset_ms: match &h.link {
                         Link::Trace(t) => Some(t.offset_ms()),
-                        Link::Rate(_) => None,
+                        Link::Rate(_) | Link::Wifi(_) => None,
                     },
                 }
             })
@@ -214,7 +214,15 @@ impl Simulation {
             .collect();
         let mut summary = summarize(&self.rec, &run, &hops, &flows);
         summary.warnings = self.warnings.clone();
-        let tables = build_tables(&mut self.rec, end, &hops, &flows);
+        let mut tables = build_tables(&mut self.rec, end, &hops, &flows);
+        if let Some(t) =
+            crate::measure::table::wifi_batches(self.hops.iter().enumerate().filter_map(|(i, h)| match &h.link {
+                Link::Wifi(w) => Some((i, w.as_ref())),
+                _ => None,
+            }))
+        {
+            tables.insert("wifi_batches".into(), t);
+        }
         SimResult { summary, tables }
     }
 }

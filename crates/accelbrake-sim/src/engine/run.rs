@@ -254,6 +254,10 @@ impl Simulation {
                     Self::occupancy_change(hop, self.now, true);
                     if matches!(hop.link, Link::Rate(_)) && hop.tx.is_none() {
                         self.start_tx(h);
+                    } else if let Link::Wifi(w) = &hop.link {
+                        if !w.busy() {
+                            self.start_batch(h);
+                        }
                     }
                 }
                 Err(p) => self.dropped(h, p),
@@ -371,7 +375,52 @@ impl Simulation {
                 self.start_tx(h);
             }
             Link::Trace(_) => self.trace_opportunities(h),
+            Link::Wifi(_) => {
+                self.finish_batch(h);
+                self.start_batch(h);
+            }
         }
+    }
+
+    /// Wi-Fi link, air free: form the next A-MPDU (pulling from the hop's queue or its users'
+    /// queues with the link's estimate as the router's capacity) and schedule its block ACK.
+    fn start_batch(&mut self, h: usize) {
+        let now = self.now;
+        let mut drops = std::mem::take(&mut self.drops);
+        let hop = &mut self.hops[h];
+        let Link::Wifi(link) = &mut hop.link else {
+            unreachable!("start_batch on a non-Wi-Fi link")
+        };
+        let queue = &mut hop.queue;
+        let overhead = crate::wifi::subframe_bytes(0);
+        let end = link.start_batch(now, |user, capacity| {
+            let info = LinkInfo { capacity, overhead };
+            match user {
+                None => queue.dequeue(now, info, &mut drops),
+                Some(u) => queue.dequeue_user(now, u, info, &mut drops),
+            }
+        });
+        for d in drops.drain(..) {
+            Self::occupancy_change(&mut self.hops[h], now, false);
+            self.dropped(h, d);
+        }
+        self.drops = drops;
+        if let Some(t) = end {
+            self.events.push(t, Event::Link(h as u32));
+        }
+    }
+
+    /// Wi-Fi link: the block ACK of the batch on the air; its frames leave the hop now.
+    fn finish_batch(&mut self, h: usize) {
+        let now = self.now;
+        let mut departed = std::mem::take(&mut self.out);
+        if let Link::Wifi(link) = &mut self.hops[h].link {
+            link.finish_batch(now, |p| departed.push(p));
+        }
+        for p in departed.drain(..) {
+            self.depart(h, p);
+        }
+        self.out = departed;
     }
 
     /// Trace link: use every opportunity due now (Mahimahi `LinkQueue::rationalize`).

@@ -242,6 +242,11 @@ pub trait Queue: Send {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet>;
     /// Take the next packet for the link, pushing any packets dropped on the way into `drops`.
     fn dequeue(&mut self, now: Time, link: LinkInfo, drops: &mut Vec<Packet>) -> Option<Packet>;
+    /// Take the next packet of `user` for a multi-user link with per-user queues
+    /// ([`crate::wifi::PerUserQueue`]); a queue without users serves its head.
+    fn dequeue_user(&mut self, now: Time, _user: usize, link: LinkInfo, drops: &mut Vec<Packet>) -> Option<Packet> {
+        self.dequeue(now, link, drops)
+    }
     /// Packets queued.
     fn len_packets(&self) -> usize;
     /// Bytes queued.

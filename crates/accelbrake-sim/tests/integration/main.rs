@@ -13,3 +13,4 @@ mod memory;
 mod paper;
 mod properties;
 mod transport;
+mod wifi;
