@@ -302,6 +302,7 @@ registry! {
     c2tcp => [C2TCP],
     proprate => [PROPRATE, PROPRATE_L, PROPRATE_M, PROPRATE_H],
     fixed => [FIXED],
+    pcc => [PCC_VIVACE],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests
