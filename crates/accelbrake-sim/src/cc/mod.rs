@@ -303,6 +303,7 @@ registry! {
     proprate => [PROPRATE, PROPRATE_L, PROPRATE_M, PROPRATE_H],
     fixed => [FIXED],
     pcc => [PCC_VIVACE],
+    verus => [VERUS],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests
