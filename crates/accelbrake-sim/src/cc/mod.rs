@@ -349,6 +349,18 @@ mod vegas;
 #[cfg(any())]
 #[rustfmt::skip]
 mod westwood;
+#[cfg(any())]
+#[rustfmt::skip]
+mod xcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod rcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod pcc;
+#[cfg(any())]
+#[rustfmt::skip]
+mod verus;
 
 registry! {
     abc => [ABC, ABC_CUBIC],
@@ -364,6 +376,8 @@ registry! {
     fixed => [FIXED],
     xcp => [XCP, XCP_W],
     rcp => [RCP],
+    pcc => [PCC_VIVACE],
+    verus => [VERUS],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests

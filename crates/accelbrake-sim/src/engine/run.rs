@@ -65,7 +65,7 @@ impl Simulation {
             self.dispatch(ev);
             // Debug builds (tests) re-check every invariant now and then.
             #[cfg(debug_assertions)]
-            if self.stats.events % 4096 == 0 {
+            if self.stats.events.is_multiple_of(4096) {
                 if let Err(e) = self.check_invariants() {
                     panic!("invariant violated at {}: {e}", self.now);
                 }

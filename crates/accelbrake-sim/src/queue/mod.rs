@@ -153,6 +153,12 @@ mod codel;
 #[cfg(any())]
 #[rustfmt::skip]
 mod pie;
+#[cfg(any())]
+#[rustfmt::skip]
+mod xcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod rcp;
 
 registry! {
     abc => [ABC],

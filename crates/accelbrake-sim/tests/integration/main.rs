@@ -2,6 +2,7 @@
 //! One binary (`mod` per topic) so the crate is linked once.
 
 mod abe;
+mod cellular;
 mod common;
 mod delay;
 mod determinism;
