@@ -538,6 +538,12 @@ const MAX_DURATION_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
 impl Scenario {
     /// Parse JSON, naming the problem on failure.
     pub fn from_json(text: &str) -> Result<Scenario> {
+        Scenario::from_json_with(text, None)
+    }
+
+    /// [`Scenario::from_json`], with `flows[].scheme` also looked up among `externals`
+    /// ([`Scenario::validate_with`]).
+    pub fn from_json_with(text: &str, externals: Option<&crate::cc::external::Externals>) -> Result<Scenario> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -554,12 +560,18 @@ impl Scenario {
             };
             Error::Scenario { path, msg }
         })?;
-        s.validate()?;
+        s.validate_with(externals)?;
         Ok(s)
     }
 
     /// Check every value (everything but trace file contents).
     pub fn validate(&self) -> Result<()> {
+        self.validate_with(None)
+    }
+
+    /// [`Scenario::validate`], with `flows[].scheme` also looked up among `externals` (controllers
+    /// implemented outside the core, which check their own parameters).
+    pub fn validate_with(&self, externals: Option<&crate::cc::external::Externals>) -> Result<()> {
         check_range(
             "duration_ms",
             self.duration_ms,
@@ -674,12 +686,16 @@ impl Scenario {
         }
         for (i, f) in self.flows.iter().enumerate() {
             let k = format!("flows[{i}]");
-            let scheme = cc::lookup(&f.scheme).map_err(|e| rekey(e, "scheme", &format!("{k}.scheme")))?;
             // Parameter errors name the scenario's spelling: flows[i].params.<name>.
             let at = format!("{k}.params");
-            let values = scheme.values(&f.params).map_err(|e| rekey(e, scheme.family, &at))?;
-            (scheme.build)(&values, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0))
-                .map_err(|e| rekey(e, scheme.family, &at))?;
+            if let Some(ext) = externals.and_then(|x| x.get(&f.scheme)) {
+                ext.check(&f.params).map_err(|e| rekey(e, &f.scheme, &at))?;
+            } else {
+                let scheme = cc::lookup(&f.scheme).map_err(|e| rekey(e, "scheme", &format!("{k}.scheme")))?;
+                let values = scheme.values(&f.params).map_err(|e| rekey(e, scheme.family, &at))?;
+                (scheme.build)(&values, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0))
+                    .map_err(|e| rekey(e, scheme.family, &at))?;
+            }
             if f.fwd.is_empty() {
                 return Err(Error::Param {
                     key: format!("{k}.fwd"),

@@ -362,6 +362,9 @@ mod pcc;
 #[rustfmt::skip]
 mod verus;
 
+/// Controllers implemented outside the core (Python) or steered from outside (not schemes).
+pub mod external;
+
 registry! {
     abc => [ABC, ABC_CUBIC],
     cubic => [CUBIC, CUBIC_ABE],

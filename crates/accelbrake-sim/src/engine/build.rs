@@ -182,7 +182,10 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
     let mut out = Vec::new();
     let mut on_hop: Vec<Vec<FlowOnHop>> = vec![Vec::new(); hops.len()];
     for (i, spec) in scenario.flows.iter().enumerate() {
-        let scheme = cc::lookup(&spec.scheme)?;
+        let Ok(scheme) = cc::lookup(&spec.scheme) else {
+            // An external controller (validated already): no operating-range check.
+            continue;
+        };
         let prop_rtt = spec
             .fwd
             .iter()
@@ -243,7 +246,15 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
 impl Simulation {
     /// Build a simulation (reads trace files).
     pub fn new(scenario: &Scenario) -> Result<Simulation> {
-        scenario.validate()?;
+        Simulation::with_externals(scenario, None)
+    }
+
+    /// [`Simulation::new`], with `flows[].scheme` also looked up among `externals` (controllers
+    /// implemented outside the core, see [`cc::external`]). Their first failure is recorded in
+    /// `externals.failure`, whose flag a caller passes to
+    /// [`Simulation::run_until_interruptible`].
+    pub fn with_externals(scenario: &Scenario, externals: Option<&cc::external::Externals>) -> Result<Simulation> {
+        scenario.validate_with(externals)?;
         let end = Time(Dur::from_millis_f64(scenario.duration_ms).0);
         let bin = Dur::from_millis_f64(scenario.sample_ms);
         let mut traces = HashMap::new();
@@ -302,13 +313,27 @@ impl Simulation {
                 let id = flows.len() as u32;
                 let start = Time(Dur::from_millis_f64(spec.start_ms).0);
                 let cc_rng = Rng::stream(scenario.seed, CC_STREAMS + id as u64);
-                let scheme = cc::lookup(&spec.scheme)?;
-                let controller = (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?;
+                let (controller, marking) = match externals.and_then(|x| x.get(&spec.scheme).map(|f| (x, f))) {
+                    Some((x, factory)) => {
+                        let info = cc::external::BuildInfo {
+                            flow: id,
+                            params: &spec.params,
+                            start,
+                            seed: scenario.seed,
+                            stream: CC_STREAMS + id as u64,
+                        };
+                        (factory.build(info, &x.failure)?, cc::Marking::None)
+                    }
+                    None => {
+                        let scheme = cc::lookup(&spec.scheme)?;
+                        ((scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?, scheme.marking)
+                    }
+                };
                 // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.
-                let abc = matches!(scheme.marking, cc::Marking::Abc | cc::Marking::Vcp);
+                let abc = matches!(marking, cc::Marking::Abc | cc::Marking::Vcp);
                 let ecn = if abc {
                     Ecn::ACCELERATE
-                } else if spec.ecn || scheme.marking == cc::Marking::Ecn {
+                } else if spec.ecn || marking == cc::Marking::Ecn {
                     Ecn::Ect0
                 } else {
                     Ecn::NotEct

@@ -153,6 +153,24 @@ impl Simulation {
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
+    /// Number of flows (entries with `count` > 1 expanded).
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+    /// The sender of flow `f` (its controller, counters, RTT estimates).
+    pub fn sender(&self, f: usize) -> &crate::sender::Sender {
+        &self.flows[f].sender
+    }
+    /// The end of the run (the scenario's duration).
+    pub fn end(&self) -> Time {
+        self.end
+    }
+    /// Let flow `f`'s sender act now on a change made from outside the run (a steered
+    /// controller's new window or rate, [`crate::cc::external::Steered`]): it sends what the new
+    /// window allows and re-arms its timer. For use between [`Simulation::run_until`] calls.
+    pub fn wake_sender(&mut self, f: usize) {
+        self.pump_sender(f);
+    }
     /// Events scheduled so far.
     pub fn events_scheduled(&self) -> u64 {
         self.events.scheduled()

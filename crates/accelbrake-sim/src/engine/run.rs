@@ -167,7 +167,7 @@ impl Simulation {
     }
 
     /// Let the sender transmit everything it may now, then arm its timer.
-    fn pump_sender(&mut self, f: usize) {
+    pub(super) fn pump_sender(&mut self, f: usize) {
         let now = self.now;
         let mut sent = false;
         while let Some(pkt) = self.flows[f].sender.poll_transmit(now) {
