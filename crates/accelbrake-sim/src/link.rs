@@ -241,11 +241,24 @@ impl TraceLink {
         &mut self,
         now: Time,
         in_transit: &mut Option<Packet>,
-        mut dequeue: impl FnMut(&mut Self) -> Option<Packet>,
+        dequeue: impl FnMut(&mut Self) -> Option<Packet>,
         mut depart: impl FnMut(Packet),
     ) {
+        self.serve_timed(now, in_transit, dequeue, |_, p| depart(p));
+    }
+
+    /// [`TraceLink::serve`], also telling `depart` the time of the opportunity that finished each
+    /// packet (the real-time emulator schedules deliveries from it; the simulator calls `serve` at
+    /// that very time).
+    pub fn serve_timed(
+        &mut self,
+        now: Time,
+        in_transit: &mut Option<Packet>,
+        mut dequeue: impl FnMut(&mut Self) -> Option<Packet>,
+        mut depart: impl FnMut(Time, Packet),
+    ) {
         while matches!(self.next_opportunity(), Some(t) if t <= now) {
-            self.take_opportunity();
+            let at = self.take_opportunity();
             let mut left = OPPORTUNITY_BYTES;
             while left > 0 {
                 if self.in_transit_left == 0 {
@@ -265,7 +278,7 @@ impl TraceLink {
                 left -= amount;
                 if self.in_transit_left == 0 {
                     if let Some(p) = in_transit.take() {
-                        depart(p);
+                        depart(at, p);
                     }
                 }
             }
