@@ -163,7 +163,7 @@ impl Direction {
             if t > now {
                 break;
             }
-            self.queue.on_timer(t);
+            self.queue.on_timer(t, &self.link);
         }
         if let Some(l) = self.log.as_mut() {
             while let Some(t) = self.ticker.next_opportunity() {

@@ -596,6 +596,17 @@ impl crate::queue::LinkSchedule for Link {
     }
 }
 
+/// A trace link alone (the emulator's hops): opportunities in the interval, Mahimahi's per-packet
+/// overhead.
+impl crate::queue::LinkSchedule for TraceLink {
+    fn capacity_between(&self, from: Time, to: Time) -> f64 {
+        self.opportunity_bytes_between(from, to) as f64
+    }
+    fn overhead(&self) -> u32 {
+        TUN_OVERHEAD
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -956,10 +956,10 @@ impl Queue for PerUserQueue {
     fn next_timer(&self) -> Option<Time> {
         self.inner.iter().filter_map(|q| q.next_timer()).min()
     }
-    fn on_timer(&mut self, now: Time) {
+    fn on_timer(&mut self, now: Time, link: &dyn crate::queue::LinkSchedule) {
         for q in &mut self.inner {
             if q.next_timer().is_some_and(|t| t <= now) {
-                q.on_timer(now);
+                q.on_timer(now, link);
             }
         }
     }

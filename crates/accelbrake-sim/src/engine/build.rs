@@ -360,7 +360,7 @@ impl Simulation {
                     .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
                 let mut sender = Sender::new(id, controller, ecn, app);
                 sender.prr_ecn = spec.ecn_prr;
-                sender.explicit = scheme.marking == cc::Marking::Explicit;
+                sender.explicit = marking == cc::Marking::Explicit;
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
                     sender,
