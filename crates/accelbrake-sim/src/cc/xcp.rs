@@ -57,6 +57,7 @@ pub const XCP_W: Scheme = Scheme {
     queue: "xcp-w",
     pairs: &["xcp"],
     style: ("#c49c94", "^"),
+    build: |v, _now, _rng| Ok(Box::new(Xcp::new(XcpSenderConfig::checked(v)?).named("xcp-w"))),
     ..XCP
 };
 
@@ -85,6 +86,7 @@ impl Config for XcpSenderConfig {
 /// The XCP sender.
 #[derive(Clone, Debug)]
 pub struct Xcp {
+    name: &'static str,
     cfg: XcpSenderConfig,
     w: f64,
     srtt: f64,
@@ -94,16 +96,22 @@ impl Xcp {
     /// A new XCP sender.
     pub fn new(cfg: XcpSenderConfig) -> Xcp {
         Xcp {
+            name: "xcp",
             cfg,
             w: cfg.initial_window.max(cfg.min_window),
             srtt: 0.0,
         }
     }
+
+    /// The same sender under another scheme's name (XCP_w's rows and tables).
+    pub fn named(self, name: &'static str) -> Xcp {
+        Xcp { name, ..self }
+    }
 }
 
 impl CongestionControl for Xcp {
     fn name(&self) -> &'static str {
-        "xcp"
+        self.name
     }
     fn window(&self) -> f64 {
         self.w
