@@ -414,7 +414,7 @@ def _point_table(agg: pd.DataFrame, labels: dict[str, str]) -> str:
         ]
         n = int(r["seeds"])
         row += [
-            _pm(r["utilisation_mean"], r["utilisation_std"], n, 1, 100),
+            _pm(r["utilization_mean"], r["utilization_std"], n, 1, 100),
             _pm(r["throughput_mbps_mean"], r["throughput_mbps_std"], n, 2),
             _pm(r["p95_delay_ms_mean"], r["p95_delay_ms_std"], n, 0),
             _pm(r["mean_delay_ms_mean"], r["mean_delay_ms_std"], n, 0),
@@ -669,7 +669,7 @@ def summary_text(results: pd.DataFrame, labels: dict[str, str] | None = None) ->
             F.display_name(r["scheme"], labels),
             *[_axis_text(c, r[c]) for c in cols],
             str(n),
-            _pm(r["utilisation_mean"], r["utilisation_std"], n, 1, 100),
+            _pm(r["utilization_mean"], r["utilization_std"], n, 1, 100),
             _pm(r["throughput_mbps_mean"], r["throughput_mbps_std"], n, 2),
             _pm(r["p95_delay_ms_mean"], r["p95_delay_ms_std"], n, 0),
             _pm(r["mean_delay_ms_mean"], r["mean_delay_ms_std"], n, 0),
