@@ -64,8 +64,8 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests examples scripts/cli_speed.py
+	$(BIN)/ruff format --check python tests examples scripts/cli_speed.py
 
 # The measured tables of README.md and docs/*.md: run their datasets (resumable, kept in
 # results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every
