@@ -82,5 +82,10 @@ bench:
 bench-ns3: install
 	$(BIN)/python scripts/ns3_compare.py
 
+# What a user waits for (the core, simulate(), the whole `accelbrake run` process, reproduce
+# abc-table) side by side with ns-3 on the 96 Mbit/s dumbbell: scripts/cli_speed.py.
+bench-cli: install
+	$(BIN)/python scripts/cli_speed.py --reproduce
+
 clean:
 	rm -rf target $(VENV) results
