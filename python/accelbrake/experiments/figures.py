@@ -500,7 +500,10 @@ def plot_timeseries(
     per-packet delay per bin (mean, and 95th percentile dashed); bottleneck queue length;
     congestion windows."""
     end = float(scenario.get("duration_ms", 0.0)) / 1000.0
-    fig = Figure(figsize=(9, 8.5), layout="constrained")
+    # A fixed layout (not "constrained", which measures every text and takes most of the drawing
+    # time): the legends sit in the right margin, beside the data.
+    fig = Figure(figsize=(10, 8.5))
+    fig.subplots_adjust(left=0.075, right=0.80, top=0.925, bottom=0.06, hspace=0.32)
     ax_t, ax_d, ax_q, ax_w = fig.subplots(4, 1, sharex=True)
     h0 = hops[hops["hop"] == 0]
     h0 = h0[h0["t_s"] < end - 1e-9]
