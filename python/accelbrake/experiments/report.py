@@ -199,10 +199,11 @@ def make_plots(
             f"{name} on {point}, seed {r['seed']}: utilisation {100 * r['link_utilization']:.1f} %, "
             f"p95 per-packet delay {r['run_per_packet_delay_p95_ms']:.0f} ms"
         )
-        stem = f"run-{r['run_id']}"
+        # Named by scheme, trace and seed (and the run id, which tells the other settings apart).
+        stem = f"run-{_slug(name)}-{_slug(Path(str(r['trace'])).name)}-seed{r['seed']}-{str(r['run_id'])[:8]}"
         key = cache.key("timeseries", r["run_id"], title, style[r["scheme"]][0])
         if not cache.fresh(stem, key):
-            ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0], svg))
+            ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0], svg, stem))
         drawn[stem] = key
         ts_made.append(
             (
@@ -288,8 +289,18 @@ def make_plots(
     return made + ts_made
 
 
-def _timeseries_job(out: str, rid: str, title: str, colour: str, svg: bool = False) -> None:
-    """Draw one run's time series (in a worker process)."""
+def _slug(text: str) -> str:
+    """``Cubic+CoDel`` → ``cubic+codel``; anything but letters, digits, ``+-`` becomes ``-`` (a dot
+    would read as a file suffix)."""
+    import re
+
+    return re.sub(r"[^a-z0-9+-]+", "-", text.lower()).strip("-") or "x"
+
+
+def _timeseries_job(
+    out: str, rid: str, title: str, colour: str, svg: bool = False, stem: str | None = None
+) -> None:
+    """Draw one run's time series (in a worker process) to ``plots/<stem>.png``."""
     d = Path(out) / "runs"
     flows = pd.read_parquet(d / f"{rid}.flows.parquet")
     hops = pd.read_parquet(d / f"{rid}.hops.parquet")
@@ -298,7 +309,7 @@ def _timeseries_job(out: str, rid: str, title: str, colour: str, svg: bool = Fal
             flows,
             hops,
             _scenario(Path(out), rid),
-            Path(out) / "plots" / f"run-{rid}",
+            Path(out) / "plots" / (stem or f"run-{rid}"),
             title=title,
             colour=colour,
         )
