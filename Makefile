@@ -64,8 +64,8 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests examples scripts/cli_speed.py
+	$(BIN)/ruff format --check python tests examples scripts/cli_speed.py
 
 # The measured tables of README.md and docs/*.md: run their datasets (resumable, kept in
 # results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every
@@ -91,6 +91,11 @@ mutants-diff:
 
 bench-ns3: install
 	$(BIN)/python scripts/ns3_compare.py
+
+# What a user waits for (the core, simulate(), the whole `accelbrake run` process, reproduce
+# abc-table) side by side with ns-3 on the 96 Mbit/s dumbbell: scripts/cli_speed.py.
+bench-cli: install
+	$(BIN)/python scripts/cli_speed.py --reproduce
 
 clean:
 	rm -rf target $(VENV) results

@@ -154,6 +154,9 @@ def test_sigint_to_the_process_group_stops_a_process_pool_sweep(tmp_path):
     print(f"sweep --jobs 2: exited {latency * 1000:.0f} ms after SIGINT")
     assert proc.returncode == 130, err
     assert "accelbrake: interrupted" in err and "Traceback" not in err, err
+    # It says how to resume: where the finished runs are and the command to run again.
+    assert f"kept in {tmp_path / 'out'}/; to resume, run the same command again" in err, err
+    assert "accelbrake sweep experiments/abc-vs-cubic.toml --set run.duration_s=3000" in err, err
     assert latency < 2 * MAX_LATENCY, latency
     time.sleep(0.5)
     alive = []

@@ -87,6 +87,29 @@ def _error_message(e: BaseException) -> str:
     return " ".join(msg.split("\n"))
 
 
+#: Commands whose finished runs are kept as they finish, so that running them again resumes.
+RESUMABLE = ("sweep", "reproduce", "abe-sweep", "compare")
+
+
+def resume_hint(args: argparse.Namespace, argv: Sequence[str]) -> str:
+    """What to tell a user who stopped a resumable command: where the finished runs are and the
+    command that picks up from there; empty for other commands (and compare without --out)."""
+    if args.command not in RESUMABLE:
+        return ""
+    if args.command == "compare" and not getattr(args, "out", None):
+        return (
+            f"{PROG}: nothing was kept (compare without --out); give --out DIR to make a comparison resumable"
+        )
+    import shlex
+
+    out = getattr(args, "out", None)
+    where = f"in {out}/" if out else "in the results folder"
+    return (
+        f"{PROG}: the runs that finished are kept {where}; to resume, run the same command again "
+        f"(finished runs are reused, not run again): {PROG} {shlex.join(argv)}"
+    )
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that the same clean-up runs (workers stopped, nothing
     half-written)."""
@@ -105,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
@@ -112,10 +136,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except KeyboardInterrupt as e:
+        hint = resume_hint(args, argv)
         if isinstance(e, Terminated):
             print(f"{PROG}: terminated", file=sys.stderr)
+            if hint:
+                print(hint, file=sys.stderr)
             return 143
         print(f"{PROG}: interrupted", file=sys.stderr)
+        if hint:
+            print(hint, file=sys.stderr)
         return 130
     except BrokenPipeError:
         # Output piped into e.g. `head`: stop quietly.
