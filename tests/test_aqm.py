@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 import accelbrake
-from accelbrake import catalog
 import pytest
-from accelbrake import SCHEMES, ScenarioError, SimulationError, build_scenario, parse_queue_spec
+from accelbrake import SCHEMES, ScenarioError, SimulationError, build_scenario, catalog, parse_queue_spec
 from accelbrake.scenarios import (
     QUEUE_KEYS,
     SET_KEYS,
