@@ -38,6 +38,7 @@ struct Opts {
     rate_mbps: f64,
     outer: Option<String>,
     json: Option<String>,
+    ecn: bool,
     program: Vec<String>,
 }
 
@@ -64,6 +65,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         rate_mbps: 0.0,
         outer: None,
         json: None,
+        ecn: false,
         program: Vec::new(),
     };
     let mut i = 0;
@@ -95,9 +97,25 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--trace" => o.trace = Some(val()?),
             "--ack-trace" => o.ack_trace = Some(val()?),
             "--delay" => o.delay_ms = num("--delay", val()?, 0.0, 10_000.0)?,
-            "--queue" => o.queue = val()?,
+            "--queue" => {
+                // "TYPE" or "TYPE k=v,k=v" (the `accelbrake run --queue` form).
+                let v = val()?;
+                let mut it = v.trim().splitn(2, char::is_whitespace);
+                o.queue = it.next().unwrap_or("").to_string();
+                if let Some(rest) = it.next() {
+                    o.queue_args = rest.trim().to_string();
+                }
+            }
             "--queue-args" => o.queue_args = val()?,
-            "--ack-queue" => o.ack_queue = val()?,
+            "--ack-queue" => {
+                let v = val()?;
+                let mut it = v.trim().splitn(2, char::is_whitespace);
+                o.ack_queue = it.next().unwrap_or("").to_string();
+                if let Some(rest) = it.next() {
+                    o.ack_queue_args = rest.trim().to_string();
+                }
+            }
+            "--ecn" => o.ecn = true,
             "--ack-queue-args" => o.ack_queue_args = val()?,
             "--seed" => o.seed = num("--seed", val()?, 0.0, 9e15)? as u64,
             "--log" => o.log = Some(val()?),
@@ -168,6 +186,13 @@ fn signals() -> Result<SignalFd, String> {
     for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGCHLD] {
         set.add(s);
     }
+    // A signal inherited as ignored (e.g. SIGINT of a background job) would never reach the
+    // signalfd: take the default disposition back, then block so that it is only read from there.
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        // SAFETY: setting a default disposition installs no handler.
+        unsafe { nix::sys::signal::signal(s, nix::sys::signal::SigHandler::SigDfl) }
+            .map_err(|e| format!("resetting {s}: {e}"))?;
+    }
     set.thread_block().map_err(|e| format!("blocking signals: {e}"))?;
     SignalFd::with_flags(&set, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).map_err(|e| format!("signalfd: {e}"))
 }
@@ -224,6 +249,13 @@ fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
     let sig = signals()?;
     let emu = Emulator::new(up, down, &std::process::id().to_string())
         .map_err(|e| format!("setting up namespaces and TUN devices: {e}"))?;
+    if o.ecn {
+        // Kernel TCP asks for ECN on its connections (RFC 3168), in both namespaces.
+        for ns in [&emu.inner, &emu.outer] {
+            ns.sysctl("/proc/sys/net/ipv4/tcp_ecn", "1")
+                .map_err(|e| format!("--ecn: {e}"))?;
+        }
+    }
     Ok((emu, sig))
 }
 
