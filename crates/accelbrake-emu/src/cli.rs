@@ -180,6 +180,21 @@ fn directions(o: &Opts) -> Result<(Direction, Direction), String> {
     ))
 }
 
+/// Check the traces and queues without creating anything.
+fn validate(o: &Opts) -> Result<(), String> {
+    let up = o
+        .trace
+        .as_deref()
+        .ok_or("--trace FILE is required (a Mahimahi trace)")?;
+    Trace::load(up).map_err(|e| format!("--trace: {e}"))?;
+    if let Some(p) = o.ack_trace.as_deref() {
+        Trace::load(p).map_err(|e| format!("--ack-trace: {e}"))?;
+    }
+    build_queue(&o.queue, &o.queue_args, "--queue", o.seed, 1)?;
+    build_queue(&o.ack_queue, &o.ack_queue_args, "--ack-queue", o.seed, 2)?;
+    Ok(())
+}
+
 /// Block the signals we handle and read them from a signalfd instead (children get a clean mask).
 fn signals() -> Result<SignalFd, String> {
     let mut set = SigSet::empty();
@@ -214,6 +229,12 @@ pub fn main(args: Vec<String>) -> i32 {
         Ok(o) => o,
         Err(e) => return usage_err(e),
     };
+    // Bad options are reported (status 2) before anything needs root.
+    if cmd != "check" {
+        if let Err(e) = validate(&o) {
+            return usage_err(e);
+        }
+    }
     if let Some(why) = netns::unavailable() {
         eprintln!("accelbrake-emu: unavailable here: {why}");
         return EXIT_UNAVAILABLE;
@@ -475,6 +496,9 @@ fn saturate(o: &Opts) -> Result<i32, String> {
     let got = Arc::new(AtomicU64::new(0));
     let g = got.clone();
     rx.set_read_timeout(Some(std::time::Duration::from_millis(200))).ok();
+    // A 4 MiB receive buffer (root may exceed net.core.rmem_max) so that a briefly descheduled
+    // receiver thread does not lose datagrams the link delivered.
+    let _ = nix::sys::socket::setsockopt(&rx, nix::sys::socket::sockopt::RcvBufForce, &(4 << 20));
     std::thread::spawn(move || {
         let mut b = [0u8; 2048];
         loop {
@@ -515,6 +539,7 @@ fn saturate(o: &Opts) -> Result<i32, String> {
     let last = end.0 / bin;
     let mut bins = Vec::new();
     let mut worst: f64 = 0.0;
+    let mut worst_written: f64 = 0.0;
     for k in first..last {
         let (a, b) = (Time(k * bin), Time((k + 1) * bin));
         let opp = emu.up.link().opportunity_bytes_between(a, b);
@@ -535,7 +560,9 @@ fn saturate(o: &Opts) -> Result<i32, String> {
         "mode": "saturate",
         "trace": o.trace, "rate_mbps": rate, "duration_s": end.0 as f64 / NS_PER_S as f64,
         "bins_100ms": bins,
+        "bins_columns": ["start_ms", "opportunity_bytes", "delivered_bytes_by_schedule", "delivered_bytes_by_write_time"],
         "worst_bin_error": worst,
+        "worst_bin_error_by_write_time": worst_written,
         "delivered_packets": c.up.len(),
         "received_packets": got.load(Ordering::Relaxed),
         "drops": emu.up.counters.dropped,

@@ -405,10 +405,11 @@ mod tests {
 
     #[test]
     fn a_marking_queue_rewrites_the_ip_header_with_a_valid_checksum() {
-        // Use a queue that always marks: the ABC router with η = 0 brakes every accelerate packet.
+        // The ABC router starts with no tokens (Algorithm 1), so its first accelerate packet
+        // becomes a brake; a tiny η keeps it braking.
         let kind = accelbrake_sim::queue::lookup("abc", "q").unwrap();
         let mut given = accelbrake_sim::params::Given::new();
-        given.insert("eta".into(), 0.0.into());
+        given.insert("eta".into(), 1e-6.into());
         let q = (kind.build)(
             &kind.values(&given, "q").unwrap(),
             accelbrake_sim::rng::Rng::stream(1, 1),
