@@ -7,7 +7,7 @@ each packet was actually written to the receiving TUN device — plus the per-pa
 (written − (opportunity + delay)). Then constant links of increasing rate find the highest rate it
 keeps up with on one core (p99 timing error under 1 ms and ≥ 99 % of delivered packets received).
 
-    sudo python3 scripts/emu_accuracy.py [--duration 3] [--json out.json]
+    sudo python3 scripts/emu_accuracy.py [--duration 3] [--rt] [--json out.json]
 
 Needs root and the binary (`make emu`). Figures depend on the machine's load.
 """
@@ -30,8 +30,9 @@ TRACES = [("bw12.mahi", 18), ("bw96.mahi", 140), ("Verizon-LTE-short.down", 60),
 SWEEP_LINES = [8, 16, 32, 64, 128]
 
 
-def saturate(trace: str, rate: float, duration: float) -> dict:
+def saturate(trace: str, rate: float, duration: float, rt: bool) -> dict:
     cmd = [str(BIN), "saturate", "--trace", trace, "--rate-mbps", str(rate), "--duration", str(duration)]
+    cmd += ["--rt"] if rt else []
     cmd += ["--queue", "droptail packets=1000"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -53,6 +54,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=float, default=3.0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--rt", action="store_true", help="link loop under SCHED_FIFO (accelbrake-emu --rt)")
     a = ap.parse_args()
     if not BIN.exists():
         sys.exit(f"{BIN} missing: run `make emu`")
@@ -61,7 +63,7 @@ def main() -> None:
           "timing error p50 µs | p99 µs | max µs | received/delivered |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
     for name, rate in TRACES:
-        v = saturate(str(ROOT / "traces" / name), rate, a.duration)
+        v = saturate(str(ROOT / "traces" / name), rate, a.duration, a.rt)
         out["traces"][name] = v
         print(row(name, v), flush=True)
     print("\nkeep-up sweep (constant links):\n")
@@ -75,7 +77,7 @@ def main() -> None:
             tr = Path(tmp) / f"c{n}.mahi"
             tr.write_text("1\n" * n)
             mbps = n * 12.032  # 1504 B per line per ms
-            v = saturate(str(tr), mbps * 1.3, a.duration)
+            v = saturate(str(tr), mbps * 1.3, a.duration, a.rt)
             t = v["timing_error_us"]
             ok = t["p99"] < 1000 and v["received_packets"] >= 0.99 * v["delivered_packets"]
             ok = ok and v["worst_bin_error"] <= 0.01

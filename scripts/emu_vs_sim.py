@@ -50,7 +50,7 @@ def main() -> None:
             sim = cli("run", "--scheme", ours, *common, "--buffer", str(s["buffer"]),
                       "--duration", str(a.duration), "--set", "link.offset=0", "--json")  # fmt: skip
             emu = cli("emulate", "--scheme", kernel, *common, "--queue", f"droptail packets={s['buffer']}",
-                      "--duration", str(a.duration), "--json")  # fmt: skip
+                      "--duration", str(a.duration), "--rt", "--json")  # fmt: skip
             us, ue = sim["utilization"], emu["utilization"]
             ps, pe = sim["per_packet_delay_ms"]["p95"], emu["per_packet_delay_ms"]["p95"]
             du, dp = (ue - us) / us, (pe - ps) / ps

@@ -76,6 +76,11 @@ def _link_args(parser: Any) -> None:
     g.add_argument("--ack-log", metavar="FILE", help="Mahimahi link log of the other direction")
     g.add_argument("--packets", metavar="FILE", help="per-packet table (CSV; times in ns)")
     g.add_argument("--seed", type=int, default=1, help="seed of the queues' random streams (PIE)")
+    g.add_argument(
+        "--rt",
+        action="store_true",
+        help="run the link loop under SCHED_FIFO (priority 10) so that a loaded machine does not delay packets",
+    )
 
 
 def _forward(args: Any) -> list[str]:
@@ -96,6 +101,8 @@ def _forward(args: Any) -> list[str]:
             out += ["--" + opt.replace("_", "-"), v]
     if args.ecn:
         out.append("--ecn")
+    if args.rt:
+        out.append("--rt")
     for opt in ("trace", "ack_trace"):
         v = getattr(args, opt)
         if v is not None and not Path(v).is_file():
