@@ -79,7 +79,7 @@ def _link_args(parser: Any) -> None:
     g.add_argument(
         "--rt",
         action="store_true",
-        help="run the link loop under SCHED_FIFO (priority 10) so that a loaded machine does not delay packets",
+        help="run the link loop under SCHED_FIFO (priority 10): a loaded machine then does not delay packets",
     )
 
 
