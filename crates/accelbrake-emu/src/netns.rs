@@ -20,7 +20,7 @@ pub const OUTER_ADDR: [u8; 4] = [100, 64, 0, 1];
 
 /// Why the emulator cannot run here, or `None` if it can (root, `/dev/net/tun`, namespaces).
 pub fn unavailable() -> Option<String> {
-    if !(unsafe { libc::geteuid() } == 0) {
+    if unsafe { libc::geteuid() } != 0 {
         return Some("needs root (network namespaces and TUN devices)".into());
     }
     if std::fs::metadata("/dev/net/tun").is_err() {
