@@ -92,13 +92,20 @@ def test_shell_runs_the_program_behind_the_abc_router_and_marks_reach_the_other_
     assert sum(1 for r in rows[1:] if r.startswith("up,1428,") and r.endswith(",1,2")) >= 15
 
 
-def test_emulate_prints_the_run_summary(emu_bin):
+def test_emulate_prints_the_run_summary_and_writes_parquet(emu_bin, tmp_path):
+    import pandas as pd
+
+    pq = tmp_path / "packets.parquet"
     r = cli("emulate", "--scheme", "cubic", "--trace", BW12, "--delay", "10",
-            "--queue", "droptail packets=60", "--duration", "2", "--json")  # fmt: skip
+            "--queue", "droptail packets=60", "--duration", "2", "--packets", str(pq), "--json")  # fmt: skip
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     assert s["scheme"] == "cubic" and 0 < s["utilization"] <= 1.0 + 1e-9
     assert s["per_packet_delay_ms"]["p95"] >= 20.0
+    df = pd.read_parquet(pq)
+    assert set(df["dir"]) == {"up", "down"}
+    up = df[df["dir"] == "up"]
+    assert ((up["due_ns"] - up["opportunity_ns"]) == 10_000_000).all()
 
 
 def test_bad_options_are_clear_errors():

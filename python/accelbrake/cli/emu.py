@@ -74,7 +74,11 @@ def _link_args(parser: Any) -> None:
         "--log", metavar="FILE", help="Mahimahi link log of the inner→outer direction (mm-link --uplink-log)"
     )
     g.add_argument("--ack-log", metavar="FILE", help="Mahimahi link log of the other direction")
-    g.add_argument("--packets", metavar="FILE", help="per-packet table (CSV; times in ns)")
+    g.add_argument(
+        "--packets",
+        metavar="FILE",
+        help="per-packet table, both directions, times in ns: CSV, or Parquet if FILE ends in .parquet",
+    )
     g.add_argument("--seed", type=int, default=1, help="seed of the queues' random streams (PIE)")
     g.add_argument(
         "--rt",
@@ -83,7 +87,10 @@ def _link_args(parser: Any) -> None:
     )
 
 
-def _forward(args: Any) -> list[str]:
+def _forward(args: Any, packets_csv: str | None = None) -> list[str]:
+    """The binary's options; ``packets_csv`` replaces ``--packets`` (a Parquet table is converted)."""
+    if packets_csv is not None:
+        args = argparse.Namespace(**{**vars(args), "packets": packets_csv})
     out = [
         "--trace",
         args.trace,
@@ -149,17 +156,50 @@ def cmd_shell(args: Any) -> int:
         program = program[1:]
     if not program:
         raise CliError("shell: give the program to run after `--` (e.g. `-- ping -c 3 $MAHIMAHI_BASE`)")
-    argv = [emu_binary(), "shell", *_forward(args)]
-    if args.outer:
-        argv += ["--outer", args.outer]
-    if args.duration is not None:
-        argv += ["--duration", str(args.duration)]
-    argv += ["--", *program]
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Replace this process: Ctrl-C and the exit status are the emulator's (which cleans up).
-    os.execv(argv[0], argv)
-    return 0  # not reached
+    binary = emu_binary()
+    parquet = _is_parquet(args.packets)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = str(Path(tmp) / "packets.csv") if parquet else None
+        argv = [binary, "shell", *_forward(args, csv)]
+        if args.outer:
+            argv += ["--outer", args.outer]
+        if args.duration is not None:
+            argv += ["--duration", str(args.duration)]
+        argv += ["--", *program]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if not parquet:
+            # Replace this process: Ctrl-C and the exit status are the emulator's (which cleans up).
+            os.execv(argv[0], argv)
+        code = _run_forwarding_signals(argv)
+        if csv is not None and Path(csv).exists():
+            _to_parquet(csv, args.packets)
+        return code
+
+
+def _is_parquet(path: str | None) -> bool:
+    return path is not None and path.lower().endswith(".parquet")
+
+
+def _to_parquet(csv: str, out: str) -> None:
+    import pandas as pd
+
+    pd.read_csv(csv).to_parquet(out, index=False)
+
+
+def _run_forwarding_signals(argv: list[str]) -> int:
+    """Run the emulator as a child; Ctrl-C reaches it directly (same process group), SIGTERM is
+    passed on; its exit status is returned."""
+    import signal
+
+    child = subprocess.Popen(argv)
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    old_term = signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGTERM))
+    try:
+        return child.wait()
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
 
 
 def cmd_emulate(args: Any) -> int:
@@ -172,14 +212,18 @@ def cmd_emulate(args: Any) -> int:
     if scheme not in KERNEL_CC:
         raise CliError(f"--scheme {args.scheme}: the kernel endpoints offer {', '.join(sorted(KERNEL_CC))}")
     args.queue = queue
+    binary = emu_binary()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "summary.json"
-        argv = [emu_binary(), "emulate", *_forward(args), "--cc", KERNEL_CC[scheme]]
+        csv = str(Path(tmp) / "packets.csv") if _is_parquet(args.packets) else None
+        argv = [binary, "emulate", *_forward(args, csv), "--cc", KERNEL_CC[scheme]]
         argv += ["--duration", str(args.duration), "--json", str(out)]
         p = subprocess.run(argv, stdout=subprocess.DEVNULL)
         if p.returncode != 0:
             raise CliError(f"emulate failed (exit status {p.returncode}; see the message above)")
         summary = json.loads(out.read_text())
+        if csv is not None:
+            _to_parquet(csv, args.packets)
     summary["scheme"] = args.scheme
     if args.json:
         print(json.dumps(summary, indent=2))
