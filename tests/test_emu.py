@@ -117,3 +117,25 @@ def test_bad_options_are_clear_errors():
     assert r.returncode == 2 and "/nonexistent.trace" in r.stderr
     r = cli("shell", "--trace", BW12)
     assert r.returncode == 2 and "--" in r.stderr
+
+
+def test_ctrl_c_stops_the_program_and_leaves_nothing_behind(emu_bin, tmp_path):
+    import signal
+    import time
+
+    marker = "41.2345"  # a sleep nobody else runs
+    p = subprocess.Popen(
+        [sys.executable, "-m", "accelbrake.cli", "shell", "--trace", BW12,
+         "--packets", str(tmp_path / "p.parquet"), "--", "sleep", marker],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    # Wait until the program runs inside the namespace (its process exists), then interrupt.
+    for _ in range(300):
+        if subprocess.run(["pgrep", "-f", f"^sleep {marker}$"], capture_output=True).returncode == 0:
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert subprocess.run(["pgrep", "-f", f"^sleep {marker}$"], capture_output=True).returncode == 1
+    assert (tmp_path / "p.parquet").exists()

@@ -188,12 +188,12 @@ def _to_parquet(csv: str, out: str) -> None:
 
 
 def _run_forwarding_signals(argv: list[str]) -> int:
-    """Run the emulator as a child; Ctrl-C reaches it directly (same process group), SIGTERM is
-    passed on; its exit status is returned."""
+    """Run the emulator as a child and pass SIGINT/SIGTERM sent to this process on to it (it stops
+    the program, and everything it created goes with it); its exit status is returned."""
     import signal
 
     child = subprocess.Popen(argv)
-    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    old_int = signal.signal(signal.SIGINT, lambda *_: child.send_signal(signal.SIGINT))
     old_term = signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGTERM))
     try:
         return child.wait()
