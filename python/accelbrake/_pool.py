@@ -56,7 +56,8 @@ def run_tasks(
     stops everything and raises :class:`SimulationError` ``"<describe(key)>: <reason>"``.
 
     With ``jobs > 1`` (or a ``memory_mb`` limit) the tasks run in spawned worker processes, so
-    ``worker`` must be a picklable module-level function (or a :func:`functools.partial` of one); ``memory_mb`` caps each worker's address space.
+    ``worker`` must be a picklable module-level function (or a :func:`functools.partial` of one);
+    ``memory_mb`` caps each worker's address space.
     """
     from tqdm import tqdm
 

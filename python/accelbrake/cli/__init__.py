@@ -13,6 +13,8 @@
     accelbrake traces traces/
     accelbrake params cubic               # every parameter: default, unit, range, source
     accelbrake schema > scenario.schema.json
+    accelbrake shell --trace traces/bw12.mahi --delay 50 --queue "abc packets=250" -- ping -c 3 100.64.0.1
+    accelbrake emulate --scheme cubic --trace traces/bw24.mahi --delay 20 --queue "droptail packets=250"
 
 Errors (bad options, invalid scenarios, missing or malformed trace files) print
 ``accelbrake: error: <message>`` on stderr and exit with status 2. Set ``ACCELBRAKE_DEBUG=1`` to get
@@ -29,7 +31,7 @@ from typing import Any
 
 from accelbrake import __version__, catalog
 from accelbrake._core import SimulationError
-from accelbrake.cli import abe, compare, report, reproduce, run, sweep, traces
+from accelbrake.cli import abe, compare, emu, report, reproduce, run, sweep, traces
 from accelbrake.cli import params as params_cmds
 from accelbrake.cli._common import DELAY_NOTES, PROG, CliError
 from accelbrake.cli.abe import cmd_abe_sweep
@@ -74,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # One module per command; each adds its own subparser (in this order in --help).
-    for command in (run, compare, abe, sweep, report, reproduce, traces, params_cmds):
+    for command in (run, compare, abe, sweep, report, reproduce, traces, params_cmds, emu):
         command.register(sub, fmt)
     return parser
 
