@@ -897,8 +897,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "abc-fig5",
             TITLES["abc-fig5"],
             W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow at MCS 4 (39 Mbit/s) per run, "
-            f"payload rates {', '.join(f'{r:g}' for r in W.FIG5_RATES)} Mbit/s (30 s each; quick 5 s); the "
-            "mean inter-ACK time per batch size and the line through them.",
+            f"payload rates {', '.join(f'{r:g}' for r in W.FIG5_RATES if r)} Mbit/s and a backlogged Cubic "
+            "flow (30 s each; quick 5 s); the mean inter-ACK time per batch size (sizes seen ≥ 20 times) and "
+            "the least-squares line through them.",
             _no_document,
             _no_compare,
             cite="Fig. 5, §5.1",
