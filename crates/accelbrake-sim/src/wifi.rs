@@ -407,7 +407,13 @@ impl Estimator {
     }
 
     fn expire(&mut self, now: Time) {
-        let horizon = now.0.saturating_sub(self.window.0);
+        // Within the first window nothing expires (a sample at time 0 is in (now − T, now]).
+        let Some(horizon) = now.0.checked_sub(self.window.0) else {
+            if self.sum_t > 0.0 {
+                self.held = self.sum_bits / self.sum_t * 1e9 / 8.0;
+            }
+            return;
+        };
         while let Some(&(t, bits, th)) = self.samples.front() {
             if t.0 > horizon || self.samples.len() == 1 {
                 break;

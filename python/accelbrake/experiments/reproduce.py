@@ -910,8 +910,8 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             TITLES["abc-fig6"],
             W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow per run at 15–90 % of the link's "
             "true capacity, MCS 1, 4 and 7 (three links); the time average of 30 s of the estimator's "
-            "predictions (quick: 4 s) against the truth, or against the cap (2 × the sending rate) where that "
-            "lies below the truth.",
+            "predictions (quick: 4 s) against the truth, or against the cap (2 × the sending rate) where "
+            "that lies below the truth.",
             _no_document,
             _no_compare,
             cite="Fig. 6, §5.1",
@@ -1057,7 +1057,9 @@ def run_reproduction(
     out = Path(out_dir)
     if rep.direct is not None:
         if traces:
-            raise ExperimentError(f"reproduce {rep.id}: --traces does not apply (a simulated Wi-Fi link)", key=rep.id)
+            raise ExperimentError(
+                f"reproduce {rep.id}: --traces does not apply (a simulated Wi-Fi link)", key=rep.id
+            )
         rows, n = rep.direct(out, quick, _direct_duration(rep, overrides))
         comp = {
             "id": rep.id,
@@ -1070,7 +1072,9 @@ def run_reproduction(
             "quick": quick,
             "reference_scheme": rep.reference,
         }
-        atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
+        atomic_write_json(
+            out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference}
+        )
         with atomic_path(out / "comparison.csv") as tmp:
             pd.DataFrame(rows).to_csv(tmp, index=False)
         return comp, None, DirectOutcome(total=n, ran=n)

@@ -88,7 +88,13 @@ def _doc(name: str, title: str, traces: Sequence[str], flows: Sequence[int], qui
 def doc_fig9(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     """Fig. 9: single user and two users on one FIFO (the matrix crosses links and flow counts;
     only 1 user × 1 flow and 2 users × 2 flows are compared)."""
-    return _doc("abc-fig9", "ABC Fig. 9: Wi-Fi, MCS 1 <-> 7 every 2 s", traces or [FIG9_LINK, FIG9_LINK_2], [1, 2], quick)
+    return _doc(
+        "abc-fig9",
+        "ABC Fig. 9: Wi-Fi, MCS 1 <-> 7 every 2 s",
+        traces or [FIG9_LINK, FIG9_LINK_2],
+        [1, 2],
+        quick,
+    )
 
 
 def doc_fig16(quick: bool, traces: list[str] | None) -> dict[str, Any]:
@@ -110,8 +116,12 @@ def _points(results: pd.DataFrame, users: int) -> pd.DataFrame:
     r = results[[_users(t) == users for t in results["trace"]]]
     r = r[r["flows"] == users]
     if not len(r):
-        return pd.DataFrame(columns=["scheme", "link_utilization", "link_throughput_mbps", "run_per_packet_delay_p95_ms"])
-    p95_col = "per_packet_delay_p95_ms" if "per_packet_delay_p95_ms" in r.columns else "run_per_packet_delay_p95_ms"
+        return pd.DataFrame(
+            columns=["scheme", "link_utilization", "link_throughput_mbps", "run_per_packet_delay_p95_ms"]
+        )
+    p95_col = (
+        "per_packet_delay_p95_ms" if "per_packet_delay_p95_ms" in r.columns else "run_per_packet_delay_p95_ms"
+    )
     per_run = r.groupby(["run_id", "scheme"], sort=False)[p95_col].mean().rename("flow_p95")
     runs = F.run_level(r).join(per_run, on=["run_id", "scheme"])
     runs["run_per_packet_delay_p95_ms"] = runs["flow_p95"]
@@ -187,7 +197,9 @@ def _cmp_wifi(section: str, results: pd.DataFrame, users_of: dict[str, int]) -> 
         for _, r in d.iterrows():
             name = F.display_name(str(r["scheme"]))
             rows.append(_info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
-            rows.append(_info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0))
+            rows.append(
+                _info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
+            )
     return rows
 
 
@@ -216,8 +228,18 @@ def _scenario(link: str, rate_mbps: float | None, secs: float, seed: int = 1) ->
         "seed": seed,
         "record_packets": False,
         "hops": [
-            {"name": "wifi", "link": wifi_link_spec(link), "queue": {"type": "droptail", "packets": 1000}, "delay_ms": WIFI_DELAY_MS},
-            {"name": "ack", "link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": WIFI_DELAY_MS},
+            {
+                "name": "wifi",
+                "link": wifi_link_spec(link),
+                "queue": {"type": "droptail", "packets": 1000},
+                "delay_ms": WIFI_DELAY_MS,
+            },
+            {
+                "name": "ack",
+                "link": {"type": "constant", "mbps": 100},
+                "queue": {"type": "infinite"},
+                "delay_ms": WIFI_DELAY_MS,
+            },
         ],
         "flows": [flow],
     }
@@ -273,8 +295,16 @@ def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
                     f"batch sizes {int(means.index.min())}–{int(means.index.max())}",
                 )
             )
-    rows.append(_info("link", "intercept: mean overhead h (µs)", float(intercept), 1, "figure only (≈ 0.3 ms in Fig. 5)"))
-    rows.append(_info("link", "largest mean inter-ACK time (ms)", float(means.max() / 1e3), 2, "up to 20 ms in Fig. 5"))
+    rows.append(
+        _info(
+            "link", "intercept: mean overhead h (µs)", float(intercept), 1, "figure only (≈ 0.3 ms in Fig. 5)"
+        )
+    )
+    rows.append(
+        _info(
+            "link", "largest mean inter-ACK time (ms)", float(means.max() / 1e3), 2, "up to 20 ms in Fig. 5"
+        )
+    )
     return rows, len(frames)
 
 
@@ -310,7 +340,9 @@ def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
             span_s = (sel["t_ms"].iloc[-1] - sel["t_ms"].iloc[0]) / 1e3
             on_air = float(sel["bytes"].sum() * 8 / 1e6 / span_s)
             cap = 2.0 * on_air
-            points.append({"mcs": mcs, "truth_mbps": truth, "send_mbps": on_air, "estimate_mbps": est, "cap_mbps": cap})
+            points.append(
+                {"mcs": mcs, "truth_mbps": truth, "send_mbps": on_air, "estimate_mbps": est, "cap_mbps": cap}
+            )
             label = f"MCS {mcs} ({truth:.1f} Mbit/s), sending {on_air:.1f} Mbit/s"
             if cap > 1.05 * truth:
                 row = _row_of(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
@@ -318,7 +350,9 @@ def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
                 row = _row_of(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
             else:
                 row = _info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
-                row["note"] = "twice the sending rate is within 5 % of the capacity: where the cap meets the truth"
+                row["note"] = (
+                    "twice the sending rate is within 5 % of the capacity: where the cap meets the truth"
+                )
             row["metric"] = f"{row['metric']}, {label}"
             rows.append(row)
     out.mkdir(parents=True, exist_ok=True)
