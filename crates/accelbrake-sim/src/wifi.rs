@@ -746,7 +746,10 @@ impl WifiLink {
                             match pull(None, cap) {
                                 Some(p) => {
                                     self.held_packets += 1;
-                                    self.shared.on_sent(now, subframe_bytes(p.size) as u64);
+                                    let sb = subframe_bytes(p.size) as u64;
+                                    self.shared.on_sent(now, sb);
+                                    let u = self.user_of(p.flow);
+                                    self.users[u].est.on_sent(now, sb);
                                     p
                                 }
                                 None => break,
@@ -1331,8 +1334,14 @@ mod tests {
         let truth = shared.truth_rate(Time::ZERO, None);
         let est = time_average(&shared, None, |r| r.mu_hat);
         assert!((est / truth - 1.0).abs() < 0.05, "shared: {est} vs {truth}");
-        // Batches alternate users.
+        // Batches alternate users; each user's own estimate (logged, not used by a shared router)
+        // tracks its share.
         assert!(shared.log.windows(2).all(|w| w[0].user != w[1].user));
+        for u in 0..2 {
+            let truth = shared.truth_rate(Time::ZERO, Some(u));
+            let est = time_average(&shared, Some(u as u32), |r| r.mu_hat_user);
+            assert!((est / truth - 1.0).abs() < 0.05, "shared, user {u}: {est} vs {truth}");
+        }
         let per = two_users(Discipline::PerUser);
         for u in 0..2 {
             let truth = per.truth_rate(Time::ZERO, Some(u));
