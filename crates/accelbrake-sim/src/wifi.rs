@@ -766,12 +766,9 @@ impl WifiLink {
                         break;
                     }
                 }
-                let Some(u) = (0..n)
+                let u = (0..n)
                     .map(|k| (self.next_user + k) % n)
-                    .find(|&u| !self.users[u].staged.is_empty())
-                else {
-                    return None;
-                };
+                    .find(|&u| !self.users[u].staged.is_empty())?;
                 let frames: Vec<Packet> = self.users[u].staged.drain(..).collect();
                 self.users[u].staged_bytes = 0;
                 (u, frames)
@@ -982,6 +979,52 @@ pub fn ms(t: u64) -> Time {
 /// Bytes per second to Mbit/s.
 pub fn mbps(bytes_per_sec: f64) -> f64 {
     bytes_per_sec * 8.0 / 1e6
+}
+
+/// The `wifi_batches` table: one row per A-MPDU of every Wi-Fi hop (at most
+/// [`crate::wifi::MAX_BATCH_ROWS`] per hop): when its block ACK came, to which user, at which
+/// MCS, its size, its inter-ACK times, ABC's estimates (per batch and smoothed, shared and of the
+/// user) and the ground truth beside them, rates in Mbit/s. `None` without Wi-Fi hops.
+pub(crate) fn batches_table<'a>(
+    links: impl Iterator<Item = (usize, &'a WifiLink)>,
+) -> Option<crate::measure::table::Table> {
+    use crate::measure::table::Table;
+    let mut rows = Vec::new();
+    for (h, l) in links {
+        rows.extend(l.log.iter().map(|r| (h, *r)));
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table::default();
+    t.f64("t_ms", rows.iter().map(|(_, r)| r.at.millis_f64()).collect());
+    t.i64("hop", rows.iter().map(|(h, _)| *h as i64).collect());
+    t.i64("user", rows.iter().map(|(_, r)| i64::from(r.user)).collect());
+    t.i64("mcs", rows.iter().map(|(_, r)| i64::from(r.mcs)).collect());
+    t.i64("b", rows.iter().map(|(_, r)| i64::from(r.b)).collect());
+    t.i64("bytes", rows.iter().map(|(_, r)| r.bytes as i64).collect());
+    t.f64(
+        "airtime_us",
+        rows.iter().map(|(_, r)| r.airtime.0 as f64 / 1e3).collect(),
+    );
+    t.f64("t_ia_us", rows.iter().map(|(_, r)| r.t_ia.0 as f64 / 1e3).collect());
+    t.f64(
+        "t_ia_user_us",
+        rows.iter().map(|(_, r)| r.t_ia_user.0 as f64 / 1e3).collect(),
+    );
+    t.f64("cr_mbps", rows.iter().map(|(_, r)| mbps(r.cr)).collect());
+    t.f64("mu_batch_mbps", rows.iter().map(|(_, r)| mbps(r.mu_batch)).collect());
+    t.f64("mu_hat_mbps", rows.iter().map(|(_, r)| mbps(r.mu_hat)).collect());
+    t.f64(
+        "mu_hat_user_mbps",
+        rows.iter().map(|(_, r)| mbps(r.mu_hat_user)).collect(),
+    );
+    t.f64("truth_mbps", rows.iter().map(|(_, r)| mbps(r.truth)).collect());
+    t.f64(
+        "truth_user_mbps",
+        rows.iter().map(|(_, r)| mbps(r.truth_user)).collect(),
+    );
+    Some(t)
 }
 
 #[cfg(test)]
