@@ -735,6 +735,10 @@ def _cmp_table_robustness(results: pd.DataFrame, out: Path) -> list[dict[str, An
     return rows
 
 
+#: The row builders the Wi-Fi comparisons use (:mod:`accelbrake.experiments.wifi`).
+_WIFI = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
+
+
 def _no_document(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     raise ExperimentError("this reproduction runs its scenarios directly (no experiment document)")
 
@@ -903,7 +907,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _no_document,
             _no_compare,
             cite="Fig. 5, §5.1",
-            direct=lambda out, quick, secs: W.run_fig5(out, quick, secs),
+            direct=lambda out, quick, secs: W.run_fig5(_WIFI, out, quick, secs),
         ),
         Reproduction(
             "abc-fig6",
@@ -915,7 +919,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _no_document,
             _no_compare,
             cite="Fig. 6, §5.1",
-            direct=lambda out, quick, secs: W.run_fig6(out, quick, secs),
+            direct=lambda out, quick, secs: W.run_fig6(_WIFI, out, quick, secs),
         ),
         Reproduction(
             "abc-fig9",
@@ -924,7 +928,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "of throughputs and the mean of the flows' p95 delays. The matrix crosses the one- and "
             "two-user links with 1 and 2 flows; only 1×1 and 2×2 are compared.",
             W.doc_fig9,
-            W.cmp_fig9,
+            lambda results, out: W.cmp_fig9(_WIFI, results, out),
             cite="Fig. 9 and §7.3 (Wi-Fi); abstract (2.2× lower delays than BBR)",
         ),
         Reproduction(
@@ -933,7 +937,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             W.SETUP + " MCS: a random walk in [3, 7] starting at 5, one ±1 step every 2 s (reflected at "
             "the bounds), drawn from the run's seed.",
             W.doc_fig16,
-            W.cmp_fig16,
+            lambda results, out: W.cmp_fig16(_WIFI, results, out),
             cite="Fig. 16, Appendix D",
         ),
         Reproduction(

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,23 @@ from accelbrake import _core
 from accelbrake.experiments import figures as F
 from accelbrake.experiments.published import PUBLISHED, Published
 
+
+@dataclass(frozen=True)
+class Helpers:
+    """The comparison-row builders of :mod:`accelbrake.experiments.reproduce`, passed in (that
+    module imports this one)."""
+
+    row: Callable[..., dict[str, Any]]
+    """``_row(pub, ours, note=...)``: a row with its verdict."""
+    info: Callable[..., dict[str, Any]]
+    """``_info(scheme, metric, ours, digits, published)``: a row of ours only."""
+    frontier: Callable[..., tuple[bool | None, str]]
+    """``outside_pareto_frontier(d, ref=...)``."""
+
+
 __all__ = [
     "FIG9_SCHEMES",
+    "Helpers",
     "cmp_fig9",
     "cmp_fig16",
     "doc_fig9",
@@ -131,47 +147,41 @@ def _points(results: pd.DataFrame, users: int) -> pd.DataFrame:
     return runs.groupby("scheme", sort=False)[cols].mean().reset_index()
 
 
-def _row_of(pub: Published, ours: Any, **kw: Any) -> dict[str, Any]:
-    from accelbrake.experiments.reproduce import _row
-
-    return _row(pub, ours, **kw)
-
-
-def _frontier_rows(pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
+def _frontier_rows(h: Helpers, pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
     """One claim per ABC variant: outside the Pareto frontier of the non-ABC schemes."""
-    from accelbrake.experiments.reproduce import outside_pareto_frontier
-
     rows = []
     others = d[~d["scheme"].isin(list(ABC_VARIANTS))]
     for pub in pubs:
         if pub.ours is None:
-            rows.append(_row_of(pub, None))
+            rows.append(h.row(pub, None))
             continue
         sub = pd.concat([d[d["scheme"] == pub.ours], others])
-        ok, note = outside_pareto_frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
-        rows.append(_row_of(pub, ok, note=note))
+        ok, note = h.frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
+        rows.append(h.row(pub, ok, note=note))
     return rows
 
 
-def _cmp_wifi(section: str, results: pd.DataFrame, users_of: dict[str, int]) -> list[dict[str, Any]]:
+def _cmp_wifi(
+    h: Helpers, section: str, results: pd.DataFrame, users_of: dict[str, int]
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     by_users = {u: _points(results, u) for u in set(users_of.values())}
     for pub in PUBLISHED[section]:
         tag = "two users" if "two users" in pub.metric else "single user"
         d = by_users.get(users_of[tag])
         if pub.ours is None:
-            rows.append(_row_of(pub, None))
+            rows.append(h.row(pub, None))
             continue
         if d is None or not len(d):
-            rows.append(_row_of(pub, None, note=f"no {tag} runs"))
+            rows.append(h.row(pub, None, note=f"no {tag} runs"))
             continue
         m = d.set_index("scheme")
         if "outside the Pareto frontier" in pub.metric:
-            rows.extend(_frontier_rows([pub], d, tag))
+            rows.extend(_frontier_rows(h, [pub], d, tag))
             continue
         ref = "abc-dt100"
         if ref not in m.index or pub.ours not in m.index:
-            rows.append(_row_of(pub, None, note="missing runs"))
+            rows.append(h.row(pub, None, note="missing runs"))
             continue
         u = m["link_utilization"]
         p95 = m["run_per_packet_delay_p95_ms"]
@@ -186,33 +196,31 @@ def _cmp_wifi(section: str, results: pd.DataFrame, users_of: dict[str, int]) -> 
             v = float(p95[pub.ours] / p95[ref])
             note = f"{p95[pub.ours]:.0f} ms vs ABC_100 {p95[ref]:.0f} ms"
         else:
-            rows.append(_row_of(pub, None, note=f"metric {pub.metric!r} not wired"))
+            rows.append(h.row(pub, None, note=f"metric {pub.metric!r} not wired"))
             continue
-        rows.append(_row_of(pub, v, note=note))
+        rows.append(h.row(pub, v, note=note))
     # Every point, for the record (the paper gives them only as a figure).
-    from accelbrake.experiments.reproduce import _info
-
     for tag, users in users_of.items():
         d = by_users.get(users)
         if d is None:
             continue
         for _, r in d.iterrows():
             name = F.display_name(str(r["scheme"]))
-            rows.append(_info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
+            rows.append(h.info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
             rows.append(
-                _info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
+                h.info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
             )
     return rows
 
 
-def cmp_fig9(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig9(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 9's claims and numbers (§7.3), single user and two users."""
-    return _cmp_wifi("abc-fig9", results, {"single user": 1, "two users": 2})
+    return _cmp_wifi(h, "abc-fig9", results, {"single user": 1, "two users": 2})
 
 
-def cmp_fig16(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig16(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 16's claim (Appendix D): ABC outside the others' frontier."""
-    return _cmp_wifi("abc-fig16", results, {"single user": 1})
+    return _cmp_wifi(h, "abc-fig16", results, {"single user": 1})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,11 +276,11 @@ FIG5_MCS = 4
 FIG5_RATES: tuple[float | None, ...] = (2.0, 10.0, 20.0, 30.0, 33.0, 34.5, 35.5, None)
 
 
-def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
+def run_fig5(
+    h: Helpers, out: Path, quick: bool, secs: float | None = None
+) -> tuple[list[dict[str, Any]], int]:
     """Inter-ACK time against batch size at MCS 4 from runs at several sending rates; the slope of
     the line through the mean inter-ACK time per batch size, against S/R. Returns (rows, runs)."""
-    from accelbrake.experiments.reproduce import _info
-
     secs = secs or (5.0 if quick else 30.0)
     frames = [_batches(_scenario(f"wifi:mcs={FIG5_MCS}", r, secs)) for r in FIG5_RATES]
     # Batch sizes seen fewer than 20 times are left out of the fit (too few to average).
@@ -290,7 +298,7 @@ def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
     for pub in PUBLISHED["abc-fig5"]:
         if pub.metric.startswith("slope"):
             rows.append(
-                _row_of(
+                h.row(
                     pub,
                     float(slope / want_us),
                     note=f"fitted {slope:.1f} µs/frame, S/R = {want_us:.1f} µs (S = 1544 B, R = 39 Mbit/s), "
@@ -298,12 +306,12 @@ def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
                 )
             )
     rows.append(
-        _info(
+        h.info(
             "link", "intercept: mean overhead h (µs)", float(intercept), 1, "figure only (≈ 0.3 ms in Fig. 5)"
         )
     )
     rows.append(
-        _info(
+        h.info(
             "link", "largest mean inter-ACK time (ms)", float(means.max() / 1e3), 2, "up to 20 ms in Fig. 5"
         )
     )
@@ -315,12 +323,12 @@ FIG6_MCS = (1, 4, 7)
 FIG6_FRACTIONS = (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)
 
 
-def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
+def run_fig6(
+    h: Helpers, out: Path, quick: bool, secs: float | None = None
+) -> tuple[list[dict[str, Any]], int]:
     """ABC's estimate against the true capacity over three MCS values and several sending rates;
     the mean of 30 s of predictions after the first 2 s per point (4 s with ``quick``). Returns
     (rows, runs)."""
-    from accelbrake.experiments.reproduce import _info
-
     secs = secs or (6.0 if quick else 32.0)
     pub_within = next(p for p in PUBLISHED["abc-fig6"] if p.metric.startswith("estimate / true"))
     pub_cap = next(p for p in PUBLISHED["abc-fig6"] if p.metric.startswith("estimate / cap"))
@@ -347,11 +355,11 @@ def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
             )
             label = f"MCS {mcs} ({truth:.1f} Mbit/s), sending {on_air:.1f} Mbit/s"
             if cap > 1.05 * truth:
-                row = _row_of(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
+                row = h.row(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
             elif cap < 0.95 * truth:
-                row = _row_of(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
+                row = h.row(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
             else:
-                row = _info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
+                row = h.info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
                 row["note"] = (
                     "twice the sending rate is within 5 % of the capacity: where the cap meets the truth"
                 )
