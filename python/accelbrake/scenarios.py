@@ -213,7 +213,7 @@ def wifi_link_spec(text: str, *, what: str = "trace") -> dict[str, Any]:
             raise fail(f"{name}: period '{ms}' is not a number of ms") from None
         return body, p
 
-    items = str(text).strip()[len("wifi:") :].split(":")
+    items = [i for i in str(text).strip()[len("wifi:") :].split(":") if i.strip()]
     schedule: dict[str, Any] | None = None
     users, m = 1, None
     link: dict[str, Any] = {"type": "wifi"}
