@@ -328,8 +328,11 @@ def _per_flow(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any
         if p.flow_rtts_ms is not None:
             f["extra_delay_ms"] = p.flow_rtts_ms[i] - 2.0 * p.delay_ms
     sc["flows"] = flows
+    from accelbrake import controllers
+
+    controllers.annotate(sc)
     try:
-        _core.validate(json.dumps(sc, allow_nan=False))
+        controllers.validate_json(json.dumps(sc, allow_nan=False))
     except SimulationError as e:
         raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
     return sc
