@@ -155,9 +155,9 @@ def test_decorator_and_on_sent_opt_in():
 
 SWEEP = """
 name = "pyctl"
-description = "python controller on the process pool"
+description = "python controllers on the process pool"
 [matrix]
-schemes = ["newreno", "pynr"]
+schemes = ["newreno", "pynr", "my-reno"]
 traces = ["const:12"]
 delay_ms = [10, 30]
 seeds = 1
@@ -167,26 +167,42 @@ duration_s = 3
 scheme = "{spec}"
 """
 
+MODULE = """
+import accelbrake
+from accelbrake.examples.newreno import PyNewReno
+
+
+@accelbrake.register_controller("my-reno")
+class MyReno(PyNewReno):
+    pass
+"""
+
 
 def test_sweep_on_process_pool_matches_sequential(tmp_path):
-    """A sweep naming the controller as module:Class: worker processes import it; the tables
-    equal those of the sequential run."""
-    exp = tmp_path / "exp.toml"
-    exp.write_text(SWEEP.format(spec=SPEC))
-    outs = {}
-    for jobs in (1, 2):
-        out = tmp_path / f"out{jobs}"
-        r = subprocess.run(
-            [sys.executable, "-m", "accelbrake.cli", "sweep", str(exp), "--out", str(out), "--jobs", str(jobs)],
-            capture_output=True,
-            text=True,
-        )
-        assert r.returncode == 0, r.stderr
-        outs[jobs] = out
+    """A sweep with a controller named as module:Class and one registered by an --import module:
+    worker processes import both; the tables equal those of the sequential run, and the Python
+    NewReno rows equal the built-in's."""
+    import os
+
     import pandas as pd
 
-    a = pd.read_csv(next(outs[1].rglob("summary.csv")))
-    b = pd.read_csv(next(outs[2].rglob("summary.csv")))
-    drop = [c for c in a.columns if "wall" in c or c in ("host",)]
-    pd.testing.assert_frame_equal(a.drop(columns=drop), b.drop(columns=drop))
-    assert SPEC in set(a["scheme"]) or any(SPEC in str(x) for x in a.values.ravel())
+    exp = tmp_path / "exp.toml"
+    exp.write_text(SWEEP.format(spec=SPEC))
+    (tmp_path / "my_ctl.py").write_text(MODULE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    tables = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"out{jobs}"
+        cmd = [sys.executable, "-m", "accelbrake.cli", "--import", "my_ctl", "sweep", str(exp)]
+        cmd += ["--out", str(out), "--jobs", str(jobs), "--no-report", "--no-progress"]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        tables[jobs] = pd.read_csv(out / "results.csv")
+    a, b = tables[1], tables[2]
+    assert len(a) == 6
+    pd.testing.assert_frame_equal(a, b)
+    metrics = ["throughput_mbps", "utilization", "queueing_delay_p95_ms", "retransmits"]
+    for d in (10.0, 30.0):
+        rows = a[a["delay_ms"] == d].set_index("scheme")[metrics]
+        assert rows.loc["newreno"].equals(rows.loc["pynr"])
+        assert rows.loc["newreno"].equals(rows.loc["my-reno"])

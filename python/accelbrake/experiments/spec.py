@@ -338,6 +338,15 @@ def _per_flow(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any
     return sc
 
 
+def _python_scheme(name: str) -> str | None:
+    """``name`` if it is a Python controller (registered, or ``module:Class``, or either with
+    ``+queue``), else ``None``; an unimportable ``module:Class`` raises its ScenarioError."""
+    from accelbrake import controllers
+
+    cc = name.strip().partition("+")[0]
+    return name.strip() if controllers.get_controller(cc) is not None else None
+
+
 # ---------------------------------------------------------------------------------------------
 # Reading and checking
 
@@ -613,8 +622,8 @@ def parse_experiment(
             raise c.fail(where, f"expected a table ([{where}]), got {_type_name(sdoc)}")
         c.known(sdoc, SCHEME_KEYS, where)
         base = c.string(sdoc.get("scheme", sname), f"{where}.scheme", "a scheme preset")
-        preset = canonical_scheme(base)
-        if preset not in SCHEMES:
+        preset = _python_scheme(base) or canonical_scheme(base)
+        if preset not in SCHEMES and _python_scheme(preset) is None:
             key = f"{where}.scheme" if "scheme" in sdoc else where
             raise c.fail(
                 key,
@@ -638,6 +647,8 @@ def parse_experiment(
             elif cs in SCHEMES:
                 entries[cs] = SchemeEntry(cs, cs, cs)
                 s = cs
+            elif _python_scheme(s) is not None:
+                entries[s] = SchemeEntry(s, s, s)
             else:
                 known = [*SCHEMES, *entries]
                 raise c.fail(
