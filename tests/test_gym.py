@@ -108,3 +108,17 @@ def test_bad_arguments_name_the_parameter():
     env = abgym.CongestionEnv(episode_s=0.1)
     with pytest.raises(gymnasium.error.ResetNeeded):
         env.step(np.zeros(1, dtype=np.float32))
+
+
+def test_examples_rule_agent_beats_random_agent(repo):
+    import importlib.util
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, repo / "examples" / "gym" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    rule = load("rule_agent").main(["--seconds", "4"])
+    rand = load("random_agent").main(["--seconds", "4"])
+    assert rule > rand
