@@ -12,7 +12,6 @@ import argparse
 import time
 
 import numpy as np
-
 from accelbrake.gym import CongestionEnv, make_vec
 
 

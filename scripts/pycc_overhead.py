@@ -44,8 +44,10 @@ def main() -> None:
     print(f"link {a.mbps:g} Mbit/s, RTT {2 * a.delay_ms:g} ms, {a.seconds:g} s simulated; ACKs ≈ {acks}")
     print(f"newreno (Rust)        {t_rs * 1e3:9.1f} ms   {t_rs / acks * 1e9:8.0f} ns/ACK (whole run)")
     print(f"py-newreno (Python)   {t_py * 1e3:9.1f} ms   {t_py / acks * 1e9:8.0f} ns/ACK (whole run)")
-    print(f"slowdown ×{t_py / t_rs:.1f}; Python costs {(t_py - t_rs) / acks * 1e6:.2f} µs per ACK; "
-          f"identical results: {same}")
+    print(
+        f"slowdown ×{t_py / t_rs:.1f}; Python costs {(t_py - t_rs) / acks * 1e6:.2f} µs per ACK; "
+        f"identical results: {same}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,9 +7,8 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 import accelbrake
+import pytest
 from accelbrake import _core, controllers
 from accelbrake.examples.newreno import PyNewReno
 
@@ -82,7 +81,9 @@ def test_params_through_sets_and_errors_name_the_key():
         accelbrake.build_scenario("py-newreno", sets=["py-newreno.betta=0.7"], **kw)
     sc = accelbrake.build_scenario("py-newreno", **kw)
     sc["flows"][0]["params"] = {"beta": "high"}
-    with pytest.raises(accelbrake.SimulationError, match=r"flows\[0\]\.params\.beta.*expected a finite number"):
+    with pytest.raises(
+        accelbrake.SimulationError, match=r"flows\[0\]\.params\.beta.*expected a finite number"
+    ):
         accelbrake.simulate(sc)
 
 
@@ -112,7 +113,9 @@ def test_errors_name_controller_and_callback():
         assert e.value.controller == "boom" and e.value.callback == "on_ack"
         assert isinstance(e.value.__cause__, ZeroDivisionError)
         assert isinstance(e.value, accelbrake.SimulationError)
-        with pytest.raises(accelbrake.ControllerError, match="bad-window.*on_ack.*invalid output: cwnd = NaN"):
+        with pytest.raises(
+            accelbrake.ControllerError, match="bad-window.*on_ack.*invalid output: cwnd = NaN"
+        ):
             accelbrake.simulate(accelbrake.build_scenario("bad-window", **kw))
     finally:
         accelbrake.unregister_controller("boom")

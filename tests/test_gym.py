@@ -73,7 +73,9 @@ def test_orca_scales_cubic_and_python_competitor():
 
     accelbrake.register_controller("py-newreno", PyNewReno)
     try:
-        env = abgym.CongestionEnv("orca", trace="const:24", delay_ms=20, episode_s=2.0, competing=[("py-newreno", 2)])
+        env = abgym.CongestionEnv(
+            "orca", trace="const:24", delay_ms=20, episode_s=2.0, competing=[("py-newreno", 2)]
+        )
         env.reset(seed=3)
         for _ in range(10):
             _, _, _, _, info = env.step(np.array([0.5], dtype=np.float32))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-
 from accelbrake.gym import CongestionEnv
 
 
@@ -37,8 +36,10 @@ def main(argv: list[str] | None = None) -> float:
         done = terminated or truncated
     print(f"rule agent: return {total:.1f} over {a.seconds:g} s")
     flow = env.result().summary["flows"][0]
-    print(f"  throughput {flow['throughput_mbps']:.2f} Mbit/s, per-packet delay p95 "
-          f"{flow['per_packet_delay_ms']['p95']:.1f} ms, drops {flow['drops']}")
+    print(
+        f"  throughput {flow['throughput_mbps']:.2f} Mbit/s, per-packet delay p95 "
+        f"{flow['per_packet_delay_ms']['p95']:.1f} ms, drops {flow['drops']}"
+    )
     return total
 
 

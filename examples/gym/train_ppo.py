@@ -17,10 +17,9 @@ def main() -> None:
     ap.add_argument("--envs", type=int, default=4)
     ap.add_argument("--preset", default="aurora")
     a = ap.parse_args()
+    from accelbrake.gym import CongestionEnv
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
-
-    from accelbrake.gym import CongestionEnv
 
     kw = dict(
         preset=a.preset,

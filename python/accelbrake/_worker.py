@@ -7,8 +7,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from accelbrake import _core
-
 
 def _simulate(scenario_json: str) -> Any:
     """``_core.simulate``, resolving Python controllers (imported here in a worker process)."""

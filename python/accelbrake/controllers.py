@@ -220,7 +220,8 @@ def _check_params(name: str, params: Any) -> None:
     for k, v in params.items():
         if not isinstance(v, (bool, int, float, str)):
             raise ScenarioError(
-                f"controller '{name}': default of parameter '{k}' must be a number, bool or string, got {v!r}",
+                f"controller '{name}': default of parameter '{k}' must be a number, bool or string, "
+                f"got {v!r}",
                 key=f"params.{k}",
             )
 

@@ -13,7 +13,8 @@ Presets (``preset=``):
   observation: a history (10 MIs) of *latency gradient* (the MI's last minus first RTT sample over
   the MI's length), *latency ratio* (mean RTT in the MI over the smallest RTT seen) and *sending
   ratio* (segments sent over segments ACKed); action ``a``: ``rate *= 1 + δa`` if ``a ≥ 0``, else
-  ``rate /= 1 − δa`` with δ = 0.025 (the agent's ``[-1, 1]`` times ``action_scale``, default 10); reward ``10·throughput − 1000·latency − 2000·loss`` with
+  ``rate /= 1 − δa`` with δ = 0.025 (the agent's ``[-1, 1]`` times ``action_scale``, default 10);
+  reward ``10·throughput − 1000·latency − 2000·loss`` with
   throughput in packets/s, latency in s and loss as a fraction (PCC-RL's ``network_sim.py``).
 * ``"orca"`` — Orca (Abbasloo et al., SIGCOMM 2020): the agent rides on **Cubic** and scales its
   window: ``cwnd = 2^(2a) · cwnd_cubic`` (Orca's ``4^a``), ``a ∈ [-1, 1]``, held for the MI;
@@ -244,7 +245,9 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         self.reward_params = dict(reward_params or {})
         if not (isinstance(mi_ms, (int, float)) and math.isfinite(mi_ms) and mi_ms > 0):
             raise ScenarioError(f"mi_ms: expected a duration > 0 ms, got {mi_ms!r}", key="mi_ms")
-        if not (isinstance(episode_s, (int, float)) and math.isfinite(episode_s) and episode_s * 1e3 >= mi_ms):
+        if not (
+            isinstance(episode_s, (int, float)) and math.isfinite(episode_s) and episode_s * 1e3 >= mi_ms
+        ):
             raise ScenarioError(f"episode_s: expected at least one MI, got {episode_s!r}", key="episode_s")
         if not (math.isfinite(initial_rate_mbps) and initial_rate_mbps > 0):
             raise ScenarioError(
@@ -256,7 +259,9 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         self.randomize = dict(randomize or {})
         for k, v in self.randomize.items():
             if k not in ("delay_ms", "mbps", "buffer_packets"):
-                raise ScenarioError(f"randomize: unknown key '{k}' (delay_ms, mbps, buffer_packets)", key="randomize")
+                raise ScenarioError(
+                    f"randomize: unknown key '{k}' (delay_ms, mbps, buffer_packets)", key="randomize"
+                )
             if not (isinstance(v, Sequence) and len(v) == 2 and v[0] <= v[1]):
                 raise ScenarioError(f"randomize.{k}: expected (low, high), got {v!r}", key=f"randomize.{k}")
         self._net = {
@@ -275,7 +280,9 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_scale = float(action_scale if action_scale is not None else p["action_scale"])
         if not (math.isfinite(self.action_scale) and self.action_scale > 0):
-            raise ScenarioError(f"action_scale: expected a number > 0, got {action_scale!r}", key="action_scale")
+            raise ScenarioError(
+                f"action_scale: expected a number > 0, got {action_scale!r}", key="action_scale"
+            )
         self.action_space = spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
         self._stepper: Any = None
         self._scenario: dict[str, Any] | None = None

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from accelbrake import _core, catalog
+from accelbrake import catalog
 from accelbrake._core import SimulationError
 from accelbrake._io import find_upwards
 from accelbrake.errors import ScenarioError

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbrake import _core, catalog
+from accelbrake import catalog
 from accelbrake._core import SimulationError
 from accelbrake._text import did_you_mean
 from accelbrake.scenarios import (

@@ -298,7 +298,10 @@ impl Simulation {
                     }
                     None => {
                         let scheme = cc::lookup(&spec.scheme)?;
-                        ((scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?, scheme.marking)
+                        (
+                            (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?,
+                            scheme.marking,
+                        )
                     }
                 };
                 let abc = marking == cc::Marking::Abc;
