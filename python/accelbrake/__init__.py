@@ -36,12 +36,24 @@ if TYPE_CHECKING:
     from accelbrake.results import Result, simulate
 
 #: Names served by :mod:`accelbrake.controllers` (Python congestion controllers).
-_CONTROLLER_NAMES = ("Ack", "Controller", "ControllerError", "register_controller", "unregister_controller")
+_CONTROLLER_NAMES = (
+    "Ack",
+    "Controller",
+    "ControllerError",
+    "Queue",
+    "QueuePacket",
+    "register_controller",
+    "register_queue",
+    "unregister_controller",
+    "unregister_queue",
+)
 
 __all__ = [
     "Ack",
     "Controller",
     "ControllerError",
+    "Queue",
+    "QueuePacket",
     "SCHEMES",
     "Result",
     "ScenarioError",
@@ -52,8 +64,10 @@ __all__ = [
     "load_scenario_file",
     "parse_queue_spec",
     "register_controller",
+    "register_queue",
     "simulate",
     "unregister_controller",
+    "unregister_queue",
 ]
 
 

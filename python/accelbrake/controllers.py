@@ -44,13 +44,17 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from accelbrake import _core
-from accelbrake._core import Ack, ControllerError
+from accelbrake._core import Ack, ControllerError, QueuePacket
 from accelbrake.errors import ScenarioError
 
 __all__ = [
     "Ack",
     "Controller",
     "ControllerError",
+    "Queue",
+    "QueuePacket",
+    "register_queue",
+    "unregister_queue",
     "controller_names",
     "get_controller",
     "register_controller",
@@ -59,6 +63,7 @@ __all__ = [
 
 ControllerError.__module__ = "accelbrake"
 Ack.__module__ = "accelbrake"
+QueuePacket.__module__ = "accelbrake"
 
 #: Callbacks a subclass may override.
 HOOKS = ("on_sent", "on_ack", "on_congestion_event", "on_recovery_exit", "on_rto", "on_spurious_rto")
@@ -165,7 +170,7 @@ def controller_names() -> list[str]:
     return list(_REGISTRY)
 
 
-def _import_spec(spec: str) -> type[Controller]:
+def _import_spec(spec: str, base: type = Controller) -> Any:
     mod, _, qual = spec.partition(":")
     try:
         obj: Any = importlib.import_module(mod)
@@ -173,8 +178,8 @@ def _import_spec(spec: str) -> type[Controller]:
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as e:
         raise ScenarioError(f"scheme '{spec}': cannot import it ({e})", key="scheme") from None
-    if not (isinstance(obj, type) and issubclass(obj, Controller)):
-        raise ScenarioError(f"scheme '{spec}': not a subclass of accelbrake.Controller", key="scheme")
+    if not (isinstance(obj, type) and issubclass(obj, base)):
+        raise ScenarioError(f"scheme '{spec}': not a subclass of accelbrake.{base.__name__}", key="scheme")
     return obj
 
 
@@ -232,17 +237,18 @@ class _ParamError(ValueError):
         self.key = key
 
 
-def _coerce(cls: type[Controller], given: Mapping[str, Any]) -> dict[str, Any]:
-    """``given`` checked against ``cls.params``: known names, the default's type."""
+def _coerce(cls: type, given: Mapping[str, Any], defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``given`` checked against ``cls.params`` (or ``defaults``): known names, the default's type."""
     from accelbrake._text import did_you_mean
 
     out: dict[str, Any] = {}
-    defaults = cls.params
+    defaults = cls.params if defaults is None else defaults
     for k, v in given.items():
         if k not in defaults:
             known = ", ".join(defaults) or "none"
+            what = "queue" if issubclass(cls, Queue) else "controller"
             raise _ParamError(
-                f"unknown parameter '{k}'{did_you_mean(k, list(defaults))} of controller '{cls.name}'; "
+                f"unknown parameter '{k}'{did_you_mean(k, list(defaults))} of {what} '{cls.name}'; "
                 f"its parameters: {known}",
                 k,
             )
@@ -286,7 +292,142 @@ class _Spec:
 
 
 # ---------------------------------------------------------------------------------------------
+# Router queues
+
+
+#: Decisions a queue callback may return (``None`` is ``"pass"``).
+VERDICTS = ("pass", "drop", "mark", "brake", "accelerate")
+
+
+class Queue:
+    """Base class of Python router queues: a FIFO with a buffer limit (``packets``, or ``bytes``
+    if given) whose decisions the subclass makes.
+
+    ``on_enqueue(now, pkt, len_packets, len_bytes)`` is called for each arriving packet that fits
+    in the buffer (a full buffer drops it first, as drop-tail); ``on_dequeue(now, pkt, len_packets,
+    len_bytes)`` for the packet at the head about to leave (``pkt.sojourn_ns``: its time in the
+    queue). Each returns ``None``/``"pass"``, ``"drop"``, ``"mark"`` (set CE), ``"brake"`` or
+    ``"accelerate"`` (ABC's codepoints); a mark on a packet that is not ECN-capable drops it.
+    Only overridden callbacks are called. ``self.params``, ``self.hop``, ``self.seed`` as for
+    :class:`Controller`.
+    """
+
+    name: str = ""
+    params: Mapping[str, Any] = {"packets": 1000}
+
+    def __init__(self, params: Mapping[str, Any] | None = None, hop: int = 0, seed: int = 0) -> None:
+        merged = dict(type(self).params)
+        merged.update(params or {})
+        self.params = merged
+        self.hop = hop
+        self.seed = seed
+
+    def on_enqueue(self, now: int, pkt: QueuePacket, len_packets: int, len_bytes: int) -> str | None:
+        """A packet arrives (the queue holds ``len_packets`` before it)."""
+        return None
+
+    def on_dequeue(self, now: int, pkt: QueuePacket, len_packets: int, len_bytes: int) -> str | None:
+        """The head packet is about to leave."""
+        return None
+
+
+_QUEUES: dict[str, type[Queue]] = {}
+QUEUE_HOOKS = ("on_enqueue", "on_dequeue")
+
+
+def register_queue(name: str, cls: type[Queue] | None = None) -> Any:
+    """Register ``cls`` (a :class:`Queue` subclass) as queue type ``name`` (``hops[].queue.type``,
+    ``--queue NAME key=value``); without ``cls``, return a class decorator."""
+
+    def add(c: Any) -> Any:
+        if not (isinstance(c, type) and issubclass(c, Queue)):
+            raise ScenarioError(
+                f"queue '{name}': expected a subclass of accelbrake.Queue, got {c!r}", key="cls"
+            )
+        _check_params(name, c.params)
+        from accelbrake import catalog
+
+        if not isinstance(name, str) or not name.strip() or any(ch in name for ch in " +,=:"):
+            raise ScenarioError(
+                f"queue name: expected a name without spaces, '+', ',', '=' or ':', got {name!r}", key="name"
+            )
+        if name in {q.name for q in catalog.queues()}:
+            raise ScenarioError(f"queue name '{name}': a built-in queue type has that name", key="name")
+        c.name = name
+        _QUEUES[name] = c
+        return c
+
+    return add(cls) if cls is not None else add
+
+
+def unregister_queue(name: str) -> None:
+    """Forget a registered queue type (no error if unknown)."""
+    _QUEUES.pop(name, None)
+
+
+def get_queue(name: str) -> type[Queue] | None:
+    """The class of a registered queue type, or ``None``."""
+    return _QUEUES.get(name)
+
+
+class _QueueSpec:
+    kind = "queue"
+
+    def __init__(self, cls: type[Queue]) -> None:
+        self.cls = cls
+        self.hooks = [h for h in QUEUE_HOOKS if getattr(cls, h) is not getattr(Queue, h)]
+        # Every Python queue takes a buffer limit: packets (default 1000) or bytes.
+        self.defaults = {"packets": 1000, "bytes": 0, **cls.params}
+
+    def check(self, params: dict[str, Any]) -> None:
+        self._limit(_coerce(self.cls, params, self.defaults), params)
+
+    @staticmethod
+    def _limit(values: Mapping[str, Any], given: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        def whole(k: str) -> int:
+            v = values[k]
+            if not (
+                isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 1 and float(v) == int(v)
+            ):
+                raise _ParamError(f"parameter '{k}': expected a whole number ≥ 1, got {v!r}", k)
+            return int(v)
+
+        if "bytes" in given:
+            if "packets" in given:
+                raise _ParamError("give packets or bytes, not both", "bytes")
+            return None, whole("bytes")
+        return whole("packets"), None
+
+    def build(self, params: dict[str, Any], hop: int, seed: int) -> tuple[Queue, int | None, int | None]:
+        values = _coerce(self.cls, params, self.defaults)
+        packets, nbytes = self._limit({**self.defaults, **values}, params)
+        own = {k: v for k, v in values.items() if k in self.cls.params}
+        obj = self.cls(own, hop, (seed * 0x9E3779B97F4A7C15 + (1 << 40) + hop) % (1 << 64))
+        return obj, packets, nbytes
+
+
+# ---------------------------------------------------------------------------------------------
 # Scenarios that use Python controllers
+
+
+def python_queues(scenario: Mapping[str, Any]) -> dict[str, type[Queue]]:
+    """The Python queue types a scenario's hops use (resolving names registered in another
+    process through the scenario's ``python_controllers`` key)."""
+    paths = scenario.get(SCENARIO_KEY) or {}
+    out: dict[str, type[Queue]] = {}
+    for h in scenario.get("hops") or []:
+        q = h.get("queue") if isinstance(h, Mapping) else None
+        name = q.get("type") if isinstance(q, Mapping) else None
+        if not isinstance(name, str) or name in out:
+            continue
+        cls = _QUEUES.get(name)
+        if cls is None and name in paths:
+            obj = _import_spec(paths[name], base=Queue)
+            _QUEUES.setdefault(name, obj)
+            cls = obj
+        if cls is not None:
+            out[name] = cls
+    return out
 
 
 def python_schemes(scenario: Mapping[str, Any]) -> dict[str, type[Controller]]:
@@ -312,7 +453,8 @@ def python_schemes(scenario: Mapping[str, Any]) -> dict[str, type[Controller]]:
 def annotate(scenario: dict[str, Any]) -> dict[str, Any]:
     """Add ``python_controllers`` (how worker processes import them) to a scenario that uses
     Python controllers; return it."""
-    paths = {n: p for n, c in python_schemes(scenario).items() if (p := import_path(c)) is not None}
+    used = {**python_schemes(scenario), **python_queues(scenario)}
+    paths = {n: p for n, c in used.items() if (p := import_path(c)) is not None}
     if paths:
         scenario[SCENARIO_KEY] = paths
     return scenario
@@ -322,21 +464,29 @@ def annotate(scenario: dict[str, Any]) -> dict[str, Any]:
 _SPEC_RE = re.compile(r'"scheme"\s*:\s*"[^"]*:')
 
 
-def prepare(scenario_json: str) -> tuple[str, dict[str, _Spec] | None]:
+def prepare(scenario_json: str) -> tuple[str, dict[str, Any] | None]:
     """The scenario JSON for the core and the specs of its Python controllers (``None`` when it
     uses none: the pure-Rust path)."""
-    if not _REGISTRY and SCENARIO_KEY not in scenario_json and not _SPEC_RE.search(scenario_json):
+    if (
+        not _REGISTRY
+        and not _QUEUES
+        and SCENARIO_KEY not in scenario_json
+        and not _SPEC_RE.search(scenario_json)
+    ):
         return scenario_json, None
     sc = json.loads(scenario_json)
     if not isinstance(sc, dict):
         return scenario_json, None
     classes = python_schemes(sc)
+    queues = python_queues(sc)
     if SCENARIO_KEY in sc:
         sc.pop(SCENARIO_KEY)
         scenario_json = json.dumps(sc, allow_nan=False)
-    if not classes:
+    if not classes and not queues:
         return scenario_json, None
-    return scenario_json, {n: _Spec(c) for n, c in classes.items()}
+    specs: dict[str, Any] = {n: _Spec(c) for n, c in classes.items()}
+    specs.update({n: _QueueSpec(c) for n, c in queues.items()})
+    return scenario_json, specs
 
 
 def simulate_json(scenario_json: str) -> dict[str, Any]:

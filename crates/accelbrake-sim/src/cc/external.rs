@@ -249,10 +249,26 @@ pub trait ExternalFactory: Send + Sync {
     fn build(&self, info: BuildInfo<'_>, failure: &Arc<Failure>) -> Result<Box<dyn CongestionControl>>;
 }
 
-/// External schemes by name, and the failure slot their controllers share in one run.
+/// Builds the queues of one external queue type.
+pub trait ExternalQueueFactory: Send + Sync {
+    /// Check the queue's fields (`hops[i].queue` without `type`).
+    fn check(&self, params: &Given) -> Result<()>;
+    /// Build hop `hop`'s queue.
+    fn build(
+        &self,
+        hop: usize,
+        params: &Given,
+        seed: u64,
+        failure: &Arc<Failure>,
+    ) -> Result<Box<dyn crate::queue::Queue>>;
+}
+
+/// External schemes and queue types by name, and the failure slot their controllers and queues
+/// share in one run.
 #[derive(Clone, Default)]
 pub struct Externals {
     map: BTreeMap<String, Arc<dyn ExternalFactory>>,
+    queues: BTreeMap<String, Arc<dyn ExternalQueueFactory>>,
     /// The run's failure slot (shared by every external controller of the run).
     pub failure: Arc<Failure>,
 }
@@ -277,9 +293,24 @@ impl Externals {
     pub fn get(&self, name: &str) -> Option<&Arc<dyn ExternalFactory>> {
         self.map.get(name)
     }
+    /// Add (or replace) a queue type. Built-in queue types cannot be shadowed.
+    pub fn insert_queue(&mut self, name: &str, factory: Arc<dyn ExternalQueueFactory>) -> Result<()> {
+        if crate::queue::lookup(name, "type").is_ok() {
+            return Err(Error::Param {
+                key: "queue".into(),
+                msg: format!("'{name}' is a built-in queue type; give the external queue another name"),
+            });
+        }
+        self.queues.insert(name.to_string(), factory);
+        Ok(())
+    }
+    /// The factory of a queue type, if external.
+    pub fn get_queue(&self, name: &str) -> Option<&Arc<dyn ExternalQueueFactory>> {
+        self.queues.get(name)
+    }
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.map.is_empty() && self.queues.is_empty()
     }
 }
 

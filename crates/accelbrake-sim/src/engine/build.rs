@@ -219,7 +219,9 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
         }
     }
     for (i, h) in scenario.hops.iter().enumerate() {
-        let (kind, values) = h.queue.resolve(&format!("hops[{i}].queue"))?;
+        let Ok((kind, values)) = h.queue.resolve(&format!("hops[{i}].queue")) else {
+            continue; // an external queue (validated already): no operating-range check
+        };
         if let Some(check) = kind.warnings {
             out.extend(check(&QueueContext {
                 index: i,
@@ -253,7 +255,10 @@ impl Simulation {
         for (i, h) in scenario.hops.iter().enumerate() {
             let key = format!("hops[{i}]");
             let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn)?;
-            let queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
+            let queue = match externals.and_then(|x| x.get_queue(&h.queue.kind).map(|f| (x, f))) {
+                Some((x, f)) => f.build(i, &h.queue.params, scenario.seed, &x.failure)?,
+                None => build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?,
+            };
             let cap_window = queue.capacity_window();
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
                 t.keep_window(w);
