@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import accelbrake
+import pytest
 from accelbrake import _core, controllers
 
 
