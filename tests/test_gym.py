@@ -124,3 +124,16 @@ def test_examples_rule_agent_beats_random_agent(repo):
     rule = load("rule_agent").main(["--seconds", "4"])
     rand = load("random_agent").main(["--seconds", "4"])
     assert rule > rand
+
+
+def test_gymnasium_is_imported_only_by_accelbrake_gym():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, accelbrake, accelbrake.controllers, accelbrake.scenarios, accelbrake.cli;"
+        "accelbrake.simulate(accelbrake.build_scenario('cubic', trace='const:12', duration_s=0.5));"
+        "assert 'gymnasium' not in sys.modules, 'gymnasium imported'"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
