@@ -290,7 +290,7 @@ macro_rules! registry {
 /// RFC 6817's base-delay history, shared by LEDBAT and PropRate (not a scheme).
 pub mod base_delay;
 
-/// Controllers implemented outside the core (Python) or steered from outside (not schemes).
+// Controllers implemented outside the core (Python) or steered from outside (not schemes).
 pub mod external;
 
 registry! {

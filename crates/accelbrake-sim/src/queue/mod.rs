@@ -132,7 +132,7 @@ pub fn limit_of(v: &Values) -> Limit {
     Limit::Infinite
 }
 
-/// Queues whose decisions are made outside the core (Python); not a queue type of the registry.
+// Queues whose decisions are made outside the core (Python); not a queue type of the registry.
 pub mod external;
 
 /// Declares the queue files (`pub mod`) and lists their rows in [`QUEUES`], one line per file.
