@@ -137,3 +137,14 @@ def test_gymnasium_is_imported_only_by_accelbrake_gym():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_rate_stays_within_bounds():
+    env = abgym.CongestionEnv("aurora", episode_s=1.0, initial_rate_mbps=2.0, rate_bounds_mbps=(1.0, 3.0))
+    env.reset(seed=0)
+    for a in [1.0] * 8 + [-1.0] * 10:
+        _, _, _, _, info = env.step(np.array([a], dtype=np.float32))
+        assert 1.0 - 1e-9 <= info["pacing_mbps"] <= 3.0 + 1e-9
+    assert info["pacing_mbps"] == pytest.approx(1.0)
+    with pytest.raises(accelbrake.ScenarioError, match="rate_bounds_mbps"):
+        abgym.CongestionEnv(rate_bounds_mbps=(5.0, 10.0))  # initial rate 1 Mbit/s outside

@@ -191,6 +191,9 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         action_scale: actions are in ``[-1, 1]`` and multiplied by this (Aurora: 10, so one MI
             changes the rate by at most ×1.25 or ÷1.25 with δ = 0.025; Orca: 1, ``2^(2a)`` in
             ``[1/4, 4]``).
+        rate_bounds_mbps: the rate mode's rate is kept within these (Mbit/s): an agent that
+            drives the rate far above the link makes every step simulate (and drop) that many
+            packets.
         randomize: ranges to draw per episode from the reset seed, e.g.
             ``{"delay_ms": (10, 100), "mbps": (6, 24), "buffer_packets": (20, 500)}`` (``mbps``
             only for a constant link).
@@ -217,6 +220,7 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         reward_params: Mapping[str, float] | None = None,
         initial_rate_mbps: float = 1.0,
         action_scale: float | None = None,
+        rate_bounds_mbps: tuple[float, float] = (0.01, 1000.0),
         randomize: Mapping[str, tuple[float, float]] | None = None,
         scenario: Mapping[str, Any] | None = None,
         sets: Sequence[str] = (),
@@ -253,6 +257,18 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
             raise ScenarioError(
                 f"initial_rate_mbps: expected a rate > 0, got {initial_rate_mbps!r}", key="initial_rate_mbps"
             )
+        lo_hi = tuple(rate_bounds_mbps) if isinstance(rate_bounds_mbps, Sequence) else ()
+        if not (
+            len(lo_hi) == 2
+            and all(isinstance(x, (int, float)) and math.isfinite(x) for x in lo_hi)
+            and 0 < lo_hi[0] <= initial_rate_mbps <= lo_hi[1]
+        ):
+            raise ScenarioError(
+                f"rate_bounds_mbps: expected (low, high) with 0 < low ≤ initial_rate_mbps "
+                f"({initial_rate_mbps}) ≤ high, got {rate_bounds_mbps!r}",
+                key="rate_bounds_mbps",
+            )
+        self.rate_bounds = (lo_hi[0] * 1e6 / 8.0, lo_hi[1] * 1e6 / 8.0)
         self.mi = mi_ms / 1e3
         self.episode_s = float(episode_s)
         self.initial_rate = initial_rate_mbps * 1e6 / 8.0
@@ -409,7 +425,7 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         if self.mode == "rate":
             v = self._stepper.value
             v = v * (1 + AURORA_DELTA * a) if a >= 0 else v / (1 - AURORA_DELTA * a)
-            return float(min(max(v, 1e3), 1.25e9))  # 8 kbit/s .. 10 Gbit/s
+            return float(min(max(v, self.rate_bounds[0]), self.rate_bounds[1]))
         return float(2.0 ** (2.0 * a))
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
