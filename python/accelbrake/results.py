@@ -516,4 +516,6 @@ def simulate(scenario: Mapping[str, Any]) -> Result:
             key="scenario",
         )
     scenario = dict(scenario)
-    return Result.from_core(_core.simulate(_dumps(scenario)), scenario)
+    from accelbrake import controllers
+
+    return Result.from_core(controllers.simulate_json(_dumps(scenario)), scenario)

@@ -73,6 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=fmt,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first (repeatable): a module that registers Python controllers "
+        "(accelbrake.register_controller), so that their names work as schemes; worker processes "
+        "import it too. A scheme given as module:Class needs no --import.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # One module per command; each adds its own subparser (in this order in --help).
@@ -136,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        if args.imports:
+            from accelbrake import controllers
+
+            controllers.import_modules(args.imports)
         return int(args.func(args))
     except KeyboardInterrupt as e:
         hint = resume_hint(args, argv)
