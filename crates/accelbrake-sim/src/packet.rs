@@ -74,6 +74,15 @@ pub enum Kind {
     Ack,
 }
 
+/// Data packets: `feedback[0]` flag set when the window is full after this packet, so the sender
+/// goes quiet until an ACK opens it (Sprout's receiver does not take the silence that follows as
+/// evidence of a slow link).
+pub const FLIGHT_END: u8 = 1;
+/// Data packets: `feedback[0]` flag set by the controller ([`crate::cc::CongestionControl::data_flags`])
+/// on a heartbeat, a packet sent only to show the receiver the sender is alive (Sprout); Sprout's
+/// receiver does not count it as a delivery.
+pub const HEARTBEAT: u8 = 2;
+
 /// Up to this many SACK blocks are carried per ACK (RFC 2018 allows 3 with timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -115,6 +124,11 @@ pub struct Packet {
     /// ACK only: the receiver's timestamp for the segment whose send time `ts` echoes (its
     /// arrival, on the receiver's clock quantised to the receiver's timestamp granularity).
     pub rx_ts: Time,
+    /// ACK: feedback a scheme's receiver hook computed (Sprout's delivery forecast; see
+    /// [`crate::receiver::ReceiverHook`]); all zero when there is none. Data: byte 0 holds
+    /// [`FLIGHT_END`] when the sender's window was full after this packet (Sprout's
+    /// `time_to_next > 0`). Six bytes fit in what was padding, so the packet stays 80 bytes.
+    pub feedback: [u8; 6],
     /// When it entered the queue of its current hop.
     pub enqueued_at: Time,
     /// Sum of queueing delays (including waiting for a link slot) over the hops crossed so far, ns.
@@ -137,6 +151,7 @@ impl Packet {
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: now,
             rx_ts: Time::ZERO,
+            feedback: [0; 6],
             enqueued_at: now,
             queued_ns: 0,
         }
@@ -157,6 +172,7 @@ impl Packet {
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: ts_echo,
             rx_ts: Time::ZERO,
+            feedback: [0; 6],
             enqueued_at: now,
             queued_ns: 0,
         }
@@ -170,5 +186,16 @@ impl Packet {
     /// The SACK blocks carried.
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.n_sack as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Packets are copied by value through queues and delay lines: keep them within 80 bytes.
+    #[test]
+    fn a_packet_is_at_most_80_bytes() {
+        assert!(std::mem::size_of::<Packet>() <= 80, "{}", std::mem::size_of::<Packet>());
     }
 }

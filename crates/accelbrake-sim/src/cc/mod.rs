@@ -77,6 +77,9 @@ pub struct AckInfo {
     /// and receiver clocks agree here; controllers should still use it relative to its minimum,
     /// as LEDBAT and PropRate do with real clocks.
     pub one_way_delay: Option<Dur>,
+    /// What the scheme's receiver hook put in the ACK ([`crate::receiver::ReceiverHook`]); all
+    /// zero without one.
+    pub feedback: [u8; 6],
 }
 
 /// Kind of congestion signal.
@@ -161,6 +164,30 @@ pub trait CongestionControl: Send {
 
     /// Slow-start threshold in segments, `None` while infinite or for controllers without one.
     fn ssthresh(&self) -> Option<f64> {
+        None
+    }
+
+    /// When the controller's own timer should fire next (Sprout's heartbeat), or `None`. The
+    /// transport wakes at that time and calls [`CongestionControl::on_timer`].
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+
+    /// The controller's timer is due (`now ≥ next_timer()`).
+    #[allow(unused_variables)]
+    fn on_timer(&mut self, now: Time) {}
+
+    /// Flags for `feedback[0]` of the data packet about to be sent (before [`on_sent`]): Sprout
+    /// marks its heartbeats ([`crate::packet::HEARTBEAT`]). Default none.
+    ///
+    /// [`on_sent`]: CongestionControl::on_sent
+    fn data_flags(&self) -> u8 {
+        0
+    }
+
+    /// The receiver-side half of the scheme, for schemes whose receiver computes feedback that
+    /// rides on its ACKs (Sprout's delivery forecast). Asked once when the flow is built.
+    fn receiver_hook(&self) -> Option<Box<dyn crate::receiver::ReceiverHook>> {
         None
     }
 }
@@ -304,6 +331,7 @@ registry! {
     fixed => [FIXED],
     pcc => [PCC_VIVACE],
     verus => [VERUS],
+    sprout => [SPROUT],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests
