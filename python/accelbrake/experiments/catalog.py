@@ -13,6 +13,7 @@ TITLES: dict[str, str] = {
     "the paper's traces (NYC 6 of 8 scenarios + Boston Mahimahi 5 of 6)",
     "abc-table": "headline table: averages over the paper's traces (5 of 8) normalised to ABC",
     "abc-table-robustness": "headline table on 6 other cellular traces (not the paper's; no comparison)",
+    "abc-fig1": "Cubic, Verus, Cubic+CoDel and ABC over time on a Verizon LTE trace (Fig. 1's claims)",
     "abc-fig7": "utilisation vs p95 delay on Verizon LTE, (a) downlink, (b) uplink",
     "abc-fig8": "per-trace utilisation and delay over the paper's traces, 5 of 8 (and fig 17's mean delay)",
     "abc-fig19": "capacity alternating 12/24 Mbit/s every 500 ms",

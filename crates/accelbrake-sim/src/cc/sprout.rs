@@ -648,6 +648,31 @@ mod tests {
     }
 
     #[test]
+    fn counts_the_sender_limited_are_lower_bounds_and_promised_silence_is_no_evidence() {
+        let mut f = Forecaster::new(SproutConfig::default());
+        let mut t = feed(&mut f, &[10; 100], Time::ZERO);
+        let before = f.mean_rate();
+        // The sender now sends 2 packets per tick and says each time that its window is full.
+        for _ in 0..50 {
+            f.on_packet(t + Dur::from_millis(5), false);
+            f.on_packet(t + Dur::from_millis(6), true);
+            t += Dur::from_millis(20);
+        }
+        f.advance_to(t + Dur::from_millis(1));
+        let after = f.mean_rate();
+        assert!(after > 0.8 * before, "censored ticks: {before} → {after}");
+        // Promised silence (a flight end then nothing for 60 ms < 50 ms + tick... then longer).
+        let mut g = Forecaster::new(SproutConfig::default());
+        let t = feed(&mut g, &[10; 100], Time::ZERO);
+        let m0 = g.mean_rate();
+        g.on_packet(t, true);
+        g.advance_to(t + Dur::from_millis(60));
+        assert!(g.mean_rate() > 0.8 * m0, "silence within the promise is no evidence");
+        g.advance_to(t + Dur::from_millis(300));
+        assert!(g.mean_rate() < 0.5 * m0, "silence beyond it is: {m0} → {}", g.mean_rate());
+    }
+
+    #[test]
     fn forecast_round_trips_through_the_ack() {
         let cum = [3, 7, 12, 20, 29, 40, 52, 90];
         let back = decode(&encode(&cum)).unwrap();
