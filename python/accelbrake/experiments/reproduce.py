@@ -350,10 +350,19 @@ def _cmp_fig1(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         missing = ", ".join(sorted(need - set(m.index)))
         return [_row(pub, None, note=f"missing runs: {missing}") for pub in PUBLISHED["abc-fig1"]]
     checks: list[tuple[bool | float, str]] = [
-        (bool(u["cubic"] > u["cubic+codel"]), f"utilisation Cubic {u['cubic']:.2f}, Cubic+CoDel {u['cubic+codel']:.2f}"),
-        (bool(d["cubic"] > 2 * d["abc"]), f"p95 per-packet delay Cubic {d['cubic']:.0f} ms, ABC {d['abc']:.0f} ms"),
+        (
+            bool(u["cubic"] > u["cubic+codel"]),
+            f"utilisation Cubic {u['cubic']:.2f}, Cubic+CoDel {u['cubic+codel']:.2f}",
+        ),
+        (
+            bool(d["cubic"] > 2 * d["abc"]),
+            f"p95 per-packet delay Cubic {d['cubic']:.0f} ms, ABC {d['abc']:.0f} ms",
+        ),
         (bins["cubic"][1], "largest per-bin p95 per-packet delay (100 ms bins)"),
-        (bool(d["verus"] > d["abc"]), f"p95 per-packet delay Verus {d['verus']:.0f} ms, ABC {d['abc']:.0f} ms"),
+        (
+            bool(d["verus"] > d["abc"]),
+            f"p95 per-packet delay Verus {d['verus']:.0f} ms, ABC {d['abc']:.0f} ms",
+        ),
         (
             bool(bins["verus"][0] > bins["abc"][0]),
             f"std of 100 ms throughput bins: Verus {bins['verus'][0]:.2f}, ABC {bins['abc'][0]:.2f} Mbit/s",
