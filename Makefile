@@ -34,7 +34,7 @@ wheel: $(BIN)/python
 	@ls -l $(WHEEL_DIR)/accelbrake-*.whl
 
 # The main job on bundled data: the ABC paper's headline table (ABC vs Cubic, Cubic+CoDel, Copa, BBR;
-# XCP, PCC, Sprout, Verus listed as not implemented) on the bundled Verizon LTE traces in the paper's
+# PCC-Vivace, Sprout, Verus; XCP listed as not implemented) on the bundled Verizon LTE traces in the paper's
 # cellular setup, printed beside the published numbers; results, plots and report.html in
 # $(OUT)/abc-table-quick/.
 demo: install-demo

@@ -14,6 +14,7 @@ TITLES: dict[str, str] = {
     "abc-table": "headline table: averages over the paper's traces (5 of 8) normalised to ABC",
     "abc-table-robustness": "headline table on 6 other cellular traces (not the paper's; no comparison)",
     "abc-fig7": "utilisation vs p95 delay on Verizon LTE, (a) downlink, (b) uplink",
+    "abc-fig1": "Cubic, Verus, Cubic+CoDel and ABC over time on a Verizon LTE trace (Fig. 1's claims)",
     "abc-fig8": "per-trace utilisation and delay over the paper's traces, 5 of 8 (and fig 17's mean delay)",
     "abc-fig19": "capacity alternating 12/24 Mbit/s every 500 ms",
     "abc-fig3": "5 ABC flows joining and leaving: fairness with and without additive increase",

@@ -72,11 +72,11 @@ PUBLISHED: dict[str, list[Published]] = {
     # its delays are queueing delays (§VII-B: "average and 95th percentile queuing delay").
     "c2tcp-table1": [
         *_c2tcp_row("BBR", "bbr", 1.22, 2.44, 2.31),
-        *_c2tcp_row("Verus", None, 1.12, 3.82, 3.22),
+        *_c2tcp_row("Verus", "verus", 1.12, 3.82, 3.22),
         *_c2tcp_row("Cubic", "cubic", 1.28, 8.95, 8.54),
-        *_c2tcp_row("Sprout", None, 1.13, 1.94, 1.64),
+        *_c2tcp_row("Sprout", "sprout", 1.13, 1.94, 1.64),
         *_c2tcp_row("Westwood", "westwood", 1.26, 6.89, 6.78),
-        *_c2tcp_row("PCC-Vivace", None, 1.04, 10.05, 10.52),
+        *_c2tcp_row("PCC-Vivace", "pcc-vivace", 1.04, 10.05, 10.52),
     ],
     # Averages over the paper's 8 LTE traces normalised to ABC (ABC = 78 % utilisation, 242 ms p95
     # per-packet delay).
@@ -87,10 +87,10 @@ PUBLISHED: dict[str, list[Published]] = {
         *_table("Cubic+CoDel", "cubic+codel", 0.67, 0.84),
         *_table("Copa", "copa", 0.66, 0.85),
         *_table("Cubic", "cubic", 1.18, 4.78),
-        *_table("PCC-Vivace", None, 1.12, 4.93),
+        *_table("PCC-Vivace", "pcc-vivace", 1.12, 4.93),
         *_table("BBR", "bbr", 0.96, 2.83),
-        *_table("Sprout", None, 0.55, 1.08),
-        *_table("Verus", None, 0.72, 2.01),
+        *_table("Sprout", "sprout", 0.55, 1.08),
+        *_table("Verus", "verus", 0.72, 2.01),
     ],
     "abc-fig7": [
         Published(
@@ -110,9 +110,74 @@ PUBLISHED: dict[str, list[Published]] = {
             claim=True,
         ),
         Published("abc-fig7", "XCP", "point on the plane", None, "in the figure"),
-        Published("abc-fig7", "PCC-Vivace", "point on the plane", None, "in the figure"),
-        Published("abc-fig7", "Sprout", "point on the plane", None, "in the figure"),
-        Published("abc-fig7", "Verus", "point on the plane", None, "in the figure"),
+    ],
+    # Fig. 1 (§1): one Verizon LTE trace, four schemes drawn over time; its caption's claims.
+    "abc-fig1": [
+        Published(
+            "abc-fig1",
+            "Cubic",
+            "high utilisation: Cubic's utilisation above Cubic+CoDel's",
+            "cubic",
+            "Cubic has high utilization",
+            claim=True,
+        ),
+        Published(
+            "abc-fig1",
+            "Cubic",
+            "very high delays: Cubic's p95 per-packet delay above 2× ABC's",
+            "cubic",
+            "very high delays (up to 1500 milliseconds)",
+            claim=True,
+        ),
+        Published("abc-fig1", "Cubic", "largest per-packet delay (ms)", "cubic", "up to 1500 ms", 1500.0),
+        Published(
+            "abc-fig1",
+            "Verus",
+            "high delays: Verus's p95 per-packet delay above ABC's",
+            "verus",
+            "Verus ... incurs high delays",
+            claim=True,
+        ),
+        Published(
+            "abc-fig1",
+            "Verus",
+            "large rate variations: std of Verus's 100 ms throughput bins above ABC's",
+            "verus",
+            "Verus has large rate variations",
+            claim=True,
+        ),
+        Published(
+            "abc-fig1",
+            "Cubic+CoDel",
+            "underutilised: Cubic+CoDel's utilisation below ABC's",
+            "cubic+codel",
+            "leaves the link underutilized when capacity increases",
+            claim=True,
+        ),
+        Published(
+            "abc-fig1",
+            "Cubic+CoDel",
+            "low queueing delay: Cubic+CoDel's p95 queueing delay below half of Cubic's",
+            "cubic+codel",
+            "reduces queuing delays significantly",
+            claim=True,
+        ),
+        Published(
+            "abc-fig1",
+            "ABC",
+            "close to 100 % utilisation: ABC's utilisation ≥ 90 %",
+            "abc",
+            "ABC achieves close to 100% utilization",
+            claim=True,
+        ),
+        Published(
+            "abc-fig1",
+            "ABC",
+            "queueing delay similar to Cubic+CoDel's: ABC's p95 queueing delay within 2× of Cubic+CoDel's",
+            "abc",
+            "low queuing delays (similar to that of Cubic+CoDel)",
+            claim=True,
+        ),
     ],
     "abc-fig8": [
         Published(
@@ -137,7 +202,12 @@ PUBLISHED: dict[str, list[Published]] = {
         Published("abc-fig8", "Copa", "scheme's p95 delay / ABC's", "copa", "ABC ≈ Copa delay", 1.0),
         Published("abc-fig8", "Cubic", "scheme's p95 delay / ABC's", "cubic", "~380 % higher p95 delay", 4.8),
         Published(
-            "abc-fig8", "PCC-Vivace", "scheme's p95 delay / ABC's", None, "~380 % higher p95 delay", 4.8
+            "abc-fig8",
+            "PCC-Vivace",
+            "scheme's p95 delay / ABC's",
+            "pcc-vivace",
+            "~394 % higher p95 delay (§7.3)",
+            4.94,
         ),
         Published(
             "abc-fig8",
@@ -161,7 +231,7 @@ PUBLISHED: dict[str, list[Published]] = {
             "abc-fig8",
             "PCC-Vivace",
             "scheme's mean delay / ABC's (fig 17)",
-            None,
+            "pcc-vivace",
             "70–240 % higher mean delay",
             low=1.7,
             high=3.4,

@@ -57,8 +57,10 @@ __all__ = [
 #: The bundled Verizon LTE traces (``traces/``): Fig. 7's default and the quick subset of the paper's set.
 BUNDLED_TRACES = ("traces/Verizon-LTE-short.down", "traces/Verizon-LTE-short.up")
 
-#: The ABC paper's comparators that exist here, in the order of its tables.
-CELLULAR_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "bbr")
+#: The ABC paper's comparators that exist here, in the order of its tables (XCP is not implemented).
+CELLULAR_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "pcc-vivace", "bbr", "sprout", "verus")
+#: Fig. 1's schemes, in its panel order (a) Cubic, (b) Verus, (c) Cubic+CoDel, (d) ABC.
+FIG1_SCHEMES = ("cubic", "verus", "cubic+codel", "abc")
 #: Cubic+CoDel as in the ABC artifact (exp.sh: target 50 ms, interval 100 ms, 250 packets).
 ARTIFACT_CODEL = "codel target=50,interval=100"
 #: Copa as the ABC paper ran it: the authors' UDP implementation (genericCC, §7 "we used the UDP
@@ -326,6 +328,66 @@ def _cmp_fig21(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _bin_stats(out: Path, run_ids: Sequence[str]) -> tuple[float, float]:
+    """Over the runs' 100 ms bins (flow 0): the mean standard deviation of the throughput (rate
+    variation) and the largest per-bin p95 per-packet delay (the peak of Fig. 1's delay panel)."""
+    stds, peaks = [], []
+    for rid in run_ids:
+        ts = pd.read_parquet(out / "runs" / f"{rid}.flows.parquet")
+        ts = ts[ts["flow"] == 0]
+        stds.append(float(ts["throughput_mbps"].std()))
+        peaks.append(float(ts["delay_p95_ms"].max()))
+    return (float(np.mean(stds)) if stds else math.nan, float(np.mean(peaks)) if peaks else math.nan)
+
+
+def _cmp_fig1(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    runs = F.run_level(results)
+    cols = ["link_utilization", "run_per_packet_delay_p95_ms", "run_queueing_delay_p95_ms"]
+    m = runs.groupby("scheme", sort=False)[cols].mean()
+    bins = {s: _bin_stats(out, list(runs.loc[runs["scheme"] == s, "run_id"])) for s in m.index}
+    u, d, q = m["link_utilization"], m["run_per_packet_delay_p95_ms"], m["run_queueing_delay_p95_ms"]
+    need = set(FIG1_SCHEMES)
+    if not need <= set(m.index):
+        missing = ", ".join(sorted(need - set(m.index)))
+        return [_row(pub, None, note=f"missing runs: {missing}") for pub in PUBLISHED["abc-fig1"]]
+    checks: list[tuple[bool | float, str]] = [
+        (
+            bool(u["cubic"] > u["cubic+codel"]),
+            f"utilisation Cubic {u['cubic']:.2f}, Cubic+CoDel {u['cubic+codel']:.2f}",
+        ),
+        (
+            bool(d["cubic"] > 2 * d["abc"]),
+            f"p95 per-packet delay Cubic {d['cubic']:.0f} ms, ABC {d['abc']:.0f} ms",
+        ),
+        (bins["cubic"][1], "largest per-bin p95 per-packet delay (100 ms bins)"),
+        (
+            bool(d["verus"] > d["abc"]),
+            f"p95 per-packet delay Verus {d['verus']:.0f} ms, ABC {d['abc']:.0f} ms",
+        ),
+        (
+            bool(bins["verus"][0] > bins["abc"][0]),
+            f"std of 100 ms throughput bins: Verus {bins['verus'][0]:.2f}, ABC {bins['abc'][0]:.2f} Mbit/s",
+        ),
+        (
+            bool(u["cubic+codel"] < u["abc"]),
+            f"utilisation Cubic+CoDel {u['cubic+codel']:.2f}, ABC {u['abc']:.2f}",
+        ),
+        (
+            bool(q["cubic+codel"] < 0.5 * q["cubic"]),
+            f"p95 queueing delay Cubic+CoDel {q['cubic+codel']:.0f} ms, Cubic {q['cubic']:.0f} ms",
+        ),
+        (bool(u["abc"] >= 0.9), f"ABC utilisation {u['abc']:.3f}"),
+        (
+            bool(q["abc"] <= 2 * q["cubic+codel"]),
+            f"p95 queueing delay ABC {q['abc']:.0f} ms, Cubic+CoDel {q['cubic+codel']:.0f} ms",
+        ),
+    ]
+    rows = []
+    for pub, (ours, note) in zip(PUBLISHED["abc-fig1"], checks, strict=True):
+        rows.append(_row(pub, ours, note=note, digits=0))
+    return rows
+
+
 def _cmp_fig19(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     m = _over_traces(results)
     rows = []
@@ -541,6 +603,17 @@ def _doc_fig7(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     )
 
 
+def _doc_fig1(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return _cellular(
+        "abc-fig1" + ("-quick" if quick else ""),
+        "ABC Fig. 1: Cubic, Verus, Cubic+CoDel and ABC on a Verizon LTE trace over time",
+        FIG1_SCHEMES,
+        traces or ["traces/Verizon-LTE-short.down"],
+        30.0 if quick else 140.0,
+        1 if quick else 3,
+    )
+
+
 def _doc_fig21(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     return _cellular(
         "abc-fig21" + ("-quick" if quick else ""),
@@ -665,7 +738,7 @@ def _doc_c2tcp_table(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         "name": "c2tcp-table1" + ("-quick" if quick else ""),
         "description": f"C2TCP Table I on {which}",
         "matrix": {
-            "schemes": ["c2tcp", "bbr", "cubic", "westwood"],
+            "schemes": ["c2tcp", "bbr", "cubic", "westwood", "verus", "sprout", "pcc-vivace"],
             "traces": chosen,
             "delay_ms": [10.0],
             "buffer_packets": [100],
@@ -826,6 +899,16 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                 "yet)",
             ),
             cite="Fig. 7a and 7b, §7.3",
+        ),
+        Reproduction(
+            "abc-fig1",
+            TITLES["abc-fig1"],
+            _CELL_SETUP.replace("trace drives", "Verizon-LTE-short.down drives")
+            + " Claims are read from Fig. 1's caption; each scheme's time series (throughput vs "
+            "capacity, delay) is drawn in the report.",
+            _doc_fig1,
+            _cmp_fig1,
+            cite="Fig. 1, §1",
         ),
         Reproduction(
             "abc-fig8",
