@@ -327,6 +327,7 @@ registry! {
     fixed => [FIXED],
     xcp => [XCP, XCP_W],
     rcp => [RCP],
+    vcp => [VCP],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests

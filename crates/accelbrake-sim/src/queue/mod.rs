@@ -147,6 +147,7 @@ registry! {
     pie => [PIE],
     xcp => [XCP, XCP_W],
     rcp => [RCP],
+    vcp => [VCP],
 }
 
 /// Queue type names, in listing order.

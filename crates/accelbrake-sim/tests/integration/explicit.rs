@@ -133,3 +133,23 @@ fn rcp_converges_to_gamma_c_and_reconverges_after_a_step() {
     let total: f64 = rates_after.iter().sum();
     assert!((total / (0.95 * 24.0) - 1.0).abs() < 0.05, "throughput {total}");
 }
+
+#[test]
+fn vcp_and_xcp_w_fill_a_constant_link() {
+    // VCP (Xia et al. §5): high utilisation, low queue, and fairness after MI/AI/MD; XCP_w must
+    // behave like XCP on a constant link. Two flows on 24 Mbit/s, judged over the last 20 s.
+    for (scheme, queue, min_util) in [
+        ("vcp", json!({"type": "vcp", "packets": 1000}), 0.85),
+        ("xcp-w", json!({"type": "xcp-w", "packets": 1000}), 0.95),
+    ] {
+        let r = run(&dumbbell(scheme, queue, constant(24.0), 2, 0.0, 60.0));
+        let rates = flow_rates(&r, 2, 40.0, 60.0);
+        let util = rates.iter().sum::<f64>() / 24.0;
+        let q = mean_queue_ms(&r, 40.0, 60.0, 24.0);
+        let jain = accelbrake_sim::metrics::jain(&rates);
+        println!("{scheme}: rates {rates:.3?} utilisation {util:.3} Jain {jain:.4} mean queue {q:.1} ms");
+        assert!(util >= min_util, "{scheme}: utilisation {util}");
+        assert!(jain >= 0.95, "{scheme}: Jain {jain}");
+        assert!(q <= 50.0, "{scheme}: queue {q} ms");
+    }
+}
