@@ -55,6 +55,17 @@ pub const ABC: Scheme = Scheme {
     warnings: None,
 };
 
+/// PK-ABC (§7.6): the ABC sender over the PK-ABC router, which knows the link one RTT ahead.
+pub const PK_ABC: Scheme = Scheme {
+    name: "pk-abc",
+    display: "PK-ABC",
+    summary: "ABC sender over the PK-ABC router (μ from the trace one RTT ahead)",
+    source: "ABC paper (NSDI 2020) §7.6",
+    queue: "pk-abc",
+    style: ("#e377c2", "X"),
+    ..ABC
+};
+
 /// ABC §4.1: `min(w_abc, w_cubic)` over the ABC router.
 pub const ABC_CUBIC: Scheme = Scheme {
     name: "abc-cubic",

@@ -65,6 +65,9 @@ pub struct AbcRouterConfig {
     pub delay_source: DelaySource,
     /// Buffer limit (artifact experiments: 250 packets).
     pub limit: Limit,
+    /// PK-ABC (§7.6): measure μ over the window ending this far in the future (the router knows
+    /// the trace); `None` for ABC.
+    pub lookahead: Option<Dur>,
 }
 
 /// The artifact experiments' buffer, packets (`exp.sh`: 250); also the ABC paper's cellular setup.
@@ -101,6 +104,35 @@ pub const ABC: QueueKind = QueueKind {
     aliases: &["cellular"],
     build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),
     warnings: Some(warnings),
+};
+
+/// PK-ABC's router parameters: ABC's plus the lookahead.
+pub const PK_PARAMS: &[Param] = &[
+    PARAMS[0],
+    PARAMS[1],
+    PARAMS[2],
+    PARAMS[3],
+    PARAMS[4],
+    PARAMS[5],
+    PARAMS[6],
+    Param::real("lookahead_ms", 100.0, Unit::Ms, 0.0, 1e7).doc(
+        "how far ahead μ is read from the link schedule (one RTT)",
+        "ABC paper §7.6: \"the expected link rate 1 RTT in the future\"; 100 ms = the setup's min RTT",
+    ),
+    PARAMS[7],
+    PARAMS[8],
+];
+
+/// PK-ABC (ABC paper §7.6): the ABC router with perfect knowledge of the link one RTT ahead.
+pub const PK_ABC: QueueKind = QueueKind {
+    name: "pk-abc",
+    display: "PK-ABC router",
+    summary: "ABC router whose μ is the trace's capacity one RTT in the future (perfect knowledge)",
+    source: "ABC paper (NSDI 2020) §7.6; not in the artifact",
+    params: PK_PARAMS,
+    aliases: &["pkabc"],
+    build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),
+    ..ABC
 };
 
 /// Where the buffer bound comes from.
@@ -207,6 +239,7 @@ impl Config for AbcRouterConfig {
                 _ => DelaySource::QueueLength,
             },
             limit: super::limit_of(v),
+            lookahead: v.table().iter().any(|p| p.name == "lookahead_ms").then(|| v.ms("lookahead_ms")),
         }
     }
 }
@@ -322,7 +355,11 @@ impl AbcQueue {
 
 impl Queue for AbcQueue {
     fn name(&self) -> &'static str {
-        "abc"
+        if self.cfg.lookahead.is_some() {
+            "pk-abc"
+        } else {
+            "abc"
+        }
     }
 
     fn enqueue(&mut self, now: Time, pkt: Packet) -> std::result::Result<(), Packet> {
@@ -391,6 +428,9 @@ impl Queue for AbcQueue {
     }
     fn capacity_window(&self) -> Option<Dur> {
         Some(self.cfg.window)
+    }
+    fn capacity_lookahead(&self) -> Option<Dur> {
+        self.cfg.lookahead
     }
     fn gauge(&self) -> Option<f64> {
         Some(self.state.f)

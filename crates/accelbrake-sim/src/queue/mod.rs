@@ -142,7 +142,7 @@ macro_rules! registry {
 }
 
 registry! {
-    abc => [ABC],
+    abc => [ABC, PK_ABC],
     codel => [CODEL],
     pie => [PIE],
     xcp => [XCP, XCP_W],
