@@ -17,8 +17,8 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(BIN)/pip install -q -e '.[test,ray]'
 
-# The main job on bundled data: the ABC paper's headline table (ABC vs Cubic, Cubic+CoDel, Copa, BBR;
-# XCP, PCC, Sprout, Verus listed as not implemented) on the bundled Verizon LTE traces in the paper's
+# The main job on bundled data: the ABC paper's headline table (ABC vs Cubic, Cubic+CoDel, Copa, BBR,
+# XCP; PCC, Sprout, Verus listed as not implemented) on the bundled Verizon LTE traces in the paper's
 # cellular setup, printed beside the published numbers; results, plots and report.html in
 # $(OUT)/abc-table-quick/.
 demo: install
