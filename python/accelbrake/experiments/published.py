@@ -180,7 +180,16 @@ PUBLISHED: dict[str, list[Published]] = {
             why="±10 %: utilisation cannot exceed 100 %, so ±20 % would accept 80 %, not the caption's "
             "'close to 100 %'",
         ),
-        Published("abc-fig19", "XCP_w", "utilisation", "xcp-w", "≈ 100 %", 1.0, tolerance=0.10, why="±10 %, as ABC's row"),
+        Published(
+            "abc-fig19",
+            "XCP_w",
+            "utilisation",
+            "xcp-w",
+            "≈ 100 %",
+            1.0,
+            tolerance=0.10,
+            why="±10 %, as ABC's row",
+        ),
         Published(
             "abc-fig19",
             "RCP",
@@ -218,10 +227,20 @@ PUBLISHED: dict[str, list[Published]] = {
             1.4,
         ),
         Published(
-            "abc-fig18", "RCP", "ABC utilisation / scheme's", "rcp", "ABC ≈ 20 % more utilisation than RCP", 1.2
+            "abc-fig18",
+            "RCP",
+            "ABC utilisation / scheme's",
+            "rcp",
+            "ABC ≈ 20 % more utilisation than RCP",
+            1.2,
         ),
         Published(
-            "abc-fig18", "VCP", "ABC utilisation / scheme's", "vcp", "ABC ≈ 20 % more utilisation than VCP", 1.2
+            "abc-fig18",
+            "VCP",
+            "ABC utilisation / scheme's",
+            "vcp",
+            "ABC ≈ 20 % more utilisation than VCP",
+            1.2,
         ),
     ],
     # §7.6 on Fig. 7b's setup (Verizon LTE uplink): PK-ABC "reduces 95th percentile per-packet-delays
@@ -230,7 +249,16 @@ PUBLISHED: dict[str, list[Published]] = {
     "abc-pk": [
         Published("abc-pk", "ABC", "p95 queueing delay (ms)", "abc", "97 ms", 97.0),
         Published("abc-pk", "PK-ABC", "p95 queueing delay (ms)", "pk-abc", "28 ms", 28.0),
-        Published("abc-pk", "PK-ABC", "utilisation", "pk-abc", "~90 %", 0.9, tolerance=0.10, why="±10 %: a utilisation"),
+        Published(
+            "abc-pk",
+            "PK-ABC",
+            "utilisation",
+            "pk-abc",
+            "~90 %",
+            0.9,
+            tolerance=0.10,
+            why="±10 %: a utilisation",
+        ),
     ],
     "abc-fig3": [
         Published(

@@ -251,7 +251,9 @@ def _cmp_fig8(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
             u = float(m.loc[s, "link_utilization"] / m.loc["abc", "link_utilization"])
             d = float(m.loc[s, "run_per_packet_delay_p95_ms"] / m.loc["abc", "run_per_packet_delay_p95_ms"])
             rows.append(_info(name, "scheme's utilisation / ABC's", u))
-            rows.append(_info(name, "scheme's p95 delay / ABC's", d, published="in the figure; see abc-fig18"))
+            rows.append(
+                _info(name, "scheme's p95 delay / ABC's", d, published="in the figure; see abc-fig18")
+            )
     return rows
 
 
@@ -363,7 +365,8 @@ def _cmp_fig19(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         v = float(m.loc[pub.ours, "link_utilization"])
         if pub.claim is not None:
             a = float(m.loc["abc", "link_utilization"])
-            rows.append(_row(pub, v < a, note=f"{F.display_name(pub.ours)} {100 * v:.1f} % vs ABC {100 * a:.1f} %"))
+            note = f"{F.display_name(pub.ours)} {100 * v:.1f} % vs ABC {100 * a:.1f} %"
+            rows.append(_row(pub, v < a, note=note))
         else:
             rows.append(_row(pub, v, percent=True))
     for s in ("xcp", "vcp"):
@@ -412,7 +415,8 @@ def _cmp_pk(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         elif pub.metric == "utilisation":
             rows.append(_row(pub, float(m.loc[pub.ours, "link_utilization"]), percent=True))
         else:
-            note = f"p95 per-packet delay (RTT + queueing): {float(m.loc[pub.ours, 'run_per_packet_delay_p95_ms']):.0f} ms"
+            pp = float(m.loc[pub.ours, "run_per_packet_delay_p95_ms"])
+            note = f"p95 per-packet delay (RTT + queueing): {pp:.0f} ms"
             rows.append(_row(pub, float(m.loc[pub.ours, "queueing_delay_p95_ms"]), digits=0, note=note))
     if {"abc", "pk-abc"} <= set(m.index):
         rows.append(
@@ -900,11 +904,9 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction(
             "abc-fig18",
             TITLES["abc-fig18"],
-            _CELL_SETUP
-            + " Each explicit scheme runs over its own router with the ABC paper's parameters "
+            _CELL_SETUP + " Each explicit scheme runs over its own router with the ABC paper's parameters "
             "(Appendix F: XCP and XCP_w α = 0.55, β = 0.4; RCP α = 0.5, β = 0.25; VCP α = 1, β = 0.875, "
-            "κ = 0.25). Averages over traces of the seed means. "
-            + ABC_PAPER.describe(),
+            "κ = 0.25). Averages over traces of the seed means. " + ABC_PAPER.describe(),
             _doc_table("abc-fig18", "ABC Fig. 18: explicit schemes", schemes=("abc", *EXPLICIT_SCHEMES)),
             _cmp_fig18,
             cite="Fig. 18 and Appendix F; §7.3",
@@ -919,9 +921,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "is in each row's note.",
             _doc_pk,
             _cmp_pk,
-            (
-                "predictive ABC (forecasting μ one RTT ahead without the trace) is not implemented yet",
-            ),
+            ("predictive ABC (forecasting μ one RTT ahead without the trace) is not implemented yet",),
             cite="§7.6 (on Fig. 7b's setup)",
         ),
         Reproduction(

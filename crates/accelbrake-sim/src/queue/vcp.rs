@@ -241,9 +241,10 @@ mod tests {
 
     #[test]
     fn the_persistent_queue_counts_and_the_artifact_halves_overload() {
-        let mut cfg = VcpConfig::default();
-        cfg.artifact_overload = true;
-        let mut q = VcpQueue::new(cfg);
+        let mut q = VcpQueue::new(VcpConfig {
+            artifact_overload: true,
+            ..VcpConfig::default()
+        });
         for i in 0..200 {
             q.enqueue(Time::ZERO, Packet::data(0, i, MTU, Ecn::Ect1, Time::ZERO)).unwrap();
         }
