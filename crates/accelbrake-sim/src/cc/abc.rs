@@ -66,6 +66,17 @@ pub const PK_ABC: Scheme = Scheme {
     ..ABC
 };
 
+/// Predictive ABC (beyond the paper): the ABC sender over the predictive ABC router.
+pub const ABC_PREDICT: Scheme = Scheme {
+    name: "abc-predict",
+    display: "ABC (predictive)",
+    summary: "ABC sender over the predictive ABC router (μ forecast one RTT ahead, no trace knowledge)",
+    source: "ours (issue 12), towards PK-ABC of the ABC paper §7.6",
+    queue: "abc-predict",
+    style: ("#17becf", "d"),
+    ..ABC
+};
+
 /// ABC §4.1: `min(w_abc, w_cubic)` over the ABC router.
 pub const ABC_CUBIC: Scheme = Scheme {
     name: "abc-cubic",

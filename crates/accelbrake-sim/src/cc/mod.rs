@@ -314,7 +314,7 @@ macro_rules! registry {
 pub mod base_delay;
 
 registry! {
-    abc => [ABC, ABC_CUBIC, PK_ABC],
+    abc => [ABC, ABC_CUBIC, PK_ABC, ABC_PREDICT],
     cubic => [CUBIC, CUBIC_ABE],
     newreno => [NEWRENO, NEWRENO_ABE],
     bbr => [BBR],

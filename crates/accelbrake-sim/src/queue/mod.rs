@@ -142,7 +142,7 @@ macro_rules! registry {
 }
 
 registry! {
-    abc => [ABC, PK_ABC],
+    abc => [ABC, PK_ABC, ABC_PREDICT],
     codel => [CODEL],
     pie => [PIE],
     xcp => [XCP, XCP_W],
