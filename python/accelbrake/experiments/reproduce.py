@@ -390,8 +390,9 @@ def _cmp_fig18(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         else:
             rows.append(_row(pub, float(d[pub.ours] / d["abc"])))
     for s in m.index:
+        name = "ABC η=0.94" if s == "abc-eta-0.94" else F.display_name(s)
         r = _info(
-            F.display_name(s),
+            name,
             "utilisation / mean per-packet delay ms (Fig. 18's axes)",
             float(u[s]),
             3,
@@ -428,8 +429,9 @@ def _cmp_pk(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     for s in ("abc-predict", "abc-eta-0.94"):
         if s not in m.index:
             continue
+        name = "ABC η=0.94" if s == "abc-eta-0.94" else F.display_name(s)
         r = _info(
-            F.display_name(s),
+            name,
             "utilisation / p95 queueing delay ms",
             float(m.loc[s, "link_utilization"]),
             3,
@@ -440,7 +442,7 @@ def _cmp_pk(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         if {"abc", "pk-abc"} <= set(m.index) and q["abc"] > q["pk-abc"]:
             frac = float((q["abc"] - q[s]) / (q["abc"] - q["pk-abc"]))
             r = _info(
-                F.display_name(s),
+                name,
                 "fraction of the ABC→PK-ABC p95 queueing-delay gap closed",
                 frac,
                 2,
@@ -952,7 +954,6 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "is in each row's note.",
             _doc_pk,
             _cmp_pk,
-            ("predictive ABC (forecasting μ one RTT ahead without the trace) is not implemented yet",),
             cite="§7.6 (on Fig. 7b's setup)",
         ),
         Reproduction(
