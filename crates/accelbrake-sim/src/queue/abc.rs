@@ -167,10 +167,10 @@ pub const PREDICT_PARAMS: &[Param] = &[
     Param::real("horizon_ms", 100.0, Unit::Ms, 0.0, 1e7)
         .doc("how far ahead μ is forecast (one RTT)", "as PK-ABC (ABC paper §7.6); the setup's min RTT"),
     Param::real("history_ms", 200.0, Unit::Ms, 1.0, 1e7)
-        .doc("history the μ trend is fitted over", "our choice (tuned on the Verizon downlink only)"),
+        .doc("history the μ trend is fitted over", "our choice, picked after runs on all five bundled paper traces (none held out)"),
     Param::flag("falls_only", true).doc("only anticipate drops of μ, never rises", "our choice"),
     Param::real("gain", 0.25, Unit::None, 0.0, 1.0)
-        .doc("weight of the forecast against μ measured now", "our choice (tuned on the Verizon downlink only)"),
+        .doc("weight of the forecast against μ measured now", "our choice, picked after runs on all five bundled paper traces (none held out)"),
     PARAMS[7],
     PARAMS[8],
 ];
