@@ -391,12 +391,15 @@ mod verus;
 #[cfg(any())]
 #[rustfmt::skip]
 mod sprout;
+#[cfg(any())]
+#[rustfmt::skip]
+mod vcp;
 
 // Controllers implemented outside the core (Python) or steered from outside (not schemes).
 pub mod external;
 
 registry! {
-    abc => [ABC, ABC_CUBIC],
+    abc => [ABC, ABC_CUBIC, PK_ABC, ABC_PREDICT],
     cubic => [CUBIC, CUBIC_ABE],
     newreno => [NEWRENO, NEWRENO_ABE],
     bbr => [BBR],
@@ -412,6 +415,7 @@ registry! {
     pcc => [PCC_VIVACE],
     verus => [VERUS],
     sprout => [SPROUT],
+    vcp => [VCP],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests
