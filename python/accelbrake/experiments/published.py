@@ -413,10 +413,6 @@ def _wifi_frontier(section: str, tag: str) -> list[Published]:
         )
         for dt in (20, 60, 100)
     ]
-    rows += [
-        Published(section, "PCC-Vivace", f"{tag}: point on the plane", None, "in the figure"),
-        Published(section, "XCP_w", f"{tag}: point on the plane", None, "in the figure"),
-    ]
     return rows
 
 
@@ -479,13 +475,13 @@ PUBLISHED.update(
             ],
             *[
                 Published("abc-fig9", name, "single user: throughput / ABC_100", ours, _SLIGHTLY, 1.04)
-                for name, ours in (("Cubic", "cubic"), ("BBR", "bbr"), ("PCC-Vivace", None))
+                for name, ours in (("Cubic", "cubic"), ("BBR", "bbr"), ("PCC-Vivace", "pcc-vivace"))
             ],
             *[
                 Published(
                     "abc-fig9", name, "single user: p95 delay / ABC_100", ours, _DELAY_67, low=1.67, high=6.0
                 )
-                for name, ours in (("Cubic", "cubic"), ("BBR", "bbr"), ("PCC-Vivace", None))
+                for name, ours in (("Cubic", "cubic"), ("BBR", "bbr"), ("PCC-Vivace", "pcc-vivace"))
             ],
             Published(
                 "abc-fig9",
