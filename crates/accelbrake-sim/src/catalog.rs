@@ -89,8 +89,9 @@ mod tests {
     #[test]
     fn every_row_builds_its_own_controller_and_is_told_apart_in_listings_and_plots() {
         // A row that inherits fields from another (`..ABC`) must still build its own controller
-        // and carry its own display name, summary and plot style.
+        // and carry its own display name, summary and plot style, and its marking must fit.
         let mut seen = std::collections::BTreeSet::new();
+        let mut styles = std::collections::BTreeMap::new();
         for s in crate::cc::SCHEMES {
             let v = s.values(&Default::default()).unwrap();
             let cc = (s.build)(&v, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0)).unwrap();
@@ -106,15 +107,31 @@ mod tests {
                     s.name
                 );
             }
-            // Preset variants (PropRate's L/M/H) share their base scheme's colour and marker.
-            if s.preset.is_empty() {
+            // Two rows share a colour and marker only within a family and with the same marking
+            // (PropRate's presets; not Cubic and Cubic-ABE).
+            let kind = (s.family, format!("{:?}", s.marking));
+            if let Some(earlier) = styles.insert(format!("{:?}", s.style), kind.clone()) {
+                assert_eq!(earlier, kind, "{}: style {:?} is another row's", s.name, s.style);
+            }
+            // An ABE row (a preset beta_ecn) has its packets marked and a queue that marks them, and
+            // its default queue is not also listed as a pairing.
+            if s.preset.iter().any(|(k, _)| *k == "beta_ecn") {
+                assert_eq!(s.marking, crate::cc::Marking::Ecn, "{}", s.name);
+            }
+            if s.marking != crate::cc::Marking::None {
                 assert!(
-                    seen.insert(("style", format!("{:?}", s.style))),
-                    "{}: style {:?}",
+                    !["droptail", "infinite"].contains(&s.queue),
+                    "{}: queue {}",
                     s.name,
-                    s.style
+                    s.queue
                 );
             }
+            assert!(
+                !s.pairs.contains(&s.queue),
+                "{}: its queue {} is also a pairing",
+                s.name,
+                s.queue
+            );
         }
     }
 
