@@ -1010,4 +1010,27 @@ mod tests {
         cc.on_sent(now + Dur::from_secs(1), 0);
         assert_eq!(cc.bic.epoch_start, Some(now + Dur::from_secs(1)));
     }
+
+    #[test]
+    fn c2tcp_hooks_set_the_window_the_credit_and_ssthresh() {
+        let mut cc = cubic();
+        cc.add_cwnd_credit(25);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (12, 5), "25 credit at cwnd 10: two segments, 5 left");
+        cc.add_cwnd_credit(6);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (12, 11));
+        cc.add_cwnd_credit(1);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (13, 0));
+        cc.add_cwnd_credit(5);
+        cc.set_window(0);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (1, 0), "at least one segment, credit cleared");
+        cc.set_window(40);
+        assert_eq!(cc.window(), 40.0);
+        // ssthresh = 40·717/1024 = 28; the window stays; W_max and the epoch are updated.
+        cc.bic.epoch_start = Some(Time::ZERO);
+        assert_eq!(cc.reduce_ssthresh(), 28);
+        assert_eq!(
+            (cc.window(), cc.ssthresh(), cc.bic.last_max_cwnd, cc.bic.epoch_start),
+            (40.0, Some(28.0), 40, None)
+        );
+    }
 }
