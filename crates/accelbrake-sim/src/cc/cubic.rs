@@ -1033,4 +1033,64 @@ mod tests {
             (40.0, Some(28.0), 40, None)
         );
     }
+
+    /// A controller in slow start at cwnd 32 with HyStart detectors `detect` and delay_min 100 ms.
+    fn hystart_at_32(detect: u32) -> Cubic {
+        let mut cc = Cubic::new(with("hystart_detect", f64::from(detect)).unwrap(), Time::ZERO);
+        cc.cwnd = 32;
+        cc.bic.delay_min = Some(RTT);
+        cc
+    }
+
+    #[test]
+    fn hystart_ack_train_by_hand() {
+        let t0 = Time::from_secs(1);
+        let mut cc = hystart_at_32(HYSTART_ACK_TRAIN);
+        // The first sample starts a round of min(cwnd, in_flight + 1) = 21 segments.
+        cc.hystart_update(t0, RTT, 20);
+        assert_eq!((cc.round_start, cc.last_ack, cc.round_end), (t0, t0, 21));
+        // ACKs 2 ms apart form a train; it must span more than delay_min / 2 = 50 ms.
+        for k in 1..=25 {
+            cc.hystart_update(t0 + Dur::from_millis(2 * k), RTT, 20);
+        }
+        assert!(!cc.bic.found && cc.in_slow_start(), "a 50 ms train is not longer than 50 ms");
+        cc.hystart_update(t0 + Dur::from_nanos(50_000_001), RTT, 20);
+        assert!(cc.bic.found);
+        assert_eq!(cc.ssthresh(), Some(32.0));
+        // A gap over 2 ms breaks the train: later ACKs are compared with the last ACK in it.
+        let mut cc = hystart_at_32(HYSTART_ACK_TRAIN);
+        cc.hystart_update(t0, RTT, 20);
+        cc.hystart_update(t0 + Dur::from_nanos(2_000_001), RTT, 20);
+        for k in 2..40 {
+            cc.hystart_update(t0 + Dur::from_millis(2 * k), RTT, 20);
+        }
+        assert!(!cc.bic.found);
+        assert_eq!(cc.last_ack, t0);
+    }
+
+    #[test]
+    fn hystart_delay_detection_by_hand() {
+        // Threshold delay_min + clamp(100 ms / 8, 4 ms, 16 ms) = 112.5 ms, tested from the ninth
+        // sample of a round on (the first 8 are only counted), on the round's smallest sample.
+        let run = |detect: u32, sample: Dur, n: u64| {
+            let mut cc = hystart_at_32(detect);
+            for k in 0..n {
+                cc.hystart_update(Time::from_secs(1) + Dur::from_millis(10 * k), sample, 20);
+            }
+            cc.bic.found
+        };
+        let above = Dur::from_millis(114);
+        assert!(!run(HYSTART_DELAY, above, 8));
+        assert!(run(HYSTART_DELAY, above, 9));
+        assert!(!run(HYSTART_DELAY, Dur::from_micros(112_500), 20), "not above the threshold");
+        assert!(!run(HYSTART_ACK_TRAIN, above, 20), "delay detection is off");
+        assert!(run(HYSTART_ACK_TRAIN | HYSTART_DELAY, above, 9));
+        // One low sample in the round keeps it below the threshold.
+        let mut cc = hystart_at_32(HYSTART_DELAY);
+        cc.hystart_update(Time::from_secs(1), Dur::from_millis(101), 20);
+        for k in 1..20 {
+            cc.hystart_update(Time::from_secs(1) + Dur::from_millis(10 * k), above, 20);
+        }
+        assert_eq!((cc.bic.found, cc.curr_rtt), (false, Some(Dur::from_millis(101))));
+    }
 }
