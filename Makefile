@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: demo test install test-rs test-py lint bench bench-ns3 results clean mutants mutants-diff
+.PHONY: demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,16 +17,42 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(BIN)/pip install -q -e '.[test,ray]'
 
+# What the demo needs and nothing more (no test tools, no Ray).
+install-demo: $(BIN)/python
+	$(BIN)/pip install -q -e .
+
+# A manylinux wheel in dist/ (the extension, the Python package and the bundled traces), built without
+# Docker: maturin links against an old glibc with zig (the ziglang package from PyPI). Installs with
+# `pip install dist/accelbrake-*.whl` on any x86-64 Linux with Python >= 3.10, no Rust needed.
+# tests/test_wheel.py installs it into a fresh venv and runs a reproduction from an empty directory.
+WHEEL_DIR ?= dist
+wheel: $(BIN)/python
+	$(BIN)/pip install -q 'maturin>=1.5,<2' ziglang
+	rm -f $(WHEEL_DIR)/accelbrake-*.whl
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/maturin build --release --zig --compatibility manylinux2014 \
+		--strip --interpreter $(BIN)/python --out $(WHEEL_DIR)
+	@ls -l $(WHEEL_DIR)/accelbrake-*.whl
+
 # The main job on bundled data: the ABC paper's headline table (ABC vs Cubic, Cubic+CoDel, Copa, BBR;
 # XCP, PCC, Sprout, Verus listed as not implemented) on the bundled Verizon LTE traces in the paper's
 # cellular setup, printed beside the published numbers; results, plots and report.html in
 # $(OUT)/abc-table-quick/.
-demo: install
+demo: install-demo
 	$(BIN)/accelbrake reproduce abc-table --quick --out $(OUT)
 	@echo "demo results and report: $(OUT)/abc-table-quick/ (open $(OUT)/abc-table-quick/report.html)"
 
-# Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest.
-test: install lint test-rs test-py
+# Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest (which builds the
+# wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
+# headless Chromium when there is one: `make chromium` installs it, best effort).
+test: install chromium lint test-rs test-py
+
+# Headless Chromium for the report layout test (tests/test_report_layout.py), from Debian's `chromium`
+# package when apt-get is available and we are root; otherwise that test is skipped with the reason.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } ; } || \
+	echo "make chromium: could not install chromium; the report layout test will be skipped"
 
 test-rs:
 	cargo test --release --workspace --exclude accelbrake-py

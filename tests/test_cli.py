@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import accelbrake
 import pandas as pd
@@ -18,10 +19,12 @@ TIME_FORM = "(like 50 or 50ms (bare numbers are ms))"
 def test_run_writes_outputs_and_prints_the_table(run_cli, tmp_path):
     out = tmp_path / "out"
     png = tmp_path / "x.png"
-    r = run_cli("run", "--scheme", "abc", "--duration", "10", "--out", str(out), "--plot", str(png))
+    r = run_cli(
+        "run", "--scheme", "abc", "--duration", "10", "--out", str(out), "--plot", str(png), "--csv"
+    )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
-    for name in ("summary.json", "metadata.json", "packets.csv", "packets.parquet", "flows_ts.parquet"):
+    for name in ("summary.json", "metadata.json", "flows_ts.csv", "packets.parquet", "flows_ts.parquet"):
         assert (out / name).stat().st_size > 0, name
     assert png.read_bytes().startswith(b"\x89PNG")
     text = r.stdout
@@ -204,6 +207,34 @@ def test_traces_lists_the_bundled_traces(capsys, repo):
     assert "69367" in line and "140.000" in line and "5.96" in line
     code, out, _ = run_main(capsys, "traces", "--json", str(repo / "traces" / "bw12.mahi"))
     assert json.loads(out)[0]["mean_mbps"] == pytest.approx(12.032)
+
+
+def test_traces_without_paths_lists_the_packages_traces_by_name_from_any_directory(
+    capsys, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_main(capsys, "traces", "--json")
+    assert code == 0
+    names = [e["path"] for e in json.loads(out)]
+    assert "Verizon-LTE-short.up" in names and "downlink-4g-with-cross-times" in names
+    assert not {"README.md", "SHA256SUMS"} & set(names)
+    assert all("error" not in e for e in json.loads(out))
+
+
+def test_a_bundled_trace_is_found_by_name_from_any_directory(tmp_path, monkeypatch):
+    from accelbrake.scenarios import link_spec
+
+    monkeypatch.chdir(tmp_path)
+    for name, where in (
+        ("Verizon-LTE-short.up", "Verizon-LTE-short.up"),
+        ("traces/Verizon-LTE-short.up", "Verizon-LTE-short.up"),
+        ("downlink-4g-with-cross-times", "c2tcp-nyc/downlink-4g-with-cross-times"),
+    ):
+        link = link_spec(name)
+        assert link["type"] == "trace" and link["path"].endswith(where), name
+        assert Path(link["path"]).is_file()
+    with pytest.raises(accelbrake.ScenarioError, match="'no-such.up' not found.*accelbrake traces"):
+        link_spec("no-such.up")
 
 
 def test_traces_reports_bad_files(capsys, tmp_path):

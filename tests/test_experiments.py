@@ -506,8 +506,7 @@ def test_report_is_valid_html_with_every_plot_and_table(report_dir):
     p.close()
     assert not p.errors and p.stack == [], (p.errors, p.stack)
     pngs = sorted((report_dir / "plots").glob("*.png"))
-    svgs = sorted((report_dir / "plots").glob("*.svg"))
-    assert [x.stem for x in pngs] == [x.stem for x in svgs]
+    assert not list((report_dir / "plots").glob("*.svg")), "SVGs only with svg=True (--svg)"
     stems = {x.stem for x in pngs}
     assert {"tradeoff", "per-trace", "delay-cdf", "fairness"} <= stems
     assert len([s for s in stems if s.startswith("run-")]) == 4
@@ -521,6 +520,31 @@ def test_report_is_valid_html_with_every_plot_and_table(report_dir):
     assert {"per-scheme", "per-point"} <= set(p.ids)
     assert p.tables >= 2
     assert "±" in text and "http" not in text.replace("http-equiv", "")  # self-contained
+
+
+def test_report_again_redraws_nothing_and_svg_adds_svgs(tmp_path):
+    out = tmp_path / "o"
+    run_sweep(parse_experiment(small_doc()), out, progress=False)
+    build_report(out, max_timeseries=2)
+    plots = out / "plots"
+    first = {p.name: p.stat().st_mtime_ns for p in plots.glob("*.png")}
+    assert len(first) >= 5
+    tables = {
+        n: (out / n).stat().st_mtime_ns for n in ("results.parquet", "timeseries.parquet", "metadata.json")
+    }
+    # A resumed sweep (nothing to run) keeps its tables, and the report keeps its plots.
+    assert run_sweep(parse_experiment(small_doc()), out, progress=False).ran == 0
+    assert {n: (out / n).stat().st_mtime_ns for n in tables} == tables
+    build_report(out, max_timeseries=2)
+    assert {p.name: p.stat().st_mtime_ns for p in plots.glob("*.png")} == first
+    build_report(out, max_timeseries=2, svg=True)
+    assert sorted(p.stem for p in plots.glob("*.svg")) == sorted(p.removesuffix(".png") for p in first)
+    assert "SVG: plots/tradeoff.svg" in (out / "report.html").read_text(encoding="utf-8")
+    # A changed matrix writes the tables again.
+    doc = small_doc()
+    doc["matrix"]["seeds"] = [0]
+    run_sweep(parse_experiment(doc), out, progress=False)
+    assert (out / "results.parquet").stat().st_mtime_ns != tables["results.parquet"]
 
 
 def test_report_command(run_cli, report_dir, tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "accelbrake"
 
-HEAVY = ("pandas", "matplotlib")
+HEAVY = ("pandas", "matplotlib", "pyarrow")
 
 
 def _modules() -> dict[str, Path]:
@@ -109,6 +109,40 @@ def test_light_commands_do_not_import_pandas_or_matplotlib(argv):
     rc, heavy = json.loads(r.stdout.strip().splitlines()[-1])
     assert rc == 0
     assert heavy == []
+
+
+def test_import_accelbrake_and_simulate_are_light():
+    r = _fresh_python(
+        "import sys\nimport accelbrake\nheavy = ('numpy', *" + repr(HEAVY) + ")\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "r = accelbrake.simulate(accelbrake.build_scenario('cubic', trace='const:24', duration_s=1))\n"
+        "r.summary_rows(); r._repr_html_()\n"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["[]", "[]"]
+
+
+def test_run_with_out_writes_parquet_without_pandas_or_matplotlib(tmp_path):
+    argv = [
+        "run",
+        "--scheme",
+        "cubic",
+        "--trace",
+        "const:24",
+        "--duration",
+        "2",
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    r = _fresh_python(
+        f"import sys\nfrom accelbrake.cli import main\nrc = main({argv!r})\n"
+        "print(rc, sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "0 []"
+    assert (tmp_path / "o" / "flows_ts.parquet").is_file()
+    assert not (tmp_path / "o" / "flows_ts.csv").exists()
 
 
 def test_building_the_parser_is_light():

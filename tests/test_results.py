@@ -37,7 +37,7 @@ def written(small_result, tmp_path, monkeypatch):
         real_replace(src, dst)
 
     monkeypatch.setattr(_io.os, "replace", replace)
-    out = small_result.to_dir(tmp_path / "run")
+    out = small_result.to_dir(tmp_path / "run", csv=True)
     return out, renamed
 
 
@@ -89,7 +89,7 @@ def test_empty_tables_round_trip(tmp_path):
     r = accelbrake.simulate(
         accelbrake.build_scenario("cubic", trace="const:12", duration_s=2, record_packets=False)
     )
-    out = r.to_dir(tmp_path / "run")
+    out = r.to_dir(tmp_path / "run", csv=True)
     for name in ("packets", "hop_packets"):
         back = pd.read_parquet(out / f"{name}.parquet")
         assert back.empty and list(back.columns) == list(TABLE_COLUMNS[name])
@@ -123,3 +123,32 @@ def test_atomic_write_json_nan_is_null(tmp_path):
         tmp_path / "a.json", {"x": float("nan"), "y": [1.0, float("inf")], "z": np.float64(2)}
     )
     assert json.loads(p.read_text()) == {"x": None, "y": [1.0, None], "z": 2.0}
+
+
+def test_to_dir_writes_parquet_only_by_default_without_importing_pandas(tmp_path):
+    """The default output is Parquet written straight from the core's buffers (pandas is not
+    needed, and not imported, to write a run)."""
+    import subprocess
+    import sys
+
+    from conftest import PACKAGE_PARENT
+
+    out = tmp_path / "run"
+    code = (
+        "import sys, accelbrake\n"
+        "r = accelbrake.simulate(accelbrake.build_scenario('cubic', trace='const:24', duration_s=2))\n"
+        f"r.to_dir({str(out)!r})\n"
+        "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE_PARENT))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+    names = {p.name for p in out.iterdir()}
+    assert not {n for n in names if n.endswith(".csv")} - {"summary_table.csv"}
+    assert {f"{t}.parquet" for t in TABLE_COLUMNS} <= names
+    again = accelbrake.simulate(accelbrake.build_scenario("cubic", trace="const:24", duration_s=2))
+    for name, df in again.tables.items():
+        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"), df, check_dtype=True)
+    with pytest.raises(ValueError, match="nothing to write"):
+        again.to_dir(tmp_path / "x", parquet=False)

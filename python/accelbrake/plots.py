@@ -2,6 +2,8 @@
 
 * :func:`plot_run`: the ABC paper's Fig. 1 layout — link capacity (shaded) against each flow's
   throughput, then the per-packet delay of every delivered packet; optionally the windows.
+* :func:`mahimahi_figure` (``plot_run(..., view="mahimahi")``): Mahimahi's own view — capacity,
+  ingress and egress of the bottleneck link, then the queueing delay on a linear axis.
 * :func:`plot_compare`: Pantheon-style utilisation vs 95th-percentile per-packet delay, one point
   per (trace, scheme), delay axis inverted and logarithmic ("better" is up and to the right).
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 
     from accelbrake.results import Result
 
-__all__ = ["plot_compare", "plot_run"]
+__all__ = ["mahimahi_figure", "plot_compare", "plot_run", "run_figure", "save_figure"]
 
 _FORMATS = ("png", "svg", "pdf")
 #: Scatter points drawn at most per flow (a deterministic subsample beyond).
@@ -58,6 +60,29 @@ def _to_end(t: Any, y: Any, end: float) -> tuple[np.ndarray, np.ndarray]:
     return t, y
 
 
+def _flow_end(result: Result, flow: dict[str, Any], end: float) -> float:
+    """When a flow's lines end: its ``stop_ms``, or when its finite transfer completed, else the
+    end of the run."""
+    from accelbrake.scenarios import expanded_flows
+
+    flows = expanded_flows(result.scenario)
+    i = int(flow.get("id", 0))
+    sc = flows[i] if i < len(flows) else {}
+    stop = end
+    if sc.get("stop_ms") is not None:
+        stop = min(stop, float(sc["stop_ms"]) / 1000.0)
+    done = flow.get("completion_s")
+    if done is not None and math.isfinite(float(done)):
+        stop = min(stop, float(done))
+    return stop
+
+
+def _legend(ax: Any) -> None:
+    """The legend beside the axes, right of the data (never over it)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small")
+
+
 def _stat(d: dict[str, Any] | None, key: str) -> float:
     v = (d or {}).get(key)
     return float("nan") if v is None else float(v)
@@ -70,6 +95,7 @@ def plot_run(
     cwnd: bool = False,
     title: str | None = None,
     dpi: int = 150,
+    view: str = "paper",
 ) -> Path:
     """Draw one run like the ABC paper's Fig. 1 and write it to ``path`` (``.png``/``.svg``/``.pdf``).
 
@@ -83,6 +109,23 @@ def plot_run(
     Returns the path written.
     """
     _format_of(Path(path))
+    return _save(run_figure(result, cwnd=cwnd, title=title, view=view), path, dpi)
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 150) -> Path:
+    """Write a figure to ``path`` (``.png``/``.svg``/``.pdf`` by extension), atomically."""
+    return _save(fig, path, dpi)
+
+
+def run_figure(
+    result: Result, *, cwnd: bool = False, title: str | None = None, view: str = "paper"
+) -> Figure:
+    """The figure :func:`plot_run` writes (see there), not saved: for notebooks (``Result.plot()``).
+    ``view="mahimahi"`` gives :func:`mahimahi_figure` instead."""
+    if view == "mahimahi":
+        return mahimahi_figure(result, title=title)
+    if view != "paper":
+        raise ValueError(f"view: expected 'paper' or 'mahimahi', got {view!r}")
     s = result.summary
     b = result.bottleneck_hop
     flows = s.get("flows", [])
@@ -115,10 +158,11 @@ def plot_run(
     # the flows stay within the band (the receiver's rate, a propagation delay later, would not).
     col = "egress_mbps" if "egress_mbps" in fts.columns else "throughput_mbps"
     for i, f in enumerate(flows):
-        d = fts[fts["flow"] == f["id"]]
+        stop = _flow_end(result, f, end)
+        d = fts[(fts["flow"] == f["id"]) & (fts["t_s"] < stop - 1e-9)]
         label = None if many else f"flow {f['id']} {f['scheme']} ({_stat(f, 'throughput_mbps'):.2f} Mbit/s)"
         ax.step(
-            *_to_end(d["t_s"], d[col], end),
+            *_to_end(d["t_s"], d[col], stop),
             where="post",
             color=colors[i],
             linewidth=1.0,
@@ -127,7 +171,7 @@ def plot_run(
     ax.set_ylabel("Mbit/s")
     ax.set_ylim(bottom=0)
     ax.set_title("throughput at the bottleneck link vs its capacity", loc="left", fontsize="medium")
-    ax.legend(loc="upper right", fontsize="small")
+    _legend(ax)
     ax.grid(True, alpha=0.3)
 
     # Per-packet delay.
@@ -165,7 +209,8 @@ def plot_run(
     elif "delay_p95_ms" in fts.columns and fts["delay_p95_ms"].notna().any():
         # No per-packet records (the default): the core's per-bin figures of the same delay.
         for i, f in enumerate(flows):
-            d = fts[fts["flow"] == f["id"]]
+            stop = _flow_end(result, f, end)
+            d = fts[(fts["flow"] == f["id"]) & (fts["t_s"] < stop - 1e-9)]
             tag = "" if many else f"flow {f['id']} "
             ax.step(
                 d["t_s"],
@@ -197,15 +242,15 @@ def plot_run(
         ax.set_ylabel("bottleneck queue (packets)")
         ax.set_ylim(bottom=0)
         ax.set_title("bottleneck queue length (no per-packet records)", loc="left", fontsize="medium")
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper right", fontsize="small")
+    _legend(ax)
     ax.grid(True, alpha=0.3)
 
     # Windows.
     if cwnd:
         ax = axes[2]
         for i, f in enumerate(flows):
-            d = fts[fts["flow"] == f["id"]]
+            stop = _flow_end(result, f, end)
+            d = fts[(fts["flow"] == f["id"]) & (fts["t_s"] < stop - 1e-9)]
             tag = "" if many else f"flow {f['id']} "
             ax.step(
                 d["t_s"],
@@ -223,8 +268,7 @@ def plot_run(
                     )  # fmt: skip
         ax.set_ylabel("window (segments)")
         ax.set_ylim(bottom=0)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(loc="upper right", fontsize="small")
+        _legend(ax)
         ax.grid(True, alpha=0.3)
 
     axes[-1].set_xlabel("time (s)")
@@ -236,7 +280,83 @@ def plot_run(
             f"p95 per-packet delay {ppd:.0f} ms"
         )
     fig.suptitle(title)
-    return _save(fig, path, dpi)
+    return fig
+
+
+def mahimahi_figure(result: Result, *, title: str | None = None) -> Figure:
+    """The run as Mahimahi's own graphs show it (``mm-throughput-graph`` over ``mm-delay-graph``):
+    top, the bottleneck link's capacity (shaded), the traffic arriving at it (ingress, all flows,
+    dropped packets included) and leaving it (egress), Mbit/s per ``sample_ms`` bin; bottom, the
+    queueing delay on a linear axis (every delivered packet with per-packet records, else each
+    flow's per-bin mean and 95th percentile)."""
+    s = result.summary
+    b = result.bottleneck_hop
+    end = float(s.get("duration_s", 0.0)) or math.inf
+    fig = Figure(figsize=(10, 6.4), layout="constrained")
+    ax, axd = fig.subplots(2, 1, sharex=True)
+    hts = result.hops_ts
+    hts = hts[(hts["hop"] == b) & (hts["t_s"] < end - 1e-9)]
+    hop = s["hops"][b] if b < len(s.get("hops", [])) else {}
+    if len(hts):
+        ax.fill_between(
+            *_to_end(hts["t_s"], hts["capacity_mbps"], end),
+            step="post",
+            color="0.8",
+            linewidth=0,
+            label=f"capacity (mean {_stat(hop, 'capacity_mbps'):.2f} Mbit/s)",
+        )
+        if "ingress_mbps" in hts.columns:
+            ax.step(*_to_end(hts["t_s"], hts["ingress_mbps"], end), where="post", color="C0", linewidth=1.0,
+                    label="ingress (arriving at the bottleneck)")  # fmt: skip
+        ax.step(*_to_end(hts["t_s"], hts["throughput_mbps"], end), where="post", color="C3", linewidth=1.0,
+                label=f"egress (leaving it; mean {_stat(hop, 'throughput_mbps'):.2f} Mbit/s)")  # fmt: skip
+    ax.set_ylabel("Mbit/s")
+    ax.set_ylim(bottom=0)
+    ax.set_title("throughput (as mm-throughput-graph)", loc="left", fontsize="medium")
+    _legend(ax)
+    ax.grid(True, alpha=0.3)
+
+    flows = s.get("flows", [])
+    colors = [f"C{i % 10}" for i in range(len(flows))]
+    many = len(flows) > 8
+    pk = result.packets
+    if len(pk):
+        for i, f in enumerate(flows):
+            d = pk[pk["flow"] == f["id"]]
+            step = max(1, len(d) // _MAX_POINTS)
+            lab = None if many else f"flow {f['id']} {f['scheme']}"
+            x, y = d["recv_s"].to_numpy()[::step], d["queueing_delay_ms"].to_numpy()[::step]
+            axd.scatter(x, y, s=1.5, color=colors[i], alpha=0.5, linewidths=0, rasterized=True, label=lab)
+        axd.set_title("queueing delay of every delivered packet (as mm-delay-graph)", loc="left",
+                      fontsize="medium")  # fmt: skip
+    else:
+        fts = result.flows_ts
+        for i, f in enumerate(flows):
+            stop = _flow_end(result, f, end)
+            d = fts[(fts["flow"] == f["id"]) & (fts["t_s"] < stop - 1e-9)]
+            rtt = _stat(f, "prop_rtt_ms")
+            rtt = rtt if math.isfinite(rtt) else 0.0
+            tag = "" if many else f"flow {f['id']} "
+            axd.step(d["t_s"], d["delay_p95_ms"] - rtt, where="post", color=colors[i], linewidth=1.0,
+                     label=None if many else f"{tag}p95 per bin")  # fmt: skip
+            axd.step(d["t_s"], d["delay_mean_ms"] - rtt, where="post", color=colors[i], linewidth=0.8,
+                     linestyle=":", label=None if many else f"{tag}mean per bin")  # fmt: skip
+        axd.set_title("queueing delay per bin of arrivals (per-packet delay − propagation RTT)", loc="left",
+                      fontsize="medium")  # fmt: skip
+    axd.set_ylabel("queueing delay (ms)")
+    axd.set_ylim(bottom=0)
+    axd.set_xlabel("time (s)")
+    axd.set_xlim(0, float(s.get("duration_s", 0)) or None)
+    axd.grid(True, alpha=0.3)
+    _legend(axd)
+    if title is None:
+        qd = _stat(s.get("queueing_delay_ms"), "p95")
+        title = (
+            f"{result.scheme} on {result.link_name}, Mahimahi's view: utilisation "
+            f"{100 * _stat(s, 'utilization'):.1f}%, p95 queueing delay {qd:.0f} ms"
+        )
+    fig.suptitle(title)
+    return fig
 
 
 def plot_compare(table: pd.DataFrame, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:

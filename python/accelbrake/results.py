@@ -58,6 +58,7 @@ TABLE_COLUMNS: dict[str, dict[str, str]] = {
         "hop": "<i8",
         "capacity_mbps": "<f8",
         "throughput_mbps": "<f8",
+        "ingress_mbps": "<f8",
         "queue_packets": "<i8",
         "queue_bytes": "<i8",
         "abc_f": "<f8",
@@ -110,6 +111,57 @@ class _RawTable:
         self.columns = columns
 
 
+#: Arrow types of the core's column dtypes.
+_ARROW_TYPES = {"<f8": "float64", "<i8": "int64"}
+
+
+def arrow_table(name: str, given: Any) -> Any:
+    """A ``pyarrow.Table`` of a table as the core returns it (``{column: (dtype, bytes)}``, wrapped or
+    not), built on the core's buffers without copying them or importing pandas; a DataFrame is
+    converted. Empty with the documented columns when the table is absent."""
+    import pyarrow as pa
+
+    if given is not None and not isinstance(given, _RawTable | Mapping):
+        return pa.Table.from_pandas(given, preserve_index=False)
+    columns = given.columns if isinstance(given, _RawTable) else given
+    if not columns:
+        columns = {c: (t, b"") for c, t in TABLE_COLUMNS.get(name, {}).items()}
+    arrays = []
+    for dt, buf in columns.values():
+        if dt not in _ARROW_TYPES:  # not produced by the core today; go through numpy
+            import numpy as np
+
+            arrays.append(pa.array(np.frombuffer(buf, dtype=np.dtype(dt))))
+            continue
+        # (pa.array / pa.table on Python objects would import pandas to check for DataFrames.)
+        typ = getattr(pa, _ARROW_TYPES[dt])()
+        arrays.append(pa.Array.from_buffers(typ, len(buf) // 8, [None, pa.py_buffer(buf)]))
+    return pa.Table.from_arrays(arrays, names=list(columns))
+
+
+def write_parquet(path: str | os.PathLike[str], name: str, given: Any) -> Path:
+    """Write a table (see :func:`arrow_table`) to ``path`` as Parquet, atomically, straight from Arrow."""
+    import pyarrow.parquet as pq
+
+    table = arrow_table(name, given)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+    return Path(path)
+
+
+def _dist_version(module: str) -> str | None:
+    """A dependency's version without importing it (when it is not imported already)."""
+    loaded = sys.modules.get(module)
+    if loaded is not None and hasattr(loaded, "__version__"):
+        return str(loaded.__version__)
+    from importlib import metadata
+
+    try:
+        return metadata.version(module)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def format_warning(w: Mapping[str, Any]) -> str:
     """One warning of a summary (``summary["warnings"]``) as one line: parameter, value, bound,
     what it does, and the source of the bound."""
@@ -144,8 +196,9 @@ class Result:
             ``delay_mean_ms``/``delay_p95_ms`` of the packets received in the bin,
             ``cwnd``/``w_abc``/``w_cubic`` in segments, ``srtt_ms``, ``pacing_mbps``, ``in_flight``).
         delay_cdf: the per-packet delay of all flows' packets at levels 0, 0.001, …, 1.
-        hops_ts: per-hop time series (``t_s``, ``hop``, ``capacity_mbps``, ``throughput_mbps``,
-            ``queue_packets``, ``queue_bytes``, ``abc_f``).
+        hops_ts: per-hop time series (``t_s``, ``hop``, ``capacity_mbps``, ``throughput_mbps`` the
+            bytes leaving the hop's link, ``ingress_mbps`` the bytes arriving at the hop (dropped or
+            not; Mahimahi's ingress), ``queue_packets``, ``queue_bytes``, ``abc_f``).
         packets: one row per delivered data packet (``sent_s``, ``recv_s``, ``queueing_delay_ms``,
             ``per_packet_delay_ms``, ``one_way_delay_ms``, ``flow``, ``seq``); empty without
             ``record_packets``.
@@ -252,7 +305,20 @@ class Result:
         )
 
     def summary_table(self) -> pd.DataFrame:
-        """One row per flow, units in the column names.
+        """One row per flow, units in the column names (a DataFrame of :meth:`summary_rows`).
+
+        ``capacity_mbps`` is the bottleneck's mean capacity; ``utilization`` is the flow's
+        throughput over it (the link's Mahimahi utilisation, counting framing bytes, is
+        ``summary["utilization"]``). Delay columns give mean/p50/p95/p99 of the queueing delay and
+        of the per-packet delay (propagation RTT + queueing delay), and mean/p95 of the one-way
+        delay, in ms.
+        """
+        import pandas as pd
+
+        return pd.DataFrame(self.summary_rows())
+
+    def summary_rows(self) -> list[dict[str, Any]]:
+        """The rows of :meth:`summary_table` as dicts (no pandas needed).
 
         ``capacity_mbps`` is the bottleneck's mean capacity; ``utilization`` is the flow's
         throughput over it (the link's Mahimahi utilisation, counting framing bytes, is
@@ -289,15 +355,10 @@ class Result:
                 row[k] = int(f.get(k, 0))
             row["completion_s"] = _nan(f.get("completion_s"))
             rows.append(row)
-        import pandas as pd
-
-        return pd.DataFrame(rows)
+        return rows
 
     def metadata(self) -> dict[str, Any]:
         """Provenance: versions, git commit, scenario, seed, host and a UTC timestamp."""
-        import numpy as np
-        import pandas as pd
-
         return {
             "accelbrake_version": _core.__version__,
             "git_commit": git_commit(),
@@ -305,34 +366,103 @@ class Result:
             "scenario": self.scenario,
             "python": sys.version.split()[0],
             "platform": platform.platform(),
-            "numpy": np.__version__,
-            "pandas": pd.__version__,
+            "numpy": _dist_version("numpy"),
+            "pandas": _dist_version("pandas"),
+            "pyarrow": _dist_version("pyarrow"),
             "argv": list(sys.argv),
             "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
 
-    def to_dir(self, path: str | os.PathLike[str], *, parquet: bool = True) -> Path:
+    def to_dir(self, path: str | os.PathLike[str], *, parquet: bool = True, csv: bool = False) -> Path:
         """Write the run to directory ``path`` (created if needed) and return it.
 
         Files: ``summary.json`` (the core's summary), ``metadata.json`` (see :meth:`metadata`),
         ``scenario.json`` (reusable with ``accelbrake run --scenario``), ``summary_table.csv`` and,
-        for each table, ``<name>.csv`` and ``<name>.parquet``. Every file is written atomically
-        (to a temporary file in the same directory, then renamed with ``os.replace``).
+        for each table, ``<name>.parquet`` (written straight from the core's buffers with Arrow, no
+        pandas) and, with ``csv=True``, ``<name>.csv`` too. Every file is written atomically (to a
+        temporary file in the same directory, then renamed with ``os.replace``).
         """
+        if not (parquet or csv):
+            raise ValueError("to_dir: parquet and csv are both off; nothing to write")
         out = Path(path)
         out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(out / "summary.json", self.summary)
         atomic_write_json(out / "scenario.json", self.scenario)
         atomic_write_json(out / "metadata.json", self.metadata())
-        with atomic_path(out / "summary_table.csv") as tmp:
-            self.summary_table().to_csv(tmp, index=False)
-        for name, df in self.tables.items():
-            with atomic_path(out / f"{name}.csv") as tmp:
-                df.to_csv(tmp, index=False)
+        _write_csv_rows(out / "summary_table.csv", self.summary_rows())
+        names = list(dict.fromkeys([*TABLE_COLUMNS, *self._given]))
+        for name in names:
+            given = self._built.get(name, self._given.get(name))
             if parquet:
-                with atomic_path(out / f"{name}.parquet") as tmp:
-                    df.to_parquet(tmp, index=False, engine="pyarrow")
+                write_parquet(out / f"{name}.parquet", name, given)
+            if csv:
+                with atomic_path(out / f"{name}.csv") as tmp:
+                    self._table(name).to_csv(tmp, index=False)
         return out
+
+    def _repr_html_(self) -> str:
+        """The summary table as HTML (what a notebook shows for a Result)."""
+        import html
+
+        rows = self.summary_rows()
+        cols = [
+            ("flow", "flow", None),
+            ("scheme", "scheme", None),
+            ("capacity_mbps", "capacity (Mbit/s)", 2),
+            ("throughput_mbps", "throughput (Mbit/s)", 2),
+            ("utilization", "utilisation (%)", 1),
+            ("queueing_delay_p50_ms", "queueing delay p50 (ms)", 1),
+            ("queueing_delay_p95_ms", "queueing delay p95 (ms)", 1),
+            ("per_packet_delay_mean_ms", "per-packet delay mean (ms)", 1),
+            ("per_packet_delay_p95_ms", "per-packet delay p95 (ms)", 1),
+            ("drops", "drops", None),
+        ]
+
+        def cell(row: dict[str, Any], key: str, digits: int | None) -> str:
+            v = row.get(key)
+            if key == "utilization" and isinstance(v, float):
+                v = 100 * v
+            if digits is None or not isinstance(v, float):
+                return html.escape(str(v))
+            return "–" if v != v else f"{v:.{digits}f}"
+
+        head = "".join(f"<th>{html.escape(label)}</th>" for _, label, _ in cols)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{cell(r, k, d)}</td>" for k, _, d in cols) + "</tr>" for r in rows
+        )
+        title = html.escape(repr(self)[1:-1])
+        table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return f"<div><p><code>{title}</code></p>{table}</div>"
+
+    def plot(self, path: str | os.PathLike[str] | None = None, *, view: str = "paper", **kwargs: Any) -> Any:
+        """Draw the run (throughput/egress vs capacity, delay, queue; see :func:`accelbrake.plots.plot_run`).
+        ``view="mahimahi"``: Mahimahi's view instead (capacity, ingress, egress; queueing delay on a
+        linear axis). Returns the matplotlib Figure (shown inline by a notebook); with ``path`` also
+        saves it there."""
+        from accelbrake.plots import run_figure
+
+        fig = run_figure(self, view=view, **kwargs)
+        if path is not None:
+            from accelbrake.plots import save_figure
+
+            save_figure(fig, path)
+        return fig
+
+
+def _write_csv_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Rows of dicts as CSV (NaN as an empty field, as pandas writes it), atomically."""
+    import csv
+
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+
+    def val(v: Any) -> Any:
+        return "" if isinstance(v, float) and v != v else v
+
+    with atomic_path(path) as tmp, tmp.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(keys)
+        for r in rows:
+            w.writerow([val(r.get(k)) for k in keys])
 
 
 def git_commit() -> str | None:

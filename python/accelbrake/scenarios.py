@@ -32,7 +32,7 @@ from typing import Any
 
 from accelbrake import _core, catalog
 from accelbrake._core import SimulationError
-from accelbrake._io import find_upwards
+from accelbrake._io import find_upwards, package_dir
 from accelbrake.errors import ScenarioError
 from accelbrake.queues import QUEUE_KEYS, parse_queue_spec, queue_from_arg
 from accelbrake.schemes import (
@@ -61,6 +61,7 @@ __all__ = [
     "QUEUE_KEYS",
     "canonical_scheme",
     "link_spec",
+    "wifi_link_spec",
     "load_scenario_file",
     "parse_queue_spec",
     "parse_duration",
@@ -100,8 +101,11 @@ def _validate(scenario: Mapping[str, Any], locations: Locations, context: str | 
 
 def resolve_trace(path: str | os.PathLike[str]) -> str | None:
     """Find a trace file: as given (relative to the current directory), else relative to the
-    repository the package lives in (walking up from the package directory), else in that
-    repository's ``traces`` folder. Returns the path to use, or ``None`` if there is no such file."""
+    repository the package lives in (walking up from the package directory), else among the traces
+    bundled with the package (``accelbrake/traces``, where ``traces/X`` and plain ``X`` both name
+    ``accelbrake/traces/X``), else by file name anywhere in the bundled traces
+    (``downlink-4g-with-cross-times`` finds ``c2tcp-nyc/downlink-4g-with-cross-times``). Returns the
+    path to use, or ``None`` if there is no such file."""
     p = Path(path).expanduser()
     if p.is_file():
         return str(p)
@@ -111,7 +115,36 @@ def resolve_trace(path: str | os.PathLike[str]) -> str | None:
         found = find_upwards(rel)
         if found is not None and found.is_file():
             return str(found)
+    return bundled_trace(p.name) if p.name else None
+
+
+def expanded_flows(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The scenario's flows one per flow id (an entry with ``count: N`` stands for N flows), as the
+    core numbers them."""
+    out: list[dict[str, Any]] = []
+    for f in scenario.get("flows", []):
+        out.extend([f] * max(1, int(f.get("count", 1) or 1)))
+    return out
+
+
+def bundled_traces_dir() -> Path:
+    """The folder of trace files shipped inside the package (``accelbrake/traces``)."""
+    return package_dir() / "traces"
+
+
+def bundled_trace(name: str) -> str | None:
+    """The bundled trace file called ``name`` (searched in every subfolder), or ``None``."""
+    root = bundled_traces_dir()
+    if not root.is_dir() or name in BUNDLED_NOT_TRACES:
+        return None
+    for f in sorted(root.rglob(name)):
+        if f.is_file():
+            return str(f)
     return None
+
+
+#: Files in trace folders that are documentation, not traces.
+BUNDLED_NOT_TRACES = frozenset({"README.md", "SHA256SUMS"})
 
 
 def _special_file_kind(p: Path) -> str | None:
@@ -136,6 +169,101 @@ def _special_file_kind(p: Path) -> str | None:
     return "not a regular file"
 
 
+#: What a ``wifi:`` link text may hold (:func:`wifi_link_spec`).
+WIFI_LINK_HELP = (
+    "wifi:SCHEDULE[:OPTION...] with SCHEDULE one of mcs=N (fixed HT MCS 0-7), alt=A/B/...@MS (cycle "
+    "through the MCS values, each held MS ms), brownian=LO/HI@MS (random walk in [LO, HI], one step "
+    "every MS ms), file=PATH ('time_ms mcs' lines); OPTIONs users=N (N receivers, one schedule each, "
+    "flow i goes to user i mod N), per-user (one queue per user instead of a shared FIFO), m=N (frames "
+    "per A-MPDU, default 32), jitter=US (extra overhead per batch, uniform in [0, US] µs), width=20|40, "
+    "sgi (short guard interval)"
+)
+
+
+def is_wifi_text(text: str) -> bool:
+    """Whether a link text is a ``wifi:`` description."""
+    return str(text).strip().lower().startswith("wifi:")
+
+
+def wifi_link_spec(text: str, *, what: str = "trace") -> dict[str, Any]:
+    """The scenario JSON of an 802.11n A-MPDU link described as ``wifi:...`` (see
+    :data:`WIFI_LINK_HELP`), e.g. ``wifi:alt=1/7@2000`` (the ABC paper's Fig. 9),
+    ``wifi:brownian=3/7@2000`` (Fig. 16) or ``wifi:alt=1/7@2000:users=2``."""
+
+    def fail(msg: str) -> ScenarioError:
+        return ScenarioError(f"{what} '{text}': {msg}; expected {WIFI_LINK_HELP}", key=what)
+
+    def whole(v: str, name: str) -> int:
+        try:
+            x = int(v)
+        except ValueError:
+            raise fail(f"{name}={v} is not a whole number") from None
+        return x
+
+    def mcs_list(v: str, name: str) -> list[int]:
+        return [whole(x, name) for x in v.split("/") if x != ""]
+
+    def period(v: str, name: str) -> tuple[str, float]:
+        body, sep, ms = v.partition("@")
+        if not sep:
+            raise fail(f"{name}={v} needs a period: {name}=A/B@MS")
+        try:
+            p = float(ms.removesuffix("ms"))
+        except ValueError:
+            raise fail(f"{name}: period '{ms}' is not a number of ms") from None
+        return body, p
+
+    items = str(text).strip()[len("wifi:") :].split(":")
+    schedule: dict[str, Any] | None = None
+    users, m = 1, None
+    link: dict[str, Any] = {"type": "wifi"}
+    for item in items:
+        key, _, v = item.partition("=")
+        key = key.strip().lower()
+        if key in ("mcs", "alt", "brownian", "file"):
+            if schedule is not None:
+                raise fail("give one schedule (mcs=, alt=, brownian= or file=)")
+            if key == "mcs":
+                schedule = {"type": "fixed", "mcs": whole(v, "mcs")}
+            elif key == "alt":
+                body, p = period(v, "alt")
+                schedule = {"type": "alternate", "values": mcs_list(body, "alt"), "period_ms": p}
+            elif key == "brownian":
+                body, p = period(v, "brownian")
+                lo_hi = mcs_list(body, "brownian")
+                if len(lo_hi) != 2:
+                    raise fail("brownian=LO/HI@MS takes two MCS values")
+                schedule = {"type": "brownian", "min": lo_hi[0], "max": lo_hi[1], "period_ms": p}
+            else:
+                schedule = {"type": "file", "path": v}
+        elif key == "users":
+            users = whole(v, "users")
+            if not 1 <= users <= 64:
+                raise fail(f"users={v}: expected 1 to 64 users")
+        elif key == "per-user":
+            link["queues"] = "per-user"
+        elif key == "m":
+            m = whole(v, "m")
+        elif key == "jitter":
+            try:
+                link["jitter_us"] = float(v)
+            except ValueError:
+                raise fail(f"jitter={v} is not a number of µs") from None
+        elif key == "width":
+            link["width_mhz"] = whole(v, "width")
+        elif key == "sgi":
+            link["short_gi"] = True
+        else:
+            raise fail(f"unknown item '{item}'")
+    if schedule is None:
+        raise fail("no MCS schedule")
+    user: dict[str, Any] = {"mcs": schedule}
+    if m is not None:
+        user["max_batch"] = m
+    link["users"] = [dict(user) for _ in range(users)]
+    return link
+
+
 def link_spec(spec: str | float | os.PathLike[str], *, what: str = "trace") -> dict[str, Any]:
     """A link for the scenario JSON from a user's description.
 
@@ -152,6 +280,8 @@ def link_spec(spec: str | float | os.PathLike[str], *, what: str = "trace") -> d
         return {"type": "constant", "mbps": mbps}
     text = os.fspath(spec).strip()
     lower = text.lower()
+    if lower.startswith("wifi:"):
+        return wifi_link_spec(text, what=what)
     for prefix in ("const:", "constant:"):
         if lower.startswith(prefix):
             try:
@@ -175,8 +305,9 @@ def link_spec(spec: str | float | os.PathLike[str], *, what: str = "trace") -> d
         mbps = parse_rate(text)
     except ValueError:
         raise ScenarioError(
-            f"{what}: trace file '{text}' not found (looked in the current directory and the repository's "
-            "traces folder); give a Mahimahi trace file, or a constant rate like const:24 or 24mbps",
+            f"{what}: trace file '{text}' not found (looked in the current directory, the repository and "
+            "the traces bundled with accelbrake; 'accelbrake traces' lists them); give a Mahimahi trace "
+            "file, or a constant rate like const:24 or 24mbps",
             key=what,
         ) from None
     if mbps <= 0:

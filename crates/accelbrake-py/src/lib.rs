@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod external;
+
 /// How often the calling thread looks for signals (Ctrl-C) while a simulation runs.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
@@ -29,7 +31,7 @@ create_exception!(
 /// A `SimulationError` carrying the typed fields of the core error as attributes: `kind`
 /// (`"trace"`, `"param"`, `"scenario"` or `"internal"`), `key` (dotted scenario key), `path` and
 /// `line` (trace file), each `None` when it does not apply.
-fn to_py(py: Python<'_>, e: Error) -> PyErr {
+pub(crate) fn to_py(py: Python<'_>, e: Error) -> PyErr {
     let (kind, key, path, line) = match &e {
         Error::Trace { path, line, .. } => ("trace", None, Some(path.clone()), Some(*line)),
         Error::Param { key, .. } => ("param", Some(key.clone()), None, None),
@@ -62,7 +64,7 @@ fn typed_error(
 
 /// Run `f`, turning a panic (a bug in the core) into a `SimulationError` of kind `"internal"`
 /// instead of letting it cross into Python as a `PanicException`.
-fn guarded<T>(f: impl FnOnce() -> accelbrake_sim::Result<T>) -> Result<accelbrake_sim::Result<T>, String> {
+pub(crate) fn guarded<T>(f: impl FnOnce() -> accelbrake_sim::Result<T>) -> Result<accelbrake_sim::Result<T>, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
         let what = p
             .downcast_ref::<String>()
@@ -74,7 +76,7 @@ fn guarded<T>(f: impl FnOnce() -> accelbrake_sim::Result<T>) -> Result<accelbrak
 }
 
 /// Unpack [`guarded`]'s result into a Python result.
-fn unguard<T>(py: Python<'_>, r: Result<accelbrake_sim::Result<T>, String>) -> PyResult<T> {
+pub(crate) fn unguard<T>(py: Python<'_>, r: Result<accelbrake_sim::Result<T>, String>) -> PyResult<T> {
     match r {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_py(py, e)),
@@ -140,10 +142,24 @@ fn run_interruptibly(py: Python<'_>, scenario: &Scenario) -> PyResult<accelbrake
 
 /// Run a scenario given as JSON. Returns `{"summary": str (JSON), "tables": {name: {column: (dtype, bytes)}}}`.
 /// Ctrl-C stops the run within a fraction of a second and raises `KeyboardInterrupt`.
+///
+/// `controllers` (`{scheme name: spec}`, see `accelbrake.controllers`) adds Python controllers;
+/// a run that uses them runs on the calling thread with the GIL held.
 #[pyfunction]
-fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
-    let scenario = unguard(py, guarded(|| Scenario::from_json(scenario_json)))?;
-    let result = run_interruptibly(py, &scenario)?;
+#[pyo3(signature = (scenario_json, controllers=None))]
+fn simulate(py: Python<'_>, scenario_json: &str, controllers: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyDict>> {
+    let result = match controllers.filter(|d| !d.is_empty()) {
+        Some(c) => external::simulate_with(py, scenario_json, c)?,
+        None => {
+            let scenario = unguard(py, guarded(|| Scenario::from_json(scenario_json)))?;
+            run_interruptibly(py, &scenario)?
+        }
+    };
+    result_to_py(py, &result)
+}
+
+/// A run's summary and tables as Python objects (see [`simulate`]).
+pub(crate) fn result_to_py(py: Python<'_>, result: &accelbrake_sim::SimResult) -> PyResult<Py<PyDict>> {
     let summary = serde_json::to_string(&result.summary)
         .map_err(|e| SimulationError::new_err(format!("cannot serialise the summary: {e}")))?;
     let out = PyDict::new(py);
@@ -169,10 +185,17 @@ fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
 }
 
 /// Check a scenario without running it (reads nothing but the JSON); raises on the first problem.
+/// `controllers` as for [`simulate`].
 #[pyfunction]
-fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
-    unguard(py, guarded(|| Scenario::from_json(scenario_json)))?;
-    Ok(())
+#[pyo3(signature = (scenario_json, controllers=None))]
+fn validate(py: Python<'_>, scenario_json: &str, controllers: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    match controllers.filter(|d| !d.is_empty()) {
+        Some(c) => external::validate_with(py, scenario_json, c),
+        None => {
+            unguard(py, guarded(|| Scenario::from_json(scenario_json)))?;
+            Ok(())
+        }
+    }
 }
 
 /// Parse a Mahimahi trace file: returns `(opportunities, period_ms, mean_mbps)`.
@@ -211,6 +234,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("ControllerError", m.py().get_type::<external::ControllerError>())?;
+    m.add_class::<external::Ack>()?;
+    m.add_class::<external::Stepper>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -182,7 +182,7 @@ mod tests {
             .iter()
             .map(|l| l["name"].as_str().unwrap())
             .collect();
-        assert_eq!(links, ["trace", "constant", "schedule"]);
+        assert_eq!(links, ["trace", "constant", "schedule", "wifi"]);
         let s = schema();
         let queues = s["$defs"]["QueueSpec"]["oneOf"].as_array().unwrap();
         assert_eq!(queues.len(), crate::queue::QUEUES.len());

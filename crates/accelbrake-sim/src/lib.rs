@@ -9,7 +9,7 @@
 //! * [`sched`]: the event queue, ordered by (time, insertion order) — same-time events run FIFO.
 //! * [`packet`]: compact `Copy` packets with ECN codepoints and ACK echo fields.
 //! * [`link`]: Mahimahi trace links and rate-schedule links; [`queue`]: queues/AQMs incl. the ABC
-//!   router, behind one trait.
+//!   router, behind one trait; [`wifi`]: the 802.11n A-MPDU link and ABC's Wi-Fi link-rate estimator.
 //! * [`sender`] / [`receiver`]: a TCP-like transport (SACK, RFC 6675 recovery, RFC 6298 RTO, delayed
 //!   ACKs, ECN echo, pacing); [`cc`]: congestion controllers behind a small trait.
 //! * Algorithm pieces shared by a queue and a controller, or by several controllers:
@@ -52,6 +52,7 @@ pub mod sched;
 pub mod sender;
 pub mod time;
 pub mod warning;
+pub mod wifi;
 
 pub use engine::{simulate, simulate_interruptible, SimResult, Simulation};
 pub use error::{Error, Result};

@@ -241,11 +241,24 @@ impl TraceLink {
         &mut self,
         now: Time,
         in_transit: &mut Option<Packet>,
-        mut dequeue: impl FnMut(&mut Self) -> Option<Packet>,
+        dequeue: impl FnMut(&mut Self) -> Option<Packet>,
         mut depart: impl FnMut(Packet),
     ) {
+        self.serve_timed(now, in_transit, dequeue, |_, p| depart(p));
+    }
+
+    /// [`TraceLink::serve`], also telling `depart` the time of the opportunity that finished each
+    /// packet (the real-time emulator schedules deliveries from it; the simulator calls `serve` at
+    /// that very time).
+    pub fn serve_timed(
+        &mut self,
+        now: Time,
+        in_transit: &mut Option<Packet>,
+        mut dequeue: impl FnMut(&mut Self) -> Option<Packet>,
+        mut depart: impl FnMut(Time, Packet),
+    ) {
         while matches!(self.next_opportunity(), Some(t) if t <= now) {
-            self.take_opportunity();
+            let at = self.take_opportunity();
             let mut left = OPPORTUNITY_BYTES;
             while left > 0 {
                 if self.in_transit_left == 0 {
@@ -265,7 +278,7 @@ impl TraceLink {
                 left -= amount;
                 if self.in_transit_left == 0 {
                     if let Some(p) = in_transit.take() {
-                        depart(p);
+                        depart(at, p);
                     }
                 }
             }
@@ -512,6 +525,8 @@ pub enum Link {
     Trace(TraceLink),
     /// Piecewise-constant rate.
     Rate(RateLink),
+    /// 802.11n A-MPDU aggregation ([`crate::wifi`]); boxed so ordinary links stay small.
+    Wifi(Box<crate::wifi::WifiLink>),
 }
 
 impl Link {
@@ -520,6 +535,7 @@ impl Link {
         match self {
             Link::Trace(_) => ip_bytes + TUN_OVERHEAD,
             Link::Rate(_) => ip_bytes,
+            Link::Wifi(_) => crate::wifi::subframe_bytes(ip_bytes),
         }
     }
 
@@ -531,6 +547,8 @@ impl Link {
         let bytes = match self {
             Link::Trace(l) => l.capacity_bytes(now, w) as f64,
             Link::Rate(l) => l.capacity_bytes_between(now - w, now),
+            // ABC's estimator (its own window T), not the trace capacity.
+            Link::Wifi(l) => return l.estimate(now, None),
         };
         bytes / w.secs_f64()
     }
@@ -544,6 +562,10 @@ impl Link {
                 let end = if end.0 == 0 { Time(1) } else { end };
                 l.capacity_bytes_between(Time::ZERO, end) / end.secs_f64()
             }
+            Link::Wifi(l) => {
+                let end = if end.0 == 0 { Time(1) } else { end };
+                l.truth_between(Time::ZERO, end) / end.secs_f64()
+            }
         }
     }
 
@@ -552,7 +574,36 @@ impl Link {
         match self {
             Link::Trace(l) => l.opportunity_bytes_between(from, to) as f64,
             Link::Rate(l) => l.capacity_bytes_between(from, to),
+            Link::Wifi(l) => l.truth_between(from, to),
         }
+    }
+
+    /// Packets the link itself holds besides a hop's `tx` slot (a Wi-Fi batch and its MAC buffers).
+    pub fn held(&self) -> u64 {
+        match self {
+            Link::Wifi(l) => l.held() as u64,
+            _ => 0,
+        }
+    }
+}
+
+impl crate::queue::LinkSchedule for Link {
+    fn capacity_between(&self, from: Time, to: Time) -> f64 {
+        Link::capacity_between(self, from, to)
+    }
+    fn overhead(&self) -> u32 {
+        self.wire_bytes(0)
+    }
+}
+
+/// A trace link alone (the emulator's hops): opportunities in the interval, Mahimahi's per-packet
+/// overhead.
+impl crate::queue::LinkSchedule for TraceLink {
+    fn capacity_between(&self, from: Time, to: Time) -> f64 {
+        self.opportunity_bytes_between(from, to) as f64
+    }
+    fn overhead(&self) -> u32 {
+        TUN_OVERHEAD
     }
 }
 

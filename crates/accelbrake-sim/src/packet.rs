@@ -86,7 +86,40 @@ pub struct SackBlock {
     pub end: u32,
 }
 
-/// A packet in flight. Plain data, `Copy`, about 100 bytes.
+/// Which explicit congestion header a data packet carries (XCP, RCP), and so how a receiver
+/// combines the feedback of the segments one ACK covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ExplicitKind {
+    /// XCP (Katabi et al., SIGCOMM 2002 §3.1): `feedback` is a window change in bytes; the
+    /// feedback of the covered segments adds up.
+    Xcp = 1,
+    /// RCP (Dukkipati & McKeown): `feedback` is a rate in bytes/s; the smallest one is echoed.
+    Rcp = 2,
+}
+
+/// The explicit congestion header of XCP (H_cwnd, H_rtt, H_feedback; Katabi et al. §3.1) or RCP
+/// (rate, RTT). It is carried **in the SACK-block area** of a data packet, which data packets never
+/// use ([`Packet::sack`] is ACK-only), so the packet keeps its size and packets without a header
+/// pay nothing: see [`Packet::set_explicit`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExplicitHeader {
+    /// XCP or RCP.
+    pub kind: ExplicitKind,
+    /// H_cwnd: the sender's window in bytes (XCP); unused by RCP.
+    pub cwnd: f32,
+    /// H_rtt: the sender's RTT estimate in seconds, 0 if it has none yet.
+    pub rtt: f32,
+    /// XCP: H_feedback, the window change in bytes (routers only lower it). RCP: the rate in bytes/s
+    /// (each router writes the minimum of it and its own rate).
+    pub feedback: f32,
+}
+
+/// What an ACK carries when it echoes no explicit feedback ([`Packet::xfb`]).
+pub const NO_FEEDBACK: f32 = f32::NAN;
+
+/// A packet in flight. Plain data, `Copy`, 80 bytes (a test holds that: explicit headers live in
+/// space that exists already).
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Index of the flow this packet belongs to.
@@ -119,6 +152,10 @@ pub struct Packet {
     pub enqueued_at: Time,
     /// Sum of queueing delays (including waiting for a link slot) over the hops crossed so far, ns.
     pub queued_ns: u64,
+    /// ACK only: the explicit feedback the receiver echoes (XCP: the sum of the covered segments'
+    /// H_feedback, bytes; RCP: their smallest rate, bytes/s); [`NO_FEEDBACK`] (NaN) if none. It sits
+    /// in what was padding, so `Packet` stays 80 bytes.
+    pub xfb: f32,
 }
 
 impl Packet {
@@ -139,6 +176,7 @@ impl Packet {
             rx_ts: Time::ZERO,
             enqueued_at: now,
             queued_ns: 0,
+            xfb: NO_FEEDBACK,
         }
     }
 
@@ -159,6 +197,7 @@ impl Packet {
             rx_ts: Time::ZERO,
             enqueued_at: now,
             queued_ns: 0,
+            xfb: NO_FEEDBACK,
         }
     }
 
@@ -170,5 +209,79 @@ impl Packet {
     /// The SACK blocks carried.
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.n_sack as usize]
+    }
+
+    /// Data only: write an explicit congestion header into the (unused) SACK-block area. Layout:
+    /// `sack[0] = (cwnd, rtt)`, `sack[1] = (feedback, kind)` as raw `f32`/`u32` bits; `n_sack`
+    /// stays 0, so nothing reads it as SACK.
+    pub fn set_explicit(&mut self, h: ExplicitHeader) {
+        debug_assert!(self.is_data(), "explicit headers ride on data packets");
+        self.sack[0] = SackBlock {
+            start: h.cwnd.to_bits(),
+            end: h.rtt.to_bits(),
+        };
+        self.sack[1] = SackBlock {
+            start: h.feedback.to_bits(),
+            end: h.kind as u32,
+        };
+    }
+
+    /// Data only: the explicit congestion header, if the sender wrote one.
+    #[inline]
+    pub fn explicit(&self) -> Option<ExplicitHeader> {
+        if !self.is_data() {
+            return None;
+        }
+        let kind = match self.sack[1].end {
+            1 => ExplicitKind::Xcp,
+            2 => ExplicitKind::Rcp,
+            _ => return None,
+        };
+        Some(ExplicitHeader {
+            kind,
+            cwnd: f32::from_bits(self.sack[0].start),
+            rtt: f32::from_bits(self.sack[0].end),
+            feedback: f32::from_bits(self.sack[1].start),
+        })
+    }
+
+    /// Data only: a router lowers the header's feedback (XCP: `H_feedback = min(H_feedback, fb)`;
+    /// RCP: `rate = min(rate, R)`). No-op without a header.
+    #[inline]
+    pub fn lower_feedback(&mut self, fb: f32) {
+        if let Some(h) = self.explicit() {
+            self.sack[1].start = h.feedback.min(fb).to_bits();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_stays_80_bytes_with_the_explicit_header() {
+        assert_eq!(std::mem::size_of::<Packet>(), 80);
+    }
+
+    #[test]
+    fn explicit_header_round_trips_and_only_ever_lowers() {
+        let mut p = Packet::data(0, 1, MTU, Ecn::NotEct, Time::ZERO);
+        assert_eq!(p.explicit(), None);
+        let h = ExplicitHeader {
+            kind: ExplicitKind::Xcp,
+            cwnd: 15000.0,
+            rtt: 0.1,
+            feedback: 300.0,
+        };
+        p.set_explicit(h);
+        assert_eq!(p.explicit(), Some(h));
+        assert_eq!(p.n_sack, 0);
+        p.lower_feedback(500.0);
+        assert_eq!(p.explicit().unwrap().feedback, 300.0);
+        p.lower_feedback(-20.0);
+        assert_eq!(p.explicit().unwrap().feedback, -20.0);
+        let a = Packet::ack(0, 1, Echo::None, Time::ZERO, Time::ZERO);
+        assert!(a.explicit().is_none() && a.xfb.is_nan());
     }
 }

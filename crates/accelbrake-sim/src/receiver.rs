@@ -78,6 +78,9 @@ pub struct Receiver {
     pending: u32,
     /// Mark of the pending segments.
     pending_echo: Echo,
+    /// Explicit feedback (XCP, RCP) of the segments the next ACK covers, NaN if none: XCP's add up,
+    /// RCP's rates take the minimum (see [`crate::packet::ExplicitKind`]).
+    pending_xfb: f32,
     /// Timestamp to echo for the pending ACK.
     pending_ts: Time,
     /// Arrival time of the segment whose timestamp is echoed.
@@ -100,6 +103,7 @@ impl Receiver {
             ooo: Vec::new(),
             pending: 0,
             pending_echo: Echo::None,
+            pending_xfb: crate::packet::NO_FEEDBACK,
             pending_ts: Time::ZERO,
             pending_rx: Time::ZERO,
             delack_at: None,
@@ -143,6 +147,7 @@ impl Receiver {
 
     fn emit(&mut self, now: Time, echo: Echo, ts: Time, rx: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
         let mut ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
+        ack.xfb = std::mem::replace(&mut self.pending_xfb, crate::packet::NO_FEEDBACK);
         let g = self.cfg.ts_granularity.0.max(1);
         ack.rx_ts = Time(rx.0 / g * g);
         // SACK blocks: the one holding `latest` first, then the highest others.
@@ -177,6 +182,19 @@ impl Receiver {
         if self.pending > 0 && mark != self.pending_echo {
             let (e, ts, rx) = (self.pending_echo, self.pending_ts, self.pending_rx);
             self.emit(now, e, ts, rx, None, out);
+        }
+        if let Some(h) = pkt.explicit() {
+            // XCP echoes H_feedback to the sender (Katabi et al. §3.1): one ACK for two segments
+            // carries the sum of their window changes; RCP echoes the path's rate (the minimum).
+            let old = self.pending_xfb;
+            self.pending_xfb = if old.is_nan() {
+                h.feedback
+            } else {
+                match h.kind {
+                    crate::packet::ExplicitKind::Xcp => old + h.feedback,
+                    crate::packet::ExplicitKind::Rcp => old.min(h.feedback),
+                }
+            };
         }
         let seq = pkt.seq;
         if seq == self.rcv_nxt {

@@ -189,6 +189,101 @@ pub enum LinkSpec {
         #[serde(default)]
         repeat_ms: Option<f64>,
     },
+    /// An 802.11n A-MPDU aggregation link (downlink to one or more users; see `docs/wifi.md`).
+    Wifi {
+        /// The receivers, each with its MCS schedule and batch limit M.
+        users: Vec<crate::wifi::WifiUserSpec>,
+        /// `shared` (one FIFO, the hop's queue, for every user; the paper's experiments) or
+        /// `per-user` (one queue of the hop's type per user, batches round-robin).
+        #[serde(default = "default_wifi_queues")]
+        queues: String,
+        /// Channel width, 20 or 40 MHz.
+        #[serde(default = "default_wifi_width")]
+        width_mhz: u32,
+        /// Short (400 ns) guard interval.
+        #[serde(default)]
+        short_gi: bool,
+        /// Extra overhead per batch, uniform in [0, jitter_us] µs (a crowded channel).
+        #[serde(default)]
+        jitter_us: f64,
+        /// Window T of ABC's link-rate estimator, ms (ABC paper §5.1: 40 ms).
+        #[serde(default = "default_wifi_window")]
+        estimator_window_ms: f64,
+        /// User of each flow, by flow id (flows with `count` > 1 take consecutive ids); default:
+        /// flow id modulo the number of users.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user_of_flow: Option<Vec<u32>>,
+    },
+}
+
+fn default_wifi_queues() -> String {
+    "shared".into()
+}
+fn default_wifi_width() -> u32 {
+    20
+}
+fn default_wifi_window() -> f64 {
+    crate::wifi::DEFAULT_WINDOW_MS
+}
+
+impl LinkSpec {
+    /// The checked config of a Wi-Fi link (`None` for other links); `key` names it in errors.
+    pub fn wifi_config(&self, key: &str) -> Result<Option<crate::wifi::WifiConfig>> {
+        let LinkSpec::Wifi {
+            users,
+            queues,
+            width_mhz,
+            short_gi,
+            jitter_us,
+            estimator_window_ms,
+            user_of_flow,
+        } = self
+        else {
+            return Ok(None);
+        };
+        use crate::wifi::{Discipline, Phy, WifiConfig};
+        if users.is_empty() {
+            return Err(Error::Param {
+                key: format!("{key}.users"),
+                msg: "at least one user: [{\"mcs\": {\"type\": \"fixed\", \"mcs\": 7}}]".into(),
+            });
+        }
+        let discipline = match queues.as_str() {
+            "shared" => Discipline::Shared,
+            "per-user" => Discipline::PerUser,
+            other => {
+                return Err(Error::Param {
+                    key: format!("{key}.queues"),
+                    msg: format!("got '{other}'; expected 'shared' or 'per-user'"),
+                })
+            }
+        };
+        if *width_mhz != 20 && *width_mhz != 40 {
+            return Err(Error::Param {
+                key: format!("{key}.width_mhz"),
+                msg: format!("got {width_mhz}; expected 20 or 40 (802.11n channel widths)"),
+            });
+        }
+        check_range(&format!("{key}.jitter_us"), *jitter_us, 0.0, 1e6, "a time ≥ 0 µs")?;
+        check_range(
+            &format!("{key}.estimator_window_ms"),
+            *estimator_window_ms,
+            0.001,
+            1e6,
+            "a positive time in ms",
+        )?;
+        Ok(Some(WifiConfig {
+            phy: Phy {
+                width_mhz: *width_mhz,
+                short_gi: *short_gi,
+            },
+            discipline,
+            users: users.clone(),
+            user_of_flow: user_of_flow.clone(),
+            jitter: crate::time::Dur::from_micros_f64(*jitter_us),
+            window: crate::time::Dur::from_millis_f64(*estimator_window_ms),
+        }))
+    }
 }
 
 /// A queue: its type (a row of [`crate::queue::QUEUES`]) and that type's parameters as fields,
@@ -443,6 +538,12 @@ const MAX_DURATION_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
 impl Scenario {
     /// Parse JSON, naming the problem on failure.
     pub fn from_json(text: &str) -> Result<Scenario> {
+        Scenario::from_json_with(text, None)
+    }
+
+    /// [`Scenario::from_json`], with `flows[].scheme` also looked up among `externals`
+    /// ([`Scenario::validate_with`]).
+    pub fn from_json_with(text: &str, externals: Option<&crate::cc::external::Externals>) -> Result<Scenario> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -459,12 +560,18 @@ impl Scenario {
             };
             Error::Scenario { path, msg }
         })?;
-        s.validate()?;
+        s.validate_with(externals)?;
         Ok(s)
     }
 
     /// Check every value (everything but trace file contents).
     pub fn validate(&self) -> Result<()> {
+        self.validate_with(None)
+    }
+
+    /// [`Scenario::validate`], with `flows[].scheme` also looked up among `externals` (controllers
+    /// implemented outside the core, which check their own parameters).
+    pub fn validate_with(&self, externals: Option<&crate::cc::external::Externals>) -> Result<()> {
         check_range(
             "duration_ms",
             self.duration_ms,
@@ -542,6 +649,9 @@ impl Scenario {
                         )?;
                     }
                 }
+                LinkSpec::Wifi { .. } => {
+                    h.link.wifi_config(&format!("{k}.link"))?;
+                }
             }
             h.queue.resolve(&format!("{k}.queue"))?;
         }
@@ -576,12 +686,16 @@ impl Scenario {
         }
         for (i, f) in self.flows.iter().enumerate() {
             let k = format!("flows[{i}]");
-            let scheme = cc::lookup(&f.scheme).map_err(|e| rekey(e, "scheme", &format!("{k}.scheme")))?;
             // Parameter errors name the scenario's spelling: flows[i].params.<name>.
             let at = format!("{k}.params");
-            let values = scheme.values(&f.params).map_err(|e| rekey(e, scheme.family, &at))?;
-            (scheme.build)(&values, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0))
-                .map_err(|e| rekey(e, scheme.family, &at))?;
+            if let Some(ext) = externals.and_then(|x| x.get(&f.scheme)) {
+                ext.check(&f.params).map_err(|e| rekey(e, &f.scheme, &at))?;
+            } else {
+                let scheme = cc::lookup(&f.scheme).map_err(|e| rekey(e, "scheme", &format!("{k}.scheme")))?;
+                let values = scheme.values(&f.params).map_err(|e| rekey(e, scheme.family, &at))?;
+                (scheme.build)(&values, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0))
+                    .map_err(|e| rekey(e, scheme.family, &at))?;
+            }
             if f.fwd.is_empty() {
                 return Err(Error::Param {
                     key: format!("{k}.fwd"),

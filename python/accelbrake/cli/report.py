@@ -12,7 +12,8 @@ def register(sub: Any, fmt: Any) -> None:
     rp = sub.add_parser(
         "report",
         help="write one self-contained HTML report for a finished sweep",
-        description="Draw the plots of a finished sweep (RESULTS_DIR/plots/*.png and .svg) and write one\n"
+        description="Draw the plots of a finished sweep (RESULTS_DIR/plots/*.png, .svg with --svg; plots\n"
+        "whose data did not change are kept) and write one\n"
         "self-contained HTML file: tables with mean +- sd over seeds, every plot embedded, provenance.",
         formatter_class=fmt,
     )
@@ -25,6 +26,9 @@ def register(sub: Any, fmt: Any) -> None:
         metavar="N",
         help="per-run time-series plots at most (default: 24)",
     )
+    rp.add_argument(
+        "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
+    )
     rp.set_defaults(func=cmd_report)
 
 
@@ -32,6 +36,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     """``accelbrake report``."""
     from accelbrake.experiments.report import build_report
 
-    path = build_report(args.results, args.out, max_timeseries=max(0, args.max_timeseries))
+    path = build_report(args.results, args.out, max_timeseries=max(0, args.max_timeseries), svg=args.svg)
     print(f"wrote {path}", file=sys.stderr)
     return 0

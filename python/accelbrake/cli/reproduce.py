@@ -55,6 +55,9 @@ def register(sub: Any, fmt: Any) -> None:
         "(the numbers are then no longer the reproduction's)",
     )
     rep.add_argument("--no-report", action="store_true", help="no plots or HTML report")
+    rep.add_argument(
+        "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
+    )
     rep.add_argument("--list", action="store_true", help="list the ids and exit")
     _executor_options(rep)
     rep.set_defaults(func=cmd_reproduce)
@@ -95,14 +98,15 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             executor=executor,
             progress=not args.no_progress,
             report=not args.no_report,
+            svg=args.svg,
             echo=lambda m: print(m, file=sys.stderr),
         )
         if text := warnings_text(out):
             print(text, file=sys.stderr)
         print(
-            f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
-            f"{time.monotonic() - t0:.1f} s wall; results in {out}/"
-            + (f" (report: {report})" if report else "")
+            f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused) in "
+            f"{outcome.wall_s:.1f} s wall, {time.monotonic() - t0:.1f} s with tables and report; "
+            f"results in {out}/" + (f" (report: {report})" if report else "")
         )
         print(format_comparison(comp))  # ends with the "N of M reproduced" line
         print()

@@ -53,14 +53,24 @@ def register(sub: Any, fmt: Any) -> None:
     out.add_argument(
         "--out",
         metavar="DIR",
-        help="write summary.json, metadata.json, scenario.json and all tables (CSV and Parquet) to DIR",
+        help="write summary.json, metadata.json, scenario.json, summary_table.csv and every table as Parquet "
+        "to DIR",
     )
+    out.add_argument("--csv", action="store_true", help="with --out: write every table as CSV too")
     out.add_argument(
         "--plot",
         metavar="FILE",
         help="draw throughput/capacity and per-packet delay over time (.png, .svg or .pdf)",
     )
     out.add_argument("--plot-cwnd", action="store_true", help="add a congestion-window panel to --plot")
+    out.add_argument(
+        "--plot-view",
+        choices=("paper", "mahimahi"),
+        default="paper",
+        help="--plot as the ABC paper's Fig. 1 (paper, the default: each flow's throughput vs capacity, "
+        "per-packet delay) or as Mahimahi's graphs (mahimahi: capacity, ingress and egress of the "
+        "bottleneck, queueing delay on a linear axis)",
+    )
     out.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
     out.add_argument(
         "--packets",
@@ -262,6 +272,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if args.memory_budget_mb is not None:
         scenario["memory_budget_mb"] = args.memory_budget_mb
+    if args.csv and not args.out:
+        raise CliError("--csv needs --out DIR (the folder to write the tables to)")
     if args.plot:
         from accelbrake.plots import _format_of
 
@@ -277,11 +289,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(format_warning(w), file=sys.stderr)
     if args.out:
-        out = result.to_dir(args.out)
+        out = result.to_dir(args.out, csv=args.csv)
         print(f"wrote {out}/", file=sys.stderr)
     if args.plot:
         from accelbrake.plots import plot_run
 
-        path = plot_run(result, args.plot, cwnd=args.plot_cwnd)
+        path = plot_run(result, args.plot, cwnd=args.plot_cwnd, view=args.plot_view)
         print(f"wrote {path}", file=sys.stderr)
     return 0

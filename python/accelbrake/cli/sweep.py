@@ -45,6 +45,9 @@ def register(sub: Any, fmt: Any) -> None:
         help="run at most N of the missing runs, then stop (run again to continue)",
     )
     sw.add_argument("--no-report", action="store_true", help="write the tables but no plots or report")
+    sw.add_argument(
+        "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
+    )
     _executor_options(sw)
     sw.set_defaults(func=cmd_sweep)
 
@@ -65,7 +68,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         files = [t for t in dict.fromkeys([*exp.traces, exp.ack_trace or ""]) if t and "://" not in t]
         traces = []
         for t in files:
-            if t.lower().startswith(("const:", "constant:")):
+            if t.lower().startswith(("const:", "constant:", "wifi:")):
                 continue
             opportunities, period_ms, mbps = _core.trace_info(t)
             traces.append(
@@ -104,7 +107,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if text := warnings_text(out):
         print(text, file=sys.stderr)
     if not args.no_report:
-        report = build_report(out, jobs=args.jobs)
+        report = build_report(out, jobs=args.jobs, svg=args.svg)
         print(f"report: {report}", file=sys.stderr)
     print(f"wrote {out}/", file=sys.stderr)
     return 0

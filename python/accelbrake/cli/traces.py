@@ -25,46 +25,60 @@ def register(sub: Any, fmt: Any) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="trace files or directories (default: ./traces, else the repository's traces folder)",
+        help="trace files or directories (default: the traces bundled with accelbrake, listed by the name "
+        "--trace accepts from any directory)",
     )
     tr.add_argument("--json", action="store_true", help="print JSON instead of a table")
     tr.set_defaults(func=cmd_traces)
 
 
-def _default_traces_dir() -> Path:
-    local = Path("traces")
-    if local.is_dir():
-        return local
-    from accelbrake._io import find_upwards
+def _listing(paths: list[str]) -> list[tuple[str, Path]]:
+    """(name shown, file) for every trace to list. Without paths: the traces bundled with the package,
+    named as ``--trace`` accepts them (from any directory). Documentation files (README, checksums)
+    are not listed."""
+    from accelbrake.scenarios import BUNDLED_NOT_TRACES, bundled_traces_dir
 
-    found = find_upwards("traces")
-    if found is None or not found.is_dir():
-        raise FileNotFoundError(2, "no traces folder here or in the repository", "traces")
-    return found
+    if not paths:
+        root = bundled_traces_dir()
+        if not root.is_dir():
+            raise FileNotFoundError(2, "no traces are bundled with this installation", str(root))
+        found = sorted(
+            (f for f in root.rglob("*") if f.is_file() and _is_listed(f, BUNDLED_NOT_TRACES)),
+            key=lambda f: (len(f.relative_to(root).parts), str(f.relative_to(root))),
+        )
+        return [(f.name, f) for f in found]
+    out: list[tuple[str, Path]] = []
+    for text in paths:
+        p = Path(text)
+        if p.is_dir():
+            out.extend(
+                (str(f), f) for f in sorted(p.iterdir()) if f.is_file() and _is_listed(f, BUNDLED_NOT_TRACES)
+            )
+        elif p.is_file():
+            out.append((str(p), p))
+        else:
+            raise FileNotFoundError(2, "no such file or directory", str(p))
+    return out
+
+
+def _is_listed(f: Path, skip: frozenset[str]) -> bool:
+    return not f.name.startswith(".") and f.name not in skip and f.suffix.lower() != ".md"
 
 
 def cmd_traces(args: argparse.Namespace) -> int:
     """``accelbrake traces``."""
     from accelbrake import _core
 
-    paths = [Path(p) for p in args.paths] or [_default_traces_dir()]
-    files: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            files.extend(sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")))
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise FileNotFoundError(2, "no such file or directory", str(p))
+    files = _listing(args.paths)
     entries = []
-    for f in files:
+    for name, f in files:
         try:
             n, period_ms, mbps = _core.trace_info(str(f))
             entries.append(
-                {"path": str(f), "opportunities": n, "period_s": period_ms / 1000, "mean_mbps": mbps}
+                {"path": name, "opportunities": n, "period_s": period_ms / 1000, "mean_mbps": mbps}
             )
         except SimulationError as e:
-            entries.append({"path": str(f), "error": str(e)})
+            entries.append({"path": name, "error": str(e).replace(str(f), name)})
     if args.json:
         print(json.dumps(entries, indent=2))
         return 0
@@ -80,4 +94,6 @@ def cmd_traces(args: argparse.Namespace) -> int:
             )
     print(render_table(headers, rows, left_also=(4,)))
     print("\nEach line of a trace is one 1504-byte delivery opportunity; traces repeat after their period.")
+    if not args.paths:
+        print("These traces are bundled with accelbrake: give a name to --trace/--traces from any directory.")
     return 0

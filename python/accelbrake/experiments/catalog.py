@@ -22,12 +22,15 @@ TITLES: dict[str, str] = {
     "abc-table1": "RTT unfairness: six flows with RTT 20/40/60/80/100/120 ms",
     "abc-fig21": "propagation RTT 20, 50, 100, 200 ms on a Verizon trace",
     "abc-fig15": "η trades throughput for delay",
+    "abc-fig5": "Wi-Fi: inter-ACK time vs A-MPDU batch size, slope S/R",
+    "abc-fig6": "Wi-Fi: ABC's link-rate estimate vs true capacity at several sending rates and MCS values",
+    "abc-fig9": "Wi-Fi, MCS 1 <-> 7 every 2 s: throughput and p95 delay, one user and two users on one FIFO",
+    "abc-fig16": "Wi-Fi, Brownian MCS in [3, 7]: throughput and p95 delay, one user",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
 UNAVAILABLE: dict[str, str] = {
-    "abc-wifi": "Wi-Fi links (802.11n A-MPDU batching, MCS changes, the link-rate estimator) are not "
-    "simulated",
+    "abc-wifi": "the Wi-Fi results are reproduced as abc-fig5, abc-fig6, abc-fig9 and abc-fig16",
     "abc-fig18": "the explicit schemes XCP, XCP_w, RCP and VCP are not implemented",
     "abc-fig2": "needs ABC's enqueue-rate variant compared on queueing delay; not wired as a reproduction "
     "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",

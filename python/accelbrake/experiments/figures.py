@@ -14,8 +14,9 @@ ones, variants take the next free ones in matrix order.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from accelbrake import catalog
 from accelbrake._io import atomic_path
+from accelbrake.scenarios import expanded_flows
 from accelbrake.schemes import SCHEMES as _PRESETS
 from accelbrake.schemes import display_name as _display_name
 
@@ -203,11 +205,28 @@ def pareto_frontier(x: Sequence[float], y: Sequence[float]) -> list[int]:
 # Saving
 
 
+#: Also write an SVG beside each PNG (``--svg``); set for the duration of a report by
+#: :func:`svg_output`. PNG only by default: SVGs of the time series are large and slow to write.
+SVG = False
+
+
+@contextlib.contextmanager
+def svg_output(on: bool) -> Iterator[None]:
+    """Within the block, :func:`save` writes an SVG beside each PNG when ``on``."""
+    global SVG
+    before, SVG = SVG, on
+    try:
+        yield
+    finally:
+        SVG = before
+
+
 def save(fig: Figure, stem: Path, dpi: int = 110) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg``; return both paths."""
+    """Write ``stem.png`` (and ``stem.svg`` inside :func:`svg_output(True) <svg_output>`); return the
+    paths."""
     FigureCanvasAgg(fig)
     out = []
-    for fmt in ("png", "svg"):
+    for fmt in ("png", "svg") if SVG else ("png",):
         dest = stem.with_suffix(f".{fmt}")
         with atomic_path(dest) as tmp:
             fig.savefig(
@@ -490,8 +509,12 @@ def plot_timeseries(
     many = len(ids) > 6
     palette = [colour] if len(ids) == 1 else [f"C{i % 10}" for i in range(len(ids))]
     fl = flows[flows["t_s"] < end - 1e-9]
+    sc_flows = expanded_flows(scenario)
     for i, f in enumerate(ids):
         d = fl[fl["flow"] == f]
+        stop_ms = sc_flows[int(f)].get("stop_ms") if int(f) < len(sc_flows) else None
+        if stop_ms is not None:  # a flow's lines end when it stops
+            d = d[d["t_s"] < float(stop_ms) / 1000.0 - 1e-9]
         c = palette[i % len(palette)]
         lab = None if many else f"flow {f}"
         # Bytes leaving the bottleneck (where the capacity is measured), not the receiver's rate a
@@ -532,8 +555,8 @@ def plot_timeseries(
         ax.grid(True, alpha=0.3)
         ax.set_ylim(bottom=0)
     ax_w.set_xlim(0, end or None)
-    if not many:
-        ax_t.legend(loc="upper right", fontsize="x-small")
-        ax_d.legend(loc="upper right", fontsize="x-small", ncol=2)
+    if not many:  # beside the axes, never over the data
+        for ax in (ax_t, ax_d):
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="x-small")
     fig.suptitle(title, fontsize="medium")
     return save(fig, stem, dpi=90)

@@ -122,6 +122,42 @@ def _scenario(out: Path, rid: str) -> dict[str, Any]:
     return json.loads((out / "runs" / f"{rid}.json").read_text(encoding="utf-8"))["scenario"]
 
 
+class _PlotCache:
+    """Which plots in ``plots/`` are up to date: ``plots/.cache.json`` maps each plot's stem to a
+    key of everything it is drawn from (the data, titles, labels, formats and the accelbrake
+    version). A plot whose key matches and whose files exist is not drawn again (a resumed or
+    re-reported sweep redraws nothing that did not change)."""
+
+    NAME = ".cache.json"
+
+    def __init__(self, plots: Path, svg: bool) -> None:
+        self.path = plots / self.NAME
+        self.svg = svg
+        try:
+            self.keys: dict[str, str] = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.keys = {}
+        self.plots = plots
+
+    def key(self, *parts: Any) -> str:
+        import hashlib
+
+        from accelbrake import __version__
+
+        text = json.dumps([__version__, self.svg, *parts], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+    def fresh(self, stem: str, key: str) -> bool:
+        files = [self.plots / f"{stem}.png", *([self.plots / f"{stem}.svg"] if self.svg else [])]
+        return self.keys.get(stem) == key and all(f.is_file() for f in files)
+
+    def save(self, drawn: dict[str, str]) -> None:
+        self.keys.update(drawn)
+        from accelbrake._io import atomic_write_json
+
+        atomic_write_json(self.path, self.keys)
+
+
 def make_plots(
     out: Path,
     results: pd.DataFrame,
@@ -129,70 +165,31 @@ def make_plots(
     *,
     max_timeseries: int = MAX_TIMESERIES,
     jobs: int | None = None,
+    svg: bool = False,
 ) -> list[tuple[str, str, Path]]:
-    """Draw every plot into ``out/plots``; return ``(section, caption, png path)`` in report order.
+    """Draw the plots the report shows into ``out/plots`` (PNG; SVG beside each with ``svg``);
+    return ``(section, caption, png path)`` in report order.
 
-    The per-run time series are drawn in a pool of ``jobs`` processes (default: every CPU)."""
+    The per-run time series are drawn in a pool of ``jobs`` processes (default: every CPU) while
+    this process draws the summary plots; plots whose inputs did not change since they were
+    drawn (see :class:`_PlotCache`) are kept."""
     labels = meta.get("experiment", {}).get("labels", {})
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
+    cache = _PlotCache(plots, svg)
+    drawn: dict[str, str] = {}
     agg = F.aggregate(results)
     runs = F.run_level(results)
     schemes = list(dict.fromkeys(runs["scheme"]))
     ref = meta.get("reference_scheme")
     made: list[tuple[str, str, Path]] = []
-    png = F.plot_tradeoff(agg, plots / "tradeoff", labels=labels, reference=ref)[0]
-    made.append(
-        (
-            "tradeoff",
-            "Utilisation vs 95th-percentile per-packet delay (seed means, bars ±1 sd); "
-            "the delay axis is logarithmic and inverted, so better is up and to the right. Solid line: "
-            "Pareto frontier of all schemes; dashed: without the reference scheme.",
-            png,
-        )
-    )
-    png = F.plot_bars(agg, plots / "per-trace", labels=labels)[0]
-    made.append(
-        (
-            "bars",
-            "Per trace (and other settings): utilisation and p95 per-packet delay, "
-            "seed means with ±1 sd error bars (ABC paper Fig. 8 style).",
-            png,
-        )
-    )
-    png = F.plot_cdfs(_quantiles(out, list(runs["run_id"])), runs, plots / "delay-cdf", labels=labels)[0]
-    made.append(
-        (
-            "cdf",
-            "CDF of the per-packet delay of every delivered packet (quantile functions averaged over seeds).",
-            png,
-        )
-    )
-    multi = runs[runs["flows"] > 1]
-    if len(multi):
-        series = []
-        first = multi[
-            multi["seed"] == multi.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")
-        ]
-        cols = F.varying_axes(multi) or ["flows"]
-        cols = [c for c in cols if c != "scheme"]
-        for _, r in first.iterrows():
-            ts = pd.read_parquet(out / "runs" / f"{r['run_id']}.flows.parquet")
-            t, j = F.jain_over_time(ts, _scenario(out, r["run_id"]))
-            title = F._panel_title(tuple(r[c] for c in cols), cols) or f"{r['flows']} flows"
-            series.append((title, r["scheme"], t, j))
-        png = F.plot_fairness(series, plots / "fairness", schemes=schemes, labels=labels)[0]
-        made.append(
-            (
-                "fairness",
-                "Jain's fairness index of the active flows' throughputs in each "
-                "time-series bin (first seed of each multi-flow point).",
-                png,
-            )
-        )
+
+    # The per-run time series first: they go to the worker pool and draw while this process does
+    # the summary plots.
     style = F.scheme_style(schemes)
     first = runs[runs["seed"] == runs.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")]
-    ts_jobs: list[tuple[str, str, str, str]] = []
+    ts_jobs: list[tuple[Any, ...]] = []
+    ts_made: list[tuple[str, str, Path]] = []
     for _, r in first.head(max_timeseries).iterrows():
         name = F.display_name(r["scheme"], labels)
         point = f"{r['trace']}, {r['delay_ms']:g} ms one-way, {r['buffer_packets']} packets"
@@ -202,52 +199,156 @@ def make_plots(
             f"{name} on {point}, seed {r['seed']}: utilisation {100 * r['link_utilization']:.1f} %, "
             f"p95 per-packet delay {r['run_per_packet_delay_p95_ms']:.0f} ms"
         )
-        ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0]))
-        made.append(
+        stem = f"run-{r['run_id']}"
+        key = cache.key("timeseries", r["run_id"], title, style[r["scheme"]][0])
+        if not cache.fresh(stem, key):
+            ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0], svg))
+        drawn[stem] = key
+        ts_made.append(
             (
                 "timeseries",
                 f"{name} on {point}, seed {r['seed']} (run {r['run_id']}).",
-                plots / f"run-{r['run_id']}.png",
+                plots / f"{stem}.png",
             )
         )
-    _run_jobs(_timeseries_job, ts_jobs, jobs)
-    return made
+    pending = _start_jobs(_timeseries_job, ts_jobs, jobs)
+
+    data_key = cache.key(
+        "data", results.to_json(orient="split", double_precision=15), labels, ref, F.__name__
+    )
+
+    def summary_plot(stem: str, draw: Callable[[], Any]) -> Path:
+        key = cache.key(stem, data_key)
+        if not cache.fresh(stem, key):
+            with F.svg_output(svg):
+                draw()
+        drawn[stem] = key
+        return plots / f"{stem}.png"
+
+    png = summary_plot(
+        "tradeoff", lambda: F.plot_tradeoff(agg, plots / "tradeoff", labels=labels, reference=ref)
+    )
+    made.append(
+        (
+            "tradeoff",
+            "Utilisation vs 95th-percentile per-packet delay (seed means, bars ±1 sd); "
+            "the delay axis is logarithmic and inverted, so better is up and to the right. Solid line: "
+            "Pareto frontier of all schemes; dashed: without the reference scheme.",
+            png,
+        )
+    )
+    png = summary_plot("per-trace", lambda: F.plot_bars(agg, plots / "per-trace", labels=labels))
+    made.append(
+        (
+            "bars",
+            "Per trace (and other settings): utilisation and p95 per-packet delay, "
+            "seed means with ±1 sd error bars (ABC paper Fig. 8 style).",
+            png,
+        )
+    )
+    png = summary_plot(
+        "delay-cdf",
+        lambda: F.plot_cdfs(_quantiles(out, list(runs["run_id"])), runs, plots / "delay-cdf", labels=labels),
+    )
+    made.append(
+        (
+            "cdf",
+            "CDF of the per-packet delay of every delivered packet (quantile functions averaged over seeds).",
+            png,
+        )
+    )
+    multi = runs[runs["flows"] > 1]
+    if len(multi):
+
+        def fairness() -> None:
+            series = []
+            first = multi[
+                multi["seed"] == multi.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")
+            ]
+            cols = F.varying_axes(multi) or ["flows"]
+            cols = [c for c in cols if c != "scheme"]
+            for _, r in first.iterrows():
+                ts = pd.read_parquet(out / "runs" / f"{r['run_id']}.flows.parquet")
+                t, j = F.jain_over_time(ts, _scenario(out, r["run_id"]))
+                title = F._panel_title(tuple(r[c] for c in cols), cols) or f"{r['flows']} flows"
+                series.append((title, r["scheme"], t, j))
+            F.plot_fairness(series, plots / "fairness", schemes=schemes, labels=labels)
+
+        png = summary_plot("fairness", fairness)
+        made.append(
+            (
+                "fairness",
+                "Jain's fairness index of the active flows' throughputs in each "
+                "time-series bin (first seed of each multi-flow point).",
+                png,
+            )
+        )
+    pending()
+    cache.save(drawn)
+    return made + ts_made
 
 
-def _timeseries_job(out: str, rid: str, title: str, colour: str) -> None:
+def _timeseries_job(out: str, rid: str, title: str, colour: str, svg: bool = False) -> None:
     """Draw one run's time series (in a worker process)."""
     d = Path(out) / "runs"
     flows = pd.read_parquet(d / f"{rid}.flows.parquet")
     hops = pd.read_parquet(d / f"{rid}.hops.parquet")
-    F.plot_timeseries(
-        flows, hops, _scenario(Path(out), rid), Path(out) / "plots" / f"run-{rid}", title=title, colour=colour
-    )
+    with F.svg_output(svg):
+        F.plot_timeseries(
+            flows,
+            hops,
+            _scenario(Path(out), rid),
+            Path(out) / "plots" / f"run-{rid}",
+            title=title,
+            colour=colour,
+        )
 
 
 def _run_jobs(fn: Callable[..., None], jobs_args: Sequence[tuple[Any, ...]], jobs: int | None) -> None:
     """``fn(*args)`` for each args, in a process pool of ``jobs`` workers (default: CPUs) when there
     are several; matplotlib drawing is CPU-bound and independent per figure."""
+    _start_jobs(fn, jobs_args, jobs)()
+
+
+def _start_jobs(
+    fn: Callable[..., None], jobs_args: Sequence[tuple[Any, ...]], jobs: int | None
+) -> Callable[[], None]:
+    """Start ``fn(*args)`` for each args in a process pool (see :func:`_run_jobs`); return a function
+    that waits for them all (and raises the first error). With one worker or one job, the jobs run
+    when the returned function is called, in this process."""
     n = min(jobs or os.cpu_count() or 1, len(jobs_args))
     if n <= 1:
-        for a in jobs_args:
-            fn(*a)
-        return
+
+        def run_here() -> None:
+            for a in jobs_args:
+                fn(*a)
+
+        return run_here
     import concurrent.futures as cf
     import multiprocessing as mp
 
     ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
-    with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-        for fut in [pool.submit(fn, *a) for a in jobs_args]:
-            fut.result()
+    pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+    futures = [pool.submit(fn, *a) for a in jobs_args]
+
+    def wait() -> None:
+        try:
+            for fut in futures:
+                fut.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    return wait
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1320px;
 padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
 th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right;white-space:nowrap}
-th{background:#f3f3f3}td.l,th.l{text-align:left}
+th{background:#f3f3f3;white-space:normal;vertical-align:bottom;min-width:3.5em}td.l,th.l{text-align:left}
+td.l{white-space:normal;overflow-wrap:anywhere;min-width:6em}
 tr.ni td{color:#888;font-style:italic}tr.differs td{background:#fdeaea}tr.reproduced td{background:#eaf6ea}
 .scroll{overflow-x:auto}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.88em;color:#444}.note{font-size:.88em;color:#555}
@@ -446,9 +547,11 @@ def build_report(
     *,
     max_timeseries: int = MAX_TIMESERIES,
     jobs: int | None = None,
+    svg: bool = False,
 ) -> Path:
     """Draw the plots and write ``report.html`` (or ``html_path``) for the sweep in ``out_dir``
-    (time-series plots in ``jobs`` processes, default every CPU)."""
+    (time-series plots in ``jobs`` processes, default every CPU; SVGs beside the PNGs with
+    ``svg``)."""
     out = Path(out_dir)
     results, meta = load_results(out)
     comp_path = out / "comparison.json"
@@ -457,7 +560,7 @@ def build_report(
         meta["reference_scheme"] = comp["reference_scheme"]
     exp = meta.get("experiment", {})
     labels = exp.get("labels", {})
-    plots = make_plots(out, results, meta, max_timeseries=max_timeseries, jobs=jobs)
+    plots = make_plots(out, results, meta, max_timeseries=max_timeseries, jobs=jobs, svg=svg)
     agg = F.aggregate(results)
     e = html.escape
     title = f"accelbrake: {exp.get('name', out.name)}"
@@ -494,6 +597,10 @@ def build_report(
         "timeseries": "Time series of single runs",
     }
     seen = set()
+
+    def svg_note(png: Path) -> str:
+        return f" SVG: plots/{e(png.stem)}.svg" if svg else ""
+
     for sec, caption, png in plots:
         if sec not in seen:
             body.append(f'<h2 id="{sec}">{e(sections[sec])}</h2>')
@@ -507,7 +614,7 @@ def build_report(
             seen.add(sec)
         body.append(
             f'<figure id="fig-{e(png.stem)}">{_img(png, caption)}'
-            f"<figcaption>{e(caption)} SVG: plots/{e(png.stem)}.svg</figcaption></figure>"
+            f"<figcaption>{e(caption)}{svg_note(png)}</figcaption></figure>"
         )
     m = meta.get("machine", {})
     body.append('<h2 id="provenance">Provenance</h2><dl class="meta">')

@@ -32,6 +32,7 @@ from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import verdicts as V
+from accelbrake.experiments import wifi as W
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
 from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PUBLISHED, Published
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
@@ -498,6 +499,9 @@ class Reproduction:
     paper: str = PAPER
     cite: str = ""
     """Where in ``paper`` the published numbers are: table or figure, and section."""
+    direct: Callable[[Path, bool, float | None], tuple[list[dict[str, Any]], int]] | None = None
+    """A reproduction that is not a sweep (the Wi-Fi link's Figs. 5 and 6): runs its scenarios
+    itself into the folder (quick, duration override in s) and returns (rows, number of runs)."""
 
 
 def _set_traces(quick: bool, override: list[str] | None, tset: TraceSet) -> tuple[list[str], str]:
@@ -731,6 +735,46 @@ def _cmp_table_robustness(results: pd.DataFrame, out: Path) -> list[dict[str, An
     return rows
 
 
+def _no_document(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    raise ExperimentError("this reproduction runs its scenarios directly (no experiment document)")
+
+
+def _no_compare(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    raise ExperimentError("this reproduction compares as it runs")
+
+
+@dataclass(frozen=True)
+class DirectOutcome:
+    """What a direct (non-sweep) reproduction ran, shaped like the sweep runner's outcome."""
+
+    total: int
+    ran: int
+    skipped: int = 0
+    complete: bool = True
+
+
+def _direct_duration(rep: Reproduction, overrides: Sequence[str]) -> float | None:
+    """The only overrides a direct reproduction takes: ``run.duration_s=X`` and ``matrix.seeds=1``."""
+    secs = None
+    for item in overrides:
+        key, _, value = item.partition("=")
+        key = key.strip()
+        if key == "run.duration_s":
+            try:
+                secs = float(value)
+            except ValueError:
+                raise ExperimentError(f"--set {item}: expected a number of seconds", key=key) from None
+            if not (math.isfinite(secs) and secs >= 3.0):
+                raise ExperimentError(f"--set {item}: expected at least 3 s", key=key)
+        elif key == "matrix.seeds" and value.strip() in ("1", "[0]"):
+            continue
+        else:
+            raise ExperimentError(
+                f"--set {item}: {rep.id} runs its scenarios directly and takes only run.duration_s", key=key
+            )
+    return secs
+
+
 #: Every reproduction by id (ids and titles from :mod:`accelbrake.experiments.catalog`).
 REPRODUCTIONS: dict[str, Reproduction] = {
     r.id: r
@@ -850,6 +894,48 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             cite="Fig. 21, Appendix G",
         ),
         Reproduction(
+            "abc-fig5",
+            TITLES["abc-fig5"],
+            W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow at MCS 4 (39 Mbit/s) per run, "
+            f"payload rates {', '.join(f'{r:g}' for r in W.FIG5_RATES)} Mbit/s (30 s each; quick 5 s); the "
+            "mean inter-ACK time per batch size and the line through them.",
+            _no_document,
+            _no_compare,
+            cite="Fig. 5, §5.1",
+            direct=lambda out, quick, secs: W.run_fig5(out, quick, secs),
+        ),
+        Reproduction(
+            "abc-fig6",
+            TITLES["abc-fig6"],
+            W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow per run at 15–90 % of the link's "
+            "true capacity, MCS 1, 4 and 7 (three links); the time average of 30 s of the estimator's "
+            "predictions (quick: 4 s) against the truth, or against the cap (2 × the sending rate) where that "
+            "lies below the truth.",
+            _no_document,
+            _no_compare,
+            cite="Fig. 6, §5.1",
+            direct=lambda out, quick, secs: W.run_fig6(out, quick, secs),
+        ),
+        Reproduction(
+            "abc-fig9",
+            TITLES["abc-fig9"],
+            W.SETUP + " Two users: one flow per user, both alternating 1 <-> 7 in step, one FIFO; the sum "
+            "of throughputs and the mean of the flows' p95 delays. The matrix crosses the one- and "
+            "two-user links with 1 and 2 flows; only 1×1 and 2×2 are compared.",
+            W.doc_fig9,
+            W.cmp_fig9,
+            cite="Fig. 9 and §7.3 (Wi-Fi); abstract (2.2× lower delays than BBR)",
+        ),
+        Reproduction(
+            "abc-fig16",
+            TITLES["abc-fig16"],
+            W.SETUP + " MCS: a random walk in [3, 7] starting at 5, one ±1 step every 2 s (reflected at "
+            "the bounds), drawn from the run's seed.",
+            W.doc_fig16,
+            W.cmp_fig16,
+            cite="Fig. 16, Appendix D",
+        ),
+        Reproduction(
             "abc-fig15",
             TITLES["abc-fig15"],
             _CELL_SETUP + " η ∈ {0.85, 0.9, 0.95, 0.98} on Verizon-LTE-short.up.",
@@ -958,6 +1044,7 @@ def run_reproduction(
     executor: Any = None,
     progress: bool = True,
     report: bool = True,
+    svg: bool = False,
     echo: Callable[[str], Any] = print,
 ) -> tuple[dict[str, Any], Path | None, Any]:
     """Run one reproduction into ``out_dir``; write ``comparison.json``/``.csv`` and the report.
@@ -968,6 +1055,25 @@ def run_reproduction(
     from accelbrake.experiments.runner import run_sweep
 
     out = Path(out_dir)
+    if rep.direct is not None:
+        if traces:
+            raise ExperimentError(f"reproduce {rep.id}: --traces does not apply (a simulated Wi-Fi link)", key=rep.id)
+        rows, n = rep.direct(out, quick, _direct_duration(rep, overrides))
+        comp = {
+            "id": rep.id,
+            "title": rep.title,
+            "source": f"{rep.paper}, {rep.cite}" if rep.cite else rep.paper,
+            "setup": rep.setup,
+            "rows": rows,
+            "unavailable": list(rep.unavailable),
+            "summary": summarise(rows),
+            "quick": quick,
+            "reference_scheme": rep.reference,
+        }
+        atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
+        with atomic_path(out / "comparison.csv") as tmp:
+            pd.DataFrame(rows).to_csv(tmp, index=False)
+        return comp, None, DirectOutcome(total=n, ran=n)
     source = f"reproduce {rep.id}{' --quick' if quick else ''}"
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)
@@ -982,4 +1088,4 @@ def run_reproduction(
     with atomic_path(out / "comparison.csv") as tmp:
         pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
     jobs = getattr(executor, "jobs", None)
-    return comp, build_report(out, jobs=jobs) if report else None, outcome
+    return comp, build_report(out, jobs=jobs, svg=svg) if report else None, outcome

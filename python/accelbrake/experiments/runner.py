@@ -360,7 +360,11 @@ def _run_sweep_locked(
     outcome = SweepOutcome(
         out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed, failed
     )
-    if complete:
+    reused = _current_tables(exp, out, order) if complete and not executed else None
+    if reused is not None:
+        # Nothing ran and the tables are this matrix's: keep them as they are (nothing recomputed).
+        outcome.results = reused
+    elif complete:
         outcome.results = write_tables(
             exp,
             out,
@@ -693,6 +697,24 @@ COLUMN_DOCS = {
     "jain_index": "Jain's fairness index of the flows' throughputs over the run",
     "run_per_packet_delay_p95_ms": "95th percentile of the per-packet delay over all flows' packets",
 }
+
+
+def _current_tables(exp: Experiment, out: Path, order: list[tuple[str, RunPoint]]) -> pd.DataFrame | None:
+    """The sweep's tables when they were written for exactly these runs (the same run ids, which
+    hash each run's scenario, in the same order), the same experiment document and this version of
+    accelbrake; else ``None`` (they must be written again)."""
+    try:
+        results, meta = load_results(out)
+    except (OSError, ValueError):
+        return None
+    if not (_parquet_ok(out / "timeseries.parquet") and (out / "results.csv").is_file()):
+        return None
+    same = (
+        [r.get("run_id") for r in meta.get("runs", [])] == [rid for rid, _ in order]
+        and meta.get("accelbrake_version") == __version__
+        and meta.get("experiment", {}).get("document") == json.loads(json.dumps(exp.document))
+    )
+    return results if same else None
 
 
 def load_results(out_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, Any]]:

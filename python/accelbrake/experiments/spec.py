@@ -76,7 +76,8 @@ class ExperimentError(ScenarioError):
 #: ``[matrix]`` keys: what they mean (for errors and docs).
 MATRIX_KEYS: dict[str, str] = {
     "schemes": 'scheme names (presets or [schemes.NAME] variants), e.g. ["abc", "cubic"]',
-    "traces": 'data-link traces: Mahimahi files or constant rates like "const:24"',
+    "traces": 'data-link traces: Mahimahi files, constant rates like "const:24" or 802.11n links like '
+    '"wifi:alt=1/7@2000"',
     "delay_ms": "one-way propagation delays in ms (each direction; min RTT = 2·delay), "
     f"default [{catalog.network_default('delay_ms'):g}]",
     "buffer_packets": "data bottleneck queue limits in packets, "
@@ -210,7 +211,7 @@ class RunPoint:
 def trace_name(trace: str) -> str:
     """A short name of a trace: the file's name, or the constant rate as given (``const:24``)."""
     text = str(trace)
-    if text.lower().startswith(("const:", "constant:")):
+    if text.lower().startswith(("const:", "constant:", "wifi:")):
         return text
     return Path(text).name
 
@@ -550,7 +551,7 @@ class _Checker:
 
 def _resolve_trace_text(text: str, base_dir: Path | None) -> str:
     """A trace as written, or its path relative to the experiment file's folder if only that exists."""
-    if text.lower().startswith(("const:", "constant:")):
+    if text.lower().startswith(("const:", "constant:", "wifi:")):
         return text
     p = Path(text).expanduser()
     if not p.is_absolute() and not p.exists() and base_dir is not None and (base_dir / p).exists():

@@ -77,6 +77,9 @@ pub struct AckInfo {
     /// and receiver clocks agree here; controllers should still use it relative to its minimum,
     /// as LEDBAT and PropRate do with real clocks.
     pub one_way_delay: Option<Dur>,
+    /// Explicit feedback echoed by the receiver (XCP: the summed H_feedback of the covered
+    /// segments, bytes; RCP: the path's rate, bytes/s), if the ACK carries any.
+    pub explicit: Option<f64>,
 }
 
 /// Kind of congestion signal.
@@ -149,6 +152,13 @@ pub trait CongestionControl: Send {
     #[allow(unused_variables)]
     fn on_spurious_rto(&mut self, now: Time) {}
 
+    /// The explicit congestion header (XCP, RCP) to put on the data segment being sent now; only
+    /// asked of [`Marking::Explicit`] schemes.
+    #[allow(unused_variables)]
+    fn explicit_header(&mut self, now: Time) -> Option<crate::packet::ExplicitHeader> {
+        None
+    }
+
     /// State for time series.
     fn metrics(&self) -> CcMetrics {
         CcMetrics {
@@ -175,6 +185,13 @@ pub enum Marking {
     Ecn,
     /// ABC: packets leave the sender marked accelerate; the receiver echoes every packet's mark.
     Abc,
+    /// XCP, RCP: data packets carry an explicit congestion header ([`crate::packet::ExplicitHeader`])
+    /// that routers lower and the receiver echoes; not ECN-capable.
+    Explicit,
+    /// VCP: the 2-bit load-factor code in the ECN bits (01 low load, 10 high load, 11 overload;
+    /// Xia et al., SIGCOMM 2005 §3); packets leave as 01, routers raise the code to the path's
+    /// maximum and the receiver echoes every packet's code (as ABC's receiver does).
+    Vcp,
 }
 
 impl Marking {
@@ -183,6 +200,8 @@ impl Marking {
             Marking::None => "none",
             Marking::Ecn => "ecn",
             Marking::Abc => "abc",
+            Marking::Explicit => "explicit",
+            Marking::Vcp => "vcp",
         }
     }
 }
@@ -267,7 +286,11 @@ impl Scheme {
             "summary": self.summary,
             "source": self.source,
             "marking": self.marking.name(),
-            "receiver": if self.marking == Marking::Abc { "abc-echo" } else { "tcp" },
+            "receiver": match self.marking {
+                Marking::Abc | Marking::Vcp => "abc-echo",
+                Marking::Explicit => "explicit-echo",
+                Marking::None | Marking::Ecn => "tcp",
+            },
             "queue": self.queue,
             "pairs": self.pairs,
             "color": self.style.0,
@@ -326,6 +349,21 @@ mod vegas;
 #[cfg(any())]
 #[rustfmt::skip]
 mod westwood;
+#[cfg(any())]
+#[rustfmt::skip]
+mod xcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod rcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod pcc;
+#[cfg(any())]
+#[rustfmt::skip]
+mod verus;
+
+/// Controllers implemented outside the core (Python) or steered from outside (not schemes).
+pub mod external;
 
 registry! {
     abc => [ABC, ABC_CUBIC],
@@ -339,6 +377,10 @@ registry! {
     c2tcp => [C2TCP],
     proprate => [PROPRATE, PROPRATE_L, PROPRATE_M, PROPRATE_H],
     fixed => [FIXED],
+    xcp => [XCP, XCP_W],
+    rcp => [RCP],
+    pcc => [PCC_VIVACE],
+    verus => [VERUS],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests

@@ -19,6 +19,7 @@ use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{App, Sender};
 use crate::time::{Dur, Rate, Time};
 use crate::warning::{FlowContext, FlowOnHop, QueueContext, Warning};
+use crate::wifi::{Discipline, PerUserQueue, WifiLink};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -116,7 +117,11 @@ fn build_link(
     key: &str,
     traces: &mut HashMap<String, Arc<Trace>>,
     drawn_offset_ms: u64,
+    wifi: (Time, Rng),
 ) -> Result<Link> {
+    if let Some(cfg) = spec.wifi_config(key)? {
+        return Ok(Link::Wifi(Box::new(WifiLink::new(&cfg, key, wifi.0, wifi.1)?)));
+    }
     Ok(match spec {
         LinkSpec::Trace { path, once, offset_ms } => {
             let tr = load_trace(path, traces)?;
@@ -140,6 +145,7 @@ fn build_link(
                 .collect();
             Link::Rate(RateLink::schedule(steps, repeat_ms.map(Dur::from_millis_f64)).map_err(|e| rekey(e, key))?)
         }
+        LinkSpec::Wifi { .. } => unreachable!("handled above"),
     })
 }
 
@@ -159,6 +165,10 @@ fn rekey(e: Error, key: &str) -> Error {
 const QUEUE_STREAMS: u64 = 1 << 32;
 const CC_STREAMS: u64 = 2 << 32;
 const TRACE_OFFSET_STREAM: u64 = 3 << 32;
+/// Wi-Fi links (backoff, jitter, Brownian MCS walks): `WIFI_STREAMS + hop`; the per-user queues
+/// of hop `h`: `WIFI_QUEUE_STREAMS + (h << 16) + user`.
+const WIFI_STREAMS: u64 = 4 << 32;
+const WIFI_QUEUE_STREAMS: u64 = 5 << 32;
 
 fn build_queue(spec: &QueueSpec, key: &str, seed: u64, hop: usize) -> Result<Box<dyn Queue>> {
     let (kind, values) = spec.resolve(key)?;
@@ -172,7 +182,10 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
     let mut out = Vec::new();
     let mut on_hop: Vec<Vec<FlowOnHop>> = vec![Vec::new(); hops.len()];
     for (i, spec) in scenario.flows.iter().enumerate() {
-        let scheme = cc::lookup(&spec.scheme)?;
+        let Ok(scheme) = cc::lookup(&spec.scheme) else {
+            // An external controller (validated already): no operating-range check.
+            continue;
+        };
         let prop_rtt = spec
             .fwd
             .iter()
@@ -233,7 +246,15 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
 impl Simulation {
     /// Build a simulation (reads trace files).
     pub fn new(scenario: &Scenario) -> Result<Simulation> {
-        scenario.validate()?;
+        Simulation::with_externals(scenario, None)
+    }
+
+    /// [`Simulation::new`], with `flows[].scheme` also looked up among `externals` (controllers
+    /// implemented outside the core, see [`cc::external`]). Their first failure is recorded in
+    /// `externals.failure`, whose flag a caller passes to
+    /// [`Simulation::run_until_interruptible`].
+    pub fn with_externals(scenario: &Scenario, externals: Option<&cc::external::Externals>) -> Result<Simulation> {
+        scenario.validate_with(externals)?;
         let end = Time(Dur::from_millis_f64(scenario.duration_ms).0);
         let bin = Dur::from_millis_f64(scenario.sample_ms);
         let mut traces = HashMap::new();
@@ -241,9 +262,26 @@ impl Simulation {
         let mut hops = Vec::new();
         for (i, h) in scenario.hops.iter().enumerate() {
             let key = format!("hops[{i}]");
-            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn)?;
-            let queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
+            let wifi_rng = Rng::stream(scenario.seed, WIFI_STREAMS + i as u64);
+            let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn, (end, wifi_rng))?;
+            let mut queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
+            if let Link::Wifi(w) = &link {
+                if w.discipline() == Discipline::PerUser {
+                    let (kind, values) = h.queue.resolve(&format!("{key}.queue"))?;
+                    let inner = (0..w.users())
+                        .map(|u| {
+                            (kind.build)(
+                                &values,
+                                Rng::stream(scenario.seed, WIFI_QUEUE_STREAMS + ((i as u64) << 16) + u as u64),
+                            )
+                        })
+                        .collect();
+                    let map = h.link.wifi_config("")?.and_then(|c| c.user_of_flow);
+                    queue = Box::new(PerUserQueue::new(inner, map));
+                }
+            }
             let cap_window = queue.capacity_window();
+            let queue_lookahead = queue.capacity_lookahead();
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
                 t.keep_window(w);
             }
@@ -263,6 +301,7 @@ impl Simulation {
                 occupancy: 0,
                 occupancy_since: Time::ZERO,
                 cap_window,
+                lookahead: queue_lookahead,
                 m: HopMetrics::default(),
             });
         }
@@ -274,12 +313,27 @@ impl Simulation {
                 let id = flows.len() as u32;
                 let start = Time(Dur::from_millis_f64(spec.start_ms).0);
                 let cc_rng = Rng::stream(scenario.seed, CC_STREAMS + id as u64);
-                let scheme = cc::lookup(&spec.scheme)?;
-                let controller = (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?;
-                let abc = scheme.marking == cc::Marking::Abc;
+                let (controller, marking) = match externals.and_then(|x| x.get(&spec.scheme).map(|f| (x, f))) {
+                    Some((x, factory)) => {
+                        let info = cc::external::BuildInfo {
+                            flow: id,
+                            params: &spec.params,
+                            start,
+                            seed: scenario.seed,
+                            stream: CC_STREAMS + id as u64,
+                        };
+                        (factory.build(info, &x.failure)?, cc::Marking::None)
+                    }
+                    None => {
+                        let scheme = cc::lookup(&spec.scheme)?;
+                        ((scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?, scheme.marking)
+                    }
+                };
+                // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.
+                let abc = matches!(marking, cc::Marking::Abc | cc::Marking::Vcp);
                 let ecn = if abc {
                     Ecn::ACCELERATE
-                } else if spec.ecn || scheme.marking == cc::Marking::Ecn {
+                } else if spec.ecn || marking == cc::Marking::Ecn {
                     Ecn::Ect0
                 } else {
                     Ecn::NotEct
@@ -306,6 +360,7 @@ impl Simulation {
                     .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
                 let mut sender = Sender::new(id, controller, ecn, app);
                 sender.prr_ecn = spec.ecn_prr;
+                sender.explicit = marking == cc::Marking::Explicit;
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
                     sender,

@@ -74,6 +74,8 @@ pub(crate) struct Hop {
     tx: Option<Packet>,
     /// Window the queue wants capacity over.
     cap_window: Option<Dur>,
+    /// [`crate::queue::Queue::capacity_lookahead`]: measure the capacity window this far ahead.
+    lookahead: Option<Dur>,
     /// When a `QueueTimer` event is pending for this hop.
     queue_wake: Option<Time>,
     /// Packets that left the link and are propagating to the next hop.
@@ -151,6 +153,24 @@ impl Simulation {
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
+    /// Number of flows (entries with `count` > 1 expanded).
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+    /// The sender of flow `f` (its controller, counters, RTT estimates).
+    pub fn sender(&self, f: usize) -> &crate::sender::Sender {
+        &self.flows[f].sender
+    }
+    /// The end of the run (the scenario's duration).
+    pub fn end(&self) -> Time {
+        self.end
+    }
+    /// Let flow `f`'s sender act now on a change made from outside the run (a steered
+    /// controller's new window or rate, [`crate::cc::external::Steered`]): it sends what the new
+    /// window allows and re-arms its timer. For use between [`Simulation::run_until`] calls.
+    pub fn wake_sender(&mut self, f: usize) {
+        self.pump_sender(f);
+    }
     /// Events scheduled so far.
     pub fn events_scheduled(&self) -> u64 {
         self.events.scheduled()
@@ -188,7 +208,7 @@ impl Simulation {
                     capacity_between: cap,
                     trace_offset_ms: match &h.link {
                         Link::Trace(t) => Some(t.offset_ms()),
-                        Link::Rate(_) => None,
+                        Link::Rate(_) | Link::Wifi(_) => None,
                     },
                 }
             })
@@ -212,7 +232,15 @@ impl Simulation {
             .collect();
         let mut summary = summarize(&self.rec, &run, &hops, &flows);
         summary.warnings = self.warnings.clone();
-        let tables = build_tables(&mut self.rec, end, &hops, &flows);
+        let mut tables = build_tables(&mut self.rec, end, &hops, &flows);
+        if let Some(t) =
+            crate::measure::table::wifi_batches(self.hops.iter().enumerate().filter_map(|(i, h)| match &h.link {
+                Link::Wifi(w) => Some((i, w.as_ref())),
+                _ => None,
+            }))
+        {
+            tables.insert("wifi_batches".into(), t);
+        }
         SimResult { summary, tables }
     }
 }

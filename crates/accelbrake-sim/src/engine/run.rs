@@ -65,7 +65,7 @@ impl Simulation {
             self.dispatch(ev);
             // Debug builds (tests) re-check every invariant now and then.
             #[cfg(debug_assertions)]
-            if self.stats.events % 4096 == 0 {
+            if self.stats.events.is_multiple_of(4096) {
                 if let Err(e) = self.check_invariants() {
                     panic!("invariant violated at {}: {e}", self.now);
                 }
@@ -108,7 +108,7 @@ impl Simulation {
                     return; // stale
                 }
                 hop.queue_wake = None;
-                hop.queue.on_timer(self.now);
+                hop.queue.on_timer(self.now, &hop.link);
                 self.schedule_queue(h as usize);
             }
             Event::Start(f) => {
@@ -167,7 +167,7 @@ impl Simulation {
     }
 
     /// Let the sender transmit everything it may now, then arm its timer.
-    fn pump_sender(&mut self, f: usize) {
+    pub(super) fn pump_sender(&mut self, f: usize) {
         let now = self.now;
         let mut sent = false;
         while let Some(pkt) = self.flows[f].sender.poll_transmit(now) {
@@ -246,12 +246,18 @@ impl Simulation {
             let h = h as usize;
             let hop = &mut self.hops[h];
             hop.m.arrived += 1;
+            let wire = hop.link.wire_bytes(pkt.size);
+            self.rec.ingress(self.now, wire, &mut hop.m);
             pkt.enqueued_at = self.now;
             match hop.queue.enqueue(self.now, pkt) {
                 Ok(()) => {
                     Self::occupancy_change(hop, self.now, true);
                     if matches!(hop.link, Link::Rate(_)) && hop.tx.is_none() {
                         self.start_tx(h);
+                    } else if let Link::Wifi(w) = &hop.link {
+                        if !w.busy() {
+                            self.start_batch(h);
+                        }
                     }
                 }
                 Err(p) => self.dropped(h, p),
@@ -310,6 +316,10 @@ impl Simulation {
     fn link_info(hop: &mut Hop, now: Time) -> LinkInfo {
         let overhead = hop.link.wire_bytes(0);
         match hop.cap_window {
+            Some(w) if hop.lookahead.is_some() => LinkInfo {
+                capacity: Self::future_capacity(&hop.link, now, w, hop.lookahead),
+                overhead,
+            },
             Some(w) => LinkInfo {
                 capacity: hop.link.capacity_rate(now, w),
                 overhead,
@@ -319,6 +329,13 @@ impl Simulation {
                 overhead,
             },
         }
+    }
+
+    /// Capacity (bytes/s) over the window `w` ending `lookahead` from now (PK-ABC).
+    fn future_capacity(link: &Link, now: Time, w: Dur, lookahead: Option<Dur>) -> f64 {
+        let end = now + lookahead.unwrap_or(Dur::ZERO);
+        let w = if w.0 == 0 { Dur(1) } else { w };
+        link.capacity_between(end - w, end) / w.secs_f64()
     }
 
     fn dequeue(&mut self, h: usize) -> Option<Packet> {
@@ -358,7 +375,52 @@ impl Simulation {
                 self.start_tx(h);
             }
             Link::Trace(_) => self.trace_opportunities(h),
+            Link::Wifi(_) => {
+                self.finish_batch(h);
+                self.start_batch(h);
+            }
         }
+    }
+
+    /// Wi-Fi link, air free: form the next A-MPDU (pulling from the hop's queue or its users'
+    /// queues with the link's estimate as the router's capacity) and schedule its block ACK.
+    fn start_batch(&mut self, h: usize) {
+        let now = self.now;
+        let mut drops = std::mem::take(&mut self.drops);
+        let hop = &mut self.hops[h];
+        let Link::Wifi(link) = &mut hop.link else {
+            unreachable!("start_batch on a non-Wi-Fi link")
+        };
+        let queue = &mut hop.queue;
+        let overhead = crate::wifi::subframe_bytes(0);
+        let end = link.start_batch(now, |user, capacity| {
+            let info = LinkInfo { capacity, overhead };
+            match user {
+                None => queue.dequeue(now, info, &mut drops),
+                Some(u) => queue.dequeue_user(now, u, info, &mut drops),
+            }
+        });
+        for d in drops.drain(..) {
+            Self::occupancy_change(&mut self.hops[h], now, false);
+            self.dropped(h, d);
+        }
+        self.drops = drops;
+        if let Some(t) = end {
+            self.events.push(t, Event::Link(h as u32));
+        }
+    }
+
+    /// Wi-Fi link: the block ACK of the batch on the air; its frames leave the hop now.
+    fn finish_batch(&mut self, h: usize) {
+        let now = self.now;
+        let mut departed = std::mem::take(&mut self.out);
+        if let Link::Wifi(link) = &mut self.hops[h].link {
+            link.finish_batch(now, |p| departed.push(p));
+        }
+        for p in departed.drain(..) {
+            self.depart(h, p);
+        }
+        self.out = departed;
     }
 
     /// Trace link: use every opportunity due now (Mahimahi `LinkQueue::rationalize`).
@@ -372,11 +434,21 @@ impl Simulation {
         };
         let queue = &mut hop.queue;
         let cap_window = hop.cap_window;
+        let lookahead = hop.lookahead;
         link.serve(
             now,
             &mut hop.tx,
             |l| {
-                let capacity = cap_window.map_or(0.0, |w| l.capacity_bytes(now, w) as f64 / w.secs_f64());
+                let capacity = match (cap_window, lookahead) {
+                    (None, _) => 0.0,
+                    (Some(w), None) => l.capacity_bytes(now, w) as f64 / w.secs_f64(),
+                    (Some(w), Some(a)) => {
+                        // PK-ABC: the opportunities in the window ending one lookahead ahead.
+                        let end = now + a;
+                        let w = if w.0 == 0 { Dur(1) } else { w };
+                        l.opportunity_bytes_between(end - w, end) as f64 / w.secs_f64()
+                    }
+                };
                 queue.dequeue(
                     now,
                     LinkInfo {

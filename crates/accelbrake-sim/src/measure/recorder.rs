@@ -65,6 +65,9 @@ pub struct HopMetrics {
     pub data_sojourn_ns: Dist,
     /// Departed wire bytes per time bin.
     pub bins: Vec<u64>,
+    /// Wire bytes that arrived at the hop (offered to its queue, dropped or not) per time bin:
+    /// Mahimahi's "ingress" (`mm-throughput-graph`).
+    pub ingress_bins: Vec<u64>,
 }
 
 /// Per-flow measurements.
@@ -285,6 +288,14 @@ impl Recorder {
             d.recv_ns.push(now.0 as i64);
             d.queued_ns.push(pkt.queued_ns as i64);
         }
+    }
+
+    /// A packet of `wire` bytes arrived at a hop at `now` (before its queue admits or drops it).
+    pub(crate) fn ingress(&mut self, now: Time, wire: u32, m: &mut HopMetrics) {
+        if m.ingress_bins.is_empty() {
+            m.ingress_bins = vec![0; self.nbins];
+        }
+        m.ingress_bins[self.bin_of(now)] += wire as u64;
     }
 
     /// A packet left hop `h`'s link at `now` after `sojourn` in the hop, `wire` bytes on the link.

@@ -103,6 +103,7 @@ pub(crate) fn build_tables(
     let hs = std::mem::take(&mut rec.hs);
     let mut cap = Vec::with_capacity(hs.t.len());
     let mut thr = Vec::with_capacity(hs.t.len());
+    let mut ing = Vec::with_capacity(hs.t.len());
     for (&t, &h) in hs.t.iter().zip(hs.hop.iter()) {
         let from = Time((t * 1e9).round() as u64);
         let to = (from + bin).min(end.max(from + Dur(1)));
@@ -111,12 +112,14 @@ pub(crate) fn build_tables(
         cap.push((hop.capacity_between)(from, to) * 8.0 / span / 1e6);
         let b = (from.0 / bin.0) as usize;
         thr.push(hop.m.bins.get(b).copied().unwrap_or(0) as f64 * 8.0 / span / 1e6);
+        ing.push(hop.m.ingress_bins.get(b).copied().unwrap_or(0) as f64 * 8.0 / span / 1e6);
     }
     let mut t = Table::default();
     t.f64("t_s", hs.t);
     t.i64("hop", hs.hop);
     t.f64("capacity_mbps", cap);
     t.f64("throughput_mbps", thr);
+    t.f64("ingress_mbps", ing);
     t.i64("queue_packets", hs.queue_pkts);
     t.i64("queue_bytes", hs.queue_bytes);
     t.f64("abc_f", hs.gauge);
@@ -202,4 +205,48 @@ mod tests {
         assert!(t.get("c").is_none());
         assert!(Column::F64(vec![]).is_empty());
     }
+}
+
+/// The `wifi_batches` table: one row per A-MPDU of every Wi-Fi hop (at most
+/// [`crate::wifi::MAX_BATCH_ROWS`] per hop): when its block ACK came, to which user, at which
+/// MCS, its size, its inter-ACK times, ABC's estimates (per batch and smoothed, shared and of the
+/// user) and the ground truth beside them, rates in Mbit/s. `None` without Wi-Fi hops.
+pub(crate) fn wifi_batches<'a>(links: impl Iterator<Item = (usize, &'a crate::wifi::WifiLink)>) -> Option<Table> {
+    use crate::wifi::mbps;
+    let mut rows = Vec::new();
+    for (h, l) in links {
+        rows.extend(l.log.iter().map(|r| (h, *r)));
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table::default();
+    t.f64("t_ms", rows.iter().map(|(_, r)| r.at.millis_f64()).collect());
+    t.i64("hop", rows.iter().map(|(h, _)| *h as i64).collect());
+    t.i64("user", rows.iter().map(|(_, r)| i64::from(r.user)).collect());
+    t.i64("mcs", rows.iter().map(|(_, r)| i64::from(r.mcs)).collect());
+    t.i64("b", rows.iter().map(|(_, r)| i64::from(r.b)).collect());
+    t.i64("bytes", rows.iter().map(|(_, r)| r.bytes as i64).collect());
+    t.f64(
+        "airtime_us",
+        rows.iter().map(|(_, r)| r.airtime.0 as f64 / 1e3).collect(),
+    );
+    t.f64("t_ia_us", rows.iter().map(|(_, r)| r.t_ia.0 as f64 / 1e3).collect());
+    t.f64(
+        "t_ia_user_us",
+        rows.iter().map(|(_, r)| r.t_ia_user.0 as f64 / 1e3).collect(),
+    );
+    t.f64("cr_mbps", rows.iter().map(|(_, r)| mbps(r.cr)).collect());
+    t.f64("mu_batch_mbps", rows.iter().map(|(_, r)| mbps(r.mu_batch)).collect());
+    t.f64("mu_hat_mbps", rows.iter().map(|(_, r)| mbps(r.mu_hat)).collect());
+    t.f64(
+        "mu_hat_user_mbps",
+        rows.iter().map(|(_, r)| mbps(r.mu_hat_user)).collect(),
+    );
+    t.f64("truth_mbps", rows.iter().map(|(_, r)| mbps(r.truth)).collect());
+    t.f64(
+        "truth_user_mbps",
+        rows.iter().map(|(_, r)| mbps(r.truth_user)).collect(),
+    );
+    Some(t)
 }

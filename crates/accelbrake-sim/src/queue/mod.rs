@@ -153,11 +153,19 @@ mod codel;
 #[cfg(any())]
 #[rustfmt::skip]
 mod pie;
+#[cfg(any())]
+#[rustfmt::skip]
+mod xcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod rcp;
 
 registry! {
     abc => [ABC],
     codel => [CODEL],
     pie => [PIE],
+    xcp => [XCP, XCP_W],
+    rcp => [RCP],
 }
 
 /// Queue type names, in listing order.
@@ -240,6 +248,11 @@ pub trait Queue: Send {
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet>;
     /// Take the next packet for the link, pushing any packets dropped on the way into `drops`.
     fn dequeue(&mut self, now: Time, link: LinkInfo, drops: &mut Vec<Packet>) -> Option<Packet>;
+    /// Take the next packet of `user` for a multi-user link with per-user queues
+    /// ([`crate::wifi::PerUserQueue`]); a queue without users serves its head.
+    fn dequeue_user(&mut self, now: Time, _user: usize, link: LinkInfo, drops: &mut Vec<Packet>) -> Option<Packet> {
+        self.dequeue(now, link, drops)
+    }
     /// Packets queued.
     fn len_packets(&self) -> usize;
     /// Bytes queued.
@@ -255,13 +268,49 @@ pub trait Queue: Send {
     fn gauge(&self) -> Option<f64> {
         None
     }
-    /// When the queue's own timer (e.g. PIE's probability update) next needs to run.
+    /// When the queue's own timer (PIE's probability update, XCP's control interval, RCP's rate
+    /// update, VCP's load-factor period) next needs to run.
     fn next_timer(&self) -> Option<Time> {
         None
     }
     /// Run the queue's timer; called at (or after) the time [`Queue::next_timer`] returned.
+    /// `link` answers what the router knows about its link's capacity over any interval (the
+    /// router knows the link schedule, as ABC's does); the queue still never owns the clock.
     #[allow(unused_variables)]
-    fn on_timer(&mut self, now: Time) {}
+    fn on_timer(&mut self, now: Time, link: &dyn LinkSchedule) {}
+    /// If the queue wants [`LinkInfo::capacity`] measured over the window that ends this far in
+    /// the **future** (PK-ABC, ABC paper §7.6: the link rate one RTT ahead, known from the trace),
+    /// instead of the window that ends now.
+    fn capacity_lookahead(&self) -> Option<Dur> {
+        None
+    }
+}
+
+/// The link as a router's timer sees it: capacity over any interval, from the schedule.
+pub trait LinkSchedule {
+    /// Bytes the link can carry in `[from, to)` (trace: opportunity bytes, every opportunity
+    /// counted, used or wasted; rate link: the integral of the rate). `from`/`to` may lie in the
+    /// future.
+    fn capacity_between(&self, from: Time, to: Time) -> f64;
+    /// Bytes the link charges per packet on top of its IP size (see [`LinkInfo::overhead`]).
+    fn overhead(&self) -> u32;
+}
+
+/// A constant-rate link schedule (bytes/s), for unit tests of router timers.
+#[derive(Clone, Copy, Debug)]
+pub struct ConstantSchedule(pub f64);
+
+impl LinkSchedule for ConstantSchedule {
+    fn capacity_between(&self, from: Time, to: Time) -> f64 {
+        if to <= from {
+            0.0
+        } else {
+            self.0 * (to - from).secs_f64()
+        }
+    }
+    fn overhead(&self) -> u32 {
+        0
+    }
 }
 
 /// Buffer limit.

@@ -499,7 +499,7 @@ impl Queue for PieQueue {
     }
     /// Runs the probability update if it is due (earlier calls are ignored), then schedules the next
     /// one `t_update` after `now`.
-    fn on_timer(&mut self, now: Time) {
+    fn on_timer(&mut self, now: Time, _link: &dyn super::LinkSchedule) {
         if now < self.vars.next_update {
             return;
         }
@@ -631,7 +631,7 @@ mod tests {
                 assert_eq!(now - p.enqueued_at, Dur::from_millis(35));
             }
             if q.next_timer() == Some(now) {
-                q.on_timer(now);
+                q.on_timer(now, &crate::queue::ConstantSchedule(0.0));
                 updates.push((t, q.vars().prob, q.vars().burst_allowance));
             }
         }
@@ -670,21 +670,21 @@ mod tests {
         let mut q = queue(PieConfig::default(), 1);
         q.vars.prob = 0.15;
         q.vars.qdelay = Dur::from_millis(100);
-        q.on_timer(Time::from_millis(15));
+        q.on_timer(Time::from_millis(15), &crate::queue::ConstantSchedule(0.0));
         assert!(close(q.vars().prob, 0.17));
         // qdelay 300 ms: capped 0.02 plus Linux's 0.02.
         q.vars.qdelay = Dur::from_millis(300);
-        q.on_timer(Time::from_millis(30));
+        q.on_timer(Time::from_millis(30), &crate::queue::ConstantSchedule(0.0));
         assert!(close(q.vars().prob, 0.21));
         // Below 10 % the boost is added after the auto-tuning: p = 0,
         // Δp = (0.125·0.285 + 1.25·0.3)/2048 + 0.02.
         let mut q = queue(PieConfig::default(), 1);
         q.vars.qdelay = Dur::from_millis(300);
-        q.on_timer(Time::from_millis(15));
+        q.on_timer(Time::from_millis(15), &crate::queue::ConstantSchedule(0.0));
         assert!(close(q.vars().prob, 0.410625 / 2048.0 + 0.02));
         // Never above 1.
         q.vars.prob = 0.995;
-        q.on_timer(Time::from_millis(30));
+        q.on_timer(Time::from_millis(30), &crate::queue::ConstantSchedule(0.0));
         assert_eq!(q.vars().prob, 1.0);
     }
 
@@ -697,10 +697,10 @@ mod tests {
         // scaling), then p −= p/64.
         let p1 = (0.5 - 0.001875) * 63.0 / 64.0;
         let p2 = (p1 - 0.001875) * 63.0 / 64.0;
-        q.on_timer(Time::from_millis(15));
+        q.on_timer(Time::from_millis(15), &crate::queue::ConstantSchedule(0.0));
         assert!(close(q.vars().prob, p1), "{}", q.vars().prob);
         assert!(close(p1, 0.490341796875));
-        q.on_timer(Time::from_millis(30));
+        q.on_timer(Time::from_millis(30), &crate::queue::ConstantSchedule(0.0));
         assert!(close(q.vars().prob, p2), "{}", q.vars().prob);
         assert_eq!(q.vars().burst_allowance, Dur::ZERO);
         // Keeps falling to exactly 0, then the reset refills the burst allowance.
@@ -708,7 +708,7 @@ mod tests {
         let mut t = 30;
         while q.vars().prob > 0.0 {
             t += 15;
-            q.on_timer(Time::from_millis(t));
+            q.on_timer(Time::from_millis(t), &crate::queue::ConstantSchedule(0.0));
             assert!(q.vars().prob < last);
             last = q.vars().prob;
             assert!(t < 15 * 1000, "no decay to 0 within 1000 updates");
@@ -724,21 +724,21 @@ mod tests {
         // qdelay = qdelay_old = 10 ms ≥ 7.5 ms: Δp = 0.125·(−0.005) < 0, p stays 0; no reset.
         q.vars.qdelay = Dur::from_millis(10);
         q.vars.qdelay_old = Dur::from_millis(10);
-        q.on_timer(Time::from_millis(15));
+        q.on_timer(Time::from_millis(15), &crate::queue::ConstantSchedule(0.0));
         assert_eq!((q.vars().prob, q.vars().burst_allowance), (0.0, Dur::ZERO));
         // qdelay 5 ms but qdelay_old 10 ms: still no reset.
         q.vars.qdelay = Dur::from_millis(5);
-        q.on_timer(Time::from_millis(30));
+        q.on_timer(Time::from_millis(30), &crate::queue::ConstantSchedule(0.0));
         assert_eq!((q.vars().prob, q.vars().burst_allowance), (0.0, Dur::ZERO));
         assert_eq!(q.vars().qdelay_old, Dur::from_millis(5));
         // Both below 7.5 ms and p = 0: reset.
-        q.on_timer(Time::from_millis(45));
+        q.on_timer(Time::from_millis(45), &crate::queue::ConstantSchedule(0.0));
         assert_eq!(q.vars().burst_allowance, Dur::from_millis(150));
         // p > 0 blocks the reset.
         let mut q = queue(PieConfig::default(), 1);
         q.vars.burst_allowance = Dur::ZERO;
         q.vars.prob = 0.5;
-        q.on_timer(Time::from_millis(15));
+        q.on_timer(Time::from_millis(15), &crate::queue::ConstantSchedule(0.0));
         assert_eq!(q.vars().burst_allowance, Dur::ZERO);
     }
 
@@ -760,7 +760,7 @@ mod tests {
         for t in 0..250u64 {
             let now = Time::from_millis(t);
             if q.next_timer() == Some(now) {
-                q.on_timer(now);
+                q.on_timer(now, &crate::queue::ConstantSchedule(0.0));
             }
             let dropped = q.enqueue(now, pkt(t as u32, Ecn::NotEct)).is_err();
             if t < 150 {
@@ -954,9 +954,9 @@ mod tests {
         let mut q = queue(PieConfig::default(), 1);
         assert_eq!(q.next_timer(), Some(Time::from_millis(15)));
         q.vars.prob = 0.5;
-        q.on_timer(Time::from_millis(10));
+        q.on_timer(Time::from_millis(10), &crate::queue::ConstantSchedule(0.0));
         assert_eq!((q.vars().prob, q.next_timer()), (0.5, Some(Time::from_millis(15))));
-        q.on_timer(Time::from_millis(15));
+        q.on_timer(Time::from_millis(15), &crate::queue::ConstantSchedule(0.0));
         assert!(q.vars().prob < 0.5);
         assert_eq!(q.next_timer(), Some(Time::from_millis(30)));
     }
@@ -1001,7 +1001,7 @@ mod tests {
             q.enqueue(now, pkt(t as u32, Ecn::NotEct)).unwrap();
             q.dequeue(now, LinkInfo::default(), &mut d);
             if q.next_timer() == Some(now) {
-                q.on_timer(now);
+                q.on_timer(now, &crate::queue::ConstantSchedule(0.0));
             }
         }
         let rate = q.vars().avg_dq_rate;
@@ -1066,7 +1066,7 @@ mod tests {
                     _ => {
                         let t = q.next_timer().unwrap();
                         assert!(t > Time::ZERO);
-                        q.on_timer(t);
+                        q.on_timer(t, &crate::queue::ConstantSchedule(0.0));
                     }
                 }
                 let p = q.gauge().unwrap();

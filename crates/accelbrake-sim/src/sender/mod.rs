@@ -117,6 +117,9 @@ pub struct Sender {
     /// Model Linux's CWR/PRR response to ECN (`tcp_enter_cwr`, RFC 6937 PRR): an ECN reduction is
     /// spread over the round instead of applied at once.
     pub prr_ecn: bool,
+    /// Ask the controller for an explicit congestion header (XCP, RCP) on every data segment
+    /// ([`crate::cc::Marking::Explicit`]); off for everything else, which then pays nothing.
+    pub explicit: bool,
     rto_at: Option<Time>,
     /// When the last RTO fired, until the first ACK of new data after it (Eifel detection).
     rto_fired: Option<Time>,
@@ -177,6 +180,7 @@ impl Sender {
             send_cwr: false,
             cwr: None,
             prr_ecn: false,
+            explicit: false,
             rto_at: None,
             rto_fired: None,
             cwnd_limited: true,
@@ -330,6 +334,11 @@ impl Sender {
             MSS
         };
         let mut pkt = Packet::data(self.flow, seq, payload + HEADER_BYTES, self.ecn, now);
+        if self.explicit {
+            if let Some(h) = self.cc.explicit_header(now) {
+                pkt.set_explicit(h);
+            }
+        }
         if self.send_cwr {
             pkt.cwr = true;
             self.send_cwr = false;
@@ -442,6 +451,7 @@ impl Sender {
             snd_nxt,
             rate: self.rate.sample(now, &rs, self.rtt.min_rtt()),
             one_way_delay: (ack.rx_ts >= ack.ts && acked > 0).then(|| ack.rx_ts - ack.ts),
+            explicit: (!ack.xfb.is_nan()).then_some(f64::from(ack.xfb)),
         };
         #[cfg(test)]
         {

@@ -2,9 +2,11 @@
 //! One binary (`mod` per topic) so the crate is linked once.
 
 mod abe;
+mod cellular;
 mod common;
 mod delay;
 mod determinism;
+mod explicit;
 mod fuzz;
 mod hostile;
 mod interrupt;
@@ -12,3 +14,4 @@ mod memory;
 mod paper;
 mod properties;
 mod transport;
+mod wifi;

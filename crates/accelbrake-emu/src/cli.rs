@@ -1,0 +1,514 @@
+//! Argument parsing and the four subcommands of `accelbrake-emu`.
+
+use accelbrake_emu::direction::{Delivery, Direction};
+use accelbrake_emu::emulator::{write_packet_row, Dir, Emulator, PACKETS_HEADER};
+use accelbrake_emu::netns::{self, OUTER_ADDR};
+use accelbrake_emu::tcp;
+use accelbrake_sim::link::{Trace, TraceLink, TUN_OVERHEAD};
+use accelbrake_sim::params::Given;
+use accelbrake_sim::queue::{self, Queue};
+use accelbrake_sim::rng::Rng;
+use accelbrake_sim::time::{Dur, Time, NS_PER_MS, NS_PER_S};
+use nix::sys::signal::{SigSet, Signal};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+use serde_json::{json, Value};
+use std::io::{BufWriter, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Exit status for bad usage (as `accelbrake` itself).
+const EXIT_USAGE: i32 = 2;
+/// Exit status when the emulator cannot run here (not root, no namespaces or TUN).
+const EXIT_UNAVAILABLE: i32 = 3;
+
+struct Opts {
+    trace: Option<String>,
+    ack_trace: Option<String>,
+    delay_ms: f64,
+    queue: String,
+    queue_args: String,
+    ack_queue: String,
+    ack_queue_args: String,
+    seed: u64,
+    log: Option<String>,
+    ack_log: Option<String>,
+    packets: Option<String>,
+    duration_s: Option<f64>,
+    cc: String,
+    rate_mbps: f64,
+    outer: Option<String>,
+    json: Option<String>,
+    program: Vec<String>,
+}
+
+fn usage_err(msg: String) -> i32 {
+    eprintln!("accelbrake-emu: {msg}");
+    EXIT_USAGE
+}
+
+fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        trace: None,
+        ack_trace: None,
+        delay_ms: 0.0,
+        queue: "infinite".into(),
+        queue_args: String::new(),
+        ack_queue: "infinite".into(),
+        ack_queue_args: String::new(),
+        seed: 1,
+        log: None,
+        ack_log: None,
+        packets: None,
+        duration_s: None,
+        cc: "cubic".into(),
+        rate_mbps: 0.0,
+        outer: None,
+        json: None,
+        program: Vec::new(),
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            o.program = args[i + 1..].to_vec();
+            break;
+        }
+        let (key, inline) = match a.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k.to_string(), Some(v.to_string())),
+            _ => (a.clone(), None),
+        };
+        let mut val = || -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            i += 1;
+            args.get(i).cloned().ok_or_else(|| format!("{key} needs a value"))
+        };
+        let num = |k: &str, v: String, lo: f64, hi: f64| -> Result<f64, String> {
+            let x: f64 = v.parse().map_err(|_| format!("{k}: expected a number, got '{v}'"))?;
+            if !(x.is_finite() && x >= lo && x <= hi) {
+                return Err(format!("{k}: {x} is outside [{lo}, {hi}]"));
+            }
+            Ok(x)
+        };
+        match key.as_str() {
+            "--trace" => o.trace = Some(val()?),
+            "--ack-trace" => o.ack_trace = Some(val()?),
+            "--delay" => o.delay_ms = num("--delay", val()?, 0.0, 10_000.0)?,
+            "--queue" => o.queue = val()?,
+            "--queue-args" => o.queue_args = val()?,
+            "--ack-queue" => o.ack_queue = val()?,
+            "--ack-queue-args" => o.ack_queue_args = val()?,
+            "--seed" => o.seed = num("--seed", val()?, 0.0, 9e15)? as u64,
+            "--log" => o.log = Some(val()?),
+            "--ack-log" => o.ack_log = Some(val()?),
+            "--packets" => o.packets = Some(val()?),
+            "--duration" => o.duration_s = Some(num("--duration", val()?, 0.001, 86_400.0)?),
+            "--cc" => o.cc = val()?,
+            "--rate-mbps" => o.rate_mbps = num("--rate-mbps", val()?, 0.001, 10_000.0)?,
+            "--outer" => o.outer = Some(val()?),
+            "--json" => o.json = Some(val()?),
+            _ => return Err(format!("unknown option '{a}' (see `accelbrake-emu --help`)")),
+        }
+        i += 1;
+    }
+    Ok(o)
+}
+
+/// Build a queue from its type name and `k=v,k=v` arguments, with the simulator's checks.
+fn build_queue(kind: &str, args: &str, opt: &str, seed: u64, stream: u64) -> Result<Box<dyn Queue>, String> {
+    let k = queue::lookup(kind, opt).map_err(|e| e.to_string())?;
+    let mut given = Given::new();
+    for kv in args.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (key, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("{opt}-args: expected key=value, got '{kv}'"))?;
+        use accelbrake_sim::params::Value as P;
+        let v = match v {
+            "true" => P::Flag(true),
+            "false" => P::Flag(false),
+            _ => v.parse::<f64>().map(P::Num).unwrap_or_else(|_| P::Word(v.to_string())),
+        };
+        given.insert(key.to_string(), v);
+    }
+    let values = k.values(&given, opt).map_err(|e| e.to_string())?;
+    Ok((k.build)(&values, Rng::stream(seed, stream)))
+}
+
+fn create(path: &str, opt: &str) -> Result<Box<dyn Write + Send>, String> {
+    let f = std::fs::File::create(path).map_err(|e| format!("{opt} {path}: cannot create: {e}"))?;
+    Ok(Box::new(BufWriter::new(f)))
+}
+
+/// The two directions from the options.
+fn directions(o: &Opts) -> Result<(Direction, Direction), String> {
+    let up_path = o
+        .trace
+        .as_deref()
+        .ok_or("--trace FILE is required (a Mahimahi trace)")?;
+    let down_path = o.ack_trace.as_deref().unwrap_or(up_path);
+    let load = |p: &str, opt: &str| Trace::load(p).map(Arc::new).map_err(|e| format!("{opt}: {e}"));
+    let (up_t, down_t) = (load(up_path, "--trace")?, load(down_path, "--ack-trace")?);
+    // Streams as the simulator numbers hop queues (any fixed numbers would do: one seed, two streams).
+    let up_q = build_queue(&o.queue, &o.queue_args, "--queue", o.seed, 1)?;
+    let down_q = build_queue(&o.ack_queue, &o.ack_queue_args, "--ack-queue", o.seed, 2)?;
+    let delay = Dur::from_millis_f64(o.delay_ms);
+    let up_log = o.log.as_deref().map(|p| create(p, "--log")).transpose()?;
+    let down_log = o.ack_log.as_deref().map(|p| create(p, "--ack-log")).transpose()?;
+    let io = |e: std::io::Error| format!("writing a link log: {e}");
+    Ok((
+        Direction::new(TraceLink::new(up_t, false), up_q, delay, up_log).map_err(io)?,
+        Direction::new(TraceLink::new(down_t, false), down_q, delay, down_log).map_err(io)?,
+    ))
+}
+
+/// Block the signals we handle and read them from a signalfd instead (children get a clean mask).
+fn signals() -> Result<SignalFd, String> {
+    let mut set = SigSet::empty();
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGCHLD] {
+        set.add(s);
+    }
+    set.thread_block().map_err(|e| format!("blocking signals: {e}"))?;
+    SignalFd::with_flags(&set, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).map_err(|e| format!("signalfd: {e}"))
+}
+
+pub fn main(args: Vec<String>) -> i32 {
+    let Some(cmd) = args.first() else {
+        return usage_err("give a subcommand: shell, emulate, saturate or check".into());
+    };
+    if cmd == "--help" || cmd == "-h" {
+        println!("usage: accelbrake-emu shell|emulate|saturate|check [options] (see docs/emulation.md)");
+        return 0;
+    }
+    if !["shell", "emulate", "saturate", "check"].contains(&cmd.as_str()) {
+        return usage_err(format!(
+            "unknown subcommand '{cmd}'; expected shell, emulate, saturate or check"
+        ));
+    }
+    let o = match parse(&args[1..]) {
+        Ok(o) => o,
+        Err(e) => return usage_err(e),
+    };
+    if let Some(why) = netns::unavailable() {
+        eprintln!("accelbrake-emu: unavailable here: {why}");
+        return EXIT_UNAVAILABLE;
+    }
+    if cmd == "check" {
+        println!("ok");
+        return 0;
+    }
+    let r = match cmd.as_str() {
+        "shell" => shell(&o),
+        "emulate" => emulate(&o),
+        _ => saturate(&o),
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("accelbrake-emu: {e}");
+            1
+        }
+    }
+}
+
+/// Per-packet table writer (optional).
+fn packet_table(o: &Opts) -> Result<Option<Box<dyn Write + Send>>, String> {
+    let Some(p) = o.packets.as_deref() else { return Ok(None) };
+    let mut w = create(p, "--packets")?;
+    writeln!(w, "{PACKETS_HEADER}").map_err(|e| format!("--packets {p}: {e}"))?;
+    Ok(Some(w))
+}
+
+fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
+    let (up, down) = directions(o)?;
+    let sig = signals()?;
+    let emu = Emulator::new(up, down, &std::process::id().to_string())
+        .map_err(|e| format!("setting up namespaces and TUN devices: {e}"))?;
+    Ok((emu, sig))
+}
+
+fn shell(o: &Opts) -> Result<i32, String> {
+    if o.program.is_empty() {
+        return Err("shell: give the program to run after `--` (e.g. `-- iperf3 -c 100.64.0.1`)".into());
+    }
+    let (mut emu, mut sig) = setup(o)?;
+    let mut table = packet_table(o)?;
+    let base = std::net::Ipv4Addr::from(OUTER_ADDR).to_string();
+    let outer_child = match &o.outer {
+        Some(c) => Some(
+            emu.outer
+                .command("sh")
+                .args(["-c", c])
+                .spawn()
+                .map_err(|e| format!("--outer: cannot start 'sh -c {c}': {e}"))?,
+        ),
+        None => None,
+    };
+    let mut child = emu
+        .inner
+        .command(&o.program[0])
+        .args(&o.program[1..])
+        // Mahimahi's variable for the address of the other side.
+        .env("MAHIMAHI_BASE", &base)
+        .env("ACCELBRAKE_PEER", &base)
+        .spawn()
+        .map_err(|e| format!("cannot run '{}': {e}", o.program[0]))?;
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    emu.reset_clock();
+    let mut status = None;
+    let deadline = o.duration_s.map(|s| Time((s * NS_PER_S as f64) as u64));
+    let mut werr = Ok(());
+    emu.run(
+        deadline,
+        Some(&mut sig),
+        |s| match s {
+            Signal::SIGCHLD => {
+                if let Ok(Some(st)) = child.try_wait() {
+                    status = Some(st);
+                    return true;
+                }
+                false
+            }
+            other => {
+                let _ = nix::sys::signal::kill(pid, other);
+                true
+            }
+        },
+        |d, p| {
+            if let Some(t) = table.as_mut() {
+                if let Err(e) = write_packet_row(t, d, p) {
+                    werr = Err(e);
+                }
+            }
+        },
+    )
+    .map_err(|e| format!("emulated link: {e}"))?;
+    werr.map_err(|e| format!("--packets: {e}"))?;
+    if let Some(t) = table.as_mut() {
+        t.flush().map_err(|e| format!("--packets: {e}"))?;
+    }
+    let st = match status {
+        Some(s) => s,
+        None => {
+            // Interrupted or out of time: give the program a moment, then end it.
+            let t_end = std::time::Instant::now() + std::time::Duration::from_secs(2);
+            loop {
+                if let Ok(Some(s)) = child.try_wait() {
+                    break s;
+                }
+                if std::time::Instant::now() > t_end {
+                    let _ = child.kill();
+                    break child.wait().map_err(|e| e.to_string())?;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+    };
+    if let Some(mut c) = outer_child {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    use std::os::unix::process::ExitStatusExt;
+    Ok(st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)))
+}
+
+/// Nearest-rank percentile of sorted values (index floor(q·N), as `mm-throughput-graph`).
+fn pct(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((q * sorted.len() as f64) as usize).min(sorted.len() - 1)]
+}
+
+/// What `emulate` and `saturate` keep per uplink delivery.
+#[derive(Default)]
+struct Collected {
+    up: Vec<Delivery>,
+}
+
+fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Result<(Collected, Time), String> {
+    let mut table = packet_table(o)?;
+    let mut c = Collected::default();
+    let mut werr = Ok(());
+    let end = emu
+        .run(
+            Some(Time((secs * NS_PER_S as f64) as u64)),
+            Some(sig),
+            |s| s != Signal::SIGCHLD,
+            |d, p| {
+                if d == Dir::Up {
+                    c.up.push(*p);
+                }
+                if let Some(t) = table.as_mut() {
+                    if let Err(e) = write_packet_row(t, d, p) {
+                        werr = Err(e);
+                    }
+                }
+            },
+        )
+        .map_err(|e| format!("emulated link: {e}"))?;
+    werr.map_err(|e| format!("--packets: {e}"))?;
+    if let Some(t) = table.as_mut() {
+        t.flush().map_err(|e| format!("--packets: {e}"))?;
+    }
+    Ok((c, end))
+}
+
+fn emit(o: &Opts, v: &Value) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(v).expect("json");
+    println!("{text}");
+    if let Some(p) = &o.json {
+        std::fs::write(p, text + "\n").map_err(|e| format!("--json {p}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn emulate(o: &Opts) -> Result<i32, String> {
+    let secs = o.duration_s.unwrap_or(10.0);
+    let (mut emu, mut sig) = setup(o)?;
+    let received = tcp::start_receiver(&emu.outer).map_err(|e| format!("receiver: {e}"))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    emu.reset_clock();
+    tcp::start_sender(&emu.inner, &o.cc, stop.clone()).map_err(|e| e.to_string())?;
+    let (c, end) = run_timed(o, &mut emu, &mut sig, secs)?;
+    stop.store(true, Ordering::Relaxed);
+    let cap = emu.up.link().opportunity_bytes_between(Time::ZERO, end) as f64;
+    let wire: u64 = c.up.iter().map(|d| (d.size + TUN_OVERHEAD) as u64).sum();
+    let rtt_ms = 2.0 * o.delay_ms;
+    let mut qd: Vec<f64> =
+        c.up.iter()
+            .filter(|d| d.size > 100)
+            .map(|d| (d.opportunity.0 - d.arrived.0.min(d.opportunity.0)) as f64 / NS_PER_MS as f64)
+            .collect();
+    qd.sort_by(f64::total_cmp);
+    let ppd: Vec<f64> = qd.iter().map(|q| q + rtt_ms).collect();
+    let dur = end.0 as f64 / NS_PER_S as f64;
+    let marks = emu.up.counters.rewritten;
+    let v = json!({
+        "mode": "emulate",
+        "cc": o.cc,
+        "duration_s": dur,
+        "trace": o.trace, "ack_trace": o.ack_trace.clone().or(o.trace.clone()),
+        "delay_ms": o.delay_ms, "queue": o.queue, "queue_args": o.queue_args,
+        "capacity_mbps": cap * 8.0 / dur / 1e6,
+        "throughput_mbps": wire as f64 * 8.0 / dur / 1e6,
+        "utilization": if cap > 0.0 { wire as f64 / cap } else { f64::NAN },
+        "goodput_mbps": received.load(Ordering::Relaxed) as f64 * 8.0 / dur / 1e6,
+        "per_packet_delay_ms": {"p50": pct(&ppd, 0.5), "p95": pct(&ppd, 0.95), "mean": mean(&ppd)},
+        "queueing_delay_ms": {"p50": pct(&qd, 0.5), "p95": pct(&qd, 0.95), "mean": mean(&qd)},
+        "data_packets": qd.len(),
+        "drops": emu.up.counters.dropped,
+        "marks": marks,
+        "timing_error_us": timing(&c.up),
+    });
+    emit(o, &v)?;
+    Ok(0)
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Per-packet timing error: when each packet was written minus when the trace schedule says
+/// (opportunity + delay), µs.
+fn timing(up: &[Delivery]) -> Value {
+    let mut e: Vec<f64> = up.iter().map(|d| (d.written.0 as f64 - d.due.0 as f64) / 1e3).collect();
+    e.sort_by(f64::total_cmp);
+    json!({"p50": pct(&e, 0.5), "p99": pct(&e, 0.99), "max": e.last().copied().unwrap_or(f64::NAN), "n": e.len()})
+}
+
+/// UDP blaster: inner → outer at `--rate-mbps` with 1500-byte IP packets (one opportunity each).
+fn saturate(o: &Opts) -> Result<i32, String> {
+    let secs = o.duration_s.unwrap_or(3.0);
+    if o.rate_mbps <= 0.0 {
+        return Err("saturate: give --rate-mbps (above the trace's peak rate)".into());
+    }
+    let (mut emu, mut sig) = setup(o)?;
+    let port = 5202;
+    let outer_addr = std::net::SocketAddrV4::new(OUTER_ADDR.into(), port);
+    let rx = emu
+        .outer
+        .run(|| std::net::UdpSocket::bind(outer_addr))
+        .and_then(|r| r)
+        .map_err(|e| format!("UDP receiver: {e}"))?;
+    let tx = emu
+        .inner
+        .run(|| std::net::UdpSocket::bind("0.0.0.0:0"))
+        .and_then(|r| r)
+        .map_err(|e| format!("UDP sender: {e}"))?;
+    let got = Arc::new(AtomicU64::new(0));
+    let g = got.clone();
+    rx.set_read_timeout(Some(std::time::Duration::from_millis(200))).ok();
+    std::thread::spawn(move || {
+        let mut b = [0u8; 2048];
+        loop {
+            match rx.recv(&mut b) {
+                Ok(_) => {
+                    g.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(_) => break,
+            }
+        }
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    let st = stop.clone();
+    let rate = o.rate_mbps;
+    emu.reset_clock();
+    std::thread::spawn(move || {
+        // 1472-byte payload + 8 UDP + 20 IP = 1500 bytes (+4 TUN = one 1504-byte opportunity).
+        let payload = [0u8; 1472];
+        let start = std::time::Instant::now();
+        let mut sent = 0u64;
+        while !st.load(Ordering::Relaxed) {
+            let allowed = (start.elapsed().as_secs_f64() * rate * 1e6 / 8.0 / 1500.0) as u64 + 1;
+            while sent < allowed {
+                if tx.send_to(&payload, outer_addr).is_err() {
+                    break;
+                }
+                sent += 1;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(500));
+        }
+    });
+    let (c, end) = run_timed(o, &mut emu, &mut sig, secs)?;
+    stop.store(true, Ordering::Relaxed);
+    // Per-100 ms bins after a 300 ms warm-up (the queue fills), up to the last whole bin.
+    let bin = 100 * NS_PER_MS;
+    let first = 3;
+    let last = end.0 / bin;
+    let mut bins = Vec::new();
+    let mut worst: f64 = 0.0;
+    for k in first..last {
+        let (a, b) = (Time(k * bin), Time((k + 1) * bin));
+        let opp = emu.up.link().opportunity_bytes_between(a, b);
+        let del: u64 =
+            c.up.iter()
+                .filter(|d| d.opportunity >= a && d.opportunity < b)
+                .map(|d| (d.size + TUN_OVERHEAD) as u64)
+                .sum();
+        let err = if opp > 0 {
+            (del as f64 - opp as f64) / opp as f64
+        } else {
+            0.0
+        };
+        worst = worst.max(err.abs());
+        bins.push(json!([k * 100, opp, del]));
+    }
+    let v = json!({
+        "mode": "saturate",
+        "trace": o.trace, "rate_mbps": rate, "duration_s": end.0 as f64 / NS_PER_S as f64,
+        "bins_100ms": bins,
+        "worst_bin_error": worst,
+        "delivered_packets": c.up.len(),
+        "received_packets": got.load(Ordering::Relaxed),
+        "drops": emu.up.counters.dropped,
+        "timing_error_us": timing(&c.up),
+    });
+    emit(o, &v)?;
+    Ok(0)
+}

@@ -1,0 +1,27 @@
+//! # accelbrake-emu
+//!
+//! Real packets through the simulator's own links and routers (Linux only). Two network namespaces
+//! are joined by TUN devices; one real-time event loop (epoll + timerfd on `CLOCK_MONOTONIC`,
+//! nanosecond resolution) reads every packet one side sends, passes it through the *same*
+//! [`accelbrake_sim::link::TraceLink`] and [`accelbrake_sim::queue::Queue`] (drop-tail, CoDel, PIE,
+//! the ABC router, …) the simulator uses, holds it for the propagation delay, rewrites its ECN bits
+//! if the queue marked it ([`ip::set_ecn`], RFC 1624 incremental checksum) and writes it to the other
+//! side. This is Mahimahi's `mm-delay D mm-link UP DOWN` (Netravali et al., USENIX ATC 2015) with
+//! our queues and a nanosecond clock.
+//!
+//! * [`ip`]: ECN codepoint read/rewrite (pure, every platform).
+//! * [`direction`]: one direction of the link (pure, clock-free, every platform).
+//! * `netns`, `emulator`, `tcp` (Linux only): namespaces and TUN devices, the event loop, kernel
+//!   TCP bulk endpoints.
+//!
+//! See `docs/emulation.md` for the design and its deviations from Mahimahi.
+
+pub mod direction;
+pub mod ip;
+
+#[cfg(target_os = "linux")]
+pub mod emulator;
+#[cfg(target_os = "linux")]
+pub mod netns;
+#[cfg(target_os = "linux")]
+pub mod tcp;

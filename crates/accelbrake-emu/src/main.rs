@@ -1,0 +1,26 @@
+//! `accelbrake-emu`: real packets through the simulator's links and queues (Linux, root).
+//!
+//! ```text
+//! accelbrake-emu shell    LINK-OPTIONS [--outer 'CMD'] -- PROGRAM [ARGS...]
+//! accelbrake-emu emulate  LINK-OPTIONS --cc cubic --duration 10
+//! accelbrake-emu saturate LINK-OPTIONS --rate-mbps 30 --duration 3
+//! accelbrake-emu check
+//! LINK-OPTIONS: --trace FILE [--ack-trace FILE] [--delay MS] [--queue TYPE] [--queue-args k=v,...]
+//!               [--ack-queue TYPE] [--ack-queue-args k=v,...] [--seed N]
+//!               [--log FILE] [--ack-log FILE] [--packets FILE.csv]
+//! ```
+//! The Python CLI (`accelbrake shell`, `accelbrake emulate`) calls this binary.
+
+#[cfg(target_os = "linux")]
+mod cli;
+
+#[cfg(target_os = "linux")]
+fn main() {
+    std::process::exit(cli::main(std::env::args().skip(1).collect()));
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main() {
+    eprintln!("accelbrake-emu: the emulator needs Linux (network namespaces and TUN devices)");
+    std::process::exit(3);
+}

@@ -1,0 +1,126 @@
+//! Anonymous network namespaces and TUN devices.
+//!
+//! Namespaces are created with `unshare(CLONE_NEWNET)` on a short-lived thread and kept alive only
+//! by an open `/proc/thread-self/ns/net` descriptor; TUN devices are not persistent. Nothing is
+//! named in `/run/netns` and nothing outlives the process: when it exits — normally, on Ctrl-C or
+//! killed — the kernel closes the descriptors and removes the devices and namespaces. Programs run
+//! inside get `PR_SET_PDEATHSIG` so they do not outlive it either.
+
+use nix::sched::{setns, unshare, CloneFlags};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// Addresses of the two ends (RFC 6598 shared address space, as Mahimahi uses for its shells).
+pub const INNER_ADDR: [u8; 4] = [100, 64, 0, 2];
+/// The outer end's address.
+pub const OUTER_ADDR: [u8; 4] = [100, 64, 0, 1];
+
+/// Why the emulator cannot run here, or `None` if it can (root, `/dev/net/tun`, namespaces).
+pub fn unavailable() -> Option<String> {
+    if !(unsafe { libc::geteuid() } == 0) {
+        return Some("needs root (network namespaces and TUN devices)".into());
+    }
+    if std::fs::metadata("/dev/net/tun").is_err() {
+        return Some("/dev/net/tun is missing (no TUN support)".into());
+    }
+    match Netns::new() {
+        Ok(_) => None,
+        Err(e) => Some(format!("cannot create a network namespace: {e}")),
+    }
+}
+
+/// An anonymous network namespace, alive while this value (or a process inside) exists.
+#[derive(Debug)]
+pub struct Netns {
+    fd: OwnedFd,
+}
+
+impl Netns {
+    /// A new, empty namespace (loopback down, no devices).
+    pub fn new() -> io::Result<Netns> {
+        std::thread::spawn(|| -> io::Result<Netns> {
+            unshare(CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+            let f = File::open("/proc/thread-self/ns/net")?;
+            Ok(Netns { fd: f.into() })
+        })
+        .join()
+        .map_err(|_| io::Error::other("namespace thread panicked"))?
+    }
+
+    /// Run `f` on a thread inside this namespace (sockets and devices it creates belong here).
+    pub fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> io::Result<T> {
+        std::thread::scope(|s| {
+            s.spawn(|| -> io::Result<T> {
+                setns(self.fd.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+                Ok(f())
+            })
+            .join()
+            .map_err(|_| io::Error::other("namespace thread panicked"))?
+        })
+    }
+
+    /// Enter this namespace on the calling thread (for long-lived endpoint threads).
+    pub fn enter(&self) -> io::Result<()> {
+        setns(self.fd.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)
+    }
+
+    /// A command that runs inside this namespace and dies with this process.
+    pub fn command(&self, program: &str) -> Command {
+        let mut c = Command::new(program);
+        let fd = self.fd.as_raw_fd();
+        // SAFETY: between fork and exec we call only async-signal-safe system calls (setns, prctl).
+        unsafe {
+            c.pre_exec(move || {
+                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        c
+    }
+
+    /// Write a sysctl of this namespace (`/proc/sys/net/...` shows the opener's namespace).
+    pub fn sysctl(&self, path: &str, value: &str) -> io::Result<()> {
+        let p = path.to_string();
+        let v = value.to_string();
+        self.run(move || std::fs::write(&p, v))?
+            .map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
+    }
+}
+
+/// A TUN device named `name` in `ns`, point-to-point from `addr` to `peer`, up, without packet
+/// information header (the `tun` crate's default on Linux), non-blocking. The loopback of `ns` is brought up too, and IPv6 is disabled
+/// on the device so that only the programs' own traffic crosses the link.
+pub fn tun_in(ns: &Netns, name: &str, addr: [u8; 4], peer: [u8; 4]) -> io::Result<tun::Device> {
+    // IPv6 router solicitations and the like would otherwise cross the emulated link.
+    let _ = ns.sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+    let st = ns
+        .command("ip")
+        .args(["link", "set", "lo", "up"])
+        .status()
+        .map_err(|e| io::Error::new(e.kind(), format!("running `ip link set lo up` (iproute2): {e}")))?;
+    if !st.success() {
+        return Err(io::Error::other(format!("`ip link set lo up` failed: {st}")));
+    }
+    let name = name.to_string();
+    let dev = ns.run(move || -> io::Result<tun::Device> {
+        let mut cfg = tun::Configuration::default();
+        cfg.tun_name(&name)
+            .address(std::net::Ipv4Addr::from(addr))
+            .destination(std::net::Ipv4Addr::from(peer))
+            .netmask(std::net::Ipv4Addr::new(255, 255, 255, 255))
+            .mtu(1500)
+            .up();
+        let dev = tun::create(&cfg).map_err(|e| io::Error::other(format!("TUN device {name}: {e}")))?;
+        dev.set_nonblock()?;
+        Ok(dev)
+    })??;
+    Ok(dev)
+}

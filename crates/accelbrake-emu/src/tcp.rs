@@ -1,0 +1,76 @@
+//! Kernel TCP bulk endpoints for `emulate`: a sender in the inner namespace writing as fast as the
+//! socket takes data, with the kernel congestion control chosen by `TCP_CONGESTION`, and a receiver
+//! in the outer namespace that reads and counts.
+
+use crate::netns::{Netns, OUTER_ADDR};
+use nix::sys::socket::{self, sockopt, AddressFamily, SockFlag, SockType, SockaddrIn};
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Port the receiver listens on.
+pub const PORT: u16 = 5201;
+
+/// Congestion controls the kernel offers (`net.ipv4.tcp_available_congestion_control`).
+pub fn available_congestion_controls() -> Vec<String> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Start the receiver: listens in `outer`, then counts bytes on a thread into the returned counter.
+pub fn start_receiver(outer: &Netns) -> io::Result<Arc<AtomicU64>> {
+    let l = outer.run(|| TcpListener::bind(SocketAddrV4::new(Ipv4Addr::from(OUTER_ADDR), PORT)))??;
+    let count = Arc::new(AtomicU64::new(0));
+    let c = count.clone();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = l.accept() else { return };
+        let mut buf = vec![0u8; 1 << 16];
+        while let Ok(n) = s.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            c.fetch_add(n as u64, Ordering::Relaxed);
+        }
+    });
+    Ok(count)
+}
+
+/// Start the sender: a socket in `inner` using congestion control `cc` (an error names it and lists
+/// what the kernel offers), connecting to the receiver and writing until `stop` is set.
+pub fn start_sender(inner: &Netns, cc: &str, stop: Arc<AtomicBool>) -> io::Result<()> {
+    let avail = available_congestion_controls();
+    if !avail.iter().any(|a| a == cc) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "--cc {cc}: the kernel offers {} (net.ipv4.tcp_available_congestion_control)",
+                avail.join(", ")
+            ),
+        ));
+    }
+    let cc_name = cc.to_string();
+    let fd = inner.run(move || -> io::Result<std::os::fd::OwnedFd> {
+        let fd = socket::socket(AddressFamily::Inet, SockType::Stream, SockFlag::SOCK_CLOEXEC, None)?;
+        socket::setsockopt(&fd, sockopt::TcpCongestion, &OsString::from(&cc_name))
+            .map_err(|e| io::Error::other(format!("--cc {cc_name}: setting TCP_CONGESTION failed: {e}")))?;
+        Ok(fd)
+    })??;
+    std::thread::spawn(move || {
+        let addr = SockaddrIn::from(SocketAddrV4::new(Ipv4Addr::from(OUTER_ADDR), PORT));
+        if socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &addr).is_err() {
+            return;
+        }
+        let mut s = TcpStream::from(fd);
+        let buf = vec![0x5au8; 1 << 16];
+        while !stop.load(Ordering::Relaxed) {
+            if s.write(&buf).is_err() {
+                break;
+            }
+        }
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    });
+    Ok(())
+}

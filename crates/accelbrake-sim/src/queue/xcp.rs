@@ -1,0 +1,618 @@
+//! The XCP router (Katabi, Handley, Rohrs, "Congestion Control for High Bandwidth-Delay Product
+//! Networks", SIGCOMM 2002, §3.5 and Appendix A) and XCP_w, the per-packet variant the ABC paper
+//! compares against (Goyal et al., NSDI 2020, §7.3 and Appendix F).
+//!
+//! **`xcp`** (the paper's router), on a drop-tail buffer. On every arriving data packet with an XCP
+//! header it accumulates, for the current control interval:
+//! `y += s` (all packets), `A += rtt·s/cwnd`, `B += rtt²·s/cwnd`, `Σs`; and it tracks the smallest
+//! queue an arrival saw. At the end of the interval (a queue timer, every `d`):
+//!
+//! * `d = B/A`, the mean RTT of the flows (ns-2 `xcpq.cc`; the paper: "the average RTT");
+//! * efficiency controller `φ = α·d·S − β·Q`, with `S = C − y/T` the spare bandwidth over the interval
+//!   `T` just ended, `C` the link's capacity over that interval (the router knows its link schedule,
+//!   as the ABC router does: on a trace every opportunity counts), `Q` the persistent queue (bytes);
+//! * fairness controller: shuffled traffic `h = max(0, γ·y − |φ|)`,
+//!   `ξp = (h + φ⁺)/(T·A)`, `ξn = (h + φ⁻)/(T·Σs)` (sums over the interval of length `T`);
+//!
+//! and on every departing data packet with a header it writes
+//! `H_feedback = min(H_feedback, p − n)`, `p = ξp·rtt²·s/cwnd`, `n = ξn·rtt·s`. Residues (Appendix A):
+//! the router hands out at most `h + φ⁺` positive and `h + φ⁻` negative bytes per interval; once a
+//! budget is spent, that half of the feedback is zero until the next interval.
+//!
+//! **`xcp-w`** (ABC paper §7.3: "XCP_w … computes feedback on every packet using measurements over
+//! the last RTT"): no timer. On every departure it recomputes `φ = α·d·(μ − y) − β·Q` from sliding
+//! windows over the last `d` (y: arrival rate, Q: the smallest queue seen by arrivals), with μ measured
+//! as the ABC router measures it (capacity over the last `window_ms`), and gives the departing packet
+//! * by default the fairness controller's share, with `ξp`, `ξn` from the last-`d` sums; or
+//! * `equal_share`: `φ/N`, N the packets that departed in the last `d`, no fairness controller and no
+//!   shuffling (the authors' artifact, `xcp_packet_queue.cc`); and optionally
+//! * `outstanding`: φ minus the feedback this router already granted during the last `d`, which the
+//!   senders have not turned into traffic yet (our addition, off by default; see
+//!   `docs/explicit-schemes.md`).
+//!
+//! Choices and deviations (see `docs/explicit-schemes.md`):
+//! * Q is the minimum queue seen by arrivals over the interval just ended, not over "the last
+//!   propagation delay" (which a router cannot know); ns-2 does the same per interval.
+//! * ns-2 multiplies ξp and ξn by an "experimental" 1.1; we do not.
+//! * Packets without an XCP header (other schemes, ACKs) pass unchanged and count only in y and Q.
+
+use super::{Fifo, Limit, LimitRule, LinkInfo, LinkSchedule, Queue, QueueKind, QueueStats};
+use crate::packet::{ExplicitKind, Packet};
+use crate::params::{Config, Param, Unit, Values};
+use crate::time::{Dur, Time};
+use std::collections::VecDeque;
+
+/// Stability bound of XCP's efficiency controller (Katabi et al. §3.5, Theorem 1):
+/// `0 < α < π/(4√2)` with `β = α²√2`.
+pub const ALPHA_BOUND: f64 = std::f64::consts::PI / (4.0 * std::f64::consts::SQRT_2);
+
+const SHARED: &[Param] = &[
+    Param::real("alpha", 0.55, Unit::None, 0.0, 10.0)
+        .open(true, false)
+        .doc(
+            "α, efficiency-controller gain on spare bandwidth (original XCP: 0.4)",
+            "ABC paper App. F (0.55, \"highest permissible stable\"); Katabi et al. §3.5: 0.4",
+        ),
+    Param::real("beta", 0.4, Unit::None, 0.0, 10.0)
+        .doc(
+            "β, efficiency-controller gain on the persistent queue (original XCP: 0.226)",
+            "ABC paper App. F; Katabi et al. §3.5: 0.226 = 0.4²·√2",
+        ),
+    Param::real("gamma", 0.1, Unit::None, 0.0, 1.0)
+        .doc("γ, fraction of traffic shuffled per interval by the fairness controller", "Katabi et al. §3.5: 0.1"),
+    Param::real("init_interval_ms", 50.0, Unit::Ms, 1.0, 1e6)
+        .doc("control interval before any RTT is known", "ns-2 xcpq.cc initial control interval"),
+];
+
+/// The `xcp` queue's parameters (`xcp.<key>`).
+pub const PARAMS: &[Param] = &[
+    SHARED[0],
+    SHARED[1],
+    SHARED[2],
+    SHARED[3],
+    super::packets_param(super::abc::BUFFER_PACKETS),
+    super::BYTES_PARAM,
+];
+
+/// The `xcp-w` queue's parameters (`xcp-w.<key>`).
+pub const PARAMS_W: &[Param] = &[
+    SHARED[0],
+    SHARED[1],
+    SHARED[2],
+    SHARED[3],
+    Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7)
+        .doc("window over which the link capacity μ is measured", "as the ABC router (artifact: 20 ms); ABC paper §7.3"),
+    Param::flag("equal_share", false).doc(
+        "per-packet feedback φ/N (no fairness controller, no shuffling) instead of XCP's fairness controller",
+        "ABC artifact xcp_packet_queue.cc",
+    ),
+    Param::flag("outstanding", false).doc(
+        "subtract from φ the feedback already granted during the last RTT",
+        "our choice (docs/explicit-schemes.md)",
+    ),
+    super::packets_param(super::abc::BUFFER_PACKETS),
+    super::BYTES_PARAM,
+];
+
+/// XCP's router.
+pub const XCP: QueueKind = QueueKind {
+    name: "xcp",
+    display: "XCP router",
+    summary: "XCP efficiency and fairness controllers over a control interval of one mean RTT",
+    source: "Katabi et al., SIGCOMM 2002, §3.5 and App. A; ns-2 xcpq.cc",
+    params: PARAMS,
+    limit: LimitRule::Optional,
+    aliases: &[],
+    build: |v, _rng| Box::new(XcpQueue::new(XcpConfig::from_values(v))),
+    warnings: None,
+};
+
+/// XCP_w's router.
+pub const XCP_W: QueueKind = QueueKind {
+    name: "xcp-w",
+    display: "XCP_w router",
+    summary: "XCP recomputing its feedback on every packet from the last RTT's measurements",
+    source: "ABC paper (NSDI 2020) §7.3, App. F; artifact xcp_packet_queue.cc",
+    params: PARAMS_W,
+    limit: LimitRule::Optional,
+    aliases: &["xcpw", "xcp_w"],
+    build: |v, _rng| Box::new(XcpQueue::new(XcpConfig::from_values(v))),
+    warnings: None,
+};
+
+/// XCP router parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XcpConfig {
+    /// α.
+    pub alpha: f64,
+    /// β.
+    pub beta: f64,
+    /// γ (shuffling).
+    pub gamma: f64,
+    /// Control interval before any RTT is known.
+    pub init_interval: Dur,
+    /// XCP_w: per-packet recomputation with μ over this window; `None`: the paper's XCP.
+    pub per_packet: Option<Dur>,
+    /// XCP_w: the artifact's equal share φ/N.
+    pub equal_share: bool,
+    /// XCP_w: subtract the feedback granted over the last RTT.
+    pub outstanding: bool,
+    /// Buffer.
+    pub limit: Limit,
+}
+
+crate::default_from_table!(XcpConfig);
+
+impl Config for XcpConfig {
+    const PREFIX: &'static str = "xcp";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+    fn from_values(v: &Values) -> XcpConfig {
+        let has = |n: &str| v.table().iter().any(|p| p.name == n);
+        XcpConfig {
+            alpha: v.real("alpha"),
+            beta: v.real("beta"),
+            gamma: v.real("gamma"),
+            init_interval: v.ms("init_interval_ms"),
+            per_packet: has("window_ms").then(|| v.ms("window_ms")),
+            equal_share: has("equal_share") && v.flag("equal_share"),
+            outstanding: has("outstanding") && v.flag("outstanding"),
+            limit: super::limit_of(v),
+        }
+    }
+}
+
+impl XcpConfig {
+    /// XCP_w's defaults.
+    pub fn per_packet_default() -> XcpConfig {
+        XcpConfig::from_values(&Values::defaults(&[PARAMS_W]))
+    }
+}
+
+/// The controllers' outputs for one interval (or, for XCP_w, the last packet).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct XcpState {
+    /// d, the control interval / mean RTT, seconds.
+    pub d: f64,
+    /// C (or μ), bytes/s.
+    pub capacity: f64,
+    /// Input rate y, bytes/s.
+    pub input_rate: f64,
+    /// Persistent queue Q, bytes.
+    pub queue: f64,
+    /// φ, bytes.
+    pub phi: f64,
+    /// Shuffled traffic h, bytes.
+    pub shuffle: f64,
+    /// ξp.
+    pub xi_p: f64,
+    /// ξn.
+    pub xi_n: f64,
+}
+
+/// Sums over arrivals (one interval, or a sliding window for XCP_w).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Sums {
+    /// All arriving bytes.
+    y: f64,
+    /// Σ rtt·s/cwnd over header packets.
+    a: f64,
+    /// Σ rtt²·s/cwnd.
+    b: f64,
+    /// Σ s over header packets.
+    s: f64,
+}
+
+impl Sums {
+    fn add(&mut self, o: &Sums, sign: f64) {
+        self.y += sign * o.y;
+        self.a += sign * o.a;
+        self.b += sign * o.b;
+        self.s += sign * o.s;
+    }
+}
+
+/// The arrival's contribution.
+fn contribution(pkt: &Packet) -> Sums {
+    let s = f64::from(pkt.size);
+    let mut c = Sums {
+        y: s,
+        ..Sums::default()
+    };
+    if let Some(h) = pkt.explicit().filter(|h| h.kind == ExplicitKind::Xcp) {
+        let (rtt, cwnd) = (f64::from(h.rtt), f64::from(h.cwnd));
+        if rtt > 0.0 && cwnd > 0.0 {
+            c.a = rtt * s / cwnd;
+            c.b = rtt * rtt * s / cwnd;
+            c.s = s;
+        }
+    }
+    c
+}
+
+/// The control interval for a mean RTT of `d` seconds: whole microseconds (headers carry the RTT as
+/// an `f32`, whose rounding would otherwise show as nanosecond jitter), never below 1 ms so that a
+/// mis-set header cannot spin the timer.
+fn interval(d: f64) -> Dur {
+    Dur::from_micros((d * 1e6).round() as u64).max(Dur::from_millis(1))
+}
+
+/// Link capacity (wire bytes, or bytes/s) as IP bytes of full-size packets: a Mahimahi opportunity
+/// of 1504 bytes carries one 1500-byte packet, and the router counts arrivals in IP bytes.
+fn ip_bytes(wire: f64, overhead: u32) -> f64 {
+    let mtu = f64::from(crate::packet::MTU);
+    wire * mtu / (mtu + f64::from(overhead))
+}
+
+/// The controllers' arithmetic, shared by both variants (pure functions, unit-tested by hand).
+pub mod law {
+    /// φ = α·d·(C − y) − β·Q (bytes), d in s, rates in bytes/s, Q in bytes.
+    pub fn phi(alpha: f64, beta: f64, d: f64, capacity: f64, input_rate: f64, queue: f64) -> f64 {
+        alpha * d * (capacity - input_rate) - beta * queue
+    }
+    /// h = max(0, γ·y − |φ|), y in bytes over the interval.
+    pub fn shuffle(gamma: f64, y_bytes: f64, phi: f64) -> f64 {
+        (gamma * y_bytes - phi.abs()).max(0.0)
+    }
+    /// (ξp, ξn) for interval length `t` (s) and the interval's sums `a` = Σ rtt·s/cwnd and
+    /// `s` = Σ s.
+    pub fn xi(h: f64, phi: f64, t: f64, a: f64, s: f64) -> (f64, f64) {
+        let xp = if a > 0.0 { (h + phi.max(0.0)) / (t * a) } else { 0.0 };
+        let xn = if s > 0.0 { (h + (-phi).max(0.0)) / (t * s) } else { 0.0 };
+        (xp, xn)
+    }
+    /// (positive, negative) feedback of one packet: (ξp·rtt²·s/cwnd, ξn·rtt·s).
+    pub fn per_packet(xp: f64, xn: f64, rtt: f64, s: f64, cwnd: f64) -> (f64, f64) {
+        (xp * rtt * rtt * s / cwnd, xn * rtt * s)
+    }
+}
+
+/// The XCP / XCP_w router queue.
+#[derive(Clone, Debug)]
+pub struct XcpQueue {
+    fifo: Fifo,
+    cfg: XcpConfig,
+    /// Current control interval (XCP) or RTT window (XCP_w).
+    d: Dur,
+    /// XCP: start of the current interval and its sums; smallest queue seen by an arrival.
+    start: Time,
+    cur: Sums,
+    min_q: Option<u64>,
+    /// XCP: what the departing packets of this interval may still receive (App. A residues).
+    pos_left: f64,
+    neg_left: f64,
+    /// XCP_w: arrivals in the last d with their contributions and queue; departures with feedback.
+    arrivals: VecDeque<(Time, Sums, u64)>,
+    win: Sums,
+    departures: VecDeque<(Time, f64)>,
+    granted: f64,
+    state: XcpState,
+}
+
+impl XcpQueue {
+    /// A new XCP (or XCP_w) queue.
+    pub fn new(cfg: XcpConfig) -> XcpQueue {
+        XcpQueue {
+            fifo: Fifo::new(cfg.limit),
+            cfg,
+            d: cfg.init_interval,
+            start: Time::ZERO,
+            cur: Sums::default(),
+            min_q: None,
+            pos_left: 0.0,
+            neg_left: 0.0,
+            arrivals: VecDeque::new(),
+            win: Sums::default(),
+            departures: VecDeque::new(),
+            granted: 0.0,
+            state: XcpState::default(),
+        }
+    }
+
+    /// The controllers' last outputs.
+    pub fn state(&self) -> XcpState {
+        self.state
+    }
+
+    /// XCP: end the interval at `now` given the link's capacity over it (bytes); exposed for
+    /// hand-worked tests.
+    pub fn end_interval(&mut self, now: Time, capacity_bytes: f64) {
+        let t = (now - self.start).secs_f64().max(1e-9);
+        let sums = std::mem::take(&mut self.cur);
+        let d = if sums.a > 0.0 { sums.b / sums.a } else { self.d.secs_f64() };
+        let q = self.min_q.take().unwrap_or(self.fifo.bytes()) as f64;
+        let capacity = capacity_bytes / t;
+        let input_rate = sums.y / t;
+        let phi = law::phi(self.cfg.alpha, self.cfg.beta, d, capacity, input_rate, q);
+        let h = law::shuffle(self.cfg.gamma, sums.y, phi);
+        let (xi_p, xi_n) = law::xi(h, phi, t, sums.a, sums.s);
+        self.pos_left = h + phi.max(0.0);
+        self.neg_left = h + (-phi).max(0.0);
+        self.state = XcpState {
+            d,
+            capacity,
+            input_rate,
+            queue: q,
+            phi,
+            shuffle: h,
+            xi_p,
+            xi_n,
+        };
+        self.start = now;
+        self.d = interval(d);
+    }
+
+    fn prune(&mut self, now: Time) {
+        let horizon = now - self.d;
+        while let Some(&(t, c, _)) = self.arrivals.front() {
+            if t > horizon {
+                break;
+            }
+            self.win.add(&c, -1.0);
+            self.arrivals.pop_front();
+        }
+        while let Some(&(t, fb)) = self.departures.front() {
+            if t > horizon {
+                break;
+            }
+            self.granted -= fb;
+            self.departures.pop_front();
+        }
+        if self.arrivals.is_empty() {
+            self.win = Sums::default();
+        }
+    }
+
+    /// XCP_w: the feedback of a departing packet at `now`, with μ = `capacity` (bytes/s).
+    fn per_packet_feedback(&mut self, now: Time, capacity: f64, pkt: &Packet) -> Option<f64> {
+        self.prune(now);
+        let h = pkt.explicit().filter(|h| h.kind == ExplicitKind::Xcp)?;
+        let d = if self.win.a > 0.0 { self.win.b / self.win.a } else { self.d.secs_f64() };
+        self.d = interval(d);
+        let t = self.d.secs_f64();
+        let q = self.arrivals.iter().map(|x| x.2).min().unwrap_or(self.fifo.bytes()) as f64;
+        let input_rate = self.win.y / t;
+        let mut phi = law::phi(self.cfg.alpha, self.cfg.beta, d, capacity, input_rate, q);
+        if self.cfg.outstanding {
+            phi -= self.granted;
+        }
+        let (rtt, cwnd, s) = (f64::from(h.rtt), f64::from(h.cwnd), f64::from(pkt.size));
+        let (fb, shuffle, xi_p, xi_n) = if self.cfg.equal_share {
+            let n = (self.departures.len() + 1) as f64;
+            (phi / n, 0.0, 0.0, 0.0)
+        } else {
+            let sh = law::shuffle(self.cfg.gamma, self.win.y, phi);
+            let (xp, xn) = law::xi(sh, phi, t, self.win.a, self.win.s);
+            let fb = if rtt > 0.0 && cwnd > 0.0 {
+                let (p, n) = law::per_packet(xp, xn, rtt, s, cwnd);
+                p - n
+            } else {
+                0.0
+            };
+            (fb, sh, xp, xn)
+        };
+        self.state = XcpState {
+            d,
+            capacity,
+            input_rate,
+            queue: q,
+            phi,
+            shuffle,
+            xi_p,
+            xi_n,
+        };
+        Some(fb)
+    }
+
+    /// XCP: the feedback of a departing packet from this interval's ξp, ξn and residues.
+    fn interval_feedback(&mut self, pkt: &Packet) -> Option<f64> {
+        let h = pkt.explicit().filter(|h| h.kind == ExplicitKind::Xcp)?;
+        let (rtt, cwnd, s) = (f64::from(h.rtt), f64::from(h.cwnd), f64::from(pkt.size));
+        if rtt <= 0.0 || cwnd <= 0.0 {
+            return Some(0.0);
+        }
+        let (mut p, mut n) = law::per_packet(self.state.xi_p, self.state.xi_n, rtt, s, cwnd);
+        // Appendix A: what is left of this interval's budgets.
+        p = p.min(self.pos_left.max(0.0));
+        n = n.min(self.neg_left.max(0.0));
+        self.pos_left -= p;
+        self.neg_left -= n;
+        Some(p - n)
+    }
+}
+
+impl Queue for XcpQueue {
+    fn name(&self) -> &'static str {
+        if self.cfg.per_packet.is_some() {
+            "xcp-w"
+        } else {
+            "xcp"
+        }
+    }
+
+    fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
+        let c = contribution(&pkt);
+        let q = self.fifo.bytes();
+        self.fifo.push(now, pkt)?;
+        if self.cfg.per_packet.is_some() {
+            self.arrivals.push_back((now, c, q));
+            self.win.add(&c, 1.0);
+        } else {
+            self.cur.add(&c, 1.0);
+            self.min_q = Some(self.min_q.map_or(q, |m| m.min(q)));
+        }
+        Ok(())
+    }
+
+    fn dequeue(&mut self, now: Time, link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
+        let mut pkt = self.fifo.pop()?;
+        let fb = if self.cfg.per_packet.is_some() {
+            self.per_packet_feedback(now, ip_bytes(link.capacity, link.overhead), &pkt)
+        } else {
+            self.interval_feedback(&pkt)
+        };
+        if let Some(fb) = fb {
+            pkt.lower_feedback(fb as f32);
+            if self.cfg.per_packet.is_some() {
+                self.departures.push_back((now, fb));
+                self.granted += fb;
+            }
+        } else if self.cfg.per_packet.is_some() && pkt.is_data() {
+            self.departures.push_back((now, 0.0));
+        }
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+    fn stats(&self) -> QueueStats {
+        self.fifo.stats
+    }
+    fn capacity_window(&self) -> Option<Dur> {
+        self.cfg.per_packet
+    }
+    fn gauge(&self) -> Option<f64> {
+        Some(self.state.phi)
+    }
+    fn next_timer(&self) -> Option<Time> {
+        match self.cfg.per_packet {
+            Some(_) => None,
+            None => Some(self.start + self.d),
+        }
+    }
+    fn on_timer(&mut self, now: Time, link: &dyn LinkSchedule) {
+        if self.cfg.per_packet.is_none() && now >= self.start + self.d {
+            let cap = link.capacity_between(self.start, now);
+            self.end_interval(now, ip_bytes(cap, link.overhead()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Ecn, ExplicitHeader, MTU};
+
+    fn xcp_pkt(seq: u32, cwnd: f32, rtt: f32) -> Packet {
+        let mut p = Packet::data(0, seq, MTU, Ecn::NotEct, Time::ZERO);
+        p.set_explicit(ExplicitHeader {
+            kind: ExplicitKind::Xcp,
+            cwnd,
+            rtt,
+            feedback: f32::MAX,
+        });
+        p
+    }
+
+    #[test]
+    fn control_interval_arithmetic_by_hand() {
+        // α = 0.55, β = 0.4, γ = 0.1. One interval of T = 0.1 s on a 1.5 MB/s (12 Mbit/s) link:
+        // 50 packets of 1500 B arrive, each from a flow with cwnd 15 000 B and rtt 0.1 s, with 3000 B
+        // queued as the smallest queue.
+        let mut q = XcpQueue::new(XcpConfig::default());
+        let t0 = Time::ZERO;
+        for _ in 0..2 {
+            q.enqueue(t0, xcp_pkt(0, 15_000.0, 0.1)).unwrap();
+        }
+        for i in 0..50 {
+            q.enqueue(t0, xcp_pkt(i, 15_000.0, 0.1)).unwrap();
+            let mut d = Vec::new();
+            q.dequeue(t0, LinkInfo::default(), &mut d).unwrap();
+        }
+        // min queue seen by arrivals: 0 (first), so force Q by hand below.
+        q.min_q = Some(3000);
+        q.end_interval(Time::from_millis(100), 1.5e6 * 0.1);
+        let s = q.state();
+        // y = 52·1500 = 78 000 B; input rate 780 000 B/s; A = 52·(0.1·1500/15000) = 0.52,
+        // B = 52·0.001 = 0.052; d = B/A = 0.1 s.
+        assert!((s.d - 0.1).abs() < 1e-8);
+        assert!((s.input_rate - 780_000.0).abs() < 1e-6);
+        // φ = 0.55·0.1·(1 500 000 − 780 000) − 0.4·3000 = 39 600 − 1200 = 38 400 B.
+        assert!((s.phi - 38_400.0).abs() < 1e-2, "{s:?}");
+        // h = max(0, 0.1·78 000 − 38 400) = 0.
+        assert_eq!(s.shuffle, 0.0);
+        // ξp = 38 400/(0.1·0.52) = 738 461.5…; ξn = 0.
+        assert!((s.xi_p / (38_400.0 / 0.052) - 1.0).abs() < 1e-6);
+        assert_eq!(s.xi_n, 0.0);
+        // A departing packet of that flow gets p = ξp·0.01·1500/15000 = 738.46 B.
+        let mut d = Vec::new();
+        q.enqueue(Time::from_millis(100), xcp_pkt(99, 15_000.0, 0.1)).unwrap();
+        let p = q.dequeue(Time::from_millis(100), LinkInfo::default(), &mut d).unwrap();
+        let fb = p.explicit().unwrap().feedback as f64;
+        assert!((fb - 738.4615).abs() < 1e-2, "{fb}");
+        // 52 such packets (one interval's worth) hand out 52·738.46 = 38 400 B = φ: the residue
+        // bound stops the 53rd.
+        let mut total = fb;
+        for i in 0..60 {
+            q.enqueue(Time::from_millis(100), xcp_pkt(i, 15_000.0, 0.1)).unwrap();
+            let p = q.dequeue(Time::from_millis(100), LinkInfo::default(), &mut d).unwrap();
+            total += p.explicit().unwrap().feedback as f64;
+        }
+        assert!((total - 38_400.0).abs() < 1.0, "{total}");
+    }
+
+    #[test]
+    fn overload_gives_negative_feedback_proportional_to_rtt_and_size() {
+        // Input 2× capacity: φ < 0, every packet gets n = ξn·rtt·s regardless of cwnd.
+        let mut q = XcpQueue::new(XcpConfig::default());
+        let mut d = Vec::new();
+        for i in 0..100 {
+            q.enqueue(Time::ZERO, xcp_pkt(i, 30_000.0, 0.1)).unwrap();
+        }
+        q.end_interval(Time::from_millis(100), 75_000.0);
+        let s = q.state();
+        // y = 150 000 B in 0.1 s = 1.5 MB/s vs C = 0.75 MB/s; Q = 0 (first arrival saw none).
+        assert!((s.phi - 0.55 * 0.1 * (750_000.0 - 1_500_000.0)).abs() < 1e-2);
+        let (a, b) = (
+            q.dequeue(Time::from_millis(100), LinkInfo::default(), &mut d).unwrap(),
+            q.dequeue(Time::from_millis(100), LinkInfo::default(), &mut d).unwrap(),
+        );
+        let fa = a.explicit().unwrap().feedback;
+        assert!(fa < 0.0 && fa == b.explicit().unwrap().feedback);
+        // ξn = (h + |φ|)/(T·Σs): h = max(0, 15 000 − 41 250) = 0; n = ξn·0.1·1500 = |φ|/100.
+        assert!((f64::from(fa) + 41_250.0 / 100.0).abs() < 1e-2, "{fa}");
+    }
+
+    #[test]
+    fn the_timer_runs_every_mean_rtt_and_packets_without_header_pass() {
+        let mut q = XcpQueue::new(XcpConfig::default());
+        assert_eq!(q.next_timer(), Some(Time::from_millis(50)));
+        q.enqueue(Time::ZERO, xcp_pkt(0, 15_000.0, 0.08)).unwrap();
+        q.on_timer(Time::from_millis(50), &crate::queue::ConstantSchedule(1.5e6));
+        assert_eq!(q.next_timer(), Some(Time::from_millis(130)));
+        let plain = Packet::data(1, 0, MTU, Ecn::NotEct, Time::ZERO);
+        q.enqueue(Time::from_millis(60), plain).unwrap();
+        let mut d = Vec::new();
+        q.dequeue(Time::from_millis(60), LinkInfo::default(), &mut d).unwrap();
+        let out = q.dequeue(Time::from_millis(60), LinkInfo::default(), &mut d).unwrap();
+        assert!(out.explicit().is_none());
+    }
+
+    #[test]
+    fn xcp_w_equal_share_divides_phi_among_the_last_rtts_departures() {
+        let mut cfg = XcpConfig::per_packet_default();
+        cfg.equal_share = true;
+        let mut q = XcpQueue::new(cfg);
+        let mut d = Vec::new();
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        // 10 packets arrive and leave at t = 10 ms (rtt 50 ms ⇒ d = 50 ms); y = 15 000 B / 0.05 s.
+        let t = Time::from_millis(10);
+        let mut last = 0.0;
+        for i in 0..10 {
+            q.enqueue(t, xcp_pkt(i, 15_000.0, 0.05)).unwrap();
+        }
+        for i in 0..10 {
+            let p = q.dequeue(t, link, &mut d).unwrap();
+            last = p.explicit().unwrap().feedback as f64;
+            let phi = 0.55 * 0.05 * (1.5e6 - 300_000.0) - 0.4 * 0.0;
+            assert!((last - phi / (i + 1) as f64).abs() < 1e-2, "{i}: {last}");
+        }
+        assert!(last > 0.0);
+    }
+}

@@ -1,0 +1,58 @@
+//! The cellular end-to-end baselines (issue 13): Sprout, Verus and PCC-Vivace on a constant
+//! 12 Mbit/s link with 100 ms RTT and the ABC setup's 250-packet drop-tail buffer.
+
+use crate::common::*;
+use serde_json::json;
+
+/// One flow of `scheme` for `secs` on a constant 12 Mbit/s link, 50 ms each way, 250-packet buffer.
+pub fn constant_12(scheme: &str, secs: f64) -> accelbrake_sim::Summary {
+    let v = json!({
+        "duration_ms": secs * 1000.0, "seed": 1, "record_packets": false,
+        "hops": [
+            {"link": {"type": "constant", "mbps": 12}, "queue": {"type": "droptail", "packets": 250}, "delay_ms": 50},
+            {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 50}
+        ],
+        "flows": [{"scheme": scheme, "fwd": [0], "rev": [1]}]
+    });
+    run(&v).summary
+}
+
+#[test]
+fn pcc_vivace_uses_a_constant_link() {
+    let s = constant_12("pcc-vivace", 60.0);
+    println!(
+        "pcc-vivace: utilisation {:.3}, queueing delay mean {:.1} ms p95 {:.1} ms",
+        s.utilization, s.queueing_delay_ms.mean, s.queueing_delay_ms.p95
+    );
+    assert!(s.utilization >= 0.8, "PCC-Vivace utilisation {}", s.utilization);
+}
+
+#[test]
+fn verus_uses_a_constant_link() {
+    let s = constant_12("verus", 60.0);
+    println!(
+        "verus: utilisation {:.3}, queueing delay mean {:.1} ms p95 {:.1} ms",
+        s.utilization, s.queueing_delay_ms.mean, s.queueing_delay_ms.p95
+    );
+    assert!(s.utilization >= 0.8, "Verus utilisation {}", s.utilization);
+}
+
+#[test]
+#[ignore]
+fn debug_ts() {
+    let scheme = std::env::var("SCHEME").unwrap_or("verus".into());
+    let v = json!({
+        "duration_ms": 30000, "seed": 1, "record_packets": false,
+        "hops": [
+            {"link": {"type": "constant", "mbps": 12}, "queue": {"type": "droptail", "packets": 250}, "delay_ms": 50},
+            {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 50}
+        ],
+        "flows": [{"scheme": scheme, "fwd": [0], "rev": [1]}]
+    });
+    let r = run(&v);
+    let t = &r.tables["flows_ts"];
+    let (ts, cw, th) = (col(t, "t_s"), col(t, "cwnd"), col(t, "throughput_mbps"));
+    for i in (0..ts.len()).step_by(5) {
+        println!("{:.2} cwnd {:.1} thr {:.2}", ts[i], cw[i], th[i]);
+    }
+}

@@ -1,0 +1,119 @@
+"""The wheel works anywhere: installed into a fresh venv with no Rust on PATH, run from an empty
+directory, it finds its bundled traces and runs a reproduction.
+
+The wheel is built by ``make wheel`` (maturin with zig, manylinux) into ``dist/``; a wheel there that
+is newer than every source file is reused, so ``make test`` builds it once per change. Set
+``ACCELBRAKE_WHEEL=path/to.whl`` to test a given wheel instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+DIST = REPO / "dist"
+SOURCES = ("crates", "python", "Cargo.toml", "Cargo.lock", "pyproject.toml")
+
+
+def _newest_source() -> float:
+    newest = 0.0
+    for name in SOURCES:
+        p = REPO / name
+        files = [p] if p.is_file() else (f for f in p.rglob("*") if f.is_file())
+        for f in files:
+            if "__pycache__" in f.parts or f.suffix in (".so", ".pyc"):
+                continue
+            newest = max(newest, f.stat().st_mtime)
+    return newest
+
+
+def _wheel() -> Path:
+    given = os.environ.get("ACCELBRAKE_WHEEL")
+    if given:
+        return Path(given)
+    wheels = sorted(DIST.glob("accelbrake-*.whl"), key=lambda p: p.stat().st_mtime)
+    if wheels and wheels[-1].stat().st_mtime >= _newest_source():
+        return wheels[-1]
+    if shutil.which("make") is None:
+        pytest.skip("no wheel in dist/ and no make to build one (run: make wheel)")
+    r = subprocess.run(["make", "wheel"], cwd=REPO, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, f"make wheel failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    wheels = sorted(DIST.glob("accelbrake-*.whl"), key=lambda p: p.stat().st_mtime)
+    assert wheels, "make wheel wrote no wheel to dist/"
+    return wheels[-1]
+
+
+@pytest.fixture(scope="module")
+def wheel() -> Path:
+    return _wheel()
+
+
+def test_the_wheel_is_manylinux_abi3_and_carries_the_traces(wheel):
+    assert "manylinux" in wheel.name and "abi3" in wheel.name, wheel.name
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "accelbrake/traces/Verizon-LTE-short.up" in names
+    assert "accelbrake/traces/c2tcp-nyc/downlink-4g-with-cross-times" in names
+    assert any(n.startswith("accelbrake/_core") and n.endswith(".so") for n in names)
+
+
+def test_the_wheel_runs_a_reproduction_from_an_empty_directory_without_rust(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    bindir = venv / "bin"
+    # pip may use its cache and the index; what matters is that nothing is compiled.
+    r = subprocess.run(
+        [str(bindir / "python"), "-m", "pip", "install", "-q", "--only-binary", ":all:", str(wheel)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CARGO", "RUSTUP", "VIRTUAL_ENV"))}
+    env.pop("PYTHONPATH", None)
+    env["PATH"] = str(bindir)
+    env["MPLBACKEND"] = "Agg"
+    assert shutil.which("cargo", path=env["PATH"]) is None and shutil.which("rustc", path=env["PATH"]) is None
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    def accelbrake(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(bindir / "accelbrake"), *argv],
+            cwd=empty,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    where = subprocess.run(
+        [str(bindir / "python"), "-c", "import accelbrake, sys; print(accelbrake.__file__)"],
+        cwd=empty,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert where.returncode == 0, where.stderr
+    assert str(venv) in where.stdout, f"imported accelbrake from outside the venv: {where.stdout}"
+
+    tr = accelbrake("traces")
+    assert tr.returncode == 0, tr.stderr
+    assert "Verizon-LTE-short.up" in tr.stdout and "downlink-4g-with-cross-times" in tr.stdout
+    assert "README" not in tr.stdout and "SHA256SUMS" not in tr.stdout
+
+    run = accelbrake("run", "--scheme", "cubic", "--trace", "Verizon-LTE-short.up", "--duration", "5")
+    assert run.returncode == 0, run.stderr
+    assert "Verizon-LTE-short.up" in run.stdout
+
+    rep = accelbrake("reproduce", "abc-table", "--quick", "--out", "out", "--no-progress")
+    assert rep.returncode == 0, rep.stdout[-2000:] + rep.stderr[-3000:]
+    done = empty / "out" / "abc-table-quick"
+    assert (done / "report.html").is_file() and (done / "results.parquet").is_file()
