@@ -1093,4 +1093,16 @@ mod tests {
         }
         assert_eq!((cc.bic.found, cc.curr_rtt), (false, Some(Dur::from_millis(101))));
     }
+
+    #[test]
+    fn fast_convergence_only_below_the_previous_maximum() {
+        // A loss at exactly the previous W_max keeps it; just below, W_max = w·(1 + β) / 2.
+        let mut cc = cubic();
+        cc.set_window(100);
+        cc.bic.last_max_cwnd = 100;
+        assert_eq!((cc.reduce_ssthresh(), cc.bic.last_max_cwnd), (70, 100));
+        cc.set_window(99);
+        cc.bic.last_max_cwnd = 100;
+        assert_eq!((cc.reduce_ssthresh(), cc.bic.last_max_cwnd), (69, 99 * (1024 + 717) / 2048));
+    }
 }
