@@ -1105,4 +1105,39 @@ mod tests {
         cc.bic.last_max_cwnd = 100;
         assert_eq!((cc.reduce_ssthresh(), cc.bic.last_max_cwnd), (69, 99 * (1024 + 717) / 2048));
     }
+
+    #[test]
+    fn abe_slow_start_flag_chooses_beta_ecn_or_beta_for_a_mark_in_slow_start() {
+        let abe = |slow_start: f64| {
+            let mut p = Params::from([
+                ("beta_ecn".into(), 0.85),
+                ("abe_slow_start".into(), slow_start),
+            ]);
+            let cfg = CubicConfig::from_params(&mut p).unwrap();
+            let mut cc = Cubic::new(cfg, Time::ZERO);
+            cc.set_window(100);
+            cc
+        };
+        // In slow start (cwnd 100 < ssthresh ∞): the ABE paper's reading uses β_ecn·FlightSize,
+        // the RFC authors' reading Cubic's β·cwnd.
+        let mut cc = abe(1.0);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 80);
+        assert_eq!(cc.window(), 68.0, "0.85 · 80");
+        let mut cc = abe(0.0);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 80);
+        assert_eq!(cc.window(), 70.0, "100 · 717/1024");
+        // Out of slow start (cwnd = ssthresh counts as out) both readings use β_ecn.
+        cc.set_window(70);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 60);
+        assert_eq!(cc.window(), 51.0, "0.85 · 60");
+    }
+
+    #[test]
+    fn rto_starts_a_hystart_round_past_the_data_in_flight() {
+        let mut cc = grown_to(CubicConfig::default(), 100, RTT);
+        let delivered = cc.delivered;
+        cc.on_rto(Time::from_secs(2), 5);
+        let t = Time::from_secs(2);
+        assert_eq!((cc.round_end, cc.round_start, cc.last_ack), (delivered + 6, t, t));
+    }
 }
