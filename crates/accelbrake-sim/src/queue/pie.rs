@@ -1074,4 +1074,69 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn validation_rejects_negative_or_infinite_gains() {
+        let c = PieConfig::default();
+        for (alpha, beta, key) in [
+            (-1.0, 1.25, "q.alpha"),
+            (f64::INFINITY, 1.25, "q.alpha"),
+            (0.125, -0.5, "q.beta"),
+            (0.125, f64::INFINITY, "q.beta"),
+        ] {
+            match (PieConfig { alpha, beta, ..c }).validate("q") {
+                Err(Error::Param { key: k, .. }) => assert_eq!(k, key),
+                other => panic!("{alpha} {beta}: {other:?}"),
+            }
+        }
+        assert!((PieConfig { alpha: 0.0, beta: 0.0, ..c }).validate("q").is_ok());
+        assert_eq!(queue(c, 1).config(), &c);
+    }
+
+    #[test]
+    fn high_delay_boost_only_above_250_ms() {
+        // p = 0.5 (≥ 10 %): Δp = 0.125·(q − 15 ms) is capped at 2 %; above 250 ms 2 % more.
+        let step = |q: Dur| {
+            let mut qu = queue(PieConfig::default(), 1);
+            qu.vars.prob = 0.5;
+            qu.vars.qdelay = q;
+            qu.vars.qdelay_old = q;
+            qu.calculate_drop_prob();
+            qu.vars.prob
+        };
+        assert!(close(step(Dur::from_millis(250)), 0.52));
+        assert!(close(step(Dur::from_millis(250) + Dur(1)), 0.54));
+    }
+
+    #[test]
+    fn estimator_without_a_rate_yet_reads_zero_delay() {
+        // dq_rate_estimator before the first rate sample: qdelay is 0 whatever is queued, and a
+        // zero delay with a backlog allows no decay.
+        let cfg = PieConfig {
+            dq_rate_estimator: true,
+            alpha: 0.0,
+            beta: 0.0,
+            ..PieConfig::default()
+        };
+        let mut q = queue(cfg, 1);
+        q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+        q.vars.prob = 0.5;
+        q.calculate_drop_prob();
+        assert_eq!((q.vars.qdelay, q.vars.prob), (Dur::ZERO, 0.5));
+    }
+
+    #[test]
+    fn decay_by_one_64th_also_from_a_saturated_probability() {
+        // No gains (Δp = 0), empty queue, both delays 0: p decays by p/64 even at p = 1 (the
+        // saturation rule only applies when Δp > 0).
+        let cfg = PieConfig {
+            alpha: 0.0,
+            beta: 0.0,
+            ..PieConfig::default()
+        };
+        let mut q = queue(cfg, 1);
+        q.vars.prob = 1.0;
+        q.calculate_drop_prob();
+        assert_eq!(q.vars.prob, 1.0 - 1.0 / 64.0);
+    }
 }
