@@ -1139,4 +1139,32 @@ mod tests {
         q.calculate_drop_prob();
         assert_eq!(q.vars.prob, 1.0 - 1.0 / 64.0);
     }
+
+    #[test]
+    fn reset_boundaries_half_the_target_and_the_estimators_first_rate() {
+        // Whether an update with p staying 0 refills the burst allowance (pie_vars_init).
+        let resets = |q: Dur, q_old: Dur, estimator: Option<f64>| {
+            let cfg = PieConfig {
+                dq_rate_estimator: estimator.is_some(),
+                ..PieConfig::default()
+            };
+            let mut qu = queue(cfg, 1);
+            qu.vars.burst_allowance = Dur::ZERO;
+            qu.vars.qdelay = q;
+            qu.vars.qdelay_old = q_old;
+            qu.vars.avg_dq_rate = estimator.unwrap_or(0.0);
+            qu.calculate_drop_prob();
+            assert_eq!(qu.vars.prob, 0.0);
+            qu.vars.burst_allowance == Dur::from_millis(150)
+        };
+        let ms = Dur::from_millis;
+        let half = Dur::from_micros(7500);
+        assert!(resets(ms(7), ms(7), None));
+        assert!(resets(half - Dur(1), half - Dur(1), None));
+        assert!(!resets(half, ms(7), None), "qdelay at half the target");
+        assert!(!resets(ms(7), half, None), "qdelay_old at half the target");
+        // With the rate estimator (empty queue: qdelay 0) only once a departure rate is known.
+        assert!(!resets(Dur::ZERO, Dur::ZERO, Some(0.0)));
+        assert!(resets(Dur::ZERO, Dur::ZERO, Some(1e6)));
+    }
 }
