@@ -1167,4 +1167,60 @@ mod tests {
         assert!(!resets(Dur::ZERO, Dur::ZERO, Some(0.0)));
         assert!(resets(Dur::ZERO, Dur::ZERO, Some(1e6)));
     }
+
+    #[test]
+    fn departure_rate_is_measured_once_16_kib_have_left() {
+        // 40 packets of 1024 bytes queued at 0, one leaves per ms. The first departure starts a
+        // measurement (backlog ≥ 16 KiB); the 16th, at 15 ms, completes 16 384 bytes exactly.
+        let cfg = PieConfig {
+            dq_rate_estimator: true,
+            ..PieConfig::default()
+        };
+        let mut q = queue(cfg, 1);
+        for i in 0..40 {
+            q.enqueue(Time::ZERO, Packet::data(0, i, 1024, Ecn::NotEct, Time::ZERO)).unwrap();
+        }
+        let mut d = Vec::new();
+        for k in 0..15 {
+            q.dequeue(Time::from_millis(k), LinkInfo::default(), &mut d).unwrap();
+            assert_eq!(q.vars.avg_dq_rate, 0.0, "after {} departures", k + 1);
+        }
+        assert_eq!(q.vars.dq_count, Some(15 * 1024));
+        q.dequeue(Time::from_millis(15), LinkInfo::default(), &mut d).unwrap();
+        assert_eq!(q.vars.avg_dq_rate, 16384.0 / 0.015);
+        // Backlog still above 16 KiB: the next measurement starts now.
+        assert_eq!((q.vars.dq_count, q.vars.dq_tstamp), (Some(0), Time::from_millis(15)));
+    }
+
+    #[test]
+    fn byte_mode_needs_two_mtus_queued_and_derandomising_drops_from_0_85() {
+        // Byte mode, MTU 1500, p = 1: with exactly 2 MTUs queued an arriving MTU is dropped.
+        let cfg = PieConfig {
+            bytemode: true,
+            mtu: 1500,
+            ..PieConfig::default()
+        };
+        let mut q = frozen(cfg, 1.0, 1);
+        q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+        assert!(!q.drop_early(1500), "one MTU queued");
+        q.fifo.push(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        assert!(q.drop_early(1500), "two MTUs queued");
+        // Derandomised at p = 0.85: the first arrival brings accu_prob to exactly 0.85, which is
+        // not below the low mark, so the random test decides (and drops with some seeds).
+        let cfg = PieConfig {
+            derandomize: true,
+            ..PieConfig::default()
+        };
+        let drops = (0..20)
+            .filter(|&seed| {
+                let mut q = frozen(cfg, 0.85, seed);
+                q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+                q.fifo.push(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+                let drop = q.drop_early(MTU);
+                assert_eq!(q.vars.accu_prob, 0.85);
+                drop
+            })
+            .count();
+        assert!(drops > 0 && drops < 20, "{drops}");
+    }
 }
