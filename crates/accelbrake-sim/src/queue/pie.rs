@@ -1170,14 +1170,14 @@ mod tests {
 
     #[test]
     fn departure_rate_is_measured_once_16_kib_have_left() {
-        // 40 packets of 1024 bytes queued at 0, one leaves per ms. The first departure starts a
+        // 48 packets of 1024 bytes queued at 0, one leaves per ms. The first departure starts a
         // measurement (backlog ≥ 16 KiB); the 16th, at 15 ms, completes 16 384 bytes exactly.
         let cfg = PieConfig {
             dq_rate_estimator: true,
             ..PieConfig::default()
         };
         let mut q = queue(cfg, 1);
-        for i in 0..40 {
+        for i in 0..48 {
             q.enqueue(Time::ZERO, Packet::data(0, i, 1024, Ecn::NotEct, Time::ZERO)).unwrap();
         }
         let mut d = Vec::new();
@@ -1190,6 +1190,20 @@ mod tests {
         assert_eq!(q.vars.avg_dq_rate, 16384.0 / 0.015);
         // Backlog still above 16 KiB: the next measurement starts now.
         assert_eq!((q.vars.dq_count, q.vars.dq_tstamp), (Some(0), Time::from_millis(15)));
+        // The second completes at 31 ms (16 ms): averaged with weight 1/8. Exactly 16 KiB stay
+        // queued, which is not below the threshold: a third measurement starts.
+        for k in 16..32 {
+            q.dequeue(Time::from_millis(k), LinkInfo::default(), &mut d).unwrap();
+        }
+        let first = 16384.0 / 0.015;
+        assert_eq!(q.vars.avg_dq_rate, first + 0.125 * (16384.0 / 0.016 - first));
+        assert_eq!(q.len_bytes(), 16384);
+        assert_eq!((q.vars.dq_count, q.vars.dq_tstamp), (Some(0), Time::from_millis(31)));
+        // Below 16 KiB after the next completion: measurement stops until the backlog builds up.
+        for k in 32..48 {
+            q.dequeue(Time::from_millis(k), LinkInfo::default(), &mut d).unwrap();
+        }
+        assert_eq!(q.vars.dq_count, None);
     }
 
     #[test]
