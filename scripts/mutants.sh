@@ -34,8 +34,9 @@ if ! cargo mutants --version >/dev/null 2>&1; then
 fi
 
 args=(-j "$JOBS" --timeout "${MUTANTS_TIMEOUT:-120}" -o "$OUT")
-if [[ -z "${MUTANTS_ALL_TESTS:-}" ]]; then
-    args+=(--cargo-arg=--lib)
+if [[ -n "${MUTANTS_ALL_TESTS:-}" ]]; then
+    # .cargo/mutants.toml without its `--lib`.
+    args+=(--no-config --test-tool cargo --test-package accelbrake-sim --copy-target true --profile mutants)
 fi
 budget=${MUTANTS_BUDGET:-}
 
