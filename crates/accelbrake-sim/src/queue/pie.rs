@@ -1204,6 +1204,10 @@ mod tests {
             q.dequeue(Time::from_millis(k), LinkInfo::default(), &mut d).unwrap();
         }
         assert_eq!(q.vars.dq_count, None);
+        assert_eq!((q.len_packets(), q.len_bytes()), (0, 0));
+        q.enqueue(Time::from_secs(1), pkt(0, Ecn::NotEct)).unwrap();
+        q.enqueue(Time::from_secs(1), pkt(1, Ecn::NotEct)).unwrap();
+        assert_eq!((q.len_packets(), q.len_bytes()), (2, 2 * u64::from(MTU)));
     }
 
     #[test]
