@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff
+.PHONY: demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,9 +63,25 @@ test-py:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
-	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim -p accelbrake-emu
+	$(BIN)/ruff check python tests examples scripts/cli_speed.py
+	$(BIN)/ruff format --check python tests examples scripts/cli_speed.py
+
+# The real-time emulator (`accelbrake shell`, `accelbrake emulate`; Linux, root): its binary, and
+# the system tools it and its scripts use, installed with apt when missing (iproute2 for `ip`;
+# iperf3 for trying `accelbrake shell` by hand). Without root or namespaces the emulator's tests
+# skip with the reason and `make test` still passes.
+emu:
+	cargo build --release -p accelbrake-emu
+
+emu-deps:
+	@missing=""; command -v ip >/dev/null || missing="$$missing iproute2"; \
+	command -v iperf3 >/dev/null || missing="$$missing iperf3"; \
+	if [ -n "$$missing" ]; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	  else echo "emu-deps: please install:$$missing (needs apt-get and root)"; exit 1; fi; \
+	else echo "emu-deps: iproute2 and iperf3 present"; fi
 
 # The measured tables of README.md and docs/*.md: run their datasets (resumable, kept in
 # results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every
@@ -91,6 +107,11 @@ mutants-diff:
 
 bench-ns3: install
 	$(BIN)/python scripts/ns3_compare.py
+
+# What a user waits for (the core, simulate(), the whole `accelbrake run` process, reproduce
+# abc-table) side by side with ns-3 on the 96 Mbit/s dumbbell: scripts/cli_speed.py.
+bench-cli: install
+	$(BIN)/python scripts/cli_speed.py --reproduce
 
 clean:
 	rm -rf target $(VENV) results

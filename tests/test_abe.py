@@ -156,7 +156,7 @@ def test_abe_sweep_cli_writes_everything(run_cli, tmp_path):
     assert set(table["aqm"]) == {"codel", "pie"}
     assert set(table["rtt_ms"]) == {100, 200, 400}
     assert set(table["beta_ecn"]) == {0.5, 0.8}
-    for col in ("throughput_mbps", "utilisation", "queueing_delay_p50_ms", "queueing_delay_p90_ms"):
+    for col in ("throughput_mbps", "utilization", "queueing_delay_p50_ms", "queueing_delay_p90_ms"):
         assert table[col].notna().all(), col
     assert (table["throughput_mbps"] > 0).all() and (table["throughput_mbps"] <= 10.0).all()
     assert (table["queueing_delay_p90_ms"] >= table["queueing_delay_p50_ms"]).all()

@@ -372,3 +372,31 @@ def test_help_lists_aqm_schemes_and_queue_specs(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert "abe-sweep" in capsys.readouterr().out
+
+
+def test_ray_address_auto_without_a_cluster_is_explained(monkeypatch, tmp_path):
+    ray = pytest.importorskip("ray")
+    from accelbrake.experiments.executors import RayExecutor
+    from accelbrake.experiments.runner import run_sweep
+    from accelbrake.experiments.spec import parse_experiment
+
+    def no_cluster(*a, **k):
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", no_cluster)
+    exp = parse_experiment(
+        {"name": "x", "matrix": {"schemes": ["cubic"], "traces": ["const:12"]}, "run": {"duration_s": 1}}
+    )
+    with pytest.raises(accelbrake.SimulationError) as e:
+        run_sweep(exp, tmp_path / "o", executor=RayExecutor("auto"), progress=False)
+    msg = str(e.value)
+    assert "--address auto: no Ray cluster is running on this machine" in msg
+    assert "ray start --head" in msg and "drop --executor ray" in msg
+
+
+def test_interrupted_sweep_hint_names_the_folder_and_command():
+    args = cli.build_parser().parse_args(["sweep", "exp.toml", "--out", "res/x"])
+    hint = cli.resume_hint(args, ["sweep", "exp.toml", "--out", "res/x"])
+    assert "kept in res/x/" in hint and hint.endswith("accelbrake sweep exp.toml --out res/x")
+    assert cli.resume_hint(cli.build_parser().parse_args(["traces"]), ["traces"]) == ""

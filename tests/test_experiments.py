@@ -510,6 +510,8 @@ def test_report_is_valid_html_with_every_plot_and_table(report_dir):
     stems = {x.stem for x in pngs}
     assert {"tradeoff", "per-trace", "delay-cdf", "fairness"} <= stems
     assert len([s for s in stems if s.startswith("run-")]) == 4
+    # Per-run plots are named by scheme, trace and seed (and the run id's start).
+    assert "run-abc-verizon-lte-short-up-seed0-" in " ".join(sorted(stems))
     assert len(p.images) == len(pngs)
     import base64
 

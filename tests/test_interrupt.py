@@ -136,9 +136,11 @@ def test_sigint_to_the_process_group_stops_a_process_pool_sweep(tmp_path):
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        # The workers are up once the group holds more than the main process and its helpers.
-        group = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split()
-        if len(group) >= 5:
+        # The two workers are up (spawned interpreters of the pool).
+        workers = subprocess.run(
+            ["pgrep", "-g", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True
+        ).stdout.split()
+        if len(workers) >= 2:
             break
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.1)
@@ -154,6 +156,9 @@ def test_sigint_to_the_process_group_stops_a_process_pool_sweep(tmp_path):
     print(f"sweep --jobs 2: exited {latency * 1000:.0f} ms after SIGINT")
     assert proc.returncode == 130, err
     assert "accelbrake: interrupted" in err and "Traceback" not in err, err
+    # It says how to resume: where the finished runs are and the command to run again.
+    assert f"kept in {tmp_path / 'out'}/; to resume, run the same command again" in err, err
+    assert "accelbrake sweep experiments/abc-vs-cubic.toml --set run.duration_s=3000" in err, err
     assert latency < 2 * MAX_LATENCY, latency
     time.sleep(0.5)
     alive = []

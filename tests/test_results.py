@@ -152,3 +152,12 @@ def test_to_dir_writes_parquet_only_by_default_without_importing_pandas(tmp_path
         pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"), df, check_dtype=True)
     with pytest.raises(ValueError, match="nothing to write"):
         again.to_dir(tmp_path / "x", parquet=False)
+
+
+def test_utilization_is_spelled_one_way_in_identifiers_with_an_alias(small_result):
+    assert small_result.utilization == small_result.summary["utilization"] == small_result.utilisation
+    assert "utilization" in small_result.summary_table().columns
+    from accelbrake.experiments import abe, figures
+
+    assert "utilization" in abe.COLUMNS and "utilisation" not in abe.COLUMNS
+    assert "utilization" in figures.METRICS.values()

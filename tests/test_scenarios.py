@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 import sys
+from pathlib import Path
 
 import accelbrake
 import pytest
@@ -178,8 +179,8 @@ def test_link_spec_mahi_and_ack_trace(repo):
 def test_trace_found_from_another_directory(tmp_path, monkeypatch, trace_up):
     monkeypatch.chdir(tmp_path)
     sc = build_scenario("abc", duration_s=10)
-    assert sc["hops"][0]["link"]["path"] == str(trace_up)
-    # A bare file name is looked up in the repository's traces folder.
+    assert Path(sc["hops"][0]["link"]["path"]).resolve() == trace_up.resolve()
+    # A bare file name is looked up among the bundled traces.
     assert resolve_trace("Verizon-LTE-short.down").endswith("traces/Verizon-LTE-short.down")
 
 

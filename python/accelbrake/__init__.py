@@ -35,7 +35,25 @@ from accelbrake.scenarios import (  # noqa: E402
 if TYPE_CHECKING:
     from accelbrake.results import Result, simulate
 
+#: Names served by :mod:`accelbrake.controllers` (Python congestion controllers).
+_CONTROLLER_NAMES = (
+    "Ack",
+    "Controller",
+    "ControllerError",
+    "Queue",
+    "QueuePacket",
+    "register_controller",
+    "register_queue",
+    "unregister_controller",
+    "unregister_queue",
+)
+
 __all__ = [
+    "Ack",
+    "Controller",
+    "ControllerError",
+    "Queue",
+    "QueuePacket",
     "SCHEMES",
     "Result",
     "ScenarioError",
@@ -45,7 +63,11 @@ __all__ = [
     "build_scenario",
     "load_scenario_file",
     "parse_queue_spec",
+    "register_controller",
+    "register_queue",
     "simulate",
+    "unregister_controller",
+    "unregister_queue",
 ]
 
 
@@ -56,8 +78,12 @@ def __getattr__(name: str) -> Any:
         from accelbrake import results
 
         return getattr(results, name)
+    if name in _CONTROLLER_NAMES:
+        from accelbrake import controllers
+
+        return getattr(controllers, name)
     raise AttributeError(f"module 'accelbrake' has no attribute '{name}'")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), "simulate", "Result"])
+    return sorted([*globals(), "simulate", "Result", *_CONTROLLER_NAMES])

@@ -1,6 +1,6 @@
 """Typed stubs for the Rust extension module ``accelbrake._core``."""
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 __version__: str
 """Version of the core crate."""
@@ -34,14 +34,76 @@ class SimulateOutput(TypedDict):
     little-endian values, ready for ``numpy.frombuffer``. Tables: ``flows_ts``, ``hops_ts`` and,
     with ``record_packets``, ``packets`` and ``hop_packets``."""
 
-def simulate(scenario_json: str) -> SimulateOutput:
+class ControllerError(SimulationError):
+    """A Python controller raised in a callback or returned an invalid window or rate. The
+    message names the controller, the flow and the callback; ``controller`` and ``callback`` hold
+    them, ``__cause__`` is the original exception."""
+
+    controller: str | None
+    callback: str | None
+
+class Ack:
+    """What a Python controller's ``on_ack`` receives (read-only)."""
+
+    acked: int
+    echo: str
+    rtt_ns: int | None
+    min_rtt_ns: int | None
+    srtt_ns: int | None
+    in_flight: int
+    cwnd_limited: bool
+    in_recovery: bool
+    lost: int
+    delivered: int
+    snd_una: int
+    snd_nxt: int
+    delivery_rate: float | None
+    app_limited: bool
+    one_way_delay_ns: int | None
+    @property
+    def rtt(self) -> float | None: ...
+    @property
+    def min_rtt(self) -> float | None: ...
+    @property
+    def srtt(self) -> float | None: ...
+    @property
+    def one_way_delay(self) -> float | None: ...
+
+class Stepper:
+    """A run advanced step by step with one steered flow (scheme ``agent``): ``mode`` ``rate``
+    (pacing rate, bytes/s), ``window`` (segments) or ``scale`` (factor on ``inner``'s window)."""
+
+    def __init__(
+        self,
+        scenario_json: str,
+        agent: str,
+        mode: str,
+        initial: float,
+        inner: str | None = None,
+        controllers: dict[str, Any] | None = None,
+    ) -> None: ...
+    def run_until(self, t: float) -> bool: ...
+    @property
+    def now(self) -> float: ...
+    @property
+    def end(self) -> float: ...
+    @property
+    def value(self) -> float: ...
+    def set_value(self, v: float) -> None: ...
+    def window_and_rate(self) -> tuple[float, float | None]: ...
+    def take_interval(self) -> dict[str, Any]: ...
+    def total(self) -> dict[str, Any]: ...
+    def result(self) -> SimulateOutput: ...
+
+def simulate(scenario_json: str, controllers: dict[str, Any] | None = None) -> SimulateOutput:
     """Run a scenario given as JSON text (the schema of ``scenario.rs``).
 
     Releases the GIL while simulating. Raises :class:`SimulationError` for an invalid scenario or
-    an unreadable/malformed trace file.
+    an unreadable/malformed trace file. ``controllers`` (``{scheme: spec}``, built by
+    :mod:`accelbrake.controllers`) adds Python controllers; such a run keeps the GIL.
     """
 
-def validate(scenario_json: str) -> None:
+def validate(scenario_json: str, controllers: dict[str, Any] | None = None) -> None:
     """Check a scenario without running it (reads no trace file); raise on the first problem."""
 
 def trace_info(path: str) -> tuple[int, int, float]:

@@ -55,9 +55,9 @@ def run_tasks(
     ``on_failure(key, reason)`` and the other runs go on; without ``on_failure`` the first failure
     stops everything and raises :class:`SimulationError` ``"<describe(key)>: <reason>"``.
 
-    With ``jobs > 1`` (or a ``memory_mb`` limit) the tasks run in worker processes (forkserver
-    where available, else spawn), so ``worker`` must be a picklable module-level function (or a
-    :func:`functools.partial` of one); ``memory_mb`` caps each worker's address space.
+    With ``jobs > 1`` (or a ``memory_mb`` limit) the tasks run in spawned worker processes, so
+    ``worker`` must be a picklable module-level function (or a :func:`functools.partial` of one);
+    ``memory_mb`` caps each worker's address space.
     """
     from tqdm import tqdm
 
@@ -162,10 +162,9 @@ def _worker_main(conn: Any, worker: Worker, memory_mb: float | None, parent: int
 
 
 def _die_with_parent(owner: int) -> None:
-    """Ask Linux to SIGKILL this process when its parent dies, and exit now if the pool's owner
-    (``owner``) is already gone. With forkserver the parent is the fork server, which exits when
-    the owner does, so the kill reaches the workers either way; an idle worker also stops when
-    its pipe closes."""
+    """Ask Linux to SIGKILL this process when its parent (the pool's owner, ``owner``: workers are
+    spawned by it directly) dies, and exit now if the owner is already gone; an idle worker also
+    stops when its pipe closes."""
     if sys.platform.startswith("linux"):
         import ctypes
 
@@ -193,8 +192,11 @@ class _Pool:
     def __init__(self, worker: Worker, n: int, memory_mb: float | None) -> None:
         import multiprocessing as mp
 
-        methods = mp.get_all_start_methods()
-        self._ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+        # Spawn, not forkserver: a forked-server worker's parent is the fork server, which the
+        # kernel does not kill with the sweep (a SIGKILLed sweep left it and its workers running
+        # under load); spawned workers are the sweep's own children, so PR_SET_PDEATHSIG reaches
+        # them. The cost is one interpreter start per worker (workers are reused across runs).
+        self._ctx = mp.get_context("spawn")
         self._worker = worker
         self._n = max(1, n)
         self._memory_mb = memory_mb
@@ -208,8 +210,8 @@ class _Pool:
 
     def _spawn(self) -> _Slot:
         parent_conn, child_conn = self._ctx.Pipe()
-        # Not a daemon: a daemonic process cannot use forkserver resources itself, and the pool
-        # ends its workers explicitly (and the kernel does if this process dies).
+        # Not a daemon: the pool ends its workers explicitly (and the kernel does if this process
+        # dies).
         proc = self._ctx.Process(
             target=_worker_main,
             args=(child_conn, self._worker, self._memory_mb, os.getpid()),

@@ -7,7 +7,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from accelbrake import _core
+
+def _simulate(scenario_json: str) -> Any:
+    """``_core.simulate``, resolving Python controllers (imported here in a worker process)."""
+    from accelbrake import controllers
+
+    return controllers.simulate_json(scenario_json)
 
 
 def run_summary(key: Any, scenario_json: str) -> tuple[Any, dict[str, Any] | None, str | None]:
@@ -16,7 +21,7 @@ def run_summary(key: Any, scenario_json: str) -> tuple[Any, dict[str, Any] | Non
     Errors come back as text rather than exceptions so that nothing has to be unpickled.
     """
     try:
-        raw = _core.simulate(scenario_json)
+        raw = _simulate(scenario_json)
     except ValueError as e:  # SimulationError
         return key, None, str(e)
     return key, json.loads(raw["summary"]), None
@@ -44,7 +49,7 @@ def run_hop_quantiles(
     import numpy as np
 
     try:
-        raw = _core.simulate(scenario_json)
+        raw = _simulate(scenario_json)
     except ValueError as e:
         return key, None, str(e)
     cols = raw["tables"].get("hop_packets") or {}
@@ -121,7 +126,7 @@ def run_experiment_point(
         if trace_blobs:
             scenario = materialise_traces(json.loads(scenario_json), trace_blobs)
             scenario_json = json.dumps(scenario)
-        raw = _core.simulate(scenario_json)
+        raw = _simulate(scenario_json)
     except ValueError as e:  # SimulationError, or a bad trace blob
         return key, None, str(e)
     tables = raw.get("tables", {})

@@ -72,6 +72,10 @@ def _parse_queue_spec(spec: str, *, option: str = "--queue") -> tuple[dict[str, 
             key="queue",
         )
     raw_type, rest = m.group(1), m.group(2) or ""
+    from accelbrake import controllers
+
+    if controllers.get_queue(raw_type) is not None:
+        return _python_queue_spec(raw_type, rest, option)
     qtype = raw_type.lower().replace("_", "-")
     qtype = _QUEUE_TYPE_ALIASES.get(qtype, qtype)
     if qtype not in QUEUE_KEYS:
@@ -116,6 +120,38 @@ def _parse_queue_spec(spec: str, *, option: str = "--queue") -> tuple[dict[str, 
         locations[k.field] = (f"{label}: {item}", raw_key)
     if "packets" in queue and "bytes" in queue:
         raise ScenarioError(f"{label}: give packets or bytes, not both", key="bytes")
+    return queue, locations
+
+
+def _python_queue_spec(name: str, rest: str, option: str) -> tuple[dict[str, Any], Locations]:
+    """``NAME key=value,...`` of a Python queue type: values as numbers, booleans or words (the
+    class's defaults decide when the run is built)."""
+    from accelbrake import controllers
+
+    cls = controllers.get_queue(name)
+    assert cls is not None
+    queue: dict[str, Any] = {"type": name}
+    locations: Locations = {}
+    for item in (x for x in re.split(r"[,;\s]+", re.sub(r"\s*=\s*", "=", rest)) if x):
+        key, eq, raw = item.partition("=")
+        if key not in cls.params and key not in ("packets", "bytes"):
+            raise ScenarioError(
+                f"{option} {name}: key '{key}' unknown{did_you_mean(key, list(cls.params))}; "
+                f"{name} keys: {', '.join(cls.params)}",
+                key=key,
+            )
+        value: Any = raw
+        if not eq:
+            value = True
+        else:
+            try:
+                value = float(raw)
+                value = int(value) if value == int(value) else value
+            except ValueError:
+                if raw.lower() in ("true", "false"):
+                    value = raw.lower() == "true"
+        queue[key] = value
+        locations[key] = (f"{option} {name}: {item}", key)
     return queue, locations
 
 

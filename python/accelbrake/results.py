@@ -288,6 +288,18 @@ class Result:
         return str(link.get("type", "?"))
 
     @property
+    def utilization(self) -> float:
+        """The bottleneck link's utilisation over the run (bytes that left it / its capacity,
+        Mahimahi's; ``summary["utilization"]``). Identifiers spell it ``utilization`` everywhere
+        (summary, tables, files); ``utilisation`` is an alias."""
+        return _nan(self.summary.get("utilization"))
+
+    @property
+    def utilisation(self) -> float:
+        """Alias of :attr:`utilization`."""
+        return self.utilization
+
+    @property
     def warnings(self) -> list[dict[str, Any]]:
         """Settings of this run outside a scheme's or queue's known operating range: the
         summary's ``warnings`` (each with ``code``, ``subject``, ``parameter``, ``value``,
@@ -504,4 +516,6 @@ def simulate(scenario: Mapping[str, Any]) -> Result:
             key="scenario",
         )
     scenario = dict(scenario)
-    return Result.from_core(_core.simulate(_dumps(scenario)), scenario)
+    from accelbrake import controllers
+
+    return Result.from_core(controllers.simulate_json(_dumps(scenario)), scenario)

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from accelbrake import _core, catalog
+from accelbrake import catalog
 from accelbrake._core import SimulationError
 from accelbrake._io import find_upwards, package_dir
 from accelbrake.errors import ScenarioError
@@ -80,9 +80,14 @@ def _validate(scenario: Mapping[str, Any], locations: Locations, context: str | 
     """Run the core's validation; name the ``--set`` item / ``--queue`` parameter (or ``context``,
     e.g. the scenario file) behind a failure. The core's error carries the scenario path it is about
     (``key``: ``hops[0].queue.eta``, ``flows[1].params.beta``, ``hops[0].link.type``), which maps
-    back to what the user wrote."""
+    back to what the user wrote. A scenario dict that uses Python controllers gets its
+    ``python_controllers`` entry (how worker processes import them, :mod:`accelbrake.controllers`)."""
+    from accelbrake import controllers
+
+    if isinstance(scenario, dict):
+        controllers.annotate(scenario)
     try:
-        _core.validate(json.dumps(scenario, allow_nan=False))
+        controllers.validate_json(json.dumps(scenario, allow_nan=False))
     except SimulationError as e:
         msg = str(e)
         key = getattr(e, "key", None)
@@ -213,7 +218,7 @@ def wifi_link_spec(text: str, *, what: str = "trace") -> dict[str, Any]:
             raise fail(f"{name}: period '{ms}' is not a number of ms") from None
         return body, p
 
-    items = str(text).strip()[len("wifi:") :].split(":")
+    items = [i for i in str(text).strip()[len("wifi:") :].split(":") if i.strip()]
     schedule: dict[str, Any] | None = None
     users, m = 1, None
     link: dict[str, Any] = {"type": "wifi"}

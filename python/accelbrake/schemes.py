@@ -89,6 +89,18 @@ def scheme_preset(scheme: str) -> SchemePreset:
     ``Cubic+CoDel``, ``cubic + codel`` and ``newreno_abe`` work). ``scheme+queue`` works for any
     scheme and queue type (``bbr+codel``)."""
     name = canonical_scheme(scheme)
+    if name not in SCHEMES and isinstance(scheme, str):
+        from accelbrake import controllers
+
+        cls = controllers.get_controller(scheme.strip())
+        if cls is not None:  # a Python controller, over drop-tail unless scheme+queue says otherwise
+            return SchemePreset(scheme.strip(), "droptail", False)
+        cc, plus, q = scheme.strip().partition("+")
+        if plus and controllers.get_controller(cc) is not None:
+            try:
+                return SchemePreset(cc, catalog.queue(q.lower()).name, False)
+            except KeyError:
+                pass
     try:
         return SCHEMES[name]
     except KeyError:
@@ -108,6 +120,10 @@ def scheme_preset(scheme: str) -> SchemePreset:
         hint = did_you_mean(name, SCHEMES)
         if name.startswith("abe-") and name[4:] + "-abe" in SCHEMES:  # the ABE paper's "abe-cubic"
             hint = f" (did you mean '{name[4:]}-abe'?)"
+        from accelbrake import controllers
+
+        py = controllers.controller_names()
+        extra = f"; Python controllers: {', '.join(py)}" if py else ""
         raise ScenarioError(
-            f"unknown scheme '{scheme}'{hint}; available: {', '.join(SCHEMES)}", key="scheme"
+            f"unknown scheme '{scheme}'{hint}; available: {', '.join(SCHEMES)}{extra}", key="scheme"
         ) from None

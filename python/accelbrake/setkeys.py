@@ -316,6 +316,8 @@ def apply_sets(
     for raw_key, raw_value in split_sets(sets):
         key = _canonical_key(raw_key)
         spec = SET_KEYS.get(key)
+        if spec is None and _python_set(raw_key.strip(), raw_value, flows, strict, _locations):
+            continue
         if spec is None:
             raise ScenarioError(_unknown_key_message(raw_key.strip()), key=raw_key.strip())
         try:
@@ -405,12 +407,69 @@ def apply_sets(
     return sc
 
 
+def _python_controller_key(key: str) -> tuple[Any, str] | None:
+    """``(class, param)`` when ``key`` is ``NAME.PARAM`` of a registered Python controller."""
+    name, dot, field = key.partition(".")
+    if not dot:
+        return None
+    from accelbrake import controllers
+
+    cls = controllers.get_controller(name) if ":" not in name else None
+    return (cls, field) if cls is not None else None
+
+
+def _python_set(
+    key: str, raw: Any, flows: list[dict[str, Any]], strict: bool, locations: Locations | None
+) -> bool:
+    """Apply ``NAME.PARAM=VALUE`` to the flows of Python controller ``NAME``; False if ``key`` is
+    not such a key. Values are parsed as numbers, booleans or kept as words; the controller's
+    defaults decide the type when the run is built (errors name the key)."""
+    found = _python_controller_key(key)
+    if found is None:
+        return False
+    cls, field = found
+    if field not in cls.params:
+        known = ", ".join(cls.params) or "none"
+        raise ScenarioError(
+            f"--set {key}={raw}: '{field}' is not a parameter of controller '{cls.name}'"
+            f"{did_you_mean(field, list(cls.params))}; its parameters: {known}",
+            key=key,
+        )
+    default = cls.params[field]
+    try:
+        if isinstance(default, bool):
+            value: Any = parse_bool(raw) if isinstance(raw, str) else bool(raw)
+        elif isinstance(default, (int, float)):
+            value = float(raw) if isinstance(raw, str) else raw
+        else:
+            value = str(raw)
+    except ValueError as e:
+        raise ScenarioError(f"--set {key}={raw}: {e}", key=key) from None
+    name = key.partition(".")[0]
+    applied = False
+    for j, f in enumerate(flows):
+        if f.get("scheme") == name:
+            f.setdefault("params", {})[field] = value
+            applied = True
+            if locations is not None:
+                locations[f"flows[{j}].params.{field}"] = (f"--set {key}={raw}", key)
+    if not applied and strict:
+        used = sorted({str(f.get("scheme")) for f in flows})
+        raise ScenarioError(
+            f"--set {key}={raw}: it applies to {name} flows, but the flows use {', '.join(used)}", key=key
+        )
+    return True
+
+
 def set_applies(key: str, scheme: str, queue: str | None = None) -> bool:
     """Whether ``--set`` key ``key`` means anything for the preset ``scheme`` (unknown keys: True,
     so that they are reported by :func:`apply_sets`). ``queue`` is the data queue type when an
     explicit ``--queue`` replaces the preset's."""
     spec = SET_KEYS.get(_canonical_key(key))
     if spec is None:
+        py = _python_controller_key(key.strip())
+        if py is not None:
+            return scheme_preset(scheme).cc == key.strip().partition(".")[0]
         return True
     preset = scheme_preset(scheme)
     if spec.target == "router":

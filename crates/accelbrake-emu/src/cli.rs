@@ -38,6 +38,8 @@ struct Opts {
     rate_mbps: f64,
     outer: Option<String>,
     json: Option<String>,
+    ecn: bool,
+    rt: bool,
     program: Vec<String>,
 }
 
@@ -64,6 +66,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         rate_mbps: 0.0,
         outer: None,
         json: None,
+        ecn: false,
+        rt: false,
         program: Vec::new(),
     };
     let mut i = 0;
@@ -95,9 +99,26 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--trace" => o.trace = Some(val()?),
             "--ack-trace" => o.ack_trace = Some(val()?),
             "--delay" => o.delay_ms = num("--delay", val()?, 0.0, 10_000.0)?,
-            "--queue" => o.queue = val()?,
+            "--queue" => {
+                // "TYPE" or "TYPE k=v,k=v" (the `accelbrake run --queue` form).
+                let v = val()?;
+                let mut it = v.trim().splitn(2, char::is_whitespace);
+                o.queue = it.next().unwrap_or("").to_string();
+                if let Some(rest) = it.next() {
+                    o.queue_args = rest.trim().to_string();
+                }
+            }
             "--queue-args" => o.queue_args = val()?,
-            "--ack-queue" => o.ack_queue = val()?,
+            "--ack-queue" => {
+                let v = val()?;
+                let mut it = v.trim().splitn(2, char::is_whitespace);
+                o.ack_queue = it.next().unwrap_or("").to_string();
+                if let Some(rest) = it.next() {
+                    o.ack_queue_args = rest.trim().to_string();
+                }
+            }
+            "--ecn" => o.ecn = true,
+            "--rt" => o.rt = true,
             "--ack-queue-args" => o.ack_queue_args = val()?,
             "--seed" => o.seed = num("--seed", val()?, 0.0, 9e15)? as u64,
             "--log" => o.log = Some(val()?),
@@ -162,11 +183,49 @@ fn directions(o: &Opts) -> Result<(Direction, Direction), String> {
     ))
 }
 
+/// Check the traces and queues without creating anything.
+fn validate(o: &Opts) -> Result<(), String> {
+    let up = o
+        .trace
+        .as_deref()
+        .ok_or("--trace FILE is required (a Mahimahi trace)")?;
+    Trace::load(up).map_err(|e| format!("--trace: {e}"))?;
+    if let Some(p) = o.ack_trace.as_deref() {
+        Trace::load(p).map_err(|e| format!("--ack-trace: {e}"))?;
+    }
+    build_queue(&o.queue, &o.queue_args, "--queue", o.seed, 1)?;
+    build_queue(&o.ack_queue, &o.ack_queue_args, "--ack-queue", o.seed, 2)?;
+    Ok(())
+}
+
+/// With `--rt`, run the calling thread (the link loop; threads started before keep their policy)
+/// under `SCHED_FIFO` so that other processes on the machine cannot delay packets by hogging the
+/// CPU. Priority 10 of 1–99: above every normal process, below the kernel's own real-time threads
+/// (which use 50 and up).
+fn realtime(o: &Opts) -> Result<(), String> {
+    if !o.rt {
+        return Ok(());
+    }
+    let p = libc::sched_param { sched_priority: 10 };
+    // SAFETY: plain system call on the calling thread with a valid parameter block.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } != 0 {
+        return Err(format!("--rt: SCHED_FIFO refused: {}", std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
 /// Block the signals we handle and read them from a signalfd instead (children get a clean mask).
 fn signals() -> Result<SignalFd, String> {
     let mut set = SigSet::empty();
     for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGCHLD] {
         set.add(s);
+    }
+    // A signal inherited as ignored (e.g. SIGINT of a background job) would never reach the
+    // signalfd: take the default disposition back, then block so that it is only read from there.
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        // SAFETY: setting a default disposition installs no handler.
+        unsafe { nix::sys::signal::signal(s, nix::sys::signal::SigHandler::SigDfl) }
+            .map_err(|e| format!("resetting {s}: {e}"))?;
     }
     set.thread_block().map_err(|e| format!("blocking signals: {e}"))?;
     SignalFd::with_flags(&set, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).map_err(|e| format!("signalfd: {e}"))
@@ -189,6 +248,12 @@ pub fn main(args: Vec<String>) -> i32 {
         Ok(o) => o,
         Err(e) => return usage_err(e),
     };
+    // Bad options are reported (status 2) before anything needs root.
+    if cmd != "check" {
+        if let Err(e) = validate(&o) {
+            return usage_err(e);
+        }
+    }
     if let Some(why) = netns::unavailable() {
         eprintln!("accelbrake-emu: unavailable here: {why}");
         return EXIT_UNAVAILABLE;
@@ -224,6 +289,13 @@ fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
     let sig = signals()?;
     let emu = Emulator::new(up, down, &std::process::id().to_string())
         .map_err(|e| format!("setting up namespaces and TUN devices: {e}"))?;
+    if o.ecn {
+        // Kernel TCP asks for ECN on its connections (RFC 3168), in both namespaces.
+        for ns in [&emu.inner, &emu.outer] {
+            ns.sysctl("/proc/sys/net/ipv4/tcp_ecn", "1")
+                .map_err(|e| format!("--ecn: {e}"))?;
+        }
+    }
     Ok((emu, sig))
 }
 
@@ -254,6 +326,7 @@ fn shell(o: &Opts) -> Result<i32, String> {
         .spawn()
         .map_err(|e| format!("cannot run '{}': {e}", o.program[0]))?;
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    realtime(o)?;
     emu.reset_clock();
     let mut status = None;
     let deadline = o.duration_s.map(|s| Time((s * NS_PER_S as f64) as u64));
@@ -328,6 +401,7 @@ struct Collected {
 
 fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Result<(Collected, Time), String> {
     let mut table = packet_table(o)?;
+    realtime(o)?;
     let mut c = Collected::default();
     let mut werr = Ok(());
     let end = emu
@@ -443,6 +517,9 @@ fn saturate(o: &Opts) -> Result<i32, String> {
     let got = Arc::new(AtomicU64::new(0));
     let g = got.clone();
     rx.set_read_timeout(Some(std::time::Duration::from_millis(200))).ok();
+    // A 4 MiB receive buffer (root may exceed net.core.rmem_max) so that a briefly descheduled
+    // receiver thread does not lose datagrams the link delivered.
+    let _ = nix::sys::socket::setsockopt(&rx, nix::sys::socket::sockopt::RcvBufForce, &(4 << 20));
     std::thread::spawn(move || {
         let mut b = [0u8; 2048];
         loop {
@@ -483,6 +560,7 @@ fn saturate(o: &Opts) -> Result<i32, String> {
     let last = end.0 / bin;
     let mut bins = Vec::new();
     let mut worst: f64 = 0.0;
+    let mut worst_written: f64 = 0.0;
     for k in first..last {
         let (a, b) = (Time(k * bin), Time((k + 1) * bin));
         let opp = emu.up.link().opportunity_bytes_between(a, b);
@@ -497,13 +575,25 @@ fn saturate(o: &Opts) -> Result<i32, String> {
             0.0
         };
         worst = worst.max(err.abs());
-        bins.push(json!([k * 100, opp, del]));
+        // The same bin by when packets were actually written (minus the delay): what a receiver sees.
+        let delay = Dur::from_millis_f64(o.delay_ms).0;
+        let wr: u64 =
+            c.up.iter()
+                .filter(|d| (a.0..b.0).contains(&d.written.0.saturating_sub(delay)))
+                .map(|d| (d.size + TUN_OVERHEAD) as u64)
+                .sum();
+        if opp > 0 {
+            worst_written = worst_written.max((wr as f64 - opp as f64).abs() / opp as f64);
+        }
+        bins.push(json!([k * 100, opp, del, wr]));
     }
     let v = json!({
         "mode": "saturate",
         "trace": o.trace, "rate_mbps": rate, "duration_s": end.0 as f64 / NS_PER_S as f64,
         "bins_100ms": bins,
+        "bins_columns": ["start_ms", "opportunity_bytes", "delivered_bytes_by_schedule", "delivered_bytes_by_write_time"],
         "worst_bin_error": worst,
+        "worst_bin_error_by_write_time": worst_written,
         "delivered_packets": c.up.len(),
         "received_packets": got.load(Ordering::Relaxed),
         "drops": emu.up.counters.dropped,

@@ -359,11 +359,27 @@ mod tests {
         assert_eq!(d.next_wake(), Some(ms(11)));
         let mut out = Vec::new();
         let mut rec = Vec::new();
-        d.deliver(ms(11), |b| Ok(out.push(b.len())), |r| rec.push(*r)).unwrap();
+        d.deliver(
+            ms(11),
+            |b| {
+                out.push(b.len());
+                Ok(())
+            },
+            |r| rec.push(*r),
+        )
+        .unwrap();
         assert_eq!(out, vec![1500]);
         assert_eq!(rec[0].opportunity, ms(1));
         assert_eq!(rec[0].due, ms(11));
-        d.deliver(ms(12), |b| Ok(out.push(b.len())), |r| rec.push(*r)).unwrap();
+        d.deliver(
+            ms(12),
+            |b| {
+                out.push(b.len());
+                Ok(())
+            },
+            |r| rec.push(*r),
+        )
+        .unwrap();
         assert_eq!(out.len(), 2);
         d.finish(ms(3)).unwrap();
         let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
@@ -399,16 +415,25 @@ mod tests {
         assert_eq!(d.counters.dropped, 1);
         d.serve(Time(NS_PER_MS)).unwrap();
         let mut n = 0;
-        d.deliver(Time(NS_PER_MS), |_| Ok(n += 1), |_| {}).unwrap();
+        d.deliver(
+            Time(NS_PER_MS),
+            |_| {
+                n += 1;
+                Ok(())
+            },
+            |_| {},
+        )
+        .unwrap();
         assert_eq!(n, 3, "three 104-byte frames fit in one 1504-byte opportunity");
     }
 
     #[test]
     fn a_marking_queue_rewrites_the_ip_header_with_a_valid_checksum() {
-        // Use a queue that always marks: the ABC router with η = 0 brakes every accelerate packet.
+        // The ABC router starts with no tokens (Algorithm 1), so its first accelerate packet
+        // becomes a brake; a tiny η keeps it braking.
         let kind = accelbrake_sim::queue::lookup("abc", "q").unwrap();
         let mut given = accelbrake_sim::params::Given::new();
-        given.insert("eta".into(), 0.0.into());
+        given.insert("eta".into(), 1e-6.into());
         let q = (kind.build)(
             &kind.values(&given, "q").unwrap(),
             accelbrake_sim::rng::Rng::stream(1, 1),
@@ -418,7 +443,15 @@ mod tests {
         d.arrive(Time::ZERO, &v4(1500, 0b01)).unwrap();
         d.serve(Time(NS_PER_MS)).unwrap();
         let mut got = Vec::new();
-        d.deliver(Time(NS_PER_MS), |b| Ok(got = b.to_vec()), |_| {}).unwrap();
+        d.deliver(
+            Time(NS_PER_MS),
+            |b| {
+                got = b.to_vec();
+                Ok(())
+            },
+            |_| {},
+        )
+        .unwrap();
         assert_eq!(ip::ecn_of(&got), Some(Ecn::BRAKE));
         assert_eq!(u16::from_be_bytes([got[10], got[11]]), ip::ipv4_header_checksum(&got));
         assert_eq!(d.counters.rewritten, 1);

@@ -124,10 +124,8 @@ mod tests {
 
     #[test]
     fn incremental_update_equals_a_full_recompute_on_many_headers() {
-        // Deterministic pseudo-random headers (64-bit LCG, Knuth MMIX constants), including ones
-        // whose checksum is 0x0000 or 0xffff, the corner case of RFC 1624 §3.
+        // Deterministic pseudo-random headers (64-bit LCG, Knuth MMIX constants), then the corner case of RFC 1624 §3.
         let mut x: u64 = 1;
-        let mut corner = 0;
         for _ in 0..20_000 {
             let mut h = vec![0u8; 20];
             for b in h.iter_mut() {
@@ -136,7 +134,6 @@ mod tests {
             }
             h[0] = 0x45;
             let c = ipv4_header_checksum(&h);
-            corner += usize::from(c == 0 || c == 0xffff);
             h[10..12].copy_from_slice(&c.to_be_bytes());
             let to = ALL[(x >> 20) as usize % 4];
             set_ecn(&mut h, to);
@@ -154,7 +151,6 @@ mod tests {
         assert_eq!(c, 0, "the constructed header has checksum 0x0000");
         set_ecn(&mut h, Ecn::Ect0);
         assert_eq!(u16::from_be_bytes([h[10], h[11]]), ipv4_header_checksum(&h));
-        assert!(corner > 0, "the corner case was exercised");
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub const OUTER_ADDR: [u8; 4] = [100, 64, 0, 1];
 
 /// Why the emulator cannot run here, or `None` if it can (root, `/dev/net/tun`, namespaces).
 pub fn unavailable() -> Option<String> {
-    if !(unsafe { libc::geteuid() } == 0) {
+    if unsafe { libc::geteuid() } != 0 {
         return Some("needs root (network namespaces and TUN devices)".into());
     }
     if std::fs::metadata("/dev/net/tun").is_err() {
@@ -71,9 +71,15 @@ impl Netns {
     pub fn command(&self, program: &str) -> Command {
         let mut c = Command::new(program);
         let fd = self.fd.as_raw_fd();
-        // SAFETY: between fork and exec we call only async-signal-safe system calls (setns, prctl).
+        // SAFETY: between fork and exec we call only async-signal-safe system calls (setns, prctl,
+        // sigprocmask).
         unsafe {
             c.pre_exec(move || {
+                // The emulator blocks the signals it reads through a signalfd; the program must not
+                // inherit that mask (or Ctrl-C would not reach it).
+                let mut empty: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut empty);
+                libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
                 if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
                     return Err(io::Error::last_os_error());
                 }

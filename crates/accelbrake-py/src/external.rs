@@ -11,16 +11,19 @@
 //! it); Ctrl-C then surfaces as a `KeyboardInterrupt` inside a callback, which is re-raised.
 
 use accelbrake_sim::cc::external::{
-    BuildInfo, Call, Callbacks, External, ExternalFactory, Externals, Failure, Output, SteerFactory, SteerHandle,
-    SteerMode, SteerStats,
+    BuildInfo, Call, Callbacks, External, ExternalFactory, ExternalQueueFactory, Externals, Failure, Output,
+    SteerFactory, SteerHandle, SteerMode, SteerStats,
 };
 use accelbrake_sim::cc::{AckInfo, CongestionControl, CongestionKind};
+use accelbrake_sim::packet::{Ecn, Packet};
 use accelbrake_sim::params::{Given, Value};
+use accelbrake_sim::queue::external::{ExternalQueue, QueueCallbacks, Verdict};
+use accelbrake_sim::queue::{Limit, LinkInfo, Queue};
 use accelbrake_sim::time::Time;
 use accelbrake_sim::{Error, Scenario, Simulation};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 use pyo3::{create_exception, intern};
 use std::sync::{Arc, Mutex};
 
@@ -333,12 +336,257 @@ impl ExternalFactory for PyFactory {
     }
 }
 
-/// Externals from `{name: spec}`.
+/// What a Python queue sees of a packet (`accelbrake.QueuePacket`, read-only).
+#[pyclass(frozen, module = "accelbrake._core", name = "QueuePacket")]
+pub struct QueuePacket {
+    /// Flow index.
+    #[pyo3(get)]
+    flow: u32,
+    /// Data: segment number; ACK: cumulative ACK.
+    #[pyo3(get)]
+    seq: u32,
+    /// Size on the wire (IP bytes).
+    #[pyo3(get)]
+    size: u32,
+    /// Whether it is a pure ACK.
+    #[pyo3(get)]
+    is_ack: bool,
+    /// ECN codepoint: "not-ect", "ect1" (ABC accelerate), "ect0" (ABC brake), "ce".
+    #[pyo3(get)]
+    ecn: &'static str,
+    /// Time in this queue so far (ns; 0 on enqueue).
+    #[pyo3(get)]
+    sojourn_ns: u64,
+}
+
+#[pymethods]
+impl QueuePacket {
+    fn __repr__(&self) -> String {
+        format!(
+            "QueuePacket(flow={}, seq={}, size={}, is_ack={}, ecn='{}', sojourn_ns={})",
+            self.flow, self.seq, self.size, self.is_ack, self.ecn, self.sojourn_ns
+        )
+    }
+}
+
+fn queue_packet(p: &Packet, now: Time) -> QueuePacket {
+    QueuePacket {
+        flow: p.flow,
+        seq: p.seq,
+        size: p.size,
+        is_ack: p.kind == accelbrake_sim::packet::Kind::Ack,
+        ecn: match p.ecn {
+            Ecn::NotEct => "not-ect",
+            Ecn::Ect1 => "ect1",
+            Ecn::Ect0 => "ect0",
+            Ecn::Ce => "ce",
+        },
+        sojourn_ns: now.0.saturating_sub(p.enqueued_at.0),
+    }
+}
+
+fn verdict(v: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+    if v.is_none() {
+        return Ok(Verdict::Pass);
+    }
+    let s: String = v.extract().map_err(|_| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "expected None or one of 'pass', 'drop', 'mark', 'brake', 'accelerate', got {v}"
+        ))
+    })?;
+    Ok(match s.as_str() {
+        "pass" => Verdict::Pass,
+        "drop" => Verdict::Drop,
+        "mark" | "ce" => Verdict::Mark(Ecn::Ce),
+        "brake" => Verdict::Mark(Ecn::BRAKE),
+        "accelerate" => Verdict::Mark(Ecn::ACCELERATE),
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "expected None or one of 'pass', 'drop', 'mark', 'brake', 'accelerate', got '{other}'"
+            )))
+        }
+    })
+}
+
+/// One hop's Python queue instance.
+struct PyQueueCallbacks {
+    on_enqueue: Option<Py<PyAny>>,
+    on_dequeue: Option<Py<PyAny>>,
+    slot: Slot,
+}
+
+impl PyQueueCallbacks {
+    fn decide(
+        &self,
+        m: &Py<PyAny>,
+        args: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyTuple>>,
+    ) -> Result<Verdict, String> {
+        Python::attach(|py| {
+            let r = args(py).and_then(|a| m.bind(py).call1(a)).and_then(|v| verdict(&v));
+            r.map_err(|e| {
+                let msg = describe(py, &e);
+                let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+                if slot.is_none() {
+                    *slot = Some(e);
+                }
+                msg
+            })
+        })
+    }
+}
+
+impl QueueCallbacks for PyQueueCallbacks {
+    fn on_enqueue(&mut self, now: Time, pkt: &Packet, len_packets: usize, len_bytes: u64) -> Result<Verdict, String> {
+        let Some(m) = &self.on_enqueue else {
+            return Ok(Verdict::Pass);
+        };
+        self.decide(m, |py| {
+            let p = Py::new(py, queue_packet(pkt, now))?;
+            PyTuple::new(
+                py,
+                [
+                    now.0.into_pyobject(py)?.into_any(),
+                    p.into_bound(py).into_any(),
+                    len_packets.into_pyobject(py)?.into_any(),
+                    len_bytes.into_pyobject(py)?.into_any(),
+                ],
+            )
+        })
+    }
+    fn on_dequeue(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        len_packets: usize,
+        len_bytes: u64,
+        _link: LinkInfo,
+    ) -> Result<Verdict, String> {
+        let Some(m) = &self.on_dequeue else {
+            return Ok(Verdict::Pass);
+        };
+        self.decide(m, |py| {
+            let p = Py::new(py, queue_packet(pkt, now))?;
+            PyTuple::new(
+                py,
+                [
+                    now.0.into_pyobject(py)?.into_any(),
+                    p.into_bound(py).into_any(),
+                    len_packets.into_pyobject(py)?.into_any(),
+                    len_bytes.into_pyobject(py)?.into_any(),
+                ],
+            )
+        })
+    }
+    fn wants_enqueue(&self) -> bool {
+        self.on_enqueue.is_some()
+    }
+    fn wants_dequeue(&self) -> bool {
+        self.on_dequeue.is_some()
+    }
+}
+
+/// A Python queue class behind its spec object (`check(params)`, `build(params, hop, seed)` →
+/// `(instance, packets, bytes)`, `hooks`).
+struct PyQueueFactory {
+    name: String,
+    spec: Py<PyAny>,
+    slot: Slot,
+}
+
+impl PyQueueFactory {
+    fn param_error(&self, py: Python<'_>, e: &PyErr) -> Error {
+        PyFactory {
+            name: self.name.clone(),
+            spec: self.spec.clone_ref(py),
+            slot: self.slot.clone(),
+        }
+        .param_error(py, e)
+    }
+}
+
+impl ExternalQueueFactory for PyQueueFactory {
+    fn check(&self, params: &Given) -> accelbrake_sim::Result<()> {
+        Python::attach(|py| {
+            let d = given_to_dict(py, params).map_err(|e| self.param_error(py, &e))?;
+            self.spec
+                .call_method1(py, "check", (d,))
+                .map_err(|e| self.param_error(py, &e))?;
+            Ok(())
+        })
+    }
+
+    fn build(
+        &self,
+        hop: usize,
+        params: &Given,
+        seed: u64,
+        failure: &Arc<Failure>,
+    ) -> accelbrake_sim::Result<Box<dyn Queue>> {
+        Python::attach(|py| {
+            let built = (|| -> PyResult<(PyQueueCallbacks, Limit)> {
+                let d = given_to_dict(py, params)?;
+                let (obj, packets, bytes): (Py<PyAny>, Option<u64>, Option<u64>) =
+                    self.spec.call_method1(py, "build", (d, hop, seed))?.extract(py)?;
+                let hooks: Vec<String> = self.spec.getattr(py, "hooks")?.extract(py)?;
+                let bound = obj.bind(py);
+                let get = |name: &str| -> PyResult<Option<Py<PyAny>>> {
+                    Ok(if hooks.iter().any(|h| h == name) {
+                        Some(bound.getattr(name)?.unbind())
+                    } else {
+                        None
+                    })
+                };
+                let limit = match (bytes, packets) {
+                    (Some(b), _) => Limit::Bytes(b),
+                    (None, Some(p)) => Limit::Packets(p),
+                    (None, None) => Limit::Infinite,
+                };
+                Ok((
+                    PyQueueCallbacks {
+                        on_enqueue: get("on_enqueue")?,
+                        on_dequeue: get("on_dequeue")?,
+                        slot: self.slot.clone(),
+                    },
+                    limit,
+                ))
+            })();
+            match built {
+                Ok((cb, limit)) => Ok(Box::new(ExternalQueue::new(
+                    &self.name,
+                    hop,
+                    limit,
+                    Box::new(cb),
+                    failure.clone(),
+                )) as Box<dyn Queue>),
+                Err(e) => Err(Error::Param {
+                    key: format!("hops[{hop}].queue"),
+                    msg: format!("building queue '{}' failed: {}", self.name, describe(py, &e)),
+                }),
+            }
+        })
+    }
+}
+
+/// Externals from `{name: spec}` (controller specs, and queue specs with `kind == "queue"`).
 pub fn externals(py: Python<'_>, controllers: Option<&Bound<'_, PyDict>>, slot: &Slot) -> PyResult<Externals> {
     let mut x = Externals::new();
     if let Some(d) = controllers {
         for (k, v) in d.iter() {
             let name: String = k.extract()?;
+            let is_queue = v
+                .getattr("kind")
+                .ok()
+                .and_then(|k| k.extract::<String>().ok())
+                .is_some_and(|k| k == "queue");
+            if is_queue {
+                let f = PyQueueFactory {
+                    name: name.clone(),
+                    spec: v.unbind(),
+                    slot: slot.clone(),
+                };
+                x.insert_queue(&name, Arc::new(f)).map_err(|e| crate::to_py(py, e))?;
+                continue;
+            }
             let f = PyFactory {
                 name: name.clone(),
                 spec: v.unbind(),
@@ -364,12 +612,17 @@ fn failure_error(py: Python<'_>, x: &Externals, slot: &Slot) -> Option<PyErr> {
     let v = err.value(py);
     // "controller 'NAME' (flow F) failed in HOOK: ..."
     let name = msg.split('\'').nth(1).map(str::to_string);
+    let what = if msg.starts_with("queue ") {
+        "queue"
+    } else {
+        "controller"
+    };
     let hook = msg
         .split(" failed in ")
         .nth(1)
         .and_then(|r| r.split(':').next())
         .map(str::to_string);
-    let _ = v.setattr("kind", "controller");
+    let _ = v.setattr("kind", what);
     let _ = v.setattr("key", py.None());
     let _ = v.setattr("path", py.None());
     let _ = v.setattr("line", py.None());

@@ -236,6 +236,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("ControllerError", m.py().get_type::<external::ControllerError>())?;
     m.add_class::<external::Ack>()?;
+    m.add_class::<external::QueuePacket>()?;
     m.add_class::<external::Stepper>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

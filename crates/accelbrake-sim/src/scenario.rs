@@ -653,7 +653,14 @@ impl Scenario {
                     h.link.wifi_config(&format!("{k}.link"))?;
                 }
             }
-            h.queue.resolve(&format!("{k}.queue"))?;
+            match externals.and_then(|x| x.get_queue(&h.queue.kind)) {
+                Some(q) => q
+                    .check(&h.queue.params)
+                    .map_err(|e| rekey(e, &h.queue.kind, &format!("{k}.queue")))?,
+                None => {
+                    h.queue.resolve(&format!("{k}.queue"))?;
+                }
+            }
         }
         if self.flows.is_empty() {
             return Err(Error::Param {

@@ -407,7 +407,13 @@ impl Estimator {
     }
 
     fn expire(&mut self, now: Time) {
-        let horizon = now.0.saturating_sub(self.window.0);
+        // Within the first window nothing expires (a sample at time 0 is in (now − T, now]).
+        let Some(horizon) = now.0.checked_sub(self.window.0) else {
+            if self.sum_t > 0.0 {
+                self.held = self.sum_bits / self.sum_t * 1e9 / 8.0;
+            }
+            return;
+        };
         while let Some(&(t, bits, th)) = self.samples.front() {
             if t.0 > horizon || self.samples.len() == 1 {
                 break;
@@ -740,7 +746,10 @@ impl WifiLink {
                             match pull(None, cap) {
                                 Some(p) => {
                                     self.held_packets += 1;
-                                    self.shared.on_sent(now, subframe_bytes(p.size) as u64);
+                                    let sb = subframe_bytes(p.size) as u64;
+                                    self.shared.on_sent(now, sb);
+                                    let u = self.user_of(p.flow);
+                                    self.users[u].est.on_sent(now, sb);
                                     p
                                 }
                                 None => break,
@@ -757,12 +766,9 @@ impl WifiLink {
                         break;
                     }
                 }
-                let Some(u) = (0..n)
+                let u = (0..n)
                     .map(|k| (self.next_user + k) % n)
-                    .find(|&u| !self.users[u].staged.is_empty())
-                else {
-                    return None;
-                };
+                    .find(|&u| !self.users[u].staged.is_empty())?;
                 let frames: Vec<Packet> = self.users[u].staged.drain(..).collect();
                 self.users[u].staged_bytes = 0;
                 (u, frames)
@@ -973,6 +979,52 @@ pub fn ms(t: u64) -> Time {
 /// Bytes per second to Mbit/s.
 pub fn mbps(bytes_per_sec: f64) -> f64 {
     bytes_per_sec * 8.0 / 1e6
+}
+
+/// The `wifi_batches` table: one row per A-MPDU of every Wi-Fi hop (at most
+/// [`crate::wifi::MAX_BATCH_ROWS`] per hop): when its block ACK came, to which user, at which
+/// MCS, its size, its inter-ACK times, ABC's estimates (per batch and smoothed, shared and of the
+/// user) and the ground truth beside them, rates in Mbit/s. `None` without Wi-Fi hops.
+pub(crate) fn batches_table<'a>(
+    links: impl Iterator<Item = (usize, &'a WifiLink)>,
+) -> Option<crate::measure::table::Table> {
+    use crate::measure::table::Table;
+    let mut rows = Vec::new();
+    for (h, l) in links {
+        rows.extend(l.log.iter().map(|r| (h, *r)));
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table::default();
+    t.f64("t_ms", rows.iter().map(|(_, r)| r.at.millis_f64()).collect());
+    t.i64("hop", rows.iter().map(|(h, _)| *h as i64).collect());
+    t.i64("user", rows.iter().map(|(_, r)| i64::from(r.user)).collect());
+    t.i64("mcs", rows.iter().map(|(_, r)| i64::from(r.mcs)).collect());
+    t.i64("b", rows.iter().map(|(_, r)| i64::from(r.b)).collect());
+    t.i64("bytes", rows.iter().map(|(_, r)| r.bytes as i64).collect());
+    t.f64(
+        "airtime_us",
+        rows.iter().map(|(_, r)| r.airtime.0 as f64 / 1e3).collect(),
+    );
+    t.f64("t_ia_us", rows.iter().map(|(_, r)| r.t_ia.0 as f64 / 1e3).collect());
+    t.f64(
+        "t_ia_user_us",
+        rows.iter().map(|(_, r)| r.t_ia_user.0 as f64 / 1e3).collect(),
+    );
+    t.f64("cr_mbps", rows.iter().map(|(_, r)| mbps(r.cr)).collect());
+    t.f64("mu_batch_mbps", rows.iter().map(|(_, r)| mbps(r.mu_batch)).collect());
+    t.f64("mu_hat_mbps", rows.iter().map(|(_, r)| mbps(r.mu_hat)).collect());
+    t.f64(
+        "mu_hat_user_mbps",
+        rows.iter().map(|(_, r)| mbps(r.mu_hat_user)).collect(),
+    );
+    t.f64("truth_mbps", rows.iter().map(|(_, r)| mbps(r.truth)).collect());
+    t.f64(
+        "truth_user_mbps",
+        rows.iter().map(|(_, r)| mbps(r.truth_user)).collect(),
+    );
+    Some(t)
 }
 
 #[cfg(test)]
@@ -1325,8 +1377,14 @@ mod tests {
         let truth = shared.truth_rate(Time::ZERO, None);
         let est = time_average(&shared, None, |r| r.mu_hat);
         assert!((est / truth - 1.0).abs() < 0.05, "shared: {est} vs {truth}");
-        // Batches alternate users.
+        // Batches alternate users; each user's own estimate (logged, not used by a shared router)
+        // tracks its share.
         assert!(shared.log.windows(2).all(|w| w[0].user != w[1].user));
+        for u in 0..2 {
+            let truth = shared.truth_rate(Time::ZERO, Some(u));
+            let est = time_average(&shared, Some(u as u32), |r| r.mu_hat_user);
+            assert!((est / truth - 1.0).abs() < 0.05, "shared, user {u}: {est} vs {truth}");
+        }
         let per = two_users(Discipline::PerUser);
         for u in 0..2 {
             let truth = per.truth_rate(Time::ZERO, Some(u));

@@ -13,6 +13,8 @@
     accelbrake traces traces/
     accelbrake params cubic               # every parameter: default, unit, range, source
     accelbrake schema > scenario.schema.json
+    accelbrake shell --trace traces/bw12.mahi --delay 50 --queue "abc packets=250" -- ping -c 3 100.64.0.1
+    accelbrake emulate --scheme cubic --trace traces/bw24.mahi --delay 20 --queue "droptail packets=250"
 
 Errors (bad options, invalid scenarios, missing or malformed trace files) print
 ``accelbrake: error: <message>`` on stderr and exit with status 2. Set ``ACCELBRAKE_DEBUG=1`` to get
@@ -29,7 +31,7 @@ from typing import Any
 
 from accelbrake import __version__, catalog
 from accelbrake._core import SimulationError
-from accelbrake.cli import abe, compare, report, reproduce, run, sweep, traces
+from accelbrake.cli import abe, compare, emu, report, reproduce, run, sweep, traces
 from accelbrake.cli import params as params_cmds
 from accelbrake.cli._common import DELAY_NOTES, PROG, CliError
 from accelbrake.cli.abe import cmd_abe_sweep
@@ -71,10 +73,20 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=fmt,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first (repeatable): a module that registers Python controllers "
+        "(accelbrake.register_controller), so that their names work as schemes; worker processes "
+        "import it too. A scheme given as module:Class needs no --import.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     # One module per command; each adds its own subparser (in this order in --help).
-    for command in (run, compare, abe, sweep, report, reproduce, traces, params_cmds):
+    for command in (run, compare, abe, sweep, report, reproduce, traces, params_cmds, emu):
         command.register(sub, fmt)
     return parser
 
@@ -85,6 +97,29 @@ def _error_message(e: BaseException) -> str:
     else:
         msg = str(e) or type(e).__name__
     return " ".join(msg.split("\n"))
+
+
+#: Commands whose finished runs are kept as they finish, so that running them again resumes.
+RESUMABLE = ("sweep", "reproduce", "abe-sweep", "compare")
+
+
+def resume_hint(args: argparse.Namespace, argv: Sequence[str]) -> str:
+    """What to tell a user who stopped a resumable command: where the finished runs are and the
+    command that picks up from there; empty for other commands (and compare without --out)."""
+    if args.command not in RESUMABLE:
+        return ""
+    if args.command == "compare" and not getattr(args, "out", None):
+        return (
+            f"{PROG}: nothing was kept (compare without --out); give --out DIR to make a comparison resumable"
+        )
+    import shlex
+
+    out = getattr(args, "out", None)
+    where = f"in {out}/" if out else "in the results folder"
+    return (
+        f"{PROG}: the runs that finished are kept {where}; to resume, run the same command again "
+        f"(finished runs are reused, not run again): {PROG} {shlex.join(argv)}"
+    )
 
 
 class Terminated(KeyboardInterrupt):
@@ -105,17 +140,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
     try:
+        if args.imports:
+            from accelbrake import controllers
+
+            controllers.import_modules(args.imports)
         return int(args.func(args))
     except KeyboardInterrupt as e:
+        hint = resume_hint(args, argv)
         if isinstance(e, Terminated):
             print(f"{PROG}: terminated", file=sys.stderr)
+            if hint:
+                print(hint, file=sys.stderr)
             return 143
         print(f"{PROG}: interrupted", file=sys.stderr)
+        if hint:
+            print(hint, file=sys.stderr)
         return 130
     except BrokenPipeError:
         # Output piped into e.g. `head`: stop quietly.

@@ -157,16 +157,16 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
             nargs="+",
             metavar="F[,F...]",
             help=f"data-direction links, comma-separated, space-separated (a shell glob such as traces/*.up "
-            f"works) or repeated: Mahimahi trace files (.up/.down/.mahi) or constant rates like const:24 "
-            f"(Mbit/s) (default: {DEFAULT_TRACE})",
+            f"works) or repeated: Mahimahi trace files (.up/.down/.mahi), constant rates like const:24 "
+            f"(Mbit/s) or 802.11n links like wifi:alt=1/7@2000 (docs/wifi.md) (default: {DEFAULT_TRACE})",
         )
     else:
         g.add_argument(
             "--trace",
             metavar="FILE",
             help=f"data-direction link: a Mahimahi trace file (.up/.down/.mahi; looked up in the current "
-            f"directory, then in the repository) or a constant rate like const:24 (Mbit/s) "
-            f"(default: {DEFAULT_TRACE})",
+            f"directory, then in the repository), a constant rate like const:24 (Mbit/s) or an 802.11n "
+            f"link like wifi:alt=1/7@2000 (docs/wifi.md) (default: {DEFAULT_TRACE})",
         )
     g.add_argument(
         "--ack-trace", metavar="FILE", help="ACK-direction trace file (default: a constant --ack-mbps link)"

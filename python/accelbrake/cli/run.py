@@ -230,6 +230,13 @@ def format_run(summary: dict[str, Any], scenario: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _import_writers() -> None:
+    import contextlib
+
+    with contextlib.suppress(ImportError):
+        import pyarrow.parquet  # noqa: F401
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """``accelbrake run``."""
     if args.scenario:
@@ -281,7 +288,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from accelbrake.results import format_warning, simulate
 
+    warm = None
+    if args.out:
+        # Import the Parquet writer while the core simulates (it releases the GIL): on a short run
+        # the import would otherwise take as long as the simulation.
+        import threading
+
+        warm = threading.Thread(target=_import_writers, name="accelbrake-import", daemon=True)
+        warm.start()
     result = simulate(scenario)
+    if warm is not None:
+        warm.join()
     if args.json:
         print(json.dumps(result.summary, indent=2))
     else:

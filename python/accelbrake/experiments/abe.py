@@ -137,7 +137,7 @@ COLUMNS = (
     "duration_s",
     "throughput_mbps",
     "goodput_mbps",
-    "utilisation",
+    "utilization",
     "queueing_delay_p50_ms",
     "queueing_delay_p90_ms",
     "queueing_delay_mean_ms",
@@ -270,7 +270,7 @@ def _row(key: tuple[str, str, int, float], duration_s: float, res: dict[str, Any
         "duration_s": float(duration_s),
         "throughput_mbps": _num(s.get("throughput_mbps")),
         "goodput_mbps": _num(flow.get("goodput_mbps")),
-        "utilisation": _num(s.get("utilization")),
+        "utilization": _num(s.get("utilization")),
         # The summary's median of the bottleneck's queueing delay (data only: hop 0 carries no
         # ACKs); the 90th percentile is not in the summary and comes from hop_packets.
         "queueing_delay_p50_ms": _num(qd.get("p50")),
@@ -530,7 +530,7 @@ def write_outputs(
         "columns": {
             "throughput_mbps": "the flow's throughput at the bottleneck, Mbit/s, over the whole run",
             "goodput_mbps": "new data delivered to the receiver, Mbit/s",
-            "utilisation": "bytes that left the bottleneck link / its capacity",
+            "utilization": "bytes that left the bottleneck link / its capacity",
             "queueing_delay_p50_ms": "median queueing delay of data packets at the bottleneck (summary)",
             "queueing_delay_p90_ms": "90th percentile of the same, from hop_packets (index floor(0.9 N))",
             "queueing_delay_mean_ms": "mean of the same",

@@ -21,11 +21,11 @@ TITLES: dict[str, str] = {
     "abc-fig12": "RTT unfairness: two flows, flow 1 RTT 20-120 ms, flow 2 RTT 20 ms",
     "abc-table1": "RTT unfairness: six flows with RTT 20/40/60/80/100/120 ms",
     "abc-fig21": "propagation RTT 20, 50, 100, 200 ms on a Verizon trace",
-    "abc-fig15": "η trades throughput for delay",
     "abc-fig5": "Wi-Fi: inter-ACK time vs A-MPDU batch size, slope S/R",
     "abc-fig6": "Wi-Fi: ABC's link-rate estimate vs true capacity at several sending rates and MCS values",
     "abc-fig9": "Wi-Fi, MCS 1 <-> 7 every 2 s: throughput and p95 delay, one user and two users on one FIFO",
     "abc-fig16": "Wi-Fi, Brownian MCS in [3, 7]: throughput and p95 delay, one user",
+    "abc-fig15": "η trades throughput for delay",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.

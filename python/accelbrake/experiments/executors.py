@@ -88,6 +88,18 @@ class LocalExecutor:
         )
 
 
+def no_cluster_message(address: str | None, error: BaseException) -> str:
+    """Our explanation when Ray finds no cluster at ``--address``."""
+    where = "on this machine" if address in (None, "auto") else f"at {address}"
+    return (
+        f"--executor ray --address {address}: no Ray cluster is running {where} (Ray says: "
+        f"{' '.join(str(error).split())}). Start one first with 'ray start --head' (and 'ray start "
+        "--address HEAD:6379' on the other machines), or give the head's address as --address "
+        "HOST:6379; or drop --address to let accelbrake start a Ray instance on this machine only, "
+        "or drop --executor ray to use the local process pool (the default, no Ray needed)."
+    )
+
+
 class RayExecutor:
     """Ray tasks, one CPU each, on a running cluster (``address``, e.g. ``"auto"`` or
     ``"ray://head:10001"``) or on a local Ray instance started for the sweep (``jobs`` CPUs).
@@ -137,7 +149,10 @@ class RayExecutor:
             }
             if self.address is None:
                 kwargs["num_cpus"] = self.jobs or os.cpu_count() or 1
-            ray.init(address=self.address, **kwargs)
+            try:
+                ray.init(address=self.address, **kwargs)
+            except ConnectionError as e:
+                raise SimulationError(no_cluster_message(self.address, e)) from None
             started = True
         try:
             blobs_ref = ray.put(_trace_blobs(tasks)) if self.ship_traces else None

@@ -137,7 +137,7 @@ def run_level(results: pd.DataFrame) -> pd.DataFrame:
 
 #: Metrics aggregated over seeds: column of :func:`run_level` → short name.
 METRICS = {
-    "link_utilization": "utilisation",
+    "link_utilization": "utilization",
     "link_throughput_mbps": "throughput_mbps",
     "run_per_packet_delay_p95_ms": "p95_delay_ms",
     "run_per_packet_delay_mean_ms": "mean_delay_ms",
@@ -284,7 +284,7 @@ def plot_tradeoff(
     panels: list[tuple[str, pd.DataFrame]] = [(_panel_title(k, cols), d) for k, d in groups]
     if "trace" in cols and len(panels) > 1:
         rest = [c for c in cols if c != "trace"]
-        num = [f"{m}_mean" for m in ("utilisation", "p95_delay_ms")]
+        num = [f"{m}_mean" for m in ("utilization", "p95_delay_ms")]
         if rest:
             for k, d in agg.groupby(rest, sort=False):
                 mean = d.groupby("scheme", sort=False)[num].mean().reset_index()
@@ -295,11 +295,11 @@ def plot_tradeoff(
     fig, axes = _grid(len(panels))
     for ax, (title, d) in zip(axes, panels, strict=True):
         x = d["p95_delay_ms_mean"].to_numpy(float)
-        y = 100 * d["utilisation_mean"].to_numpy(float)
+        y = 100 * d["utilization_mean"].to_numpy(float)
         for s, row_x, row_y, i in zip(d["scheme"], x, y, range(len(d)), strict=True):
             colour, marker = style[s]
             xerr = d["p95_delay_ms_std"].iloc[i] if "p95_delay_ms_std" in d else np.nan
-            yerr = 100 * d["utilisation_std"].iloc[i] if "utilisation_std" in d else np.nan
+            yerr = 100 * d["utilization_std"].iloc[i] if "utilization_std" in d else np.nan
             ax.errorbar(
                 [row_x],
                 [row_y],
@@ -367,8 +367,8 @@ def plot_bars(agg: pd.DataFrame, stem: Path, *, labels: dict[str, str] | None = 
             def get(c: str, row: pd.DataFrame = row) -> float:
                 return float(row[c].iloc[0]) if len(row) else np.nan
 
-            u.append(100 * get("utilisation_mean"))
-            ue.append(100 * get("utilisation_std"))
+            u.append(100 * get("utilization_mean"))
+            ue.append(100 * get("utilization_std"))
             dl.append(get("p95_delay_ms_mean"))
             de.append(get("p95_delay_ms_std"))
         xs = np.arange(n) + (j - (m - 1) / 2) * width
@@ -500,7 +500,10 @@ def plot_timeseries(
     per-packet delay per bin (mean, and 95th percentile dashed); bottleneck queue length;
     congestion windows."""
     end = float(scenario.get("duration_ms", 0.0)) / 1000.0
-    fig = Figure(figsize=(9, 8.5), layout="constrained")
+    # A fixed layout (not "constrained", which measures every text and takes most of the drawing
+    # time): the legends sit in the right margin, beside the data.
+    fig = Figure(figsize=(10, 8.5))
+    fig.subplots_adjust(left=0.075, right=0.80, top=0.925, bottom=0.06, hspace=0.32)
     ax_t, ax_d, ax_q, ax_w = fig.subplots(4, 1, sharex=True)
     h0 = hops[hops["hop"] == 0]
     h0 = h0[h0["t_s"] < end - 1e-9]

@@ -255,7 +255,14 @@ PUBLISHED: dict[str, list[Published]] = {
 def _wifi_frontier(section: str, tag: str) -> list[Published]:
     text = "All versions of ABC outperform all prior schemes and sit outside the pareto frontier (Fig. 9)"
     rows = [
-        Published(section, f"ABC_{dt}", f"{tag}: outside the Pareto frontier of the others", f"abc-dt{dt}", text, claim=True)
+        Published(
+            section,
+            f"ABC_{dt}",
+            f"{tag}: outside the Pareto frontier of the others",
+            f"abc-dt{dt}",
+            text,
+            claim=True,
+        )
         for dt in (20, 60, 100)
     ]
     rows += [
@@ -266,7 +273,9 @@ def _wifi_frontier(section: str, tag: str) -> list[Published]:
 
 
 _UP_TO_29 = "up to 29 % higher throughput than Cubic+Codel, Copa and Vegas (ABC d_t = 100 ms, §7.3)"
-_SLIGHTLY = "PCC-Vivace, Cubic and BBR achieve slightly higher throughput (4 %) than this ABC configuration (§7.3)"
+_SLIGHTLY = (
+    "PCC-Vivace, Cubic and BBR achieve slightly higher throughput (4 %) than this ABC configuration (§7.3)"
+)
 _DELAY_67 = "their delay values are considerably higher (67 %–6×) (§7.3)"
 
 PUBLISHED.update(
@@ -309,15 +318,25 @@ PUBLISHED.update(
             *_wifi_frontier("abc-fig9", "single user"),
             *_wifi_frontier("abc-fig9", "two users"),
             *[
-                Published("abc-fig9", name, f"single user: ABC_100 throughput / {name}", ours, _UP_TO_29, low=1.0, high=1.29)
+                Published(
+                    "abc-fig9",
+                    name,
+                    f"single user: ABC_100 throughput / {name}",
+                    ours,
+                    _UP_TO_29,
+                    low=1.0,
+                    high=1.29,
+                )
                 for name, ours in (("Cubic+CoDel", "cubic+codel"), ("Copa", "copa"), ("Vegas", "vegas"))
             ],
             *[
-                Published("abc-fig9", name, f"single user: throughput / ABC_100", ours, _SLIGHTLY, 1.04)
+                Published("abc-fig9", name, "single user: throughput / ABC_100", ours, _SLIGHTLY, 1.04)
                 for name, ours in (("Cubic", "cubic"), ("BBR", "bbr"), ("PCC-Vivace", None))
             ],
             *[
-                Published("abc-fig9", name, f"single user: p95 delay / ABC_100", ours, _DELAY_67, low=1.67, high=6.0)
+                Published(
+                    "abc-fig9", name, "single user: p95 delay / ABC_100", ours, _DELAY_67, low=1.67, high=6.0
+                )
                 for name, ours in (("Cubic", "cubic"), ("BBR", "bbr"), ("PCC-Vivace", None))
             ],
             Published(
@@ -329,9 +348,20 @@ PUBLISHED.update(
                 2.2,
             ),
             *[
-                Published("abc-fig9", name, f"two users: ABC_100 throughput / {name}", ours, f"{v:g}: ABC achieves "
-                          "38 %, 41 % and 31 % higher average throughput than Cubic+Codel, Copa and Vegas (§7.3)", v)
-                for name, ours, v in (("Cubic+CoDel", "cubic+codel", 1.38), ("Copa", "copa", 1.41), ("Vegas", "vegas", 1.31))
+                Published(
+                    "abc-fig9",
+                    name,
+                    f"two users: ABC_100 throughput / {name}",
+                    ours,
+                    f"{v:g}: ABC achieves "
+                    "38 %, 41 % and 31 % higher average throughput than Cubic+Codel, Copa and Vegas (§7.3)",
+                    v,
+                )
+                for name, ours, v in (
+                    ("Cubic+CoDel", "cubic+codel", 1.38),
+                    ("Copa", "copa", 1.41),
+                    ("Vegas", "vegas", 1.31),
+                )
             ],
         ],
         "abc-fig16": [*_wifi_frontier("abc-fig16", "single user")],

@@ -199,10 +199,11 @@ def make_plots(
             f"{name} on {point}, seed {r['seed']}: utilisation {100 * r['link_utilization']:.1f} %, "
             f"p95 per-packet delay {r['run_per_packet_delay_p95_ms']:.0f} ms"
         )
-        stem = f"run-{r['run_id']}"
+        # Named by scheme, trace and seed (and the run id, which tells the other settings apart).
+        stem = f"run-{_slug(name)}-{_slug(Path(str(r['trace'])).name)}-seed{r['seed']}-{str(r['run_id'])[:8]}"
         key = cache.key("timeseries", r["run_id"], title, style[r["scheme"]][0])
         if not cache.fresh(stem, key):
-            ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0], svg))
+            ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0], svg, stem))
         drawn[stem] = key
         ts_made.append(
             (
@@ -288,8 +289,18 @@ def make_plots(
     return made + ts_made
 
 
-def _timeseries_job(out: str, rid: str, title: str, colour: str, svg: bool = False) -> None:
-    """Draw one run's time series (in a worker process)."""
+def _slug(text: str) -> str:
+    """``Cubic+CoDel`` → ``cubic+codel``; anything but letters, digits, ``+-`` becomes ``-`` (a dot
+    would read as a file suffix)."""
+    import re
+
+    return re.sub(r"[^a-z0-9+-]+", "-", text.lower()).strip("-") or "x"
+
+
+def _timeseries_job(
+    out: str, rid: str, title: str, colour: str, svg: bool = False, stem: str | None = None
+) -> None:
+    """Draw one run's time series (in a worker process) to ``plots/<stem>.png``."""
     d = Path(out) / "runs"
     flows = pd.read_parquet(d / f"{rid}.flows.parquet")
     hops = pd.read_parquet(d / f"{rid}.hops.parquet")
@@ -298,7 +309,7 @@ def _timeseries_job(out: str, rid: str, title: str, colour: str, svg: bool = Fal
             flows,
             hops,
             _scenario(Path(out), rid),
-            Path(out) / "plots" / f"run-{rid}",
+            Path(out) / "plots" / (stem or f"run-{rid}"),
             title=title,
             colour=colour,
         )
@@ -414,7 +425,7 @@ def _point_table(agg: pd.DataFrame, labels: dict[str, str]) -> str:
         ]
         n = int(r["seeds"])
         row += [
-            _pm(r["utilisation_mean"], r["utilisation_std"], n, 1, 100),
+            _pm(r["utilization_mean"], r["utilization_std"], n, 1, 100),
             _pm(r["throughput_mbps_mean"], r["throughput_mbps_std"], n, 2),
             _pm(r["p95_delay_ms_mean"], r["p95_delay_ms_std"], n, 0),
             _pm(r["mean_delay_ms_mean"], r["mean_delay_ms_std"], n, 0),
@@ -669,7 +680,7 @@ def summary_text(results: pd.DataFrame, labels: dict[str, str] | None = None) ->
             F.display_name(r["scheme"], labels),
             *[_axis_text(c, r[c]) for c in cols],
             str(n),
-            _pm(r["utilisation_mean"], r["utilisation_std"], n, 1, 100),
+            _pm(r["utilization_mean"], r["utilization_std"], n, 1, 100),
             _pm(r["throughput_mbps_mean"], r["throughput_mbps_std"], n, 2),
             _pm(r["p95_delay_ms_mean"], r["p95_delay_ms_std"], n, 0),
             _pm(r["mean_delay_ms_mean"], r["mean_delay_ms_std"], n, 0),

@@ -735,6 +735,10 @@ def _cmp_table_robustness(results: pd.DataFrame, out: Path) -> list[dict[str, An
     return rows
 
 
+#: The row builders the Wi-Fi comparisons use (:mod:`accelbrake.experiments.wifi`).
+_WIFI = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
+
+
 def _no_document(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     raise ExperimentError("this reproduction runs its scenarios directly (no experiment document)")
 
@@ -897,24 +901,25 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "abc-fig5",
             TITLES["abc-fig5"],
             W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow at MCS 4 (39 Mbit/s) per run, "
-            f"payload rates {', '.join(f'{r:g}' for r in W.FIG5_RATES)} Mbit/s (30 s each; quick 5 s); the "
-            "mean inter-ACK time per batch size and the line through them.",
+            f"payload rates {', '.join(f'{r:g}' for r in W.FIG5_RATES if r)} Mbit/s and a backlogged Cubic "
+            "flow (30 s each; quick 5 s); the mean inter-ACK time per batch size (sizes seen ≥ 20 times) and "
+            "the least-squares line through them.",
             _no_document,
             _no_compare,
             cite="Fig. 5, §5.1",
-            direct=lambda out, quick, secs: W.run_fig5(out, quick, secs),
+            direct=lambda out, quick, secs: W.run_fig5(_WIFI, out, quick, secs),
         ),
         Reproduction(
             "abc-fig6",
             TITLES["abc-fig6"],
             W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow per run at 15–90 % of the link's "
             "true capacity, MCS 1, 4 and 7 (three links); the time average of 30 s of the estimator's "
-            "predictions (quick: 4 s) against the truth, or against the cap (2 × the sending rate) where that "
-            "lies below the truth.",
+            "predictions (quick: 4 s) against the truth, or against the cap (2 × the sending rate) where "
+            "that lies below the truth.",
             _no_document,
             _no_compare,
             cite="Fig. 6, §5.1",
-            direct=lambda out, quick, secs: W.run_fig6(out, quick, secs),
+            direct=lambda out, quick, secs: W.run_fig6(_WIFI, out, quick, secs),
         ),
         Reproduction(
             "abc-fig9",
@@ -923,7 +928,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "of throughputs and the mean of the flows' p95 delays. The matrix crosses the one- and "
             "two-user links with 1 and 2 flows; only 1×1 and 2×2 are compared.",
             W.doc_fig9,
-            W.cmp_fig9,
+            lambda results, out: W.cmp_fig9(_WIFI, results, out),
             cite="Fig. 9 and §7.3 (Wi-Fi); abstract (2.2× lower delays than BBR)",
         ),
         Reproduction(
@@ -932,7 +937,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             W.SETUP + " MCS: a random walk in [3, 7] starting at 5, one ±1 step every 2 s (reflected at "
             "the bounds), drawn from the run's seed.",
             W.doc_fig16,
-            W.cmp_fig16,
+            lambda results, out: W.cmp_fig16(_WIFI, results, out),
             cite="Fig. 16, Appendix D",
         ),
         Reproduction(
@@ -1057,7 +1062,9 @@ def run_reproduction(
     out = Path(out_dir)
     if rep.direct is not None:
         if traces:
-            raise ExperimentError(f"reproduce {rep.id}: --traces does not apply (a simulated Wi-Fi link)", key=rep.id)
+            raise ExperimentError(
+                f"reproduce {rep.id}: --traces does not apply (a simulated Wi-Fi link)", key=rep.id
+            )
         rows, n = rep.direct(out, quick, _direct_duration(rep, overrides))
         comp = {
             "id": rep.id,
@@ -1070,7 +1077,9 @@ def run_reproduction(
             "quick": quick,
             "reference_scheme": rep.reference,
         }
-        atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
+        atomic_write_json(
+            out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference}
+        )
         with atomic_path(out / "comparison.csv") as tmp:
             pd.DataFrame(rows).to_csv(tmp, index=False)
         return comp, None, DirectOutcome(total=n, ran=n)

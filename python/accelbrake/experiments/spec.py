@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbrake import _core, catalog
+from accelbrake import catalog
 from accelbrake._core import SimulationError
 from accelbrake._text import did_you_mean
 from accelbrake.scenarios import (
@@ -329,11 +329,23 @@ def _per_flow(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any
         if p.flow_rtts_ms is not None:
             f["extra_delay_ms"] = p.flow_rtts_ms[i] - 2.0 * p.delay_ms
     sc["flows"] = flows
+    from accelbrake import controllers
+
+    controllers.annotate(sc)
     try:
-        _core.validate(json.dumps(sc, allow_nan=False))
+        controllers.validate_json(json.dumps(sc, allow_nan=False))
     except SimulationError as e:
         raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
     return sc
+
+
+def _python_scheme(name: str) -> str | None:
+    """``name`` if it is a Python controller (registered, or ``module:Class``, or either with
+    ``+queue``), else ``None``; an unimportable ``module:Class`` raises its ScenarioError."""
+    from accelbrake import controllers
+
+    cc = name.strip().partition("+")[0]
+    return name.strip() if controllers.get_controller(cc) is not None else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -611,8 +623,8 @@ def parse_experiment(
             raise c.fail(where, f"expected a table ([{where}]), got {_type_name(sdoc)}")
         c.known(sdoc, SCHEME_KEYS, where)
         base = c.string(sdoc.get("scheme", sname), f"{where}.scheme", "a scheme preset")
-        preset = canonical_scheme(base)
-        if preset not in SCHEMES:
+        preset = _python_scheme(base) or canonical_scheme(base)
+        if preset not in SCHEMES and _python_scheme(preset) is None:
             key = f"{where}.scheme" if "scheme" in sdoc else where
             raise c.fail(
                 key,
@@ -636,6 +648,8 @@ def parse_experiment(
             elif cs in SCHEMES:
                 entries[cs] = SchemeEntry(cs, cs, cs)
                 s = cs
+            elif _python_scheme(s) is not None:
+                entries[s] = SchemeEntry(s, s, s)
             else:
                 known = [*SCHEMES, *entries]
                 raise c.fail(

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,23 @@ from accelbrake import _core
 from accelbrake.experiments import figures as F
 from accelbrake.experiments.published import PUBLISHED, Published
 
+
+@dataclass(frozen=True)
+class Helpers:
+    """The comparison-row builders of :mod:`accelbrake.experiments.reproduce`, passed in (that
+    module imports this one)."""
+
+    row: Callable[..., dict[str, Any]]
+    """``_row(pub, ours, note=...)``: a row with its verdict."""
+    info: Callable[..., dict[str, Any]]
+    """``_info(scheme, metric, ours, digits, published)``: a row of ours only."""
+    frontier: Callable[..., tuple[bool | None, str]]
+    """``outside_pareto_frontier(d, ref=...)``."""
+
+
 __all__ = [
     "FIG9_SCHEMES",
+    "Helpers",
     "cmp_fig9",
     "cmp_fig16",
     "doc_fig9",
@@ -41,8 +57,10 @@ __all__ = [
 #: One-way delay of the Wi-Fi runs, ms (the paper's senders reach the router over Ethernet and
 #: gives no RTT; our choice: a 20 ms minimum RTT).
 WIFI_DELAY_MS = 10.0
-#: Router buffer, packets (the paper's default, §7.2).
-WIFI_BUFFER = 250
+#: Router buffer, packets: Linux's default txqueuelen (the paper's router runs OpenWrt and gives no
+#: Wi-Fi buffer size). The cellular setup's 250 packets hold less than d_t·μ for d_t = 100 ms at
+#: MCS 7 (65 Mbit/s × 100 ms ≈ 540 packets): ABC would overflow the buffer before it brakes.
+WIFI_BUFFER = 1000
 #: The Fig. 9 link: MCS alternating 1 ↔ 7 every 2 s.
 FIG9_LINK = "wifi:alt=1/7@2000"
 #: Two receivers on one FIFO, each alternating 1 ↔ 7.
@@ -88,7 +106,13 @@ def _doc(name: str, title: str, traces: Sequence[str], flows: Sequence[int], qui
 def doc_fig9(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     """Fig. 9: single user and two users on one FIFO (the matrix crosses links and flow counts;
     only 1 user × 1 flow and 2 users × 2 flows are compared)."""
-    return _doc("abc-fig9", "ABC Fig. 9: Wi-Fi, MCS 1 <-> 7 every 2 s", traces or [FIG9_LINK, FIG9_LINK_2], [1, 2], quick)
+    return _doc(
+        "abc-fig9",
+        "ABC Fig. 9: Wi-Fi, MCS 1 <-> 7 every 2 s",
+        traces or [FIG9_LINK, FIG9_LINK_2],
+        [1, 2],
+        quick,
+    )
 
 
 def doc_fig16(quick: bool, traces: list[str] | None) -> dict[str, Any]:
@@ -110,8 +134,12 @@ def _points(results: pd.DataFrame, users: int) -> pd.DataFrame:
     r = results[[_users(t) == users for t in results["trace"]]]
     r = r[r["flows"] == users]
     if not len(r):
-        return pd.DataFrame(columns=["scheme", "link_utilization", "link_throughput_mbps", "run_per_packet_delay_p95_ms"])
-    p95_col = "per_packet_delay_p95_ms" if "per_packet_delay_p95_ms" in r.columns else "run_per_packet_delay_p95_ms"
+        return pd.DataFrame(
+            columns=["scheme", "link_utilization", "link_throughput_mbps", "run_per_packet_delay_p95_ms"]
+        )
+    p95_col = (
+        "per_packet_delay_p95_ms" if "per_packet_delay_p95_ms" in r.columns else "run_per_packet_delay_p95_ms"
+    )
     per_run = r.groupby(["run_id", "scheme"], sort=False)[p95_col].mean().rename("flow_p95")
     runs = F.run_level(r).join(per_run, on=["run_id", "scheme"])
     runs["run_per_packet_delay_p95_ms"] = runs["flow_p95"]
@@ -119,47 +147,41 @@ def _points(results: pd.DataFrame, users: int) -> pd.DataFrame:
     return runs.groupby("scheme", sort=False)[cols].mean().reset_index()
 
 
-def _row_of(pub: Published, ours: Any, **kw: Any) -> dict[str, Any]:
-    from accelbrake.experiments.reproduce import _row
-
-    return _row(pub, ours, **kw)
-
-
-def _frontier_rows(pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
+def _frontier_rows(h: Helpers, pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
     """One claim per ABC variant: outside the Pareto frontier of the non-ABC schemes."""
-    from accelbrake.experiments.reproduce import outside_pareto_frontier
-
     rows = []
     others = d[~d["scheme"].isin(list(ABC_VARIANTS))]
     for pub in pubs:
         if pub.ours is None:
-            rows.append(_row_of(pub, None))
+            rows.append(h.row(pub, None))
             continue
         sub = pd.concat([d[d["scheme"] == pub.ours], others])
-        ok, note = outside_pareto_frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
-        rows.append(_row_of(pub, ok, note=note))
+        ok, note = h.frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
+        rows.append(h.row(pub, ok, note=note))
     return rows
 
 
-def _cmp_wifi(section: str, results: pd.DataFrame, users_of: dict[str, int]) -> list[dict[str, Any]]:
+def _cmp_wifi(
+    h: Helpers, section: str, results: pd.DataFrame, users_of: dict[str, int]
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     by_users = {u: _points(results, u) for u in set(users_of.values())}
     for pub in PUBLISHED[section]:
         tag = "two users" if "two users" in pub.metric else "single user"
         d = by_users.get(users_of[tag])
         if pub.ours is None:
-            rows.append(_row_of(pub, None))
+            rows.append(h.row(pub, None))
             continue
         if d is None or not len(d):
-            rows.append(_row_of(pub, None, note=f"no {tag} runs"))
+            rows.append(h.row(pub, None, note=f"no {tag} runs"))
             continue
         m = d.set_index("scheme")
         if "outside the Pareto frontier" in pub.metric:
-            rows.extend(_frontier_rows([pub], d, tag))
+            rows.extend(_frontier_rows(h, [pub], d, tag))
             continue
         ref = "abc-dt100"
         if ref not in m.index or pub.ours not in m.index:
-            rows.append(_row_of(pub, None, note="missing runs"))
+            rows.append(h.row(pub, None, note="missing runs"))
             continue
         u = m["link_utilization"]
         p95 = m["run_per_packet_delay_p95_ms"]
@@ -174,31 +196,31 @@ def _cmp_wifi(section: str, results: pd.DataFrame, users_of: dict[str, int]) -> 
             v = float(p95[pub.ours] / p95[ref])
             note = f"{p95[pub.ours]:.0f} ms vs ABC_100 {p95[ref]:.0f} ms"
         else:
-            rows.append(_row_of(pub, None, note=f"metric {pub.metric!r} not wired"))
+            rows.append(h.row(pub, None, note=f"metric {pub.metric!r} not wired"))
             continue
-        rows.append(_row_of(pub, v, note=note))
+        rows.append(h.row(pub, v, note=note))
     # Every point, for the record (the paper gives them only as a figure).
-    from accelbrake.experiments.reproduce import _info
-
     for tag, users in users_of.items():
         d = by_users.get(users)
         if d is None:
             continue
         for _, r in d.iterrows():
             name = F.display_name(str(r["scheme"]))
-            rows.append(_info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
-            rows.append(_info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0))
+            rows.append(h.info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
+            rows.append(
+                h.info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
+            )
     return rows
 
 
-def cmp_fig9(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig9(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 9's claims and numbers (§7.3), single user and two users."""
-    return _cmp_wifi("abc-fig9", results, {"single user": 1, "two users": 2})
+    return _cmp_wifi(h, "abc-fig9", results, {"single user": 1, "two users": 2})
 
 
-def cmp_fig16(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig16(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 16's claim (Appendix D): ABC outside the others' frontier."""
-    return _cmp_wifi("abc-fig16", results, {"single user": 1})
+    return _cmp_wifi(h, "abc-fig16", results, {"single user": 1})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,8 +238,18 @@ def _scenario(link: str, rate_mbps: float | None, secs: float, seed: int = 1) ->
         "seed": seed,
         "record_packets": False,
         "hops": [
-            {"name": "wifi", "link": wifi_link_spec(link), "queue": {"type": "droptail", "packets": 1000}, "delay_ms": WIFI_DELAY_MS},
-            {"name": "ack", "link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": WIFI_DELAY_MS},
+            {
+                "name": "wifi",
+                "link": wifi_link_spec(link),
+                "queue": {"type": "droptail", "packets": 1000},
+                "delay_ms": WIFI_DELAY_MS,
+            },
+            {
+                "name": "ack",
+                "link": {"type": "constant", "mbps": 100},
+                "queue": {"type": "infinite"},
+                "delay_ms": WIFI_DELAY_MS,
+            },
         ],
         "flows": [flow],
     }
@@ -238,21 +270,24 @@ def _time_mean(b: pd.DataFrame, col: str, after_ms: float) -> float:
     return float(np.sum(b[col].to_numpy()[:-1] * dt) / np.sum(dt))
 
 
-#: Fig. 5's link (the paper does not name its MCS) and the payload rates of its sender, Mbit/s.
+#: Fig. 5's link (the paper does not name its MCS) and the payload rates of its sender, Mbit/s
+#: (``None``: a backlogged Cubic flow, for the full batches).
 FIG5_MCS = 4
-FIG5_RATES = (2.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0)
+FIG5_RATES: tuple[float | None, ...] = (2.0, 10.0, 20.0, 30.0, 33.0, 34.5, 35.5, None)
 
 
-def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
+def run_fig5(
+    h: Helpers, out: Path, quick: bool, secs: float | None = None
+) -> tuple[list[dict[str, Any]], int]:
     """Inter-ACK time against batch size at MCS 4 from runs at several sending rates; the slope of
     the line through the mean inter-ACK time per batch size, against S/R. Returns (rows, runs)."""
-    from accelbrake.experiments.reproduce import _info
-
     secs = secs or (5.0 if quick else 30.0)
     frames = [_batches(_scenario(f"wifi:mcs={FIG5_MCS}", r, secs)) for r in FIG5_RATES]
+    # Batch sizes seen fewer than 20 times are left out of the fit (too few to average).
     b = pd.concat(frames, ignore_index=True)
     b = b[b["t_ms"] > 1000.0]
-    means = b.groupby("b")["t_ia_us"].mean()
+    counts = b.groupby("b")["t_ia_us"].count()
+    means = b.groupby("b")["t_ia_us"].mean()[counts >= 20]
     slope, intercept = np.polyfit(means.index.to_numpy(dtype=float), means.to_numpy(), 1)
     s_bits = 8.0 * 1544.0
     r_bps = 39e6  # HT MCS 4, 20 MHz, long GI
@@ -263,15 +298,23 @@ def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
     for pub in PUBLISHED["abc-fig5"]:
         if pub.metric.startswith("slope"):
             rows.append(
-                _row_of(
+                h.row(
                     pub,
                     float(slope / want_us),
                     note=f"fitted {slope:.1f} µs/frame, S/R = {want_us:.1f} µs (S = 1544 B, R = 39 Mbit/s), "
                     f"batch sizes {int(means.index.min())}–{int(means.index.max())}",
                 )
             )
-    rows.append(_info("link", "intercept: mean overhead h (µs)", float(intercept), 1, "figure only (≈ 0.3 ms in Fig. 5)"))
-    rows.append(_info("link", "largest mean inter-ACK time (ms)", float(means.max() / 1e3), 2, "up to 20 ms in Fig. 5"))
+    rows.append(
+        h.info(
+            "link", "intercept: mean overhead h (µs)", float(intercept), 1, "figure only (≈ 0.3 ms in Fig. 5)"
+        )
+    )
+    rows.append(
+        h.info(
+            "link", "largest mean inter-ACK time (ms)", float(means.max() / 1e3), 2, "up to 20 ms in Fig. 5"
+        )
+    )
     return rows, len(frames)
 
 
@@ -280,12 +323,12 @@ FIG6_MCS = (1, 4, 7)
 FIG6_FRACTIONS = (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)
 
 
-def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
+def run_fig6(
+    h: Helpers, out: Path, quick: bool, secs: float | None = None
+) -> tuple[list[dict[str, Any]], int]:
     """ABC's estimate against the true capacity over three MCS values and several sending rates;
     the mean of 30 s of predictions after the first 2 s per point (4 s with ``quick``). Returns
     (rows, runs)."""
-    from accelbrake.experiments.reproduce import _info
-
     secs = secs or (6.0 if quick else 32.0)
     pub_within = next(p for p in PUBLISHED["abc-fig6"] if p.metric.startswith("estimate / true"))
     pub_cap = next(p for p in PUBLISHED["abc-fig6"] if p.metric.startswith("estimate / cap"))
@@ -307,15 +350,19 @@ def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
             span_s = (sel["t_ms"].iloc[-1] - sel["t_ms"].iloc[0]) / 1e3
             on_air = float(sel["bytes"].sum() * 8 / 1e6 / span_s)
             cap = 2.0 * on_air
-            points.append({"mcs": mcs, "truth_mbps": truth, "send_mbps": on_air, "estimate_mbps": est, "cap_mbps": cap})
+            points.append(
+                {"mcs": mcs, "truth_mbps": truth, "send_mbps": on_air, "estimate_mbps": est, "cap_mbps": cap}
+            )
             label = f"MCS {mcs} ({truth:.1f} Mbit/s), sending {on_air:.1f} Mbit/s"
             if cap > 1.05 * truth:
-                row = _row_of(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
+                row = h.row(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
             elif cap < 0.95 * truth:
-                row = _row_of(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
+                row = h.row(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
             else:
-                row = _info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
-                row["note"] = "twice the sending rate is within 5 % of the capacity: where the cap meets the truth"
+                row = h.info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
+                row["note"] = (
+                    "twice the sending rate is within 5 % of the capacity: where the cap meets the truth"
+                )
             row["metric"] = f"{row['metric']}, {label}"
             rows.append(row)
     out.mkdir(parents=True, exist_ok=True)

@@ -117,7 +117,10 @@ impl Failure {
 /// once for the life of the process).
 pub fn intern(name: &str) -> &'static str {
     static NAMES: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
-    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     if let Some(n) = names.iter().find(|n| **n == name) {
         return n;
     }
@@ -158,7 +161,11 @@ impl External {
             return;
         }
         match self.cb.call(now, call) {
-            Ok(o) if o.window.is_finite() && o.window >= 0.0 && o.pacing_rate.is_none_or(|r| r.is_finite() && r > 0.0) => {
+            Ok(o)
+                if o.window.is_finite()
+                    && o.window >= 0.0
+                    && o.pacing_rate.is_none_or(|r| r.is_finite() && r > 0.0) =>
+            {
                 self.out = o
             }
             Ok(o) => self.fail(
@@ -242,10 +249,26 @@ pub trait ExternalFactory: Send + Sync {
     fn build(&self, info: BuildInfo<'_>, failure: &Arc<Failure>) -> Result<Box<dyn CongestionControl>>;
 }
 
-/// External schemes by name, and the failure slot their controllers share in one run.
+/// Builds the queues of one external queue type.
+pub trait ExternalQueueFactory: Send + Sync {
+    /// Check the queue's fields (`hops[i].queue` without `type`).
+    fn check(&self, params: &Given) -> Result<()>;
+    /// Build hop `hop`'s queue.
+    fn build(
+        &self,
+        hop: usize,
+        params: &Given,
+        seed: u64,
+        failure: &Arc<Failure>,
+    ) -> Result<Box<dyn crate::queue::Queue>>;
+}
+
+/// External schemes and queue types by name, and the failure slot their controllers and queues
+/// share in one run.
 #[derive(Clone, Default)]
 pub struct Externals {
     map: BTreeMap<String, Arc<dyn ExternalFactory>>,
+    queues: BTreeMap<String, Arc<dyn ExternalQueueFactory>>,
     /// The run's failure slot (shared by every external controller of the run).
     pub failure: Arc<Failure>,
 }
@@ -270,9 +293,24 @@ impl Externals {
     pub fn get(&self, name: &str) -> Option<&Arc<dyn ExternalFactory>> {
         self.map.get(name)
     }
+    /// Add (or replace) a queue type. Built-in queue types cannot be shadowed.
+    pub fn insert_queue(&mut self, name: &str, factory: Arc<dyn ExternalQueueFactory>) -> Result<()> {
+        if crate::queue::lookup(name, "type").is_ok() {
+            return Err(Error::Param {
+                key: "queue".into(),
+                msg: format!("'{name}' is a built-in queue type; give the external queue another name"),
+            });
+        }
+        self.queues.insert(name.to_string(), factory);
+        Ok(())
+    }
+    /// The factory of a queue type, if external.
+    pub fn get_queue(&self, name: &str) -> Option<&Arc<dyn ExternalQueueFactory>> {
+        self.queues.get(name)
+    }
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.map.is_empty() && self.queues.is_empty()
     }
 }
 
@@ -434,7 +472,9 @@ impl CongestionControl for Steered {
         }
     }
     fn pacing_min_burst(&self) -> u32 {
-        self.inner.as_ref().map_or(super::PACING_MIN_BURST, |i| i.pacing_min_burst())
+        self.inner
+            .as_ref()
+            .map_or(super::PACING_MIN_BURST, |i| i.pacing_min_burst())
     }
     fn ssthresh(&self) -> Option<f64> {
         self.inner.as_ref().and_then(|i| i.ssthresh())
@@ -562,5 +602,159 @@ impl ExternalFactory for SteerFactory {
         let (c, h) = Steered::new(self.mode, self.initial, inner);
         *self.handle.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
         Ok(Box::new(c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+    use crate::Simulation;
+
+    const SCENARIO: &str = r#"{"duration_ms": 3000,
+        "hops": [{"link": {"type": "constant", "mbps": 12}, "queue": {"type": "droptail", "packets": 50}, "delay_ms": 20},
+                 {"link": {"type": "constant", "mbps": 12}, "queue": {"type": "infinite"}, "delay_ms": 20}],
+        "flows": [{"scheme": "SCHEME", "fwd": [0], "rev": [1]}]}"#;
+
+    /// Callbacks that forward to a built-in controller (and fail on call `fail_at`, if set).
+    struct Wrap {
+        inner: Box<dyn CongestionControl>,
+        calls: u64,
+        fail_at: Option<u64>,
+    }
+
+    impl Callbacks for Wrap {
+        fn call(&mut self, now: Time, call: Call<'_>) -> std::result::Result<Output, String> {
+            self.calls += 1;
+            if self.fail_at == Some(self.calls) {
+                return Err("boom".into());
+            }
+            match call {
+                Call::Sent { in_flight } => self.inner.on_sent(now, in_flight),
+                Call::Ack(a) => self.inner.on_ack(now, a),
+                Call::Congestion { kind, in_flight } => self.inner.on_congestion_event(now, kind, in_flight),
+                Call::RecoveryExit => self.inner.on_recovery_exit(now),
+                Call::Rto { in_flight } => self.inner.on_rto(now, in_flight),
+                Call::SpuriousRto => self.inner.on_spurious_rto(now),
+            }
+            Ok(Output {
+                window: self.inner.window(),
+                pacing_rate: self.inner.pacing_rate(),
+                ssthresh: self.inner.ssthresh(),
+            })
+        }
+    }
+
+    struct WrapFactory(Option<u64>);
+
+    impl ExternalFactory for WrapFactory {
+        fn check(&self, _params: &Given) -> Result<()> {
+            Ok(())
+        }
+        fn build(&self, info: BuildInfo<'_>, failure: &Arc<Failure>) -> Result<Box<dyn CongestionControl>> {
+            let inner = super::super::build("cubic", &Given::new(), info.start, crate::rng::Rng::stream(0, 0))?;
+            let init = Output {
+                window: inner.window(),
+                pacing_rate: inner.pacing_rate(),
+                ssthresh: inner.ssthresh(),
+            };
+            let cb = Wrap {
+                inner,
+                calls: 0,
+                fail_at: self.0,
+            };
+            Ok(Box::new(External::new(
+                "wrapped",
+                info.flow,
+                Box::new(cb),
+                init,
+                failure.clone(),
+            )))
+        }
+    }
+
+    fn scenario(scheme: &str) -> String {
+        SCENARIO.replace("SCHEME", scheme)
+    }
+
+    #[test]
+    fn an_external_wrapping_cubic_is_cubic_bit_for_bit() {
+        let reference = crate::simulate(&Scenario::from_json(&scenario("cubic")).unwrap()).unwrap();
+        let mut x = Externals::new();
+        x.insert("wrapped", Arc::new(WrapFactory(None))).unwrap();
+        let s = Scenario::from_json_with(&scenario("wrapped"), Some(&x)).unwrap();
+        let mut sim = Simulation::with_externals(&s, Some(&x)).unwrap();
+        sim.run_until_interruptible(sim.end(), &x.failure.flag).unwrap();
+        assert_eq!(sim.check_invariants(), Ok(()));
+        let r = sim.result();
+        let a = serde_json::to_value(&reference.summary).unwrap().to_string();
+        let b = serde_json::to_value(&r.summary)
+            .unwrap()
+            .to_string()
+            .replace("\"wrapped\"", "\"cubic\"");
+        assert_eq!(a, b);
+        assert!(x.failure.message().is_none());
+    }
+
+    #[test]
+    fn a_failing_external_stops_the_run_with_its_message() {
+        let mut x = Externals::new();
+        x.insert("wrapped", Arc::new(WrapFactory(Some(100)))).unwrap();
+        let s = Scenario::from_json_with(&scenario("wrapped"), Some(&x)).unwrap();
+        let mut sim = Simulation::with_externals(&s, Some(&x)).unwrap();
+        let r = sim.run_until_interruptible(sim.end(), &x.failure.flag);
+        assert!(matches!(r, Err(Error::Interrupted)) || sim.now() == sim.end());
+        let msg = x.failure.message().unwrap();
+        assert!(msg.starts_with("controller 'wrapped' (flow 0) failed in on_"), "{msg}");
+        assert!(msg.ends_with(": boom"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_scheme_without_externals_and_builtin_names_refused() {
+        assert!(Scenario::from_json(&scenario("wrapped")).is_err());
+        let mut x = Externals::new();
+        assert!(x.insert("cubic", Arc::new(WrapFactory(None))).is_err());
+    }
+
+    #[test]
+    fn steered_rate_and_window_follow_the_value() {
+        for (mode, value, inner) in [
+            (SteerMode::Rate, 500_000.0, None),
+            (SteerMode::Window, 20.0, None),
+            (SteerMode::Scale, 0.5, Some("cubic")),
+        ] {
+            let f = Arc::new(SteerFactory::new(mode, value, inner).unwrap());
+            let mut x = Externals::new();
+            x.insert("agent", f.clone()).unwrap();
+            let s = Scenario::from_json_with(&scenario("agent"), Some(&x)).unwrap();
+            let mut sim = Simulation::with_externals(&s, Some(&x)).unwrap();
+            let h = f.handle().unwrap();
+            sim.run_until(Time::from_millis(1000));
+            let _ = h.take_interval(sim.now());
+            sim.run_until(Time::from_millis(2000));
+            let st = h.take_interval(sim.now());
+            assert_eq!(st.since, Time::from_millis(1000));
+            assert!(
+                st.acked > 0 && st.rtt_count > 0 && st.rtt_min >= 0.04,
+                "{mode:?}: {st:?}"
+            );
+            let cc = &sim.sender(0).cc;
+            match mode {
+                SteerMode::Rate => {
+                    // 500 kB/s = 4 Mbit/s of payload: about 345 segments per second.
+                    assert!((330..=360).contains(&st.acked), "{st:?}");
+                    assert_eq!(cc.pacing_rate(), Some(500_000.0));
+                }
+                SteerMode::Window => assert_eq!(cc.window(), 20.0),
+                SteerMode::Scale => assert!(cc.window() > 0.0),
+            }
+            h.set_value(value * 2.0);
+            sim.wake_sender(0);
+            assert_eq!(h.value(), value * 2.0);
+            sim.run_until(sim.end());
+            assert_eq!(sim.check_invariants(), Ok(()));
+        }
+        assert!(SteerFactory::new(SteerMode::Scale, 1.0, None).is_err());
+        assert!(SteerFactory::new(SteerMode::Rate, f64::NAN, None).is_err());
     }
 }

@@ -362,7 +362,7 @@ mod pcc;
 #[rustfmt::skip]
 mod verus;
 
-/// Controllers implemented outside the core (Python) or steered from outside (not schemes).
+// Controllers implemented outside the core (Python) or steered from outside (not schemes).
 pub mod external;
 
 registry! {

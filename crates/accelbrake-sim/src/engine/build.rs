@@ -229,7 +229,9 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
         }
     }
     for (i, h) in scenario.hops.iter().enumerate() {
-        let (kind, values) = h.queue.resolve(&format!("hops[{i}].queue"))?;
+        let Ok((kind, values)) = h.queue.resolve(&format!("hops[{i}].queue")) else {
+            continue; // an external queue (validated already): no operating-range check
+        };
         if let Some(check) = kind.warnings {
             out.extend(check(&QueueContext {
                 index: i,
@@ -264,7 +266,10 @@ impl Simulation {
             let key = format!("hops[{i}]");
             let wifi_rng = Rng::stream(scenario.seed, WIFI_STREAMS + i as u64);
             let mut link = build_link(&h.link, &format!("{key}.link"), &mut traces, drawn, (end, wifi_rng))?;
-            let mut queue = build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?;
+            let mut queue = match externals.and_then(|x| x.get_queue(&h.queue.kind).map(|f| (x, f))) {
+                Some((x, f)) => f.build(i, &h.queue.params, scenario.seed, &x.failure)?,
+                None => build_queue(&h.queue, &format!("{key}.queue"), scenario.seed, i)?,
+            };
             if let Link::Wifi(w) = &link {
                 if w.discipline() == Discipline::PerUser {
                     let (kind, values) = h.queue.resolve(&format!("{key}.queue"))?;
@@ -326,7 +331,10 @@ impl Simulation {
                     }
                     None => {
                         let scheme = cc::lookup(&spec.scheme)?;
-                        ((scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?, scheme.marking)
+                        (
+                            (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?,
+                            scheme.marking,
+                        )
                     }
                 };
                 // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.

@@ -233,12 +233,10 @@ impl Simulation {
         let mut summary = summarize(&self.rec, &run, &hops, &flows);
         summary.warnings = self.warnings.clone();
         let mut tables = build_tables(&mut self.rec, end, &hops, &flows);
-        if let Some(t) =
-            crate::measure::table::wifi_batches(self.hops.iter().enumerate().filter_map(|(i, h)| match &h.link {
-                Link::Wifi(w) => Some((i, w.as_ref())),
-                _ => None,
-            }))
-        {
+        if let Some(t) = crate::wifi::batches_table(self.hops.iter().enumerate().filter_map(|(i, h)| match &h.link {
+            Link::Wifi(w) => Some((i, w.as_ref())),
+            _ => None,
+        })) {
             tables.insert("wifi_batches".into(), t);
         }
         SimResult { summary, tables }

@@ -132,6 +132,9 @@ pub fn limit_of(v: &Values) -> Limit {
     Limit::Infinite
 }
 
+// Queues whose decisions are made outside the core (Python); not a queue type of the registry.
+pub mod external;
+
 /// Declares the queue files (`pub mod`) and lists their rows in [`QUEUES`], one line per file.
 macro_rules! registry {
     ($($file:ident => [$($row:ident),* $(,)?]),* $(,)?) => {

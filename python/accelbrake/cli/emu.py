@@ -1,0 +1,268 @@
+"""``accelbrake shell`` and ``accelbrake emulate``: real packets through the simulator's own links and
+queues (Linux, root). Both run the ``accelbrake-emu`` binary of the ``accelbrake-emu`` crate.
+
+``shell`` is Mahimahi's ``mm-delay D mm-link UP DOWN -- CMD`` in one command: CMD runs in a fresh
+network namespace whose only route leaves through the emulated link; its other end (address in
+``$MAHIMAHI_BASE``) is a second namespace where ``--outer CMD`` runs (e.g. a server).
+``emulate`` runs a kernel TCP bulk transfer (cubic, reno, bbr: ``TCP_CONGESTION``) over the link
+and prints the same figures as ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from accelbrake.cli._common import CliError
+
+BINARY = "accelbrake-emu"
+# Kernel congestion controls by our scheme names (Linux's "reno" is NewReno with SACK).
+KERNEL_CC = {"cubic": "cubic", "reno": "reno", "newreno": "reno", "bbr": "bbr", "dctcp": "dctcp"}
+
+
+def emu_binary() -> str:
+    """Path of the ``accelbrake-emu`` binary: ``$ACCELBRAKE_EMU``, then ``PATH``, then the
+    repository's ``target/release``; the error says how to build it."""
+    env = os.environ.get("ACCELBRAKE_EMU")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise CliError(f"ACCELBRAKE_EMU={env} is not an executable file")
+        return env
+    found = shutil.which(BINARY)
+    if found:
+        return found
+    from accelbrake._io import find_upwards
+
+    for profile in ("release", "debug"):
+        p = find_upwards(Path("target") / profile / BINARY)
+        if p is not None and os.access(p, os.X_OK):
+            return str(p)
+    raise CliError(
+        f"the emulator binary {BINARY} was not found: build it with `make emu` "
+        f"(cargo build --release -p accelbrake-emu) or set ACCELBRAKE_EMU"
+    )
+
+
+def _link_args(parser: Any) -> None:
+    g = parser.add_argument_group("emulated link (Mahimahi mm-delay + mm-link)")
+    g.add_argument(
+        "--trace", required=True, metavar="FILE", help="Mahimahi trace of the inner→outer direction"
+    )
+    g.add_argument(
+        "--ack-trace", metavar="FILE", help="trace of the outer→inner direction (default: --trace)"
+    )
+    g.add_argument(
+        "--delay", type=float, default=0.0, metavar="MS", help="one-way propagation delay, ms (default 0)"
+    )
+    g.add_argument(
+        "--queue",
+        default="infinite",
+        metavar="SPEC",
+        help='queue of the inner→outer direction, "TYPE k=v,..." as in `run` (e.g. "abc packets=250"; '
+        "default infinite, Mahimahi's default)",
+    )
+    g.add_argument("--ack-queue", default="infinite", metavar="SPEC", help="queue of the other direction")
+    g.add_argument("--ecn", action="store_true", help="kernel TCP negotiates ECN (net.ipv4.tcp_ecn=1)")
+    g.add_argument(
+        "--log", metavar="FILE", help="Mahimahi link log of the inner→outer direction (mm-link --uplink-log)"
+    )
+    g.add_argument("--ack-log", metavar="FILE", help="Mahimahi link log of the other direction")
+    g.add_argument(
+        "--packets",
+        metavar="FILE",
+        help="per-packet table, both directions, times in ns: CSV, or Parquet if FILE ends in .parquet",
+    )
+    g.add_argument("--seed", type=int, default=1, help="seed of the queues' random streams (PIE)")
+    g.add_argument(
+        "--rt",
+        action="store_true",
+        help="run the link loop under SCHED_FIFO (priority 10): a loaded machine then does not delay packets",
+    )
+
+
+def _forward(args: Any, packets_csv: str | None = None) -> list[str]:
+    """The binary's options; ``packets_csv`` replaces ``--packets`` (a Parquet table is converted)."""
+    if packets_csv is not None:
+        args = argparse.Namespace(**{**vars(args), "packets": packets_csv})
+    out = [
+        "--trace",
+        args.trace,
+        "--delay",
+        str(args.delay),
+        "--queue",
+        args.queue,
+        "--ack-queue",
+        args.ack_queue,
+    ]
+    out += ["--seed", str(args.seed)]
+    for opt in ("ack_trace", "log", "ack_log", "packets"):
+        v = getattr(args, opt)
+        if v is not None:
+            out += ["--" + opt.replace("_", "-"), v]
+    if args.ecn:
+        out.append("--ecn")
+    if args.rt:
+        out.append("--rt")
+    for opt in ("trace", "ack_trace"):
+        v = getattr(args, opt)
+        if v is not None and not Path(v).is_file():
+            raise CliError(f"--{opt.replace('_', '-')} {v}: no such file")
+    return out
+
+
+def register(sub: Any, fmt: Any) -> None:
+    """Add the ``shell`` and ``emulate`` subcommands."""
+    sh = sub.add_parser(
+        "shell",
+        help="run a program behind a real-time emulated link (Mahimahi's mm-delay + mm-link)",
+        description=__doc__,
+        formatter_class=fmt,
+    )
+    _link_args(sh)
+    sh.add_argument("--outer", metavar="CMD", help="shell command to run at the other end (e.g. 'iperf3 -s')")
+    sh.add_argument(
+        "--duration", type=float, metavar="S", help="stop after S seconds (default: when CMD exits)"
+    )
+    sh.add_argument(
+        "program", nargs=argparse.REMAINDER, metavar="-- CMD ...", help="the program and its arguments"
+    )
+    sh.set_defaults(func=cmd_shell)
+
+    em = sub.add_parser(
+        "emulate",
+        help="kernel TCP (cubic, reno, bbr) over the emulated link, summarised like `run`",
+        description=__doc__,
+        formatter_class=fmt,
+    )
+    _link_args(em)
+    em.add_argument(
+        "--scheme", default="cubic", help=f"kernel congestion control: {', '.join(sorted(KERNEL_CC))}"
+    )
+    em.add_argument("--duration", type=float, default=10.0, metavar="S", help="seconds (default 10)")
+    em.add_argument("--json", action="store_true", help="print the summary as JSON")
+    em.set_defaults(func=cmd_emulate)
+
+
+def cmd_shell(args: Any) -> int:
+    program = list(args.program)
+    if program and program[0] == "--":
+        program = program[1:]
+    if not program:
+        raise CliError("shell: give the program to run after `--` (e.g. `-- ping -c 3 $MAHIMAHI_BASE`)")
+    binary = emu_binary()
+    parquet = _is_parquet(args.packets)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = str(Path(tmp) / "packets.csv") if parquet else None
+        argv = [binary, "shell", *_forward(args, csv)]
+        if args.outer:
+            argv += ["--outer", args.outer]
+        if args.duration is not None:
+            argv += ["--duration", str(args.duration)]
+        argv += ["--", *program]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if not parquet:
+            # Replace this process: Ctrl-C and the exit status are the emulator's (which cleans up).
+            os.execv(argv[0], argv)
+        code = _run_forwarding_signals(argv)
+        if csv is not None and Path(csv).exists():
+            _to_parquet(csv, args.packets)
+        return code
+
+
+def _is_parquet(path: str | None) -> bool:
+    return path is not None and path.lower().endswith(".parquet")
+
+
+def _to_parquet(csv: str, out: str) -> None:
+    import pandas as pd
+
+    pd.read_csv(csv).to_parquet(out, index=False)
+
+
+def _run_forwarding_signals(argv: list[str]) -> int:
+    """Run the emulator as a child and pass SIGINT/SIGTERM sent to this process on to it (it stops
+    the program, and everything it created goes with it); its exit status is returned."""
+    import signal
+
+    child = subprocess.Popen(argv)
+    old_int = signal.signal(signal.SIGINT, lambda *_: child.send_signal(signal.SIGINT))
+    old_term = signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGTERM))
+    try:
+        return child.wait()
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def cmd_emulate(args: Any) -> int:
+    scheme = args.scheme
+    queue = args.queue
+    if "+" in scheme:
+        scheme, q = scheme.split("+", 1)
+        if queue == "infinite":
+            queue = q
+    if scheme not in KERNEL_CC:
+        raise CliError(f"--scheme {args.scheme}: the kernel endpoints offer {', '.join(sorted(KERNEL_CC))}")
+    args.queue = queue
+    binary = emu_binary()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "summary.json"
+        csv = str(Path(tmp) / "packets.csv") if _is_parquet(args.packets) else None
+        argv = [binary, "emulate", *_forward(args, csv), "--cc", KERNEL_CC[scheme]]
+        argv += ["--duration", str(args.duration), "--json", str(out)]
+        p = subprocess.run(argv, stdout=subprocess.DEVNULL)
+        if p.returncode != 0:
+            raise CliError(f"emulate failed (exit status {p.returncode}; see the message above)")
+        summary = json.loads(out.read_text())
+        if csv is not None:
+            _to_parquet(csv, args.packets)
+    summary["scheme"] = args.scheme
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(format_emulate(summary))
+    return 0
+
+
+def format_emulate(s: dict[str, Any]) -> str:
+    """The summary as the lines `run` prints."""
+    from accelbrake.tables import render_table
+
+    ppd, qd = s["per_packet_delay_ms"], s["queueing_delay_ms"]
+    rows = [
+        [
+            s["scheme"],
+            f"{s['utilization']:.3f}",
+            f"{s['throughput_mbps']:.2f}",
+            f"{s['capacity_mbps']:.2f}",
+            f"{ppd['p50']:.1f}",
+            f"{ppd['p95']:.1f}",
+            f"{qd['p95']:.1f}",
+            str(s["drops"]),
+            str(s["marks"]),
+        ]
+    ]
+    head = [
+        ("scheme", ""),
+        ("utilisation", ""),
+        ("throughput", "Mbit/s"),
+        ("capacity", "Mbit/s"),
+        ("per-packet delay", "p50 ms"),
+        ("", "p95 ms"),
+        ("queueing delay", "p95 ms"),
+        ("drops", ""),
+        ("marks", ""),
+    ]
+    return (
+        render_table(head, rows)
+        + f"\nemulated {s['duration_s']:.1f} s (kernel TCP); link timing error p50 "
+        + f"{s['timing_error_us']['p50']:.0f} µs, p99 {s['timing_error_us']['p99']:.0f} µs"
+    )

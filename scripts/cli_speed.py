@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""What a user waits for, side by side: the core alone, ``accelbrake.simulate()``, the whole
+``accelbrake run`` process (without outputs, and with ``--out``), against ns-3's ``Simulator::Run()``
+on the same dumbbell (96 Mbit/s, one Cubic flow, 60 s, 250-packet drop-tail buffer:
+``docs/bench/cubic-96mbps.json``); optionally ``reproduce abc-table`` against its runs' own wall time.
+
+    make bench-cli                                   # = python scripts/cli_speed.py
+    python scripts/cli_speed.py --repeat 7 --reproduce
+
+Each figure is the median wall time of ``--repeat`` runs (whole processes from outside, start-up
+included, except ``simulate()``, timed inside one process, and ns-3, whose ``Simulator::Run()`` is
+timed alone). ns-3 runs when its Python bindings are installed (``pip install ns3``, see
+``scripts/ns3_compare.py``); otherwise its time recorded in ``docs/bench/ns3.json`` is shown and
+marked as recorded. Goals (issue 18): ``run`` with default outputs >= 50x ns-3, ``simulate()`` >= 100x,
+``reproduce abc-table`` <= 1.5x its runs' wall time. Not part of ``make test``: speed is measured,
+not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+SCENARIO = ROOT / "docs" / "bench" / "cubic-96mbps.json"
+KEY = "cubic-96mbps"
+
+
+def _accelbrake() -> list[str]:
+    exe = Path(sys.executable).parent / "accelbrake"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "accelbrake"]
+
+
+def median_wall(cmd: list[str], repeat: int, cwd: Path | None = None) -> float:
+    """Median wall seconds of ``cmd`` as a whole process (one warm-up run first)."""
+    times = []
+    for i in range(repeat + 1):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+        dt = time.perf_counter() - t0
+        if r.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
+        if i:
+            times.append(dt)
+    return statistics.median(times)
+
+
+def simulate_wall(repeat: int) -> float:
+    """Median seconds of ``accelbrake.simulate()`` on the scenario, inside one process."""
+    code = (
+        "import json, statistics, sys, time, accelbrake\n"
+        f"sc = json.load(open({str(SCENARIO)!r}))\n"
+        "accelbrake.simulate(sc)\n"
+        "t = []\n"
+        f"for _ in range({repeat}):\n"
+        "    t0 = time.perf_counter(); accelbrake.simulate(sc); t.append(time.perf_counter() - t0)\n"
+        "print(statistics.median(t))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(r.stdout.strip().splitlines()[-1])
+
+
+def core_wall(repeat: int) -> float | None:
+    """Median wall seconds of the Rust ``run`` example (the core alone), or ``None`` without cargo."""
+    if shutil.which("cargo") is None:
+        return None
+    import bench  # scripts/bench.py
+
+    bench.build()
+    exe = ROOT / "target" / "release" / "examples" / "run"
+    return median_wall([str(exe), str(SCENARIO)], repeat)
+
+
+def ns3_wall() -> tuple[float, str]:
+    """ns-3's ``Simulator::Run()`` seconds: measured now if ns-3 is installed, else recorded."""
+    try:
+        import ns  # noqa: F401
+    except ImportError:
+        rows = json.loads((ROOT / "docs" / "bench" / "ns3.json").read_text(encoding="utf-8"))
+        row = next(r for r in rows if r.get("key") == KEY)
+        return float(row["ns3"]["wall_s"]), "recorded in docs/bench/ns3.json (ns-3 not installed here)"
+    import ns3_compare
+
+    return float(ns3_compare.run_ns3(KEY, 60.0)["wall_s"]), "measured now"
+
+
+def reproduce_ratio() -> tuple[float, float]:
+    """``reproduce abc-table`` from scratch: (runs' wall s, whole command wall s)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        r = subprocess.run(
+            [*_accelbrake(), "reproduce", "abc-table", "--out", tmp, "--no-progress"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        total = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"reproduce failed:\n{r.stderr[-2000:]}")
+    m = re.search(r"in ([0-9.]+) s wall", r.stdout + r.stderr)
+    if not m:
+        raise SystemExit("reproduce did not print its runs' wall time")
+    return float(m.group(1)), total
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5, help="runs per figure (median; default 5)")
+    ap.add_argument("--reproduce", action="store_true", help="also time reproduce abc-table (about a minute)")
+    args = ap.parse_args()
+    rows: list[tuple[str, float | None, str]] = []
+    rows.append(("the core alone (`run` example)", core_wall(args.repeat), ""))
+    rows.append(("`accelbrake.simulate()` in Python", simulate_wall(args.repeat), "inside one process"))
+    ab = _accelbrake()
+    rows.append(
+        (
+            "`accelbrake run --scenario … --no-packets`, whole process",
+            median_wall([*ab, "run", "--scenario", str(SCENARIO), "--no-packets"], args.repeat),
+            "",
+        )
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        rows.append(
+            (
+                "`accelbrake run --scenario … --out DIR` (defaults: Parquet), whole process",
+                median_wall([*ab, "run", "--scenario", str(SCENARIO), "--out", str(out)], args.repeat),
+                f"{sum(p.stat().st_size for p in out.iterdir()) / 1e6:.2f} MB written",
+            )
+        )
+    ns3, how = ns3_wall()
+    rows.append(("ns-3 3.44 `Simulator::Run()` alone, same dumbbell", ns3, how))
+    print(f"{KEY}: 96 Mbit/s, one Cubic flow, 60 s simulated, 250-packet buffer; median of {args.repeat}\n")
+    print("| what the user runs | wall s | ns-3 / this |  |\n|---|---|---|---|")
+    for name, wall, note in rows:
+        ratio = f"{ns3 / wall:.0f}×" if wall and "ns-3" not in name else ""
+        print(f"| {name} | {'-' if wall is None else f'{wall:.3f}'} | {ratio} | {note} |")
+    if args.reproduce:
+        runs, total = reproduce_ratio()
+        print(
+            f"\nreproduce abc-table: runs {runs:.1f} s wall, whole command {total:.1f} s "
+            f"({total / runs:.2f}× the runs; goal <= 1.5×)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""accelbrake.gym: Gymnasium's env checker for every preset, reproducible episodes, competing
+flows of any scheme (incl. Python ones), vectorised stepping, and clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+
+import accelbrake  # noqa: E402
+from accelbrake import gym as abgym  # noqa: E402
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+
+@pytest.mark.parametrize("preset", list(abgym.PRESETS))
+def test_check_env_passes(preset):
+    env = gymnasium.make(abgym.ENV_IDS[preset], episode_s=2.0).unwrapped
+    check_env(env)
+
+
+def _episode(env, seed, actions):
+    obs, _ = env.reset(seed=seed)
+    out = [obs]
+    rewards = []
+    for a in actions:
+        obs, r, term, trunc, info = env.step(np.array([a], dtype=np.float32))
+        out.append(obs)
+        rewards.append(r)
+        if term or trunc:
+            break
+    return np.stack(out), np.array(rewards)
+
+
+@pytest.mark.parametrize("preset", list(abgym.PRESETS))
+def test_same_seed_same_episode(preset):
+    kw = dict(
+        trace="traces/Verizon-LTE-short.up",
+        episode_s=3.0,
+        competing=[("cubic", 1)],
+        randomize={"delay_ms": (10, 60), "buffer_packets": (20, 200)},
+    )
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-1, 1, size=80)
+    a1 = _episode(abgym.CongestionEnv(preset, **kw), 7, actions)
+    a2 = _episode(abgym.CongestionEnv(preset, **kw), 7, actions)
+    b = _episode(abgym.CongestionEnv(preset, **kw), 8, actions)
+    assert np.array_equal(a1[0], a2[0]) and np.array_equal(a1[1], a2[1])
+    assert len(a1[1]) == 59  # 3 s of 50 ms MIs, the first one consumed by reset
+    assert not np.array_equal(a1[1], b[1])  # another seed: another delay/buffer/trace offset
+
+
+def test_rate_agent_controls_the_rate_and_episode_tables():
+    env = abgym.CongestionEnv("aurora", trace="const:12", delay_ms=50, episode_s=2.0, initial_rate_mbps=4.0)
+    env.reset(seed=0)
+    infos = []
+    for _ in range(39):
+        _, _, _, trunc, info = env.step(np.array([0.0], dtype=np.float32))
+        infos.append(info)
+    assert trunc
+    # a zero action keeps the rate: 4 Mbit/s sent, and (no loss at 1/3 of the link) delivered
+    assert infos[-1]["pacing_mbps"] == pytest.approx(4.0)
+    assert np.mean([i["send_mbps"] for i in infos[10:]]) == pytest.approx(4.0, rel=0.05)
+    assert np.mean([i["throughput_mbps"] for i in infos[10:]]) == pytest.approx(4.0, rel=0.05)
+    assert min(i["latency_ms"] for i in infos[10:]) >= 100.0
+    res = env.result()
+    assert list(res.flows_ts["flow"].unique()) == [0]
+    assert res.summary["flows"][0]["throughput_mbps"] == pytest.approx(4.0, rel=0.1)
+
+
+def test_orca_scales_cubic_and_python_competitor():
+    from accelbrake.examples.newreno import PyNewReno
+
+    accelbrake.register_controller("py-newreno", PyNewReno)
+    try:
+        env = abgym.CongestionEnv(
+            "orca", trace="const:24", delay_ms=20, episode_s=2.0, competing=[("py-newreno", 2)]
+        )
+        env.reset(seed=3)
+        for _ in range(10):
+            _, _, _, _, info = env.step(np.array([0.5], dtype=np.float32))
+        assert info["value"] == pytest.approx(2.0)  # 2^(2·0.5)
+        r = env.result()
+        assert len(r.summary["flows"]) == 3
+        assert {f["scheme"] for f in r.summary["flows"]} == {"agent", "py-newreno"}
+    finally:
+        accelbrake.unregister_controller("py-newreno")
+
+
+def test_vector_env_steps_all():
+    venv = abgym.make_vec(3, preset="aurora", episode_s=1.0)
+    obs, _ = venv.reset(seed=1)
+    assert obs.shape == (3, 30)
+    obs, r, term, trunc, _ = venv.step(np.zeros((3, 1), dtype=np.float32))
+    assert r.shape == (3,) and obs.shape == (3, 30)
+    venv.close()
+
+
+def test_bad_arguments_name_the_parameter():
+    with pytest.raises(accelbrake.ScenarioError, match="preset"):
+        abgym.CongestionEnv("nope")
+    with pytest.raises(accelbrake.ScenarioError, match="features: unknown 'x'"):
+        abgym.CongestionEnv(features=["x"])
+    with pytest.raises(accelbrake.ScenarioError, match="mi_ms"):
+        abgym.CongestionEnv(mi_ms=0)
+    with pytest.raises(accelbrake.ScenarioError, match="randomize: unknown key"):
+        abgym.CongestionEnv(randomize={"rtt": (1, 2)})
+    with pytest.raises(accelbrake.ScenarioError, match="delay_ms"):
+        abgym.CongestionEnv(delay_ms=-5)
+    env = abgym.CongestionEnv(episode_s=0.1)
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(np.zeros(1, dtype=np.float32))
+
+
+def test_examples_rule_agent_beats_random_agent(repo):
+    import importlib.util
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, repo / "examples" / "gym" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    rule = load("rule_agent").main(["--seconds", "4"])
+    rand = load("random_agent").main(["--seconds", "4"])
+    assert rule > rand
+
+
+def test_gymnasium_is_imported_only_by_accelbrake_gym():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, accelbrake, accelbrake.controllers, accelbrake.scenarios, accelbrake.cli;"
+        "accelbrake.simulate(accelbrake.build_scenario('cubic', trace='const:12', duration_s=0.5));"
+        "assert 'gymnasium' not in sys.modules, 'gymnasium imported'"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_rate_stays_within_bounds():
+    env = abgym.CongestionEnv("aurora", episode_s=1.0, initial_rate_mbps=2.0, rate_bounds_mbps=(1.0, 3.0))
+    env.reset(seed=0)
+    for a in [1.0] * 8 + [-1.0] * 10:
+        _, _, _, _, info = env.step(np.array([a], dtype=np.float32))
+        assert 1.0 - 1e-9 <= info["pacing_mbps"] <= 3.0 + 1e-9
+    assert info["pacing_mbps"] == pytest.approx(1.0)
+    with pytest.raises(accelbrake.ScenarioError, match="rate_bounds_mbps"):
+        abgym.CongestionEnv(rate_bounds_mbps=(5.0, 10.0))  # initial rate 1 Mbit/s outside
