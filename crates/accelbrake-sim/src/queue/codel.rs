@@ -696,8 +696,12 @@ mod tests {
         // State after an episode: count 6, lastcount 1, next drop was due at 10 s. Three packets
         // queued for 10 ms, above target for an interval already: the state is re-entered.
         let reenter = |after: Dur| {
-            let mut q = CodelQueue::new(CodelConfig::default());
-            assert_eq!(q.config(), &CodelConfig::default());
+            let cfg = CodelConfig {
+                ecn: true,
+                ..CodelConfig::default()
+            };
+            let mut q = CodelQueue::new(cfg);
+            assert_eq!(q.config(), &cfg);
             let due = Time::from_secs(10);
             let now = due + after;
             q.vars.count = 6;

@@ -1090,7 +1090,8 @@ mod tests {
             }
         }
         assert!((PieConfig { alpha: 0.0, beta: 0.0, ..c }).validate("q").is_ok());
-        assert_eq!(queue(c, 1).config(), &c);
+        let d = PieConfig { ecn: true, ..c };
+        assert_eq!(queue(d, 1).config(), &d);
     }
 
     #[test]
