@@ -1242,4 +1242,24 @@ mod tests {
             .count();
         assert!(drops > 0 && drops < 20, "{drops}");
     }
+
+    #[test]
+    fn low_delay_exemption_needs_qdelay_old_below_half_the_target() {
+        // p = 0.19 (< 20 %): exempt from early drops while qdelay_old < 7.5 ms; at exactly 7.5 ms
+        // the random test decides (and drops with some seeds).
+        let drops = |qdelay_old: Dur| {
+            (0..20)
+                .filter(|&seed| {
+                    let mut q = frozen(PieConfig::default(), 0.19, seed);
+                    q.vars.qdelay_old = qdelay_old;
+                    q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+                    q.fifo.push(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+                    q.drop_early(MTU)
+                })
+                .count()
+        };
+        assert_eq!(drops(Dur::from_micros(7499)), 0);
+        let at_half = drops(Dur::from_micros(7500));
+        assert!(at_half > 0 && at_half < 20, "{at_half}");
+    }
 }
