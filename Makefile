@@ -33,8 +33,8 @@ wheel: $(BIN)/python
 		--strip --interpreter $(BIN)/python --out $(WHEEL_DIR)
 	@ls -l $(WHEEL_DIR)/accelbrake-*.whl
 
-# The main job on bundled data: the ABC paper's headline table (ABC vs Cubic, Cubic+CoDel, Copa, BBR;
-# XCP, PCC, Sprout, Verus listed as not implemented) on the bundled Verizon LTE traces in the paper's
+# The main job on bundled data: the ABC paper's headline table (ABC vs XCP, Cubic, Cubic+CoDel, Copa,
+# BBR, PCC-Vivace, Sprout, Verus) on the bundled Verizon LTE traces in the paper's
 # cellular setup, printed beside the published numbers; results, plots and report.html in
 # $(OUT)/abc-table-quick/.
 demo: install-demo

@@ -216,8 +216,8 @@ def test_queue_spec_parses(spec, queue):
         ("codel packets=10,bytes=15000", "--queue codel: give packets or bytes, not both", "bytes"),
         ("infinite packets=10", "--queue infinite: takes no parameters", "packets"),
         ("codl target=5", "--queue codl: unknown queue type 'codl' (did you mean 'codel'?)", "queue"),
-        ("red", "--queue red: unknown queue type 'red'; available: droptail, infinite, abc, codel, pie",
-         "queue"),
+        ("red", "--queue red: unknown queue type 'red'; available: droptail, infinite, abc, pk-abc, "
+         "abc-predict, codel, pie, xcp, xcp-w, rcp, vcp", "queue"),
         ("", "expected TYPE [key=value,...]", "queue"),
         ("=5", "expected TYPE [key=value,...]", "queue"),
     ],

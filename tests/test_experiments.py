@@ -586,7 +586,8 @@ def test_reproduce_quick_smoke_prints_value_published_ratio(run_cli, tmp_path):
     assert " reproduced" in r.stdout.rstrip().splitlines()[-1]
     abc = comp[(comp["scheme"] == "ABC") & (comp["metric"] == "utilisation")].iloc[0]
     assert abc["published"] == 0.78 and abc["ratio"] == pytest.approx(abc["ours"] / 0.78)
-    assert comp.loc[comp["scheme"] == "XCP", "ours"].isna().all()
+    assert comp.loc[comp["scheme"] == "XCP", "ours"].notna().all()
+    assert comp.loc[comp["scheme"] == "Sprout", "ours"].isna().all()
     text = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="comparison-abc-table"' in text and "not implemented" in text
     assert "reproduced" in text and "verdict" in text and "shared/" not in text

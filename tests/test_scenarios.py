@@ -296,7 +296,9 @@ def test_every_set_key_has_help_and_known_target():
     queues = {q.name for q in catalog.queues()}
     assert {"abc", "cubic", "newreno", "cubic-abe", "newreno-abe", "c2tcp", "proprate", "bbr", "copa",
             "vegas", "ledbat", "westwood"} <= schemes  # fmt: skip
-    assert {"droptail", "infinite", "abc", "codel", "pie"} == queues
+    assert {
+        "droptail", "infinite", "abc", "pk-abc", "abc-predict", "codel", "pie", "xcp", "xcp-w", "rcp", "vcp"
+    } == queues  # fmt: skip
     prefixes = schemes | queues | {"queue", "flow", "link"}
     for key, spec in SET_KEYS.items():
         assert spec.help, key

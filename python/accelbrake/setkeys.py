@@ -344,7 +344,8 @@ def apply_sets(
         elif spec.target == "param":
             for j, f in enumerate(flows):
                 if f.get("scheme") in spec.schemes:
-                    f.setdefault("params", {})[spec.field] = float(value)
+                    # A choice stays a word (pcc-vivace.utility); numbers and flags as numbers.
+                    f.setdefault("params", {})[spec.field] = value if isinstance(value, str) else float(value)
                     applied = True
                     if _locations is not None:
                         _locations[f"flows[{j}].params.{spec.field}"] = where

@@ -74,6 +74,15 @@ pub enum Kind {
     Ack,
 }
 
+/// Data packets: `feedback[0]` flag set when the window is full after this packet, so the sender
+/// goes quiet until an ACK opens it (Sprout's receiver does not take the silence that follows as
+/// evidence of a slow link).
+pub const FLIGHT_END: u8 = 1;
+/// Data packets: `feedback[0]` flag set by the controller ([`crate::cc::CongestionControl::data_flags`])
+/// on a heartbeat, a packet sent only to show the receiver the sender is alive (Sprout); Sprout's
+/// receiver does not count it as a delivery.
+pub const HEARTBEAT: u8 = 2;
+
 /// Up to this many SACK blocks are carried per ACK (RFC 2018 allows 3 with timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -148,17 +157,42 @@ pub struct Packet {
     /// ACK only: the receiver's timestamp for the segment whose send time `ts` echoes (its
     /// arrival, on the receiver's clock quantised to the receiver's timestamp granularity).
     pub rx_ts: Time,
+    /// ACK: feedback a scheme's receiver hook computed (Sprout's delivery forecast; see
+    /// [`crate::receiver::ReceiverHook`]); all zero when there is none. Data: byte 0 holds
+    /// [`FLIGHT_END`] when the sender's window was full after this packet (Sprout's
+    /// `time_to_next > 0`). Six bytes fit in what was padding, so the packet stays 80 bytes.
+    pub feedback: [u8; 6],
     /// When it entered the queue of its current hop.
     pub enqueued_at: Time,
     /// Sum of queueing delays (including waiting for a link slot) over the hops crossed so far, ns.
     pub queued_ns: u64,
-    /// ACK only: the explicit feedback the receiver echoes (XCP: the sum of the covered segments'
-    /// H_feedback, bytes; RCP: their smallest rate, bytes/s); [`NO_FEEDBACK`] (NaN) if none. It sits
-    /// in what was padding, so `Packet` stays 80 bytes.
-    pub xfb: f32,
 }
 
+/// `feedback[4]` of an ACK that carries explicit feedback ([`Packet::xfb`]).
+const XFB_PRESENT: u8 = 1;
+
 impl Packet {
+    /// ACK only: the explicit feedback the receiver echoes (XCP: the sum of the covered segments'
+    /// H_feedback, bytes; RCP: their smallest rate, bytes/s); [`NO_FEEDBACK`] (NaN) if none. It
+    /// shares the ACK's [`Packet::feedback`] bytes with receiver hooks (f32 bits in bytes 0–3, byte
+    /// 4 marks it present): a flow has either an explicit-feedback scheme or a hook, never both.
+    pub fn xfb(&self) -> f32 {
+        if self.feedback[4] == XFB_PRESENT {
+            f32::from_le_bytes([self.feedback[0], self.feedback[1], self.feedback[2], self.feedback[3]])
+        } else {
+            NO_FEEDBACK
+        }
+    }
+
+    /// Set the echoed explicit feedback ([`Packet::xfb`]); NaN ([`NO_FEEDBACK`]) leaves the
+    /// feedback bytes as they are.
+    pub fn set_xfb(&mut self, v: f32) {
+        if !v.is_nan() {
+            self.feedback[..4].copy_from_slice(&v.to_le_bytes());
+            self.feedback[4] = XFB_PRESENT;
+        }
+    }
+
     /// A new data segment.
     pub fn data(flow: u32, seq: u32, size: u32, ecn: Ecn, now: Time) -> Packet {
         Packet {
@@ -174,9 +208,9 @@ impl Packet {
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: now,
             rx_ts: Time::ZERO,
+            feedback: [0; 6],
             enqueued_at: now,
             queued_ns: 0,
-            xfb: NO_FEEDBACK,
         }
     }
 
@@ -195,9 +229,9 @@ impl Packet {
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: ts_echo,
             rx_ts: Time::ZERO,
+            feedback: [0; 6],
             enqueued_at: now,
             queued_ns: 0,
-            xfb: NO_FEEDBACK,
         }
     }
 
@@ -282,6 +316,12 @@ mod tests {
         p.lower_feedback(-20.0);
         assert_eq!(p.explicit().unwrap().feedback, -20.0);
         let a = Packet::ack(0, 1, Echo::None, Time::ZERO, Time::ZERO);
-        assert!(a.explicit().is_none() && a.xfb.is_nan());
+        assert!(a.explicit().is_none() && a.xfb().is_nan());
+    }
+
+    /// Packets are copied by value through queues and delay lines: keep them within 80 bytes.
+    #[test]
+    fn a_packet_is_at_most_80_bytes() {
+        assert!(std::mem::size_of::<Packet>() <= 80, "{}", std::mem::size_of::<Packet>());
     }
 }

@@ -10,6 +10,8 @@
 //!   it first sends the pending ACK with the old mark, so every ACK's echo is exactly the mark of the
 //!   segments it covers. **Classic** (RFC 3168): after a CE segment every ACK carries ECE until a
 //!   segment with CWR arrives.
+//! * A scheme may add a [`ReceiverHook`] (Sprout's forecaster): it sees every data packet and
+//!   fills the `feedback` bytes of every ACK.
 //! * The timestamp echo of an ACK is the send time of the segment that triggered it (TSecr), which
 //!   gives the sender an RTT sample per ACK as Linux gets with timestamps.
 
@@ -65,6 +67,23 @@ pub struct ReceiverStats {
     pub acks: u64,
 }
 
+/// The receiver-side half of a scheme whose receiver computes feedback (Sprout's forecast). It
+/// takes time only from `now`, like a controller.
+pub trait ReceiverHook: Send + std::fmt::Debug {
+    /// A data packet arrived (duplicates and out-of-order packets included).
+    fn on_data(&mut self, now: Time, pkt: &Packet);
+    /// The feedback to put in an ACK sent at `now`.
+    fn feedback(&mut self, now: Time) -> [u8; 6];
+    /// A copy (the receiver is `Clone`).
+    fn clone_box(&self) -> Box<dyn ReceiverHook>;
+}
+
+impl Clone for Box<dyn ReceiverHook> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// A receiver.
 #[derive(Clone, Debug)]
 pub struct Receiver {
@@ -89,6 +108,8 @@ pub struct Receiver {
     delack_at: Option<Time>,
     /// Classic mode: ECE is being sent.
     ece: bool,
+    /// The scheme's receiver-side computation, if any.
+    hook: Option<Box<dyn ReceiverHook>>,
     /// Counters.
     pub stats: ReceiverStats,
 }
@@ -108,8 +129,15 @@ impl Receiver {
             pending_rx: Time::ZERO,
             delack_at: None,
             ece: false,
+            hook: None,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// This receiver with a scheme's hook.
+    pub fn with_hook(mut self, hook: Box<dyn ReceiverHook>) -> Receiver {
+        self.hook = Some(hook);
+        self
     }
 
     /// Next expected segment (everything below was delivered in order).
@@ -147,9 +175,12 @@ impl Receiver {
 
     fn emit(&mut self, now: Time, echo: Echo, ts: Time, rx: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
         let mut ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
-        ack.xfb = std::mem::replace(&mut self.pending_xfb, crate::packet::NO_FEEDBACK);
+        ack.set_xfb(std::mem::replace(&mut self.pending_xfb, crate::packet::NO_FEEDBACK));
         let g = self.cfg.ts_granularity.0.max(1);
         ack.rx_ts = Time(rx.0 / g * g);
+        if let Some(h) = self.hook.as_mut() {
+            ack.feedback = h.feedback(now);
+        }
         // SACK blocks: the one holding `latest` first, then the highest others.
         let mut n = 0;
         let first = latest.and_then(|s| self.ooo.iter().position(|b| b.start <= s && s < b.end));
@@ -177,6 +208,9 @@ impl Receiver {
     pub fn on_data(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
         self.stats.packets += 1;
         self.stats.bytes += pkt.size as u64;
+        if let Some(h) = self.hook.as_mut() {
+            h.on_data(now, pkt);
+        }
         let mark = self.mark_of(pkt);
         // DCTCP-style: a change of mark flushes the pending delayed ACK with the old mark.
         if self.pending > 0 && mark != self.pending_echo {

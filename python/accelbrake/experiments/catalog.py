@@ -14,8 +14,11 @@ TITLES: dict[str, str] = {
     "abc-table": "headline table: averages over the paper's traces (5 of 8) normalised to ABC",
     "abc-table-robustness": "headline table on 6 other cellular traces (not the paper's; no comparison)",
     "abc-fig7": "utilisation vs p95 delay on Verizon LTE, (a) downlink, (b) uplink",
+    "abc-fig1": "Cubic, Verus, Cubic+CoDel and ABC over time on a Verizon LTE trace (Fig. 1's claims)",
     "abc-fig8": "per-trace utilisation and delay over the paper's traces, 5 of 8 (and fig 17's mean delay)",
-    "abc-fig19": "capacity alternating 12/24 Mbit/s every 500 ms",
+    "abc-fig19": "capacity alternating 12/24 Mbit/s every 500 ms (ABC, XCP_w, RCP; XCP, VCP shown)",
+    "abc-fig18": "explicit schemes (XCP, XCP_w, RCP, VCP) vs ABC over the paper's traces (5 of 8)",
+    "abc-pk": "PK-ABC (μ from the trace one RTT ahead) vs ABC on Fig. 7b's setup",
     "abc-fig3": "5 ABC flows joining and leaving: fairness with and without additive increase",
     "abc-fairness": "2-32 ABC flows on 24 Mbit/s: Jain index",
     "abc-fig12": "RTT unfairness: two flows, flow 1 RTT 20-120 ms, flow 2 RTT 20 ms",
@@ -31,7 +34,6 @@ TITLES: dict[str, str] = {
 #: Published results (by id) that cannot be reproduced yet, and why.
 UNAVAILABLE: dict[str, str] = {
     "abc-wifi": "the Wi-Fi results are reproduced as abc-fig5, abc-fig6, abc-fig9 and abc-fig16",
-    "abc-fig18": "the explicit schemes XCP, XCP_w, RCP and VCP are not implemented",
     "abc-fig2": "needs ABC's enqueue-rate variant compared on queueing delay; not wired as a reproduction "
     "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
     "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
@@ -42,10 +44,6 @@ UNAVAILABLE: dict[str, str] = {
     "abc-fig13": "needs Poisson short flows (application-limited flow arrivals) and mixed schemes in one run",
     "abc-fig17": "included in abc-fig8 (mean delay ratios)",
     "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
-    "abc-pk": "PK-ABC (target rate from the trace one RTT ahead) is not implemented. The delay metric of "
-    'its sentence (ABC paper §7.6: "reduces 95th percentile per-packet-delays from 97 ms to 28 ms" on '
-    "Fig. 7b's setup) can only be queueing delay: per-packet delay there includes the 100 ms propagation "
-    "RTT, so it cannot be 97 or 28 ms; a reproduction will compare p95 queueing delay",
     "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
     "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
     "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",

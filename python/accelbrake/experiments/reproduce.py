@@ -57,8 +57,13 @@ __all__ = [
 #: The bundled Verizon LTE traces (``traces/``): Fig. 7's default and the quick subset of the paper's set.
 BUNDLED_TRACES = ("traces/Verizon-LTE-short.down", "traces/Verizon-LTE-short.up")
 
-#: The ABC paper's comparators that exist here, in the order of its tables.
-CELLULAR_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "bbr")
+#: The ABC paper's comparators that exist here, in the order of its tables (XCP runs over its own
+#: router: see EXPLICIT_SCHEMES).
+CELLULAR_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "pcc-vivace", "bbr", "sprout", "verus")
+#: Fig. 1's schemes, in its panel order (a) Cubic, (b) Verus, (c) Cubic+CoDel, (d) ABC.
+FIG1_SCHEMES = ("cubic", "verus", "cubic+codel", "abc")
+#: The explicit schemes of the ABC paper's §7.3 and Appendix F (Fig. 18), each over its own router.
+EXPLICIT_SCHEMES = ("xcp", "xcp-w", "rcp", "vcp")
 #: Cubic+CoDel as in the ABC artifact (exp.sh: target 50 ms, interval 100 ms, 250 packets).
 ARTIFACT_CODEL = "codel target=50,interval=100"
 #: Copa as the ABC paper ran it: the authors' UDP implementation (genericCC, §7 "we used the UDP
@@ -244,6 +249,15 @@ def _cmp_fig8(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         else:
             v = m.loc[pub.ours, "run_per_packet_delay_mean_ms"] / m.loc["abc", "run_per_packet_delay_mean_ms"]
         rows.append(_row(pub, float(v)))
+    for s in ("xcp", "xcp-w"):
+        if s in m.index:
+            name = F.display_name(s)
+            u = float(m.loc[s, "link_utilization"] / m.loc["abc", "link_utilization"])
+            d = float(m.loc[s, "run_per_packet_delay_p95_ms"] / m.loc["abc", "run_per_packet_delay_p95_ms"])
+            rows.append(_info(name, "scheme's utilisation / ABC's", u))
+            rows.append(
+                _info(name, "scheme's p95 delay / ABC's", d, published="in the figure; see abc-fig18")
+            )
     return rows
 
 
@@ -296,6 +310,25 @@ def _cmp_fig7(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         if pub.ours is None:
             rows.append(_row(pub, None))
             continue
+        if pub.metric == "point on the plane":
+            for t in dict.fromkeys(m["trace"]):
+                d = m[(m["trace"] == t) & (m["scheme"] == pub.ours)]
+                if not len(d):
+                    continue
+                row = _info(
+                    pub.scheme,
+                    f"utilisation / p95 per-packet delay ms, {Path(str(t)).name}",
+                    float(d["link_utilization"].iloc[0]),
+                    3,
+                    pub.text,
+                )
+                row["ours_text"] = (
+                    f"{float(d['link_utilization'].iloc[0]):.3f} / "
+                    f"{float(d['run_per_packet_delay_p95_ms'].iloc[0]):.0f}"
+                )
+                row["trace"] = str(t)
+                rows.append(row)
+            continue
         suffix = ".down" if "downlink" in pub.metric else ".up"
         traces = [t for t in dict.fromkeys(m["trace"]) if str(t).endswith(suffix)]
         if not traces:
@@ -326,12 +359,161 @@ def _cmp_fig21(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _bin_stats(out: Path, run_ids: Sequence[str]) -> tuple[float, float]:
+    """Over the runs' 100 ms bins (flow 0): the mean standard deviation of the throughput (rate
+    variation) and the largest per-bin p95 per-packet delay (the peak of Fig. 1's delay panel)."""
+    stds, peaks = [], []
+    for rid in run_ids:
+        ts = pd.read_parquet(out / "runs" / f"{rid}.flows.parquet")
+        ts = ts[ts["flow"] == 0]
+        stds.append(float(ts["throughput_mbps"].std()))
+        peaks.append(float(ts["delay_p95_ms"].max()))
+    return (float(np.mean(stds)) if stds else math.nan, float(np.mean(peaks)) if peaks else math.nan)
+
+
+def _cmp_fig1(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    runs = F.run_level(results)
+    cols = ["link_utilization", "run_per_packet_delay_p95_ms", "run_queueing_delay_p95_ms"]
+    m = runs.groupby("scheme", sort=False)[cols].mean()
+    bins = {s: _bin_stats(out, list(runs.loc[runs["scheme"] == s, "run_id"])) for s in m.index}
+    u, d, q = m["link_utilization"], m["run_per_packet_delay_p95_ms"], m["run_queueing_delay_p95_ms"]
+    need = set(FIG1_SCHEMES)
+    if not need <= set(m.index):
+        missing = ", ".join(sorted(need - set(m.index)))
+        return [_row(pub, None, note=f"missing runs: {missing}") for pub in PUBLISHED["abc-fig1"]]
+    checks: list[tuple[bool | float, str]] = [
+        (
+            bool(u["cubic"] > u["cubic+codel"]),
+            f"utilisation Cubic {u['cubic']:.2f}, Cubic+CoDel {u['cubic+codel']:.2f}",
+        ),
+        (
+            bool(d["cubic"] > 2 * d["abc"]),
+            f"p95 per-packet delay Cubic {d['cubic']:.0f} ms, ABC {d['abc']:.0f} ms",
+        ),
+        (bins["cubic"][1], "largest per-bin p95 per-packet delay (100 ms bins)"),
+        (
+            bool(d["verus"] > d["abc"]),
+            f"p95 per-packet delay Verus {d['verus']:.0f} ms, ABC {d['abc']:.0f} ms",
+        ),
+        (
+            bool(bins["verus"][0] > bins["abc"][0]),
+            f"std of 100 ms throughput bins: Verus {bins['verus'][0]:.2f}, ABC {bins['abc'][0]:.2f} Mbit/s",
+        ),
+        (
+            bool(u["cubic+codel"] < u["abc"]),
+            f"utilisation Cubic+CoDel {u['cubic+codel']:.2f}, ABC {u['abc']:.2f}",
+        ),
+        (
+            bool(q["cubic+codel"] < 0.5 * q["cubic"]),
+            f"p95 queueing delay Cubic+CoDel {q['cubic+codel']:.0f} ms, Cubic {q['cubic']:.0f} ms",
+        ),
+        (bool(u["abc"] >= 0.9), f"ABC utilisation {u['abc']:.3f}"),
+        (
+            bool(q["abc"] <= 2 * q["cubic+codel"]),
+            f"p95 queueing delay ABC {q['abc']:.0f} ms, Cubic+CoDel {q['cubic+codel']:.0f} ms",
+        ),
+    ]
+    rows = []
+    for pub, (ours, note) in zip(PUBLISHED["abc-fig1"], checks, strict=True):
+        rows.append(_row(pub, ours, note=note, digits=0))
+    return rows
+
+
 def _cmp_fig19(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     m = _over_traces(results)
     rows = []
     for pub in PUBLISHED["abc-fig19"]:
-        v = None if pub.ours is None else float(m.loc[pub.ours, "link_utilization"])
-        rows.append(_row(pub, v, percent=True))
+        if pub.ours is None or pub.ours not in m.index:
+            rows.append(_row(pub, None))
+            continue
+        v = float(m.loc[pub.ours, "link_utilization"])
+        if pub.claim is not None:
+            a = float(m.loc["abc", "link_utilization"])
+            note = f"{F.display_name(pub.ours)} {100 * v:.1f} % vs ABC {100 * a:.1f} %"
+            rows.append(_row(pub, v < a, note=note))
+        else:
+            rows.append(_row(pub, v, percent=True))
+    for s in ("xcp", "vcp"):
+        if s in m.index:
+            rows.append(_info(F.display_name(s), "utilisation", float(m.loc[s, "link_utilization"]), 3))
+    return rows
+
+
+def _cmp_fig18(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    """Fig. 18: trace averages of the seed means; every ratio against ABC's."""
+    m = _over_traces(results)
+    u, d = m["link_utilization"], m["run_per_packet_delay_p95_ms"]
+    rows = []
+    for pub in PUBLISHED["abc-fig18"]:
+        if pub.ours is None or pub.ours not in m.index:
+            rows.append(_row(pub, None))
+        elif pub.metric.startswith("ABC utilisation"):
+            rows.append(_row(pub, float(u["abc"] / u[pub.ours])))
+        elif pub.metric.startswith("scheme's utilisation"):
+            rows.append(_row(pub, float(u[pub.ours] / u["abc"])))
+        else:
+            rows.append(_row(pub, float(d[pub.ours] / d["abc"])))
+    for s in m.index:
+        name = "ABC η=0.94" if s == "abc-eta-0.94" else F.display_name(s)
+        r = _info(
+            name,
+            "utilisation / mean per-packet delay ms (Fig. 18's axes)",
+            float(u[s]),
+            3,
+        )
+        r["ours_text"] = f"{float(u[s]):.3f} / {float(m.loc[s, 'run_per_packet_delay_mean_ms']):.0f}"
+        rows.append(r)
+    return rows
+
+
+def _cmp_pk(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    """§7.6: p95 queueing delay (the only reading under which 97 and 28 ms are possible) and
+    utilisation, per scheme (seed means on the one trace); the per-packet p95 in the note."""
+    runs = F.run_level(results)
+    m = runs.groupby("scheme", sort=False)[
+        ["link_utilization", "queueing_delay_p95_ms", "run_per_packet_delay_p95_ms"]
+    ].mean()
+    rows = []
+    for pub in PUBLISHED["abc-pk"]:
+        if pub.ours is None or pub.ours not in m.index:
+            rows.append(_row(pub, None))
+        elif pub.metric == "utilisation":
+            rows.append(_row(pub, float(m.loc[pub.ours, "link_utilization"]), percent=True))
+        else:
+            pp = float(m.loc[pub.ours, "run_per_packet_delay_p95_ms"])
+            note = f"p95 per-packet delay (RTT + queueing): {pp:.0f} ms"
+            rows.append(_row(pub, float(m.loc[pub.ours, "queueing_delay_p95_ms"]), digits=0, note=note))
+    if {"abc", "pk-abc"} <= set(m.index):
+        rows.append(
+            _info("ABC", "utilisation", float(m.loc["abc", "link_utilization"]), 3, "~90 % (as PK-ABC)")
+        )
+    # Beyond the paper: predictive ABC, and ABC with a lower η as a utilisation-matched reference
+    # (a predictor only helps if it beats simply aiming lower).
+    q = m["queueing_delay_p95_ms"]
+    for s in ("abc-predict", "abc-eta-0.94"):
+        if s not in m.index:
+            continue
+        name = "ABC η=0.94" if s == "abc-eta-0.94" else F.display_name(s)
+        r = _info(
+            name,
+            "utilisation / p95 queueing delay ms",
+            float(m.loc[s, "link_utilization"]),
+            3,
+            "not in the paper",
+        )
+        r["ours_text"] = f"{float(m.loc[s, 'link_utilization']):.3f} / {float(q[s]):.0f}"
+        rows.append(r)
+        if {"abc", "pk-abc"} <= set(m.index) and q["abc"] > q["pk-abc"]:
+            frac = float((q["abc"] - q[s]) / (q["abc"] - q["pk-abc"]))
+            r = _info(
+                name,
+                "fraction of the ABC→PK-ABC p95 queueing-delay gap closed",
+                frac,
+                2,
+                "not in the paper",
+            )
+            r["note"] = "not at equal utilisation: compare with the utilisation above"
+            rows.append(r)
     return rows
 
 
@@ -514,14 +696,14 @@ def _set_traces(quick: bool, override: list[str] | None, tset: TraceSet) -> tupl
 
 
 def _doc_table(
-    rid: str, title: str, tset: TraceSet = ABC_PAPER
+    rid: str, title: str, tset: TraceSet = ABC_PAPER, schemes: Sequence[str] = CELLULAR_SCHEMES
 ) -> Callable[[bool, list[str] | None], dict[str, Any]]:
     def doc(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         chosen, which = _set_traces(quick, traces, tset)
         return _cellular(
             rid + ("-quick" if quick else ""),
             f"{title} on {which}",
-            CELLULAR_SCHEMES,
+            schemes,
             chosen,
             60.0 if quick else 140.0,
             2 if quick else 3,
@@ -534,10 +716,21 @@ def _doc_fig7(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     return _cellular(
         "abc-fig7" + ("-quick" if quick else ""),
         "ABC Fig. 7: Verizon LTE downlink and uplink",
-        (*CELLULAR_SCHEMES, "vegas"),
+        (*CELLULAR_SCHEMES, "vegas", "xcp", "xcp-w"),
         traces or list(BUNDLED_TRACES),
         60.0 if quick else 140.0,
         2 if quick else 3,
+    )
+
+
+def _doc_fig1(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return _cellular(
+        "abc-fig1" + ("-quick" if quick else ""),
+        "ABC Fig. 1: Cubic, Verus, Cubic+CoDel and ABC on a Verizon LTE trace over time",
+        FIG1_SCHEMES,
+        traces or ["traces/Verizon-LTE-short.down"],
+        30.0 if quick else 140.0,
+        1 if quick else 3,
     )
 
 
@@ -557,11 +750,24 @@ def _doc_fig19(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     doc = _cellular(
         "abc-fig19" + ("-quick" if quick else ""),
         "ABC Fig. 19: capacity 12/24 Mbit/s every 500 ms",
-        ("abc",),
+        ("abc", "xcp-w", "rcp", "xcp", "vcp"),
         traces or ["traces/bw12_24_5_5.mahi"],
         30.0 if quick else 140.0,
         2 if quick else 3,
     )
+    return doc
+
+
+def _doc_pk(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    doc = _cellular(
+        "abc-pk" + ("-quick" if quick else ""),
+        "ABC §7.6: ABC vs PK-ABC on Fig. 7b's setup (Verizon LTE uplink); predictive ABC beside them",
+        ("abc", "pk-abc", "abc-predict", "abc-eta-0.94"),
+        traces or ["traces/Verizon-LTE-short.up"],
+        60.0 if quick else 140.0,
+        2 if quick else 3,
+    )
+    doc["schemes"] = {"abc-eta-0.94": {"scheme": "abc", "label": "ABC η=0.94", "set": ["abc.eta=0.94"]}}
     return doc
 
 
@@ -665,7 +871,7 @@ def _doc_c2tcp_table(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         "name": "c2tcp-table1" + ("-quick" if quick else ""),
         "description": f"C2TCP Table I on {which}",
         "matrix": {
-            "schemes": ["c2tcp", "bbr", "cubic", "westwood"],
+            "schemes": ["c2tcp", "bbr", "cubic", "westwood", "verus", "sprout", "pcc-vivace"],
             "traces": chosen,
             "delay_ms": [10.0],
             "buffer_packets": [100],
@@ -800,7 +1006,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _CELL_SETUP
             + " Averages over traces of the seed means, then normalised to ABC. "
             + ABC_PAPER.describe(),
-            _doc_table("abc-table", "ABC paper headline table"),
+            _doc_table("abc-table", "ABC paper headline table", schemes=(*CELLULAR_SCHEMES, "xcp")),
             _cmp_table,
             cite="the results table in §1 (Introduction), summarising the 8-trace emulation of §7.3 "
             "and Fig. 8",
@@ -828,10 +1034,24 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             cite="Fig. 7a and 7b, §7.3",
         ),
         Reproduction(
+            "abc-fig1",
+            TITLES["abc-fig1"],
+            _CELL_SETUP.replace("trace drives", "Verizon-LTE-short.down drives")
+            + " Claims are read from Fig. 1's caption; each scheme's time series (throughput vs "
+            "capacity, delay) is drawn in the report.",
+            _doc_fig1,
+            _cmp_fig1,
+            cite="Fig. 1, §1",
+        ),
+        Reproduction(
             "abc-fig8",
             TITLES["abc-fig8"],
             _CELL_SETUP + " " + ABC_PAPER.describe(),
-            _doc_table("abc-fig8", "ABC Fig. 8/17: per-trace utilisation and delay"),
+            _doc_table(
+                "abc-fig8",
+                "ABC Fig. 8/17: per-trace utilisation and delay",
+                schemes=(*CELLULAR_SCHEMES, "xcp", "xcp-w"),
+            ),
             _cmp_fig8,
             cite="Fig. 8 (§7.3) and Fig. 17 (Appendix E)",
         ),
@@ -842,6 +1062,31 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _doc_fig19,
             _cmp_fig19,
             cite="Fig. 19, Appendix F",
+        ),
+        Reproduction(
+            "abc-fig18",
+            TITLES["abc-fig18"],
+            _CELL_SETUP + " Each explicit scheme runs over its own router with the ABC paper's parameters "
+            "(Appendix F: XCP and XCP_w α = 0.55, β = 0.4; RCP α = 0.5, β = 0.25; VCP α = 1, β = 0.875, "
+            "κ = 0.25). Averages over traces of the seed means. " + ABC_PAPER.describe(),
+            _doc_table("abc-fig18", "ABC Fig. 18: explicit schemes", schemes=("abc", *EXPLICIT_SCHEMES)),
+            _cmp_fig18,
+            cite="Fig. 18 and Appendix F; §7.3",
+        ),
+        Reproduction(
+            "abc-pk",
+            TITLES["abc-pk"],
+            _CELL_SETUP.replace("trace drives", "Verizon-LTE-short.up drives")
+            + " Beside them (not in the paper): predictive ABC (abc-predict, a damped trend forecast of μ "
+            "one RTT ahead from the router's own measurements) and ABC with η = 0.94, the "
+            "utilisation-matched reference a predictor has to beat."
+            + " PK-ABC: the ABC router with μ read from the trace over the 20 ms window that ends one RTT "
+            "(100 ms) ahead. The paper's 97 ms and 28 ms can only be p95 queueing delays (per-packet delay "
+            "includes the 100 ms propagation RTT), so p95 queueing delay is compared; the per-packet p95 "
+            "is in each row's note.",
+            _doc_pk,
+            _cmp_pk,
+            cite="§7.6 (on Fig. 7b's setup)",
         ),
         Reproduction(
             "abc-fig3",

@@ -70,7 +70,7 @@ FIG16_LINK = "wifi:brownian=3/7@2000"
 
 #: ABC's three delay thresholds (§7.3) and the comparators that exist here.
 ABC_VARIANTS = {"abc-dt20": 20, "abc-dt60": 60, "abc-dt100": 100}
-FIG9_SCHEMES = (*ABC_VARIANTS, "cubic", "cubic+codel", "bbr", "copa", "vegas")
+FIG9_SCHEMES = (*ABC_VARIANTS, "cubic", "cubic+codel", "bbr", "copa", "vegas", "pcc-vivace", "xcp-w")
 
 SETUP = (
     "Simulated 802.11n A-MPDU downlink (20 MHz, long GI, one stream, M = 32 frames per batch, "

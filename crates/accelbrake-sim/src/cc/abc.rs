@@ -55,6 +55,30 @@ pub const ABC: Scheme = Scheme {
     warnings: None,
 };
 
+/// PK-ABC (§7.6): the ABC sender over the PK-ABC router, which knows the link one RTT ahead.
+pub const PK_ABC: Scheme = Scheme {
+    name: "pk-abc",
+    display: "PK-ABC",
+    summary: "ABC sender over the PK-ABC router (μ from the trace one RTT ahead)",
+    source: "ABC paper (NSDI 2020) §7.6",
+    queue: "pk-abc",
+    style: ("#e377c2", "X"),
+    build: |v, _now, _rng| Ok(Box::new(Abc::new(AbcConfig::checked(v)?).named("pk-abc"))),
+    ..ABC
+};
+
+/// Predictive ABC (beyond the paper): the ABC sender over the predictive ABC router.
+pub const ABC_PREDICT: Scheme = Scheme {
+    name: "abc-predict",
+    display: "ABC (predictive)",
+    summary: "ABC sender over the predictive ABC router (μ forecast one RTT ahead, no trace knowledge)",
+    source: "ours (issue 12), towards PK-ABC of the ABC paper §7.6",
+    queue: "abc-predict",
+    style: ("#17becf", "d"),
+    build: |v, _now, _rng| Ok(Box::new(Abc::new(AbcConfig::checked(v)?).named("abc-predict"))),
+    ..ABC
+};
+
 /// ABC §4.1: `min(w_abc, w_cubic)` over the ABC router.
 pub const ABC_CUBIC: Scheme = Scheme {
     name: "abc-cubic",
@@ -148,6 +172,7 @@ fn pacing(gain: f64, window: f64, ack_rtt: Option<f64>) -> Option<f64> {
 /// Basic ABC sender (`abc`).
 #[derive(Clone, Debug)]
 pub struct Abc {
+    name: &'static str,
     win: AbcWindow,
     rtt: Option<f64>,
 }
@@ -156,6 +181,7 @@ impl Abc {
     /// A new sender.
     pub fn new(cfg: AbcConfig) -> Abc {
         Abc {
+            name: "abc",
             win: AbcWindow {
                 w: cfg.initial_window,
                 cfg,
@@ -163,11 +189,16 @@ impl Abc {
             rtt: None,
         }
     }
+
+    /// The same sender under another scheme's name (PK-ABC's and predictive ABC's rows).
+    pub fn named(self, name: &'static str) -> Abc {
+        Abc { name, ..self }
+    }
 }
 
 impl CongestionControl for Abc {
     fn name(&self) -> &'static str {
-        "abc"
+        self.name
     }
     fn window(&self) -> f64 {
         self.win.w

@@ -80,6 +80,9 @@ pub struct AckInfo {
     /// Explicit feedback echoed by the receiver (XCP: the summed H_feedback of the covered
     /// segments, bytes; RCP: the path's rate, bytes/s), if the ACK carries any.
     pub explicit: Option<f64>,
+    /// What the scheme's receiver hook put in the ACK ([`crate::receiver::ReceiverHook`]); all
+    /// zero without one.
+    pub feedback: [u8; 6],
 }
 
 /// Kind of congestion signal.
@@ -171,6 +174,30 @@ pub trait CongestionControl: Send {
 
     /// Slow-start threshold in segments, `None` while infinite or for controllers without one.
     fn ssthresh(&self) -> Option<f64> {
+        None
+    }
+
+    /// When the controller's own timer should fire next (Sprout's heartbeat), or `None`. The
+    /// transport wakes at that time and calls [`CongestionControl::on_timer`].
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+
+    /// The controller's timer is due (`now ≥ next_timer()`).
+    #[allow(unused_variables)]
+    fn on_timer(&mut self, now: Time) {}
+
+    /// Flags for `feedback[0]` of the data packet about to be sent (before [`on_sent`]): Sprout
+    /// marks its heartbeats ([`crate::packet::HEARTBEAT`]). Default none.
+    ///
+    /// [`on_sent`]: CongestionControl::on_sent
+    fn data_flags(&self) -> u8 {
+        0
+    }
+
+    /// The receiver-side half of the scheme, for schemes whose receiver computes feedback that
+    /// rides on its ACKs (Sprout's delivery forecast). Asked once when the flow is built.
+    fn receiver_hook(&self) -> Option<Box<dyn crate::receiver::ReceiverHook>> {
         None
     }
 }
@@ -361,12 +388,18 @@ mod pcc;
 #[cfg(any())]
 #[rustfmt::skip]
 mod verus;
+#[cfg(any())]
+#[rustfmt::skip]
+mod sprout;
+#[cfg(any())]
+#[rustfmt::skip]
+mod vcp;
 
 // Controllers implemented outside the core (Python) or steered from outside (not schemes).
 pub mod external;
 
 registry! {
-    abc => [ABC, ABC_CUBIC],
+    abc => [ABC, ABC_CUBIC, PK_ABC, ABC_PREDICT],
     cubic => [CUBIC, CUBIC_ABE],
     newreno => [NEWRENO, NEWRENO_ABE],
     bbr => [BBR],
@@ -381,6 +414,8 @@ registry! {
     rcp => [RCP],
     pcc => [PCC_VIVACE],
     verus => [VERUS],
+    sprout => [SPROUT],
+    vcp => [VCP],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests

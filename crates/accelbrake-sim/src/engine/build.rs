@@ -366,13 +366,17 @@ impl Simulation {
                     .iter()
                     .chain(rev.iter())
                     .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
+                let mut receiver = Receiver::new(id, rcfg);
+                if let Some(hook) = controller.receiver_hook() {
+                    receiver = receiver.with_hook(hook);
+                }
                 let mut sender = Sender::new(id, controller, ecn, app);
                 sender.prr_ecn = spec.ecn_prr;
                 sender.explicit = marking == cc::Marking::Explicit;
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
                     sender,
-                    receiver: Receiver::new(id, rcfg),
+                    receiver,
                     fwd,
                     rev,
                     extra_delay,

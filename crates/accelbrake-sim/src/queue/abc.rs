@@ -65,6 +65,29 @@ pub struct AbcRouterConfig {
     pub delay_source: DelaySource,
     /// Buffer limit (artifact experiments: 250 packets).
     pub limit: Limit,
+    /// PK-ABC (§7.6): measure μ over the window ending this far in the future (the router knows
+    /// the trace); `None` for ABC.
+    pub lookahead: Option<Dur>,
+    /// Predictive ABC (beyond the paper): forecast μ this far ahead from the μ it has measured,
+    /// without the trace (see [`Forecast`]); `None` for ABC.
+    pub forecast: Option<Forecast>,
+}
+
+/// The predictive ABC router's online forecast of μ (our addition; `docs/explicit-schemes.md`):
+/// a least-squares line through the μ samples of the last `history`, extrapolated `horizon` ahead
+/// and clamped to `[0, μ_now]` when `falls_only` (it only ever anticipates drops, never rises: a
+/// rise mispredicted costs queue, a drop mispredicted costs only a little throughput), or to
+/// `[0, 2·μ_now]` otherwise. It sees only what the router measured: no trace.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Forecast {
+    /// How far ahead (one RTT).
+    pub horizon: Dur,
+    /// How much history the trend is fitted over.
+    pub history: Dur,
+    /// Only anticipate drops.
+    pub falls_only: bool,
+    /// Weight of the forecast against μ measured now: `μ + gain·(forecast − μ)`.
+    pub gain: f64,
 }
 
 /// The artifact experiments' buffer, packets (`exp.sh`: 250); also the ABC paper's cellular setup.
@@ -101,6 +124,67 @@ pub const ABC: QueueKind = QueueKind {
     aliases: &["cellular"],
     build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),
     warnings: Some(warnings),
+};
+
+/// PK-ABC's router parameters: ABC's plus the lookahead.
+pub const PK_PARAMS: &[Param] = &[
+    PARAMS[0],
+    PARAMS[1],
+    PARAMS[2],
+    PARAMS[3],
+    PARAMS[4],
+    PARAMS[5],
+    PARAMS[6],
+    Param::real("lookahead_ms", 100.0, Unit::Ms, 0.0, 1e7).doc(
+        "how far ahead μ is read from the link schedule (one RTT)",
+        "ABC paper §7.6: \"the expected link rate 1 RTT in the future\"; 100 ms = the setup's min RTT",
+    ),
+    PARAMS[7],
+    PARAMS[8],
+];
+
+/// PK-ABC (ABC paper §7.6): the ABC router with perfect knowledge of the link one RTT ahead.
+pub const PK_ABC: QueueKind = QueueKind {
+    name: "pk-abc",
+    display: "PK-ABC router",
+    summary: "ABC router whose μ is the trace's capacity one RTT in the future (perfect knowledge)",
+    source: "ABC paper (NSDI 2020) §7.6; not in the artifact",
+    params: PK_PARAMS,
+    aliases: &["pkabc"],
+    build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),
+    ..ABC
+};
+
+/// Predictive ABC's router parameters: ABC's plus the forecast's.
+pub const PREDICT_PARAMS: &[Param] = &[
+    PARAMS[0],
+    PARAMS[1],
+    PARAMS[2],
+    PARAMS[3],
+    PARAMS[4],
+    PARAMS[5],
+    PARAMS[6],
+    Param::real("horizon_ms", 100.0, Unit::Ms, 0.0, 1e7)
+        .doc("how far ahead μ is forecast (one RTT)", "as PK-ABC (ABC paper §7.6); the setup's min RTT"),
+    Param::real("history_ms", 200.0, Unit::Ms, 1.0, 1e7)
+        .doc("history the μ trend is fitted over", "our choice, picked after runs on all five bundled paper traces (none held out)"),
+    Param::flag("falls_only", true).doc("only anticipate drops of μ, never rises", "our choice"),
+    Param::real("gain", 0.25, Unit::None, 0.0, 1.0)
+        .doc("weight of the forecast against μ measured now", "our choice, picked after runs on all five bundled paper traces (none held out)"),
+    PARAMS[7],
+    PARAMS[8],
+];
+
+/// Predictive ABC (beyond the paper): forecasts μ one RTT ahead from its own measurements.
+pub const ABC_PREDICT: QueueKind = QueueKind {
+    name: "abc-predict",
+    display: "predictive ABC router",
+    summary: "ABC router whose μ is an online trend forecast one RTT ahead (no trace knowledge)",
+    source: "ours (issue 12: an honest online predictor towards PK-ABC, ABC paper §7.6)",
+    params: PREDICT_PARAMS,
+    aliases: &[],
+    build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),
+    ..ABC
 };
 
 /// Where the buffer bound comes from.
@@ -207,6 +291,13 @@ impl Config for AbcRouterConfig {
                 _ => DelaySource::QueueLength,
             },
             limit: super::limit_of(v),
+            lookahead: v.table().iter().any(|p| p.name == "lookahead_ms").then(|| v.ms("lookahead_ms")),
+            forecast: v.table().iter().any(|p| p.name == "horizon_ms").then(|| Forecast {
+                horizon: v.ms("horizon_ms"),
+                history: v.ms("history_ms"),
+                falls_only: v.flag("falls_only"),
+                gain: v.real("gain"),
+            }),
         }
     }
 }
@@ -286,6 +377,8 @@ pub struct AbcQueue {
     tokens: f64,
     rate: RateWindow,
     state: AbcState,
+    /// Predictive ABC: recent (time, μ) samples, at most one per ms.
+    mu_hist: VecDeque<(Time, f64)>,
 }
 
 impl AbcQueue {
@@ -297,12 +390,46 @@ impl AbcQueue {
             tokens: 0.0,
             rate: RateWindow::default(),
             state: AbcState::default(),
+            mu_hist: VecDeque::new(),
         }
     }
 
     /// Values of the last computation.
     pub fn state(&self) -> AbcState {
         self.state
+    }
+
+    /// Predictive ABC: record μ measured now and return its forecast `f.horizon` ahead.
+    pub fn forecast(&mut self, now: Time, mu: f64, f: Forecast) -> f64 {
+        if self.mu_hist.back().is_none_or(|&(t, _)| now >= t + Dur::from_millis(1)) {
+            self.mu_hist.push_back((now, mu));
+        }
+        let from = now - f.history;
+        while self.mu_hist.front().is_some_and(|&(t, _)| t < from) {
+            self.mu_hist.pop_front();
+        }
+        let n = self.mu_hist.len() as f64;
+        if n < 3.0 {
+            return mu;
+        }
+        // Least squares, times relative to now (s).
+        let (mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0);
+        for &(t, m) in &self.mu_hist {
+            let x = -(now - t).secs_f64();
+            sx += x;
+            sy += m;
+            sxx += x * x;
+            sxy += x * m;
+        }
+        let den = n * sxx - sx * sx;
+        if den <= 0.0 {
+            return mu;
+        }
+        let slope = (n * sxy - sx * sy) / den;
+        let icpt = (sy - slope * sx) / n;
+        let ahead = mu + f.gain * (icpt + slope * f.horizon.secs_f64() - mu);
+        let hi = if f.falls_only { mu } else { 2.0 * mu };
+        ahead.clamp(0.0, hi)
     }
 
     /// Eq. 1: target rate (bytes/s) for capacity `mu` (bytes/s) and queueing delay `x`.
@@ -322,7 +449,13 @@ impl AbcQueue {
 
 impl Queue for AbcQueue {
     fn name(&self) -> &'static str {
-        "abc"
+        if self.cfg.lookahead.is_some() {
+            "pk-abc"
+        } else if self.cfg.forecast.is_some() {
+            "abc-predict"
+        } else {
+            "abc"
+        }
     }
 
     fn enqueue(&mut self, now: Time, pkt: Packet) -> std::result::Result<(), Packet> {
@@ -345,7 +478,10 @@ impl Queue for AbcQueue {
             self.rate.add(now, wire);
         }
         let cr = self.rate.rate(now, self.cfg.window);
-        let mu = link.capacity;
+        let mu = match self.cfg.forecast {
+            Some(f) => self.forecast(now, link.capacity, f),
+            None => link.capacity,
+        };
         let x = match self.cfg.delay_source {
             DelaySource::QueueLength => {
                 let queued = self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
@@ -392,6 +528,9 @@ impl Queue for AbcQueue {
     fn capacity_window(&self) -> Option<Dur> {
         Some(self.cfg.window)
     }
+    fn capacity_lookahead(&self) -> Option<Dur> {
+        self.cfg.lookahead
+    }
     fn gauge(&self) -> Option<f64> {
         Some(self.state.f)
     }
@@ -411,6 +550,34 @@ mod tests {
             capacity: mbps * 1e6 / 8.0,
             overhead: 0,
         }
+    }
+
+    #[test]
+    fn the_forecast_extrapolates_a_falling_line_and_never_a_rise() {
+        let f = Forecast {
+            horizon: Dur::from_millis(100),
+            history: Dur::from_millis(200),
+            falls_only: true,
+            gain: 1.0,
+        };
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        // μ falls by 1 MB/s per second: at t = 100 ms μ = 1.4 MB/s, in 100 ms it will be 1.3.
+        let mut last = 0.0;
+        for ms in 0..=100 {
+            last = q.forecast(Time::from_millis(ms), 1.5e6 - 1e3 * ms as f64, f);
+        }
+        assert!((last - 1.3e6).abs() < 1.0, "{last}");
+        // A rising μ is never anticipated with falls_only; half the gain, half the anticipation.
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        for ms in 0..=100 {
+            last = q.forecast(Time::from_millis(ms), 1.0e6 + 1e3 * ms as f64, f);
+        }
+        assert!((last - 1.1e6).abs() < 1.0, "{last}");
+        let mut q = AbcQueue::new(AbcRouterConfig::default());
+        for ms in 0..=100 {
+            last = q.forecast(Time::from_millis(ms), 1.5e6 - 1e3 * ms as f64, Forecast { gain: 0.5, ..f });
+        }
+        assert!((last - 1.35e6).abs() < 1.0, "{last}");
     }
 
     #[test]

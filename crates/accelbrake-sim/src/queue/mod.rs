@@ -162,13 +162,17 @@ mod xcp;
 #[cfg(any())]
 #[rustfmt::skip]
 mod rcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod vcp;
 
 registry! {
-    abc => [ABC],
+    abc => [ABC, PK_ABC, ABC_PREDICT],
     codel => [CODEL],
     pie => [PIE],
     xcp => [XCP, XCP_W],
     rcp => [RCP],
+    vcp => [VCP],
 }
 
 /// Queue type names, in listing order.

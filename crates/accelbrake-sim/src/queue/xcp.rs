@@ -104,8 +104,37 @@ pub const XCP: QueueKind = QueueKind {
     limit: LimitRule::Optional,
     aliases: &[],
     build: |v, _rng| Box::new(XcpQueue::new(XcpConfig::from_values(v))),
-    warnings: None,
+    warnings: Some(warnings),
 };
+
+/// Where the α bound comes from.
+pub const ALPHA_SOURCE: &str = "Katabi et al., SIGCOMM 2002, §3.5, Theorem 1: the efficiency controller is \
+     stable for 0 < α < π/(4√2) ≈ 0.555 with β = α²√2";
+
+/// XCP's operating range: α at or above the stability bound (the ABC paper's 0.55 is just below).
+fn warnings(cx: &crate::warning::QueueContext<'_>) -> Vec<crate::warning::Warning> {
+    use crate::warning::{num, Warning};
+    let alpha = cx.values.real("alpha");
+    if alpha < ALPHA_BOUND {
+        return Vec::new();
+    }
+    let i = cx.index;
+    vec![Warning {
+        code: "xcp-alpha-above-stability-bound",
+        subject: format!("hops[{i}]"),
+        parameter: format!("hops[{i}].queue.alpha"),
+        value: alpha,
+        bound: ALPHA_BOUND,
+        unit: "",
+        source: ALPHA_SOURCE,
+        message: format!(
+            "XCP router α = {} is not below π/(4√2) = {}: outside XCP's stability bound, expect the \
+             queue and the windows to oscillate",
+            num(alpha, 3),
+            num(ALPHA_BOUND, 3)
+        ),
+    }]
+}
 
 /// XCP_w's router.
 pub const XCP_W: QueueKind = QueueKind {
@@ -117,7 +146,7 @@ pub const XCP_W: QueueKind = QueueKind {
     limit: LimitRule::Optional,
     aliases: &["xcpw", "xcp_w"],
     build: |v, _rng| Box::new(XcpQueue::new(XcpConfig::from_values(v))),
-    warnings: None,
+    warnings: Some(warnings),
 };
 
 /// XCP router parameters.
@@ -505,6 +534,23 @@ mod tests {
             feedback: f32::MAX,
         });
         p
+    }
+
+    #[test]
+    fn warns_at_and_above_the_alpha_bound_only() {
+        for (alpha, fires) in [(0.55, false), (0.555, false), (0.556, true), (1.5, true)] {
+            let w = crate::warning::of_scenario(&format!(
+                r#"{{"duration_ms": 100,
+                "hops": [{{"link": {{"type": "constant", "mbps": 12}}, "queue": {{"type": "xcp", "alpha": {alpha}}}, "delay_ms": 50}},
+                         {{"link": {{"type": "constant", "mbps": 12}}, "queue": {{"type": "infinite"}}, "delay_ms": 50}}],
+                "flows": [{{"scheme": "xcp", "fwd": [0], "rev": [1]}}]}}"#
+            ));
+            assert_eq!(w.len(), usize::from(fires), "α = {alpha}: {w:?}");
+            if fires {
+                assert_eq!((w[0].code, w[0].parameter.as_str()), ("xcp-alpha-above-stability-bound", "hops[0].queue.alpha"));
+                assert!((w[0].bound - 0.5554).abs() < 1e-3 && w[0].source.contains("§3.5"));
+            }
+        }
     }
 
     #[test]

@@ -241,6 +241,13 @@ impl Sender {
     /// When the sender wants to be woken: RTO, pacing release, or the next application data.
     pub fn next_wakeup(&self, _now: Time) -> Option<Time> {
         let mut t = self.rto_at;
+        if let Some(c) = self
+            .cc
+            .next_timer()
+            .filter(|_| self.started.is_some() && self.completed_at.is_none())
+        {
+            t = Some(t.map_or(c, |r| r.min(c)));
+        }
         if self.started.is_some() && self.completed_at.is_none() {
             let lost_pending = self.sb.lost_pending();
             let has_data = lost_pending > 0 || self.sb.snd_nxt() < self.avail;
@@ -342,6 +349,10 @@ impl Sender {
         if self.send_cwr {
             pkt.cwr = true;
             self.send_cwr = false;
+        }
+        pkt.feedback[0] = self.cc.data_flags();
+        if self.sb.pipe() >= cwnd {
+            pkt.feedback[0] |= crate::packet::FLIGHT_END;
         }
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += pkt.size as u64;
@@ -451,7 +462,8 @@ impl Sender {
             snd_nxt,
             rate: self.rate.sample(now, &rs, self.rtt.min_rtt()),
             one_way_delay: (ack.rx_ts >= ack.ts && acked > 0).then(|| ack.rx_ts - ack.ts),
-            explicit: (!ack.xfb.is_nan()).then_some(f64::from(ack.xfb)),
+            explicit: Some(ack.xfb()).filter(|x| self.explicit && !x.is_nan()).map(f64::from),
+            feedback: ack.feedback,
         };
         #[cfg(test)]
         {
@@ -491,6 +503,9 @@ impl Sender {
 
     /// Timers may have expired.
     pub fn on_timer(&mut self, now: Time) {
+        if self.cc.next_timer().is_some_and(|c| c <= now) {
+            self.cc.on_timer(now);
+        }
         let Some(at) = self.rto_at else { return };
         if at > now {
             return;

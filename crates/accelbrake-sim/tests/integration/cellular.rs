@@ -56,3 +56,24 @@ fn debug_ts() {
         println!("{:.2} cwnd {:.1} thr {:.2}", ts[i], cw[i], th[i]);
     }
 }
+
+#[test]
+fn sprout_keeps_the_delay_near_its_target_and_below_cubic() {
+    let (s, c) = (constant_12("sprout", 60.0), constant_12("cubic", 60.0));
+    println!(
+        "sprout: utilisation {:.3}, queueing delay mean {:.1} ms p95 {:.1} ms; cubic: utilisation {:.3}, mean {:.1} ms p95 {:.1} ms",
+        s.utilization, s.queueing_delay_ms.mean, s.queueing_delay_ms.p95,
+        c.utilization, c.queueing_delay_ms.mean, c.queueing_delay_ms.p95
+    );
+    assert!(
+        s.queueing_delay_ms.p95 <= 130.0,
+        "Sprout p95 queueing delay {} ms vs its 100 ms target",
+        s.queueing_delay_ms.p95
+    );
+    assert!(
+        s.queueing_delay_ms.mean < c.queueing_delay_ms.mean,
+        "Sprout below Cubic"
+    );
+    assert!(s.queueing_delay_ms.p95 < c.queueing_delay_ms.p95, "Sprout below Cubic");
+    assert!(s.utilization > 0.5, "Sprout utilisation {}", s.utilization);
+}

@@ -1,0 +1,715 @@
+//! Sprout (Winstein, Sivaraman, Balakrishnan, NSDI 2013), following the reference code
+//! `keithw/sprout` (`src/sprout/receiver.{hh,cc}`, `process.cc`, `network/sproutconn.cc`). Digest,
+//! paper/code constants and deviations: `docs/cellular-schemes.md`.
+//!
+//! **Receiver** ([`Forecaster`], a [`ReceiverHook`]): the link delivers packets as a Poisson
+//! process whose rate λ does a Brownian motion (σ = 200 packets/s per √s) on 256 bins over
+//! 0–1000 packets/s; the rate-0 bin is an outage, left at 1/s. Every 20 ms tick the posterior is
+//! diffused (Gaussian kernel cut at ±5σ; from the outage bin, mass stays with probability
+//! e^(−1/s·τ)), multiplied by the Poisson likelihood of the tick's packet count, and normalised.
+//! The forecast is, for each of the next 8 ticks, the **5th percentile** of the cumulative number
+//! of deliveries from now to the end of that tick (at most 30 per tick). Every ACK carries the
+//! current forecast.
+//!
+//! **Sender** ([`Sprout`]): on each forecast it sets its queue estimate to the packets in flight
+//! (sent minus received-or-lost, as `sproutconn.cc` does with the receiver's count); each tick
+//! since the forecast arrived takes that tick's forecast deliveries off the estimate. It may have
+//! `forecast[now + 5 ticks] − forecast[now] − queue estimate` more packets in flight: 5 ticks =
+//! the 100 ms delay target. No reaction to loss (the transport still retransmits).
+//!
+//! Deviations (details in the docs): the forecast's count distribution over `n` ticks from rate λ
+//! is a Gaussian with the Poisson variance λT plus the Brownian motion's σ²T³/3 (continuity
+//! corrected), where the code precomputes the exact distribution (`ProcessForecastInterval`); the
+//! outage bin forecasts 0. Per-tick forecast increments above 31 are sent as 31 (5 bits each in
+//! the ACK). Heartbeats: the transport never lets the window fall below one packet, so a packet
+//! and its ACK (with a fresh forecast) are always in flight, where the code sends a heartbeat
+//! every 50 ms.
+
+use super::{AckInfo, CcMetrics, CongestionControl, Marking, Scheme};
+use crate::error::{Error, Result};
+use crate::packet::Packet;
+use crate::params::{Config, Param, Unit, Values};
+use crate::receiver::ReceiverHook;
+use crate::time::{Dur, Time};
+
+/// Tick, ms (`TICK_LENGTH = 20`; paper §3.1 "every 20 ms").
+pub const TICK_MS: f64 = 20.0;
+/// Rate bins (paper §3.1: 256; the later `keithw/sprout` receiver.hh: 64).
+pub const BINS: u32 = 256;
+/// Largest rate, packets/s (paper §3.1: 1000; later receiver.hh: 2000).
+pub const MAX_RATE: f64 = 1000.0;
+/// Brownian-motion σ, packets/s per √s (paper §3.1: 200; later receiver.hh: 300).
+pub const SIGMA: f64 = 200.0;
+/// Outage escape rate, 1/s (paper §3.1: λ_z = 1; later receiver.hh: 5).
+pub const OUTAGE_ESCAPE: f64 = 1.0;
+/// Forecast ticks (algorithms digest of the alfalfa code: 8; later receiver.hh: 10). Eight 5-bit
+/// increments fit in the ACK's 6 feedback bytes.
+pub const FORECAST_TICKS: usize = 8;
+/// Delay target in ticks (`TARGET_DELAY_TICKS = 5`: 100 ms; paper §3.4).
+pub const TARGET_TICKS: usize = 5;
+/// Forecast percentile (paper §3.3 and `lower_quantile(.., 0.05)`).
+pub const QUANTILE: f64 = 0.05;
+/// Largest count per tick the forecast considers (`MAX_ARRIVALS_PER_TICK = 30`).
+pub const MAX_PER_TICK: u32 = 30;
+/// Heartbeat interval, ms (sprout's sender sends at least every 50 ms; research notes).
+pub const HEARTBEAT_MS: f64 = 50.0;
+/// Tag of a Sprout forecast in an ACK's feedback bytes.
+const TAG: u8 = 0x5a;
+
+/// Sprout's parameters (keys `sprout.<name>`).
+pub const PARAMS: &[Param] = &[
+    Param::real("target_ticks", TARGET_TICKS as f64, Unit::None, 1.0, (FORECAST_TICKS - 1) as f64)
+        .doc("delay target in 20 ms ticks (5 = 100 ms)", "sproutconn.cc TARGET_DELAY_TICKS; paper §3.4"),
+    Param::real("quantile", QUANTILE * 100.0, Unit::Percent, 0.1, 99.9)
+        .doc("forecast percentile of the cumulative deliveries", "paper §3.3 (95 % confidence); receiver.cc lower_quantile 0.05"),
+    Param::real("sigma", SIGMA, Unit::PerS, 0.0, 1e5)
+        .open(true, false)
+        .doc("Brownian-motion σ of the delivery rate, packets/s per √s (later code: 300)", "paper §3.1"),
+    Param::real("max_rate", MAX_RATE, Unit::PerS, 1.0, 1e6)
+        .doc("largest delivery rate modelled, packets/s (later code: 2000)", "paper §3.1"),
+    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins of the posterior (later code: 64)", "paper §3.1"),
+    Param::real("outage_escape", OUTAGE_ESCAPE, Unit::PerS, 0.0, 1e4)
+        .doc("rate of leaving the outage (λ = 0) state, 1/s (later code: 5)", "paper §3.1 (λ_z)"),
+];
+
+/// Sprout over drop-tail.
+pub const SPROUT: Scheme = Scheme {
+    name: "sprout",
+    display: "Sprout",
+    family: "sprout",
+    summary: "Sprout: receiver's Bayesian delivery forecast (5th percentile), sender window = forecast − queue",
+    source: "Winstein et al., NSDI 2013; keithw/sprout reference code",
+    marking: Marking::None,
+    queue: "droptail",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#17becf", "*"),
+    build: |v, _now, _rng| Ok(Box::new(Sprout::new(SproutConfig::checked(v)?))),
+    warnings: None,
+};
+
+/// The configuration read from [`PARAMS`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SproutConfig {
+    /// Delay target, ticks.
+    pub target_ticks: usize,
+    /// Forecast percentile (fraction).
+    pub quantile: f64,
+    /// σ, packets/s per √s.
+    pub sigma: f64,
+    /// Largest rate, packets/s.
+    pub max_rate: f64,
+    /// Bins.
+    pub bins: u32,
+    /// Outage escape rate, 1/s.
+    pub outage_escape: f64,
+}
+
+crate::default_from_table!(SproutConfig);
+
+impl Config for SproutConfig {
+    const PREFIX: &'static str = "sprout";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+
+    fn from_values(v: &Values) -> SproutConfig {
+        SproutConfig {
+            target_ticks: v.real("target_ticks").round() as usize,
+            quantile: v.real("quantile") / 100.0,
+            sigma: v.real("sigma"),
+            max_rate: v.real("max_rate"),
+            bins: v.whole("bins"),
+            outage_escape: v.real("outage_escape"),
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.max_rate * TICK_MS / 1000.0 > 4.0 * f64::from(MAX_PER_TICK) {
+            return Err(Error::Param {
+                key: "sprout.max_rate".into(),
+                msg: format!(
+                    "{} packets/s is far above the forecast's {MAX_PER_TICK} packets per 20 ms tick",
+                    self.max_rate
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Standard normal CDF (Abramowitz & Stegun 7.1.26 for erf, |error| < 1.5e-7).
+fn phi(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-x * x).exp();
+    if z >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
+}
+
+/// The receiver's model (code `Process` + `Receiver`).
+#[derive(Clone, Debug)]
+pub struct Forecaster {
+    cfg: SproutConfig,
+    tick: Dur,
+    /// Posterior over the rate bins.
+    p: Vec<f64>,
+    /// Gaussian kernel: mass moving by `d − k` bins, `d` in `0..=2k`.
+    kernel: Vec<f64>,
+    /// ln k! for small k.
+    ln_fact: Vec<f64>,
+    /// Start of the current tick (`None` before the first packet).
+    time: Option<Time>,
+    count: u32,
+    /// The last packet ended the sender's flight: ticks without arrivals until then are not
+    /// evidence of a slow link (the code's `time_to_next`, renewed by heartbeats).
+    idle_until: Option<Time>,
+    /// The last arrival of the current tick ended the sender's flight.
+    last_flagged: bool,
+    /// The previous tick ended with the sender still sending (its last arrival not flagged).
+    prev_busy: bool,
+    cached: Option<(Time, [u32; FORECAST_TICKS])>,
+}
+
+impl Forecaster {
+    /// A forecaster with a uniform prior.
+    pub fn new(cfg: SproutConfig) -> Forecaster {
+        let n = cfg.bins as usize;
+        let tick = Dur::from_millis_f64(TICK_MS);
+        let h = cfg.max_rate / (n - 1) as f64;
+        let s = cfg.sigma * tick.secs_f64().sqrt();
+        let k = ((5.0 * s / h).ceil() as usize).max(1);
+        let kernel = (0..=2 * k)
+            .map(|d| {
+                let off = (d as f64 - k as f64) * h;
+                phi((off + h / 2.0) / s) - phi((off - h / 2.0) / s)
+            })
+            .collect();
+        let mut ln_fact = vec![0.0; 1024];
+        for i in 1..ln_fact.len() {
+            ln_fact[i] = ln_fact[i - 1] + (i as f64).ln();
+        }
+        Forecaster {
+            tick,
+            p: vec![1.0 / n as f64; n],
+            kernel,
+            ln_fact,
+            time: None,
+            count: 0,
+            idle_until: None,
+            last_flagged: false,
+            prev_busy: false,
+            cached: None,
+            cfg,
+        }
+    }
+
+    fn rate(&self, b: usize) -> f64 {
+        b as f64 * self.cfg.max_rate / (self.p.len() - 1) as f64
+    }
+
+    /// The posterior probability of each rate bin, and the bins' rates (packets/s).
+    pub fn posterior(&self) -> Vec<(f64, f64)> {
+        (0..self.p.len()).map(|b| (self.rate(b), self.p[b])).collect()
+    }
+
+    /// Mean of the posterior rate, packets/s.
+    pub fn mean_rate(&self) -> f64 {
+        self.posterior().iter().map(|(r, p)| r * p).sum()
+    }
+
+    /// Diffuse the posterior over one tick (code `Process::evolve`).
+    pub fn evolve(&mut self) {
+        let n = self.p.len();
+        let k = (self.kernel.len() - 1) / 2;
+        let stay_out = (-self.cfg.outage_escape * self.tick.secs_f64()).exp();
+        let mut next = vec![0.0; n];
+        for (i, &pi) in self.p.iter().enumerate() {
+            if pi < 1e-300 {
+                continue;
+            }
+            let lo = i.saturating_sub(k);
+            let hi = (i + k).min(n - 1);
+            for (j, slot) in next.iter_mut().enumerate().take(hi + 1).skip(lo) {
+                let g = self.kernel[j + k - i];
+                let z = if i == 0 {
+                    if j == 0 {
+                        stay_out
+                    } else {
+                        1.0 - stay_out
+                    }
+                } else {
+                    1.0
+                };
+                *slot += z * pi * g;
+            }
+        }
+        self.p = next;
+        self.normalise();
+    }
+
+    /// Multiply by the likelihood of `count` deliveries in a tick (code `Process::observe`).
+    pub fn observe(&mut self, count: u32) {
+        let tau = self.tick.secs_f64();
+        let k = count as usize;
+        let ln_k = if k < self.ln_fact.len() {
+            self.ln_fact[k]
+        } else {
+            let kf = k as f64;
+            kf * kf.ln() - kf + 0.5 * (2.0 * std::f64::consts::PI * kf).ln()
+        };
+        for b in 0..self.p.len() {
+            let m = self.rate(b) * tau;
+            let like = if m <= 0.0 {
+                if k == 0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            } else {
+                (k as f64 * m.ln() - m - ln_k).exp()
+            };
+            self.p[b] *= like;
+        }
+        self.normalise();
+    }
+
+    /// Multiply by the probability of at least `count` deliveries in a tick: the count of a tick
+    /// in which the sender stopped or started is a lower bound on what the link could deliver.
+    pub fn observe_at_least(&mut self, count: u32) {
+        if count == 0 {
+            return;
+        }
+        let tau = self.tick.secs_f64();
+        for b in 0..self.p.len() {
+            let m = self.rate(b) * tau;
+            // P(N ≥ k) = 1 − Σ_{j<k} e^−m m^j / j!
+            let mut term = (-m).exp();
+            let mut below = 0.0;
+            for j in 0..count {
+                below += term;
+                term *= m / f64::from(j + 1);
+            }
+            self.p[b] *= (1.0 - below).max(0.0);
+        }
+        self.normalise();
+    }
+
+    fn normalise(&mut self) {
+        let s: f64 = self.p.iter().sum();
+        if s > 0.0 && s.is_finite() {
+            for x in self.p.iter_mut() {
+                *x /= s;
+            }
+        } else {
+            // Nothing the model allows explains the observation: start again from the prior.
+            let n = self.p.len() as f64;
+            self.p.iter_mut().for_each(|x| *x = 1.0 / n);
+        }
+    }
+
+    /// Advance to `now`: every whole tick before it is evolved and observed (code
+    /// `Receiver::advance_to`).
+    pub fn advance_to(&mut self, now: Time) {
+        let Some(mut t) = self.time else {
+            self.time = Some(now);
+            return;
+        };
+        while t + self.tick < now {
+            self.evolve();
+            if self.count == 0 {
+                // Silence is evidence unless the sender said it would be quiet (code:
+                // `time_to_next`, renewed by heartbeats).
+                let idle = self.idle_until.is_some_and(|u| t + self.tick <= u);
+                if !idle {
+                    self.observe(0);
+                }
+            } else if self.prev_busy && !self.last_flagged {
+                // The sender was sending before and after this tick: the link was the limit.
+                self.observe(self.count);
+            } else {
+                self.observe_at_least(self.count);
+            }
+            if self.count > 0 {
+                self.prev_busy = !self.last_flagged;
+            }
+            self.count = 0;
+            t += self.tick;
+        }
+        self.time = Some(t);
+    }
+
+    /// A packet arrived at `now`; `flight_end`: the sender's window was full after it, so it
+    /// promises nothing but a heartbeat within [`HEARTBEAT_MS`].
+    pub fn on_packet(&mut self, now: Time, flight_end: bool) {
+        self.advance_to(now);
+        self.count += 1;
+        self.last_flagged = flight_end;
+        self.idle_until = flight_end.then(|| now + Dur::from_millis_f64(HEARTBEAT_MS) + self.tick);
+    }
+
+    /// A heartbeat arrived at `now`: the sender is alive and idle; not a delivery.
+    pub fn on_heartbeat(&mut self, now: Time) {
+        self.advance_to(now);
+        self.last_flagged = true;
+        self.prev_busy = false;
+        self.idle_until = Some(now + Dur::from_millis_f64(HEARTBEAT_MS) + self.tick);
+    }
+
+    /// The forecast: for each of the next ticks, the `quantile` of the cumulative deliveries
+    /// (code `Receiver::forecast`, `lower_quantile`).
+    pub fn forecast(&mut self) -> [u32; FORECAST_TICKS] {
+        let time = self.time.unwrap_or(Time::ZERO);
+        if let Some((t, f)) = self.cached {
+            if t == time {
+                return f;
+            }
+        }
+        let tau = self.tick.secs_f64();
+        let s2 = self.cfg.sigma * self.cfg.sigma;
+        let mut out = [0u32; FORECAST_TICKS];
+        let bins: Vec<(f64, f64)> = self.posterior().into_iter().filter(|&(_, p)| p > 1e-12).collect();
+        for (i, slot) in out.iter_mut().enumerate() {
+            let n = (i + 1) as f64;
+            let t = n * tau;
+            let cap = MAX_PER_TICK * (i as u32 + 1);
+            let cdf = |k: u32| -> f64 {
+                bins.iter()
+                    .map(|&(r, p)| {
+                        if r <= 0.0 {
+                            return p;
+                        }
+                        let mu = r * t;
+                        let sd = (r * t + s2 * t * t * t / 3.0).sqrt();
+                        p * phi((k as f64 + 0.5 - mu) / sd)
+                    })
+                    .sum()
+            };
+            // Smallest k with P(count ≤ k) ≥ quantile.
+            let (mut lo, mut hi) = (0u32, cap);
+            if cdf(hi) < self.cfg.quantile {
+                *slot = cap;
+                continue;
+            }
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if cdf(mid) >= self.cfg.quantile {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            *slot = lo;
+        }
+        // Cumulative counts never decrease with the horizon.
+        for i in 1..FORECAST_TICKS {
+            out[i] = out[i].max(out[i - 1]);
+        }
+        self.cached = Some((time, out));
+        out
+    }
+}
+
+/// Pack a cumulative forecast into ACK feedback: a tag, then 8 per-tick increments of 5 bits.
+pub fn encode(cum: &[u32; FORECAST_TICKS]) -> [u8; 6] {
+    let mut bits: u64 = 0;
+    let mut prev = 0;
+    for (i, &c) in cum.iter().enumerate() {
+        let inc = u64::from(c.saturating_sub(prev).min(31));
+        prev = c;
+        bits |= inc << (5 * i);
+    }
+    let b = bits.to_le_bytes();
+    [TAG, b[0], b[1], b[2], b[3], b[4]]
+}
+
+/// Unpack ACK feedback into a cumulative forecast; `None` if it carries none.
+pub fn decode(fb: &[u8; 6]) -> Option<[u32; FORECAST_TICKS]> {
+    if fb[0] != TAG {
+        return None;
+    }
+    let bits = u64::from_le_bytes([fb[1], fb[2], fb[3], fb[4], fb[5], 0, 0, 0]);
+    let mut out = [0u32; FORECAST_TICKS];
+    let mut sum = 0;
+    for (i, slot) in out.iter_mut().enumerate() {
+        sum += ((bits >> (5 * i)) & 31) as u32;
+        *slot = sum;
+    }
+    Some(out)
+}
+
+/// The receiver hook: a [`Forecaster`] whose forecast rides on every ACK.
+#[derive(Clone, Debug)]
+pub struct SproutReceiver(pub Forecaster);
+
+impl ReceiverHook for SproutReceiver {
+    fn on_data(&mut self, now: Time, pkt: &Packet) {
+        if pkt.feedback[0] & crate::packet::HEARTBEAT != 0 {
+            self.0.on_heartbeat(now);
+        } else {
+            self.0.on_packet(now, pkt.feedback[0] & crate::packet::FLIGHT_END != 0);
+        }
+    }
+    fn feedback(&mut self, now: Time) -> [u8; 6] {
+        self.0.advance_to(now);
+        encode(&self.0.forecast())
+    }
+    fn clone_box(&self) -> Box<dyn ReceiverHook> {
+        Box::new(self.clone())
+    }
+}
+
+/// The sender (code `SproutConnection`).
+#[derive(Clone, Debug)]
+pub struct Sprout {
+    cfg: SproutConfig,
+    tick: Dur,
+    forecast: [u32; FORECAST_TICKS],
+    forecast_at: Option<Time>,
+    cur_tick: usize,
+    /// Packets believed queued or in flight.
+    queue_est: f64,
+    in_flight: u32,
+    forecasts: u64,
+    /// Last transmission (heartbeat clock).
+    last_sent: Option<Time>,
+    /// A heartbeat is due: one packet may go out whatever the forecast.
+    heartbeat: bool,
+}
+
+impl Sprout {
+    /// A sender whose first forecast is the prior's (code: `operative_forecast(conn.forecast())`).
+    pub fn new(cfg: SproutConfig) -> Sprout {
+        let forecast = Forecaster::new(cfg.clone()).forecast();
+        Sprout {
+            cfg,
+            tick: Dur::from_millis_f64(TICK_MS),
+            forecast,
+            forecast_at: None,
+            cur_tick: 0,
+            queue_est: 0.0,
+            in_flight: 0,
+            forecasts: 0,
+            last_sent: None,
+            heartbeat: false,
+        }
+    }
+
+    /// The operative forecast (cumulative packets per tick).
+    pub fn forecast(&self) -> &[u32; FORECAST_TICKS] {
+        &self.forecast
+    }
+    /// The queue estimate, packets.
+    pub fn queue_estimate(&self) -> f64 {
+        self.queue_est
+    }
+    /// Forecasts received.
+    pub fn forecasts(&self) -> u64 {
+        self.forecasts
+    }
+
+    /// Code `update_queue_estimate`: each elapsed tick drains its forecast deliveries. (The code
+    /// subtracts the cumulative count `counts(tick)`; the per-tick increment is used here, as the
+    /// paper describes.)
+    fn update_queue(&mut self, now: Time) {
+        let Some(at) = self.forecast_at else { return };
+        let elapsed = (now.saturating_since(at).0 / self.tick.0.max(1)) as usize;
+        let new_tick = elapsed.min(FORECAST_TICKS - 1);
+        while self.cur_tick < new_tick {
+            let c = self.cur_tick;
+            let inc = self.forecast[c] - if c == 0 { 0 } else { self.forecast[c - 1] };
+            self.queue_est = (self.queue_est - f64::from(inc)).max(0.0);
+            self.cur_tick += 1;
+        }
+    }
+
+    /// Packets that may still be sent (code `window_size` / 1440 bytes).
+    pub fn allowance(&self) -> f64 {
+        let cur = self.cur_tick;
+        let end = (cur + self.cfg.target_ticks).min(FORECAST_TICKS - 1);
+        let deliver = f64::from(self.forecast[end] - self.forecast[cur]);
+        (deliver - self.queue_est).max(0.0)
+    }
+}
+
+impl CongestionControl for Sprout {
+    fn name(&self) -> &'static str {
+        "sprout"
+    }
+
+    fn window(&self) -> f64 {
+        let hb = if self.heartbeat { 1.0 } else { 0.0 };
+        f64::from(self.in_flight) + self.allowance().max(hb)
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        let at = self.last_sent? + Dur::from_millis_f64(HEARTBEAT_MS);
+        (!self.heartbeat).then_some(at)
+    }
+
+    fn on_timer(&mut self, _now: Time) {
+        self.heartbeat = true;
+    }
+
+    fn data_flags(&self) -> u8 {
+        if self.heartbeat && self.allowance() < 1.0 {
+            crate::packet::HEARTBEAT
+        } else {
+            0
+        }
+    }
+
+    fn on_sent(&mut self, now: Time, in_flight: u32) {
+        self.last_sent = Some(now);
+        self.heartbeat = false;
+        self.queue_est += 1.0;
+        self.in_flight = in_flight;
+        self.update_queue(now);
+    }
+
+    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+        self.in_flight = ack.in_flight;
+        if let Some(f) = decode(&ack.feedback) {
+            self.forecast = f;
+            self.forecast_at = Some(now);
+            self.cur_tick = 0;
+            self.queue_est = f64::from(ack.in_flight);
+            self.forecasts += 1;
+        }
+        self.update_queue(now);
+    }
+
+    fn receiver_hook(&self) -> Option<Box<dyn ReceiverHook>> {
+        Some(Box::new(SproutReceiver(Forecaster::new(self.cfg.clone()))))
+    }
+
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics {
+            cwnd: self.window(),
+            ..CcMetrics::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(f: &mut Forecaster, per_tick: &[u32], t0: Time) -> Time {
+        let mut t = t0;
+        for &n in per_tick {
+            for i in 0..n {
+                f.on_packet(t + Dur::from_micros(u64::from(i) * 20_000 / u64::from(n.max(1))), false);
+            }
+            t += Dur::from_millis(20);
+        }
+        f.advance_to(t + Dur::from_millis(1));
+        t
+    }
+
+    #[test]
+    fn constant_rate_forecast_is_below_the_mean_and_near_it() {
+        // 500 packets/s = 10 per tick for 4 s.
+        let mut f = Forecaster::new(SproutConfig::default());
+        feed(&mut f, &[10; 200], Time::ZERO);
+        let mean = f.mean_rate();
+        assert!((mean - 500.0).abs() < 40.0, "posterior mean {mean}");
+        let fc = f.forecast();
+        // Expected deliveries over 5 ticks at the mean: 50; the 5th percentile is below but not far.
+        let five = f64::from(fc[4]);
+        assert!(five < 50.0 && five > 25.0, "{fc:?}");
+        for i in 1..FORECAST_TICKS {
+            assert!(fc[i] >= fc[i - 1], "cumulative: {fc:?}");
+            let mean_i = 10.0 * (i + 1) as f64;
+            assert!(f64::from(fc[i]) < mean_i, "tick {i}: {} ≥ mean {mean_i}", fc[i]);
+        }
+    }
+
+    #[test]
+    fn forecast_collapses_in_an_outage_and_recovers() {
+        let mut f = Forecaster::new(SproutConfig::default());
+        let t = feed(&mut f, &[10; 100], Time::ZERO);
+        let before = f.forecast();
+        let mean_before = f.mean_rate();
+        // 200 ms with no delivery.
+        let t = feed(&mut f, &[0; 10], t);
+        let during = f.forecast();
+        assert_eq!(during[TARGET_TICKS - 1], 0, "{during:?}");
+        let mean_during = f.mean_rate();
+        assert!(mean_during < 0.2 * mean_before, "posterior mean {mean_before} → {mean_during}");
+        assert!(before[TARGET_TICKS - 1] > 20, "{before:?}");
+        // Deliveries resume: the forecast comes back.
+        feed(&mut f, &[10; 25], t);
+        let after = f.forecast();
+        assert!(after[TARGET_TICKS - 1] > 15, "{after:?}");
+    }
+
+    #[test]
+    fn counts_the_sender_limited_are_lower_bounds_and_promised_silence_is_no_evidence() {
+        let mut f = Forecaster::new(SproutConfig::default());
+        let mut t = feed(&mut f, &[10; 100], Time::ZERO);
+        let before = f.mean_rate();
+        // The sender now sends 2 packets per tick and says each time that its window is full.
+        for _ in 0..50 {
+            f.on_packet(t + Dur::from_millis(5), false);
+            f.on_packet(t + Dur::from_millis(6), true);
+            t += Dur::from_millis(20);
+        }
+        f.advance_to(t + Dur::from_millis(1));
+        let after = f.mean_rate();
+        assert!(after > 0.8 * before, "censored ticks: {before} → {after}");
+        // Promised silence (a flight end then nothing for 60 ms < 50 ms + tick... then longer).
+        let mut g = Forecaster::new(SproutConfig::default());
+        let t = feed(&mut g, &[10; 100], Time::ZERO);
+        let m0 = g.mean_rate();
+        g.on_packet(t, true);
+        g.advance_to(t + Dur::from_millis(60));
+        assert!(g.mean_rate() > 0.8 * m0, "silence within the promise is no evidence");
+        g.advance_to(t + Dur::from_millis(300));
+        assert!(g.mean_rate() < 0.5 * m0, "silence beyond it is: {m0} → {}", g.mean_rate());
+    }
+
+    #[test]
+    fn forecast_round_trips_through_the_ack() {
+        let cum = [3, 7, 12, 20, 29, 40, 52, 90];
+        let back = decode(&encode(&cum)).unwrap();
+        assert_eq!(back, [3, 7, 12, 20, 29, 40, 52, 83], "increments saturate at 31");
+        assert_eq!(decode(&[0; 6]), None);
+    }
+
+    #[test]
+    fn sender_window_is_forecast_minus_queue() {
+        let mut s = Sprout::new(SproutConfig::default());
+        let fc = [10, 20, 30, 40, 50, 60, 70, 80];
+        let ack = AckInfo {
+            in_flight: 15,
+            feedback: encode(&fc),
+            ..AckInfo::default()
+        };
+        s.on_ack(Time::ZERO, &ack);
+        // cnt[5] − cnt[0] = 50 expected deliveries over the target, 15 queued: 35 more.
+        assert_eq!(s.allowance(), 35.0);
+        assert_eq!(s.window(), 50.0);
+        s.on_sent(Time::ZERO, 16);
+        assert_eq!(s.window(), 50.0, "a send uses the allowance, not the window");
+        // 41 ms later, no new forecast: one more packet sent (17 queued), and two ticks have
+        // drained 10 + 10 (floored at 0); the target now looks from tick 2 to tick 7: 80 − 30.
+        s.on_sent(Time::from_millis(41), 17);
+        assert_eq!(s.queue_estimate(), 0.0);
+        assert_eq!(s.allowance(), 50.0);
+        assert_eq!(s.window(), 67.0);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let mut given = crate::params::Given::new();
+        given.insert("max_rate".into(), crate::params::Value::Num(1e5));
+        let e = crate::cc::build("sprout", &given, Time::ZERO, crate::rng::Rng::stream(1, 1))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("sprout.max_rate"), "{e}");
+    }
+}

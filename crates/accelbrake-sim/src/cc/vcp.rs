@@ -1,0 +1,205 @@
+//! The VCP sender (Xia, Subramanian, Stoica, Kalyanaraman, "One More Bit Is Enough", SIGCOMM 2005,
+//! §3.2–3.3 and §4; ns-2 `vcp-src.cc`).
+//!
+//! Routers write the path's load code into the ECN bits; the receiver echoes every packet's code
+//! (as ABC's receiver does). Per ACK of `n` segments, with `rtt` the smoothed RTT:
+//! * **01 low load — multiplicative increase**: `w += n·((1 + ξ)^min(rtt/t_ρ, 2.5) − 1)`, so the
+//!   window grows by the factor `(1 + ξ)^(rtt/t_ρ)` per RTT (RTT-scaled MI, §3.3),
+//!   `ξ = κ·(1/ρ₀ − 1) = 0.0625` with κ = 0.25 and ρ₀ = 80 %;
+//! * **10 high load — additive increase**: `w += n·α·(rtt/t_ρ)²/w`, i.e. `α·(rtt/t_ρ)²` segments per
+//!   RTT (RTT-scaled AI, §3.3);
+//! * **11 overload — multiplicative decrease**: `w ← β·w` once, then the window is frozen for one
+//!   `t_ρ` (the router's code still describes the load before the decrease) and for one further
+//!   srtt an overload echo is treated as high load (§3.2; ns-2).
+//! * Loss: Reno (halve); RTO: one segment (§3.2: VCP "falls back to TCP" on loss).
+//!
+//! Choices (see `docs/explicit-schemes.md`): ns-2 makes the AI term linear below 20 ms and above
+//! 500 ms of RTT; we keep the paper's square law everywhere. No slow start: the initial window is
+//! RFC 6928's 10 segments and MI does the ramp (the paper's §3.2 MI phase). A legacy-ECN reaction
+//! of the transport to the echoed 11 is ignored: 11 is VCP's overload code.
+
+use super::{AckInfo, CongestionControl, CongestionKind, Marking, Scheme};
+use crate::packet::Echo;
+use crate::params::{Config, Param, Unit, Values};
+use crate::time::{Dur, Time};
+
+/// The VCP sender's parameters (`vcp.<key>`; the router's are the `vcp` queue's).
+pub const PARAMS: &[Param] = &[
+    Param::real("initial_window", 10.0, Unit::Segments, 1.0, 1e6).doc("initial window", "RFC 6928 initial window"),
+    Param::real("kappa", 0.25, Unit::None, 0.0, 10.0)
+        .open(true, false)
+        .doc("κ, MI gain: ξ = κ·(1/0.8 − 1)", "ABC paper App. F; Xia et al. §4: 0.25"),
+    Param::real("alpha", 1.0, Unit::Segments, 0.0, 1e3)
+        .open(true, false)
+        .doc("α, AI step per RTT of t_ρ", "ABC paper App. F; Xia et al. §4: 1.0"),
+    Param::real("beta", 0.875, Unit::None, 0.0, 1.0)
+        .open(true, true)
+        .doc("β, MD factor", "ABC paper App. F; Xia et al. §4: 0.875"),
+    Param::real("sender_t_rho_ms", 200.0, Unit::Ms, 1.0, 1e6)
+        .doc("t_ρ as the sender scales MI/AI and freezes after MD", "Xia et al. §4: 200 ms"),
+    Param::real("min_window", 1.0, Unit::Segments, 1.0, 1e6).doc("smallest window", "TCP: one segment"),
+];
+
+/// VCP over the VCP router.
+pub const VCP: Scheme = Scheme {
+    name: "vcp",
+    display: "VCP",
+    family: "vcp",
+    summary: "VCP sender (MI/AI/MD on the 2-bit load code) over the VCP router",
+    source: "Xia et al., SIGCOMM 2005; ABC paper (NSDI 2020) §7.3, App. F",
+    marking: Marking::Vcp,
+    queue: "vcp",
+    pairs: &[],
+    params: &[PARAMS],
+    preset: &[],
+    style: ("#7f7f7f", ">"),
+    build: |v, _now, _rng| Ok(Box::new(Vcp::new(VcpSenderConfig::checked(v)?))),
+    warnings: None,
+};
+
+/// VCP sender parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VcpSenderConfig {
+    /// Initial window.
+    pub initial_window: f64,
+    /// κ.
+    pub kappa: f64,
+    /// α.
+    pub alpha: f64,
+    /// β.
+    pub beta: f64,
+    /// t_ρ.
+    pub t_rho: Dur,
+    /// Smallest window.
+    pub min_window: f64,
+}
+
+crate::default_from_table!(VcpSenderConfig);
+
+impl Config for VcpSenderConfig {
+    const PREFIX: &'static str = "vcp";
+    const TABLES: &'static [&'static [Param]] = &[PARAMS];
+    fn from_values(v: &Values) -> VcpSenderConfig {
+        VcpSenderConfig {
+            initial_window: v.real("initial_window"),
+            kappa: v.real("kappa"),
+            alpha: v.real("alpha"),
+            beta: v.real("beta"),
+            t_rho: v.ms("sender_t_rho_ms"),
+            min_window: v.real("min_window"),
+        }
+    }
+}
+
+/// The VCP sender.
+#[derive(Clone, Debug)]
+pub struct Vcp {
+    cfg: VcpSenderConfig,
+    w: f64,
+    frozen_until: Time,
+    ai_until: Time,
+}
+
+impl Vcp {
+    /// A new VCP sender.
+    pub fn new(cfg: VcpSenderConfig) -> Vcp {
+        Vcp {
+            cfg,
+            w: cfg.initial_window.max(cfg.min_window),
+            frozen_until: Time::ZERO,
+            ai_until: Time::ZERO,
+        }
+    }
+
+    /// ξ = κ·(1/ρ₀ − 1), ρ₀ = 80 % (§3.3).
+    pub fn xi(&self) -> f64 {
+        self.cfg.kappa * (1.0 / crate::queue::vcp::LOW_LOAD - 1.0)
+    }
+}
+
+impl CongestionControl for Vcp {
+    fn name(&self) -> &'static str {
+        "vcp"
+    }
+    fn window(&self) -> f64 {
+        self.w
+    }
+    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+        let n = f64::from(ack.acked);
+        if n == 0.0 || now < self.frozen_until {
+            return;
+        }
+        let Some(rtt) = ack.srtt.or(ack.rtt) else { return };
+        let r = rtt.secs_f64() / self.cfg.t_rho.secs_f64();
+        let code = match ack.echo {
+            Echo::Ce if now < self.ai_until => Echo::Brake,
+            e => e,
+        };
+        match code {
+            Echo::Accelerate => self.w += n * ((1.0 + self.xi()).powf(r.min(2.5)) - 1.0),
+            Echo::Brake => self.w += n * self.cfg.alpha * r * r / self.w,
+            Echo::Ce => {
+                self.w *= self.cfg.beta;
+                self.frozen_until = now + self.cfg.t_rho;
+                self.ai_until = self.frozen_until + rtt;
+            }
+            Echo::None => {}
+        }
+        self.w = self.w.max(self.cfg.min_window);
+    }
+    fn on_congestion_event(&mut self, _now: Time, kind: CongestionKind, _in_flight: u32) {
+        if kind == CongestionKind::Loss {
+            self.w = (self.w / 2.0).max(self.cfg.min_window);
+        }
+    }
+    fn on_rto(&mut self, _now: Time, _in_flight: u32) {
+        self.w = self.cfg.min_window;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(echo: Echo, n: u32) -> AckInfo {
+        AckInfo {
+            acked: n,
+            echo,
+            srtt: Some(Dur::from_millis(100)),
+            ..AckInfo::default()
+        }
+    }
+
+    #[test]
+    fn mi_ai_md_by_hand() {
+        let mut v = Vcp::new(VcpSenderConfig::default());
+        assert!((v.xi() - 0.0625).abs() < 1e-12);
+        // MI at rtt = t_ρ/2: +(1.0625^0.5 − 1) per segment.
+        v.on_ack(Time::ZERO, &ack(Echo::Accelerate, 2));
+        let mi = 2.0 * (1.0625f64.sqrt() - 1.0);
+        assert!((v.window() - (10.0 + mi)).abs() < 1e-12);
+        // AI: α·(0.5)²/w per segment.
+        let w0 = v.window();
+        v.on_ack(Time::ZERO, &ack(Echo::Brake, 1));
+        assert!((v.window() - (w0 + 0.25 / w0)).abs() < 1e-12);
+        // MD: ×0.875, then frozen for t_ρ = 200 ms, then 11 counts as AI for one srtt.
+        let w1 = v.window();
+        let t = Time::from_millis(1000);
+        v.on_ack(t, &ack(Echo::Ce, 1));
+        assert!((v.window() - 0.875 * w1).abs() < 1e-12);
+        let w2 = v.window();
+        v.on_ack(t + Dur::from_millis(150), &ack(Echo::Ce, 1));
+        v.on_ack(t + Dur::from_millis(150), &ack(Echo::Accelerate, 1));
+        assert_eq!(v.window(), w2, "frozen for t_ρ");
+        v.on_ack(t + Dur::from_millis(250), &ack(Echo::Ce, 1));
+        assert!((v.window() - (w2 + 0.25 / w2)).abs() < 1e-12, "overload as AI for one srtt");
+        v.on_ack(t + Dur::from_millis(301), &ack(Echo::Ce, 1));
+        assert!(v.window() < w2, "then MD again");
+        // The MI exponent is capped at 2.5 (rtt = 1 s = 5 t_ρ).
+        let mut v = Vcp::new(VcpSenderConfig::default());
+        let mut a = ack(Echo::Accelerate, 1);
+        a.srtt = Some(Dur::from_secs(1));
+        v.on_ack(Time::ZERO, &a);
+        assert!((v.window() - (10.0 + 1.0625f64.powf(2.5) - 1.0)).abs() < 1e-12);
+    }
+}
