@@ -89,8 +89,9 @@ mod tests {
     #[test]
     fn every_row_builds_its_own_controller_and_is_told_apart_in_listings_and_plots() {
         // A row that inherits fields from another (`..ABC`) must still build its own controller
-        // and carry its own display name, summary and plot style.
+        // and carry its own display name, summary and plot style, and its marking must fit.
         let mut seen = std::collections::BTreeSet::new();
+        let mut styles = std::collections::BTreeMap::new();
         for s in crate::cc::SCHEMES {
             let v = s.values(&Default::default()).unwrap();
             let cc = (s.build)(&v, crate::time::Time::ZERO, crate::rng::Rng::stream(0, 0)).unwrap();
@@ -106,15 +107,36 @@ mod tests {
                     s.name
                 );
             }
-            // Preset variants (PropRate's L/M/H) share their base scheme's colour and marker.
-            if s.preset.is_empty() {
+            // Two rows share a colour and marker only for a preset of the same scheme (PropRate's
+            // L/M/H; not Cubic and Cubic-ABE, which mark differently, nor ABC and ABC-Cubic).
+            let kind = (s.family, format!("{:?}", s.marking), !s.preset.is_empty());
+            if let Some(earlier) = styles.insert(format!("{:?}", s.style), kind.clone()) {
                 assert!(
-                    seen.insert(("style", format!("{:?}", s.style))),
-                    "{}: style {:?}",
+                    (earlier.0, &earlier.1) == (kind.0, &kind.1) && (earlier.2 || kind.2),
+                    "{}: style {:?} is another row's",
                     s.name,
                     s.style
                 );
             }
+            // An ABE row (a preset beta_ecn) has its packets marked and a queue that marks them, and
+            // its default queue is not also listed as a pairing.
+            if s.preset.iter().any(|(k, _)| *k == "beta_ecn") {
+                assert_eq!(s.marking, crate::cc::Marking::Ecn, "{}", s.name);
+            }
+            if s.marking != crate::cc::Marking::None {
+                assert!(
+                    !["droptail", "infinite"].contains(&s.queue),
+                    "{}: queue {}",
+                    s.name,
+                    s.queue
+                );
+            }
+            assert!(
+                !s.pairs.contains(&s.queue),
+                "{}: its queue {} is also a pairing",
+                s.name,
+                s.queue
+            );
         }
     }
 

@@ -895,4 +895,249 @@ mod tests {
             .to_string()
             .contains("cubic.beta_ecn"));
     }
+
+    #[test]
+    fn bictcp_update_by_hand_including_the_hold_between_updates() {
+        let mut cc = grown_to(CubicConfig::default(), 100, RTT);
+        cc.on_congestion_event(Time::ZERO, LOSS, 100);
+        cc.on_recovery_exit(Time::ZERO);
+        assert_eq!((cc.cwnd, cc.bic.last_max_cwnd, cc.bic.delay_min), (70, 100, Some(RTT)));
+        let t0 = Time::from_secs(10);
+        cc.bictcp_update(t0, 1);
+        // The epoch starts: K = cbrt((100 − 70) / 0.4) = cbrt(75) ≈ 4.217 s, origin 100. The target
+        // is one delay_min ahead, t = 0.1 s: 0.4·(4.217 − 0.1)³ ≈ 27.9 → 100 − 27 = 73, so
+        // cnt = 70 / (73 − 70) = 23. Reno emulation: one segment per (70·15) >> 3 = 131 ACKed.
+        let b = &cc.bic;
+        assert_eq!(
+            (b.epoch_start, b.origin_point, b.cnt, b.tcp_cwnd, b.ack_cnt, b.last_time, b.last_cwnd),
+            (Some(t0), 100, 23, 70, 1, Some(t0), 70)
+        );
+        assert!((b.k_secs - 75f64.cbrt()).abs() < 1e-12);
+        // With cwnd unchanged, nothing is recomputed within 1/32 s of the last computation.
+        cc.bictcp_update(t0 + Dur::from_millis(1), 2);
+        cc.bictcp_update(t0 + Dur::from_micros(31_250), 1);
+        assert_eq!((cc.bic.ack_cnt, cc.bic.last_time), (4, Some(t0)));
+        let t1 = t0 + Dur::from_micros(31_251);
+        cc.bictcp_update(t1, 1);
+        assert_eq!((cc.bic.ack_cnt, cc.bic.last_time, cc.bic.cnt), (5, Some(t1), 23));
+        // A changed cwnd is recomputed at once, but the cubic function at most once per ms.
+        cc.cwnd = 71;
+        cc.bictcp_update(t1 + Dur::from_micros(999), 1);
+        assert_eq!(cc.bic.last_time, Some(t1));
+        cc.bictcp_update(t1 + Dur::from_millis(1), 1);
+        assert_eq!((cc.bic.last_time, cc.bic.last_cwnd), (Some(t1 + Dur::from_millis(1)), 71));
+        // 0.4·(4.217 − 0.1323)³ ≈ 27.3 → target 73, cnt = 71 / (73 − 71) = 35.
+        assert_eq!(cc.bic.cnt, 35);
+    }
+
+    #[test]
+    fn reno_emulation_by_hand() {
+        // cwnd 10 → loss → 7 (10·717/1024), W_max 10; delay_min 10 ms.
+        let mut cc = cubic();
+        cc.on_congestion_event(Time::ZERO, LOSS, 10);
+        cc.on_recovery_exit(Time::ZERO);
+        cc.bic.delay_min = Some(Dur::from_millis(10));
+        assert_eq!((cc.cwnd, cc.bic.last_max_cwnd, cc.beta_scale), (7, 10, 15));
+        let t0 = Time::from_secs(1);
+        cc.bictcp_update(t0, 26);
+        // Cubic: K = cbrt(3 / 0.4) ≈ 1.957 s, t = 0.01 s: 0.4·1.947³ ≈ 2.95 → target 10 − 2 = 8,
+        // cnt = 7 / (8 − 7) = 7. Reno: one segment per (7·15) >> 3 = 13 ACKed: of 26, n = 25 / 13
+        // = 1 segment, 13 left over; tcp_cwnd 8 > 7 caps cnt at 7 / (8 − 7) = 7.
+        let b = &cc.bic;
+        assert_eq!((b.cnt, b.tcp_cwnd, b.ack_cnt), (7, 8, 13));
+        // 40 ms later, one more ACK: 14 > 13, n = 1, tcp_cwnd 9: cnt = min(7, 7 / 2 = 3) = 3.
+        cc.bictcp_update(t0 + Dur::from_millis(40), 1);
+        let b = &cc.bic;
+        assert_eq!((b.cnt, b.tcp_cwnd, b.ack_cnt), (3, 9, 1));
+        // Without the Reno emulation cnt follows the cubic target alone.
+        let mut pure = Cubic::new(with("tcp_friendliness", 0.0).unwrap(), Time::ZERO);
+        pure.on_congestion_event(Time::ZERO, LOSS, 10);
+        pure.bic.delay_min = Some(Dur::from_millis(10));
+        pure.bictcp_update(t0, 26);
+        pure.bictcp_update(t0 + Dur::from_millis(40), 1);
+        assert_eq!((pure.bic.cnt, pure.bic.tcp_cwnd), (7, 7));
+    }
+
+    #[test]
+    fn delay_samples_are_skipped_for_one_second_after_the_epoch_starts() {
+        let cfg = with("hystart_low_window", 8.0).unwrap();
+        let mut cc = Cubic::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        let mut flow = Flow::new(&cc);
+        let ack = flow.ack(RTT);
+        assert!(cc.takes_delay_sample(Time::ZERO, &ack), "no epoch yet");
+        assert!(!cc.takes_delay_sample(Time::ZERO, &AckInfo { rtt: None, ..ack }));
+        cc.on_congestion_event(Time::ZERO, LOSS, 10);
+        let e = Time::from_secs(5);
+        cc.bictcp_update(e, 1);
+        assert_eq!(cc.bic.epoch_start, Some(e));
+        assert!(!cc.takes_delay_sample(e + Dur::from_nanos(999_999_999), &ack));
+        assert!(cc.takes_delay_sample(e + Dur::from_secs(1), &ack));
+        // In the hold-off the sample does not lower delay_min; min_rtt from the transport still does.
+        let before = cc.bic.delay_min;
+        let late = AckInfo {
+            rtt: Some(Dur::from_millis(1)),
+            min_rtt: None,
+            ..ack
+        };
+        cc.pkts_acked(e + Dur::from_millis(500), &late);
+        assert_eq!(cc.bic.delay_min, before);
+        cc.pkts_acked(e + Dur::from_secs(1), &late);
+        assert_eq!(cc.bic.delay_min, Some(Dur::from_millis(1)));
+        let zero = AckInfo {
+            rtt: Some(Dur::ZERO),
+            min_rtt: None,
+            ..ack
+        };
+        cc.pkts_acked(e + Dur::from_secs(2), &zero);
+        assert_eq!(cc.bic.delay_min, Some(Dur::from_micros(1)), "a zero sample counts as 1 µs");
+    }
+
+    #[test]
+    fn idle_restart_only_when_the_pipe_is_empty() {
+        let mut cc = grown_to(CubicConfig::default(), 100, RTT);
+        cc.on_congestion_event(Time::ZERO, LOSS, 100);
+        let mut flow = Flow::new(&cc);
+        flow.round(&mut cc, RTT, 1.0);
+        let e = cc.bic.epoch_start.unwrap();
+        cc.on_sent(flow.now, 5);
+        // Two segments still in flight: not a restart.
+        cc.on_sent(flow.now + Dur::from_secs(3), 2);
+        assert_eq!(cc.bic.epoch_start, Some(e));
+        // The shifted epoch never lies in the future.
+        let now = flow.now + Dur::from_secs(4);
+        cc.bic.epoch_start = Some(now - Dur::from_millis(10));
+        cc.on_sent(now + Dur::from_secs(1), 0);
+        assert_eq!(cc.bic.epoch_start, Some(now + Dur::from_secs(1)));
+    }
+
+    #[test]
+    fn c2tcp_hooks_set_the_window_the_credit_and_ssthresh() {
+        let mut cc = cubic();
+        cc.add_cwnd_credit(25);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (12, 5), "25 credit at cwnd 10: two segments, 5 left");
+        cc.add_cwnd_credit(6);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (12, 11));
+        cc.add_cwnd_credit(1);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (13, 0));
+        cc.add_cwnd_credit(5);
+        cc.set_window(0);
+        assert_eq!((cc.cwnd, cc.cwnd_cnt), (1, 0), "at least one segment, credit cleared");
+        cc.set_window(40);
+        assert_eq!(cc.window(), 40.0);
+        // ssthresh = 40·717/1024 = 28; the window stays; W_max and the epoch are updated.
+        cc.bic.epoch_start = Some(Time::ZERO);
+        assert_eq!(cc.reduce_ssthresh(), 28);
+        assert_eq!(
+            (cc.window(), cc.ssthresh(), cc.bic.last_max_cwnd, cc.bic.epoch_start),
+            (40.0, Some(28.0), 40, None)
+        );
+    }
+
+    /// A controller in slow start at cwnd 32 with HyStart detectors `detect` and delay_min 100 ms.
+    fn hystart_at_32(detect: u32) -> Cubic {
+        let mut cc = Cubic::new(with("hystart_detect", f64::from(detect)).unwrap(), Time::ZERO);
+        cc.cwnd = 32;
+        cc.bic.delay_min = Some(RTT);
+        cc
+    }
+
+    #[test]
+    fn hystart_ack_train_by_hand() {
+        let t0 = Time::from_secs(1);
+        let mut cc = hystart_at_32(HYSTART_ACK_TRAIN);
+        // The first sample starts a round of min(cwnd, in_flight + 1) = 21 segments.
+        cc.hystart_update(t0, RTT, 20);
+        assert_eq!((cc.round_start, cc.last_ack, cc.round_end), (t0, t0, 21));
+        // ACKs 2 ms apart form a train; it must span more than delay_min / 2 = 50 ms.
+        for k in 1..=25 {
+            cc.hystart_update(t0 + Dur::from_millis(2 * k), RTT, 20);
+        }
+        assert!(!cc.bic.found && cc.in_slow_start(), "a 50 ms train is not longer than 50 ms");
+        cc.hystart_update(t0 + Dur::from_nanos(50_000_001), RTT, 20);
+        assert!(cc.bic.found);
+        assert_eq!(cc.ssthresh(), Some(32.0));
+        // A gap over 2 ms breaks the train: later ACKs are compared with the last ACK in it.
+        let mut cc = hystart_at_32(HYSTART_ACK_TRAIN);
+        cc.hystart_update(t0, RTT, 20);
+        cc.hystart_update(t0 + Dur::from_nanos(2_000_001), RTT, 20);
+        for k in 2..40 {
+            cc.hystart_update(t0 + Dur::from_millis(2 * k), RTT, 20);
+        }
+        assert!(!cc.bic.found);
+        assert_eq!(cc.last_ack, t0);
+    }
+
+    #[test]
+    fn hystart_delay_detection_by_hand() {
+        // Threshold delay_min + clamp(100 ms / 8, 4 ms, 16 ms) = 112.5 ms, tested from the ninth
+        // sample of a round on (the first 8 are only counted), on the round's smallest sample.
+        let run = |detect: u32, sample: Dur, n: u64| {
+            let mut cc = hystart_at_32(detect);
+            for k in 0..n {
+                cc.hystart_update(Time::from_secs(1) + Dur::from_millis(10 * k), sample, 20);
+            }
+            cc.bic.found
+        };
+        let above = Dur::from_millis(114);
+        assert!(!run(HYSTART_DELAY, above, 8));
+        assert!(run(HYSTART_DELAY, above, 9));
+        assert!(!run(HYSTART_DELAY, Dur::from_micros(112_500), 20), "not above the threshold");
+        assert!(!run(HYSTART_ACK_TRAIN, above, 20), "delay detection is off");
+        assert!(run(HYSTART_ACK_TRAIN | HYSTART_DELAY, above, 9));
+        // One low sample in the round keeps it below the threshold.
+        let mut cc = hystart_at_32(HYSTART_DELAY);
+        cc.hystart_update(Time::from_secs(1), Dur::from_millis(101), 20);
+        for k in 1..20 {
+            cc.hystart_update(Time::from_secs(1) + Dur::from_millis(10 * k), above, 20);
+        }
+        assert_eq!((cc.bic.found, cc.curr_rtt), (false, Some(Dur::from_millis(101))));
+    }
+
+    #[test]
+    fn fast_convergence_only_below_the_previous_maximum() {
+        // A loss at exactly the previous W_max keeps it; just below, W_max = w·(1 + β) / 2.
+        let mut cc = cubic();
+        cc.set_window(100);
+        cc.bic.last_max_cwnd = 100;
+        assert_eq!((cc.reduce_ssthresh(), cc.bic.last_max_cwnd), (70, 100));
+        cc.set_window(99);
+        cc.bic.last_max_cwnd = 100;
+        assert_eq!((cc.reduce_ssthresh(), cc.bic.last_max_cwnd), (69, 99 * (1024 + 717) / 2048));
+    }
+
+    #[test]
+    fn abe_slow_start_flag_chooses_beta_ecn_or_beta_for_a_mark_in_slow_start() {
+        let abe = |slow_start: f64| {
+            let mut p = Params::from([
+                ("beta_ecn".into(), 0.85),
+                ("abe_slow_start".into(), slow_start),
+            ]);
+            let cfg = CubicConfig::from_params(&mut p).unwrap();
+            let mut cc = Cubic::new(cfg, Time::ZERO);
+            cc.set_window(100);
+            cc
+        };
+        // In slow start (cwnd 100 < ssthresh ∞): the ABE paper's reading uses β_ecn·FlightSize,
+        // the RFC authors' reading Cubic's β·cwnd.
+        let mut cc = abe(1.0);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 80);
+        assert_eq!(cc.window(), 68.0, "0.85 · 80");
+        let mut cc = abe(0.0);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 80);
+        assert_eq!(cc.window(), 70.0, "100 · 717/1024");
+        // Out of slow start (cwnd = ssthresh counts as out) both readings use β_ecn.
+        cc.set_window(70);
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 60);
+        assert_eq!(cc.window(), 51.0, "0.85 · 60");
+    }
+
+    #[test]
+    fn rto_starts_a_hystart_round_past_the_data_in_flight() {
+        let mut cc = grown_to(CubicConfig::default(), 100, RTT);
+        let delivered = cc.delivered;
+        cc.on_rto(Time::from_secs(2), 5);
+        let t = Time::from_secs(2);
+        assert_eq!((cc.round_end, cc.round_start, cc.last_ack), (delivered + 6, t, t));
+    }
 }

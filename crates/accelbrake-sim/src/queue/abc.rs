@@ -832,6 +832,7 @@ mod tests {
             (0.0, f64::INFINITY, 0.0, 0.0, 0.0),
             "{s:?}"
         );
+        assert_eq!(q.gauge(), Some(0.0), "the gauge is the last f");
     }
 
     #[test]

@@ -690,4 +690,33 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn reentry_is_recent_strictly_within_16_intervals_of_the_last_drop_due() {
+        // State after an episode: count 6, lastcount 1, next drop was due at 10 s. Three packets
+        // queued for 10 ms, above target for an interval already: the state is re-entered.
+        let reenter = |after: Dur| {
+            let cfg = CodelConfig {
+                ecn: true,
+                ..CodelConfig::default()
+            };
+            let mut q = CodelQueue::new(cfg);
+            assert_eq!(q.config(), &cfg);
+            let due = Time::from_secs(10);
+            let now = due + after;
+            q.vars.count = 6;
+            q.vars.lastcount = 1;
+            q.vars.drop_next = due;
+            q.vars.first_above_time = Some(now);
+            for i in 0..3 {
+                q.enqueue(now - Dur::from_millis(10), pkt(i, Ecn::NotEct)).unwrap();
+            }
+            q.dequeue(now, LinkInfo::default(), &mut Vec::new());
+            assert!(q.vars.dropping);
+            q.vars.count
+        };
+        let sixteen = Dur::from_millis(1600);
+        assert_eq!(reenter(sixteen - Dur::from_nanos(1)), 5, "count − lastcount");
+        assert_eq!(reenter(sixteen), 1, "16 intervals is no longer recent");
+    }
 }

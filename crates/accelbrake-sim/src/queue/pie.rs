@@ -1074,4 +1074,192 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn validation_rejects_negative_or_infinite_gains() {
+        let c = PieConfig::default();
+        for (alpha, beta, key) in [
+            (-1.0, 1.25, "q.alpha"),
+            (f64::INFINITY, 1.25, "q.alpha"),
+            (0.125, -0.5, "q.beta"),
+            (0.125, f64::INFINITY, "q.beta"),
+        ] {
+            match (PieConfig { alpha, beta, ..c }).validate("q") {
+                Err(Error::Param { key: k, .. }) => assert_eq!(k, key),
+                other => panic!("{alpha} {beta}: {other:?}"),
+            }
+        }
+        assert!((PieConfig { alpha: 0.0, beta: 0.0, ..c }).validate("q").is_ok());
+        let d = PieConfig { ecn: true, ..c };
+        assert_eq!(queue(d, 1).config(), &d);
+    }
+
+    #[test]
+    fn high_delay_boost_only_above_250_ms() {
+        // p = 0.5 (≥ 10 %): Δp = 0.125·(q − 15 ms) is capped at 2 %; above 250 ms 2 % more.
+        let step = |q: Dur| {
+            let mut qu = queue(PieConfig::default(), 1);
+            qu.vars.prob = 0.5;
+            qu.vars.qdelay = q;
+            qu.vars.qdelay_old = q;
+            qu.calculate_drop_prob();
+            qu.vars.prob
+        };
+        assert!(close(step(Dur::from_millis(250)), 0.52));
+        assert!(close(step(Dur::from_millis(250) + Dur(1)), 0.54));
+    }
+
+    #[test]
+    fn estimator_without_a_rate_yet_reads_zero_delay() {
+        // dq_rate_estimator before the first rate sample: qdelay is 0 whatever is queued, and a
+        // zero delay with a backlog allows no decay.
+        let cfg = PieConfig {
+            dq_rate_estimator: true,
+            alpha: 0.0,
+            beta: 0.0,
+            ..PieConfig::default()
+        };
+        let mut q = queue(cfg, 1);
+        q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+        q.vars.prob = 0.5;
+        q.calculate_drop_prob();
+        assert_eq!((q.vars.qdelay, q.vars.prob), (Dur::ZERO, 0.5));
+    }
+
+    #[test]
+    fn decay_by_one_64th_also_from_a_saturated_probability() {
+        // No gains (Δp = 0), empty queue, both delays 0: p decays by p/64 even at p = 1 (the
+        // saturation rule only applies when Δp > 0).
+        let cfg = PieConfig {
+            alpha: 0.0,
+            beta: 0.0,
+            ..PieConfig::default()
+        };
+        let mut q = queue(cfg, 1);
+        q.vars.prob = 1.0;
+        q.calculate_drop_prob();
+        assert_eq!(q.vars.prob, 1.0 - 1.0 / 64.0);
+    }
+
+    #[test]
+    fn reset_boundaries_half_the_target_and_the_estimators_first_rate() {
+        // Whether an update with p staying 0 refills the burst allowance (pie_vars_init).
+        let resets = |q: Dur, q_old: Dur, estimator: Option<f64>| {
+            let cfg = PieConfig {
+                dq_rate_estimator: estimator.is_some(),
+                ..PieConfig::default()
+            };
+            let mut qu = queue(cfg, 1);
+            qu.vars.burst_allowance = Dur::ZERO;
+            qu.vars.qdelay = q;
+            qu.vars.qdelay_old = q_old;
+            qu.vars.avg_dq_rate = estimator.unwrap_or(0.0);
+            qu.calculate_drop_prob();
+            assert_eq!(qu.vars.prob, 0.0);
+            qu.vars.burst_allowance == Dur::from_millis(150)
+        };
+        let ms = Dur::from_millis;
+        let half = Dur::from_micros(7500);
+        assert!(resets(ms(7), ms(7), None));
+        assert!(resets(half - Dur(1), half - Dur(1), None));
+        assert!(!resets(half, ms(7), None), "qdelay at half the target");
+        assert!(!resets(ms(7), half, None), "qdelay_old at half the target");
+        // With the rate estimator (empty queue: qdelay 0) only once a departure rate is known.
+        assert!(!resets(Dur::ZERO, Dur::ZERO, Some(0.0)));
+        assert!(resets(Dur::ZERO, Dur::ZERO, Some(1e6)));
+    }
+
+    #[test]
+    fn departure_rate_is_measured_once_16_kib_have_left() {
+        // 48 packets of 1024 bytes queued at 0, one leaves per ms. The first departure starts a
+        // measurement (backlog ≥ 16 KiB); the 16th, at 15 ms, completes 16 384 bytes exactly.
+        let cfg = PieConfig {
+            dq_rate_estimator: true,
+            ..PieConfig::default()
+        };
+        let mut q = queue(cfg, 1);
+        for i in 0..48 {
+            q.enqueue(Time::ZERO, Packet::data(0, i, 1024, Ecn::NotEct, Time::ZERO)).unwrap();
+        }
+        let mut d = Vec::new();
+        for k in 0..15 {
+            q.dequeue(Time::from_millis(k), LinkInfo::default(), &mut d).unwrap();
+            assert_eq!(q.vars.avg_dq_rate, 0.0, "after {} departures", k + 1);
+        }
+        assert_eq!(q.vars.dq_count, Some(15 * 1024));
+        q.dequeue(Time::from_millis(15), LinkInfo::default(), &mut d).unwrap();
+        assert_eq!(q.vars.avg_dq_rate, 16384.0 / 0.015);
+        // Backlog still above 16 KiB: the next measurement starts now.
+        assert_eq!((q.vars.dq_count, q.vars.dq_tstamp), (Some(0), Time::from_millis(15)));
+        // The second completes at 31 ms (16 ms): averaged with weight 1/8. Exactly 16 KiB stay
+        // queued, which is not below the threshold: a third measurement starts.
+        for k in 16..32 {
+            q.dequeue(Time::from_millis(k), LinkInfo::default(), &mut d).unwrap();
+        }
+        let first = 16384.0 / 0.015;
+        assert_eq!(q.vars.avg_dq_rate, first + 0.125 * (16384.0 / 0.016 - first));
+        assert_eq!(q.len_bytes(), 16384);
+        assert_eq!((q.vars.dq_count, q.vars.dq_tstamp), (Some(0), Time::from_millis(31)));
+        // Below 16 KiB after the next completion: measurement stops until the backlog builds up.
+        for k in 32..48 {
+            q.dequeue(Time::from_millis(k), LinkInfo::default(), &mut d).unwrap();
+        }
+        assert_eq!(q.vars.dq_count, None);
+        assert_eq!((q.len_packets(), q.len_bytes()), (0, 0));
+        q.enqueue(Time::from_secs(1), pkt(0, Ecn::NotEct)).unwrap();
+        q.enqueue(Time::from_secs(1), pkt(1, Ecn::NotEct)).unwrap();
+        assert_eq!((q.len_packets(), q.len_bytes()), (2, 2 * u64::from(MTU)));
+    }
+
+    #[test]
+    fn byte_mode_needs_two_mtus_queued_and_derandomising_drops_from_0_85() {
+        // Byte mode, MTU 1500, p = 1: with exactly 2 MTUs queued an arriving MTU is dropped.
+        let cfg = PieConfig {
+            bytemode: true,
+            mtu: 1500,
+            ..PieConfig::default()
+        };
+        let mut q = frozen(cfg, 1.0, 1);
+        q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+        assert!(!q.drop_early(1500), "one MTU queued");
+        q.fifo.push(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        assert!(q.drop_early(1500), "two MTUs queued");
+        // Derandomised at p = 0.85: the first arrival brings accu_prob to exactly 0.85, which is
+        // not below the low mark, so the random test decides (and drops with some seeds).
+        let cfg = PieConfig {
+            derandomize: true,
+            ..PieConfig::default()
+        };
+        let drops = (0..20)
+            .filter(|&seed| {
+                let mut q = frozen(cfg, 0.85, seed);
+                q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+                q.fifo.push(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+                let drop = q.drop_early(MTU);
+                assert_eq!(q.vars.accu_prob, 0.85);
+                drop
+            })
+            .count();
+        assert!(drops > 0 && drops < 20, "{drops}");
+    }
+
+    #[test]
+    fn low_delay_exemption_needs_qdelay_old_below_half_the_target() {
+        // p = 0.19 (< 20 %): exempt from early drops while qdelay_old < 7.5 ms; at exactly 7.5 ms
+        // the random test decides (and drops with some seeds).
+        let drops = |qdelay_old: Dur| {
+            (0..20)
+                .filter(|&seed| {
+                    let mut q = frozen(PieConfig::default(), 0.19, seed);
+                    q.vars.qdelay_old = qdelay_old;
+                    q.fifo.push(Time::ZERO, pkt(0, Ecn::NotEct)).unwrap();
+                    q.fifo.push(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+                    q.drop_early(MTU)
+                })
+                .count()
+        };
+        assert_eq!(drops(Dur::from_micros(7499)), 0);
+        let at_half = drops(Dur::from_micros(7500));
+        assert!(at_half > 0 && at_half < 20, "{at_half}");
+    }
 }
