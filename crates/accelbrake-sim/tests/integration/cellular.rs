@@ -38,26 +38,6 @@ fn verus_uses_a_constant_link() {
 }
 
 #[test]
-#[ignore]
-fn debug_ts() {
-    let scheme = std::env::var("SCHEME").unwrap_or("verus".into());
-    let v = json!({
-        "duration_ms": 30000, "seed": 1, "record_packets": false,
-        "hops": [
-            {"link": {"type": "constant", "mbps": 12}, "queue": {"type": "droptail", "packets": 250}, "delay_ms": 50},
-            {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 50}
-        ],
-        "flows": [{"scheme": scheme, "fwd": [0], "rev": [1]}]
-    });
-    let r = run(&v);
-    let t = &r.tables["flows_ts"];
-    let (ts, cw, th) = (col(t, "t_s"), col(t, "cwnd"), col(t, "throughput_mbps"));
-    for i in (0..ts.len()).step_by(5) {
-        println!("{:.2} cwnd {:.1} thr {:.2}", ts[i], cw[i], th[i]);
-    }
-}
-
-#[test]
 fn sprout_keeps_the_delay_near_its_target_and_below_cubic() {
     let (s, c) = (constant_12("sprout", 60.0), constant_12("cubic", 60.0));
     println!(
