@@ -38,7 +38,7 @@ fn verus_uses_a_constant_link() {
 }
 
 #[test]
-fn sprout_keeps_the_delay_near_its_target_and_below_cubic() {
+fn sprout_keeps_the_delay_under_its_target_and_below_cubic() {
     let (s, c) = (constant_12("sprout", 60.0), constant_12("cubic", 60.0));
     println!(
         "sprout: utilisation {:.3}, queueing delay mean {:.1} ms p95 {:.1} ms; cubic: utilisation {:.3}, mean {:.1} ms p95 {:.1} ms",
