@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -27,9 +27,29 @@ from accelbrake._io import atomic_path
 if TYPE_CHECKING:
     import pandas as pd
 
-    from accelbrake.results import Result
-
 __all__ = ["mahimahi_figure", "plot_compare", "plot_run", "run_figure", "save_figure"]
+
+
+class RunResult(Protocol):
+    """What a run's pictures read from it (:class:`accelbrake.results.Result` has it; declared here
+    so that drawing does not depend on the results module, which draws through this one)."""
+
+    summary: dict[str, Any]
+    scenario: dict[str, Any]
+
+    @property
+    def flows_ts(self) -> pd.DataFrame: ...
+    @property
+    def hops_ts(self) -> pd.DataFrame: ...
+    @property
+    def packets(self) -> pd.DataFrame: ...
+    @property
+    def bottleneck_hop(self) -> int: ...
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def link_name(self) -> str: ...
+
 
 _FORMATS = ("png", "svg", "pdf")
 #: Scatter points drawn at most per flow (a deterministic subsample beyond).
@@ -60,7 +80,7 @@ def _to_end(t: Any, y: Any, end: float) -> tuple[np.ndarray, np.ndarray]:
     return t, y
 
 
-def _flow_end(result: Result, flow: dict[str, Any], end: float) -> float:
+def _flow_end(result: RunResult, flow: dict[str, Any], end: float) -> float:
     """When a flow's lines end: its ``stop_ms``, or when its finite transfer completed, else the
     end of the run."""
     from accelbrake.scenarios import expanded_flows
@@ -89,7 +109,7 @@ def _stat(d: dict[str, Any] | None, key: str) -> float:
 
 
 def plot_run(
-    result: Result,
+    result: RunResult,
     path: str | os.PathLike[str],
     *,
     cwnd: bool = False,
@@ -118,7 +138,7 @@ def save_figure(fig: Figure, path: str | os.PathLike[str], dpi: int = 150) -> Pa
 
 
 def run_figure(
-    result: Result, *, cwnd: bool = False, title: str | None = None, view: str = "paper"
+    result: RunResult, *, cwnd: bool = False, title: str | None = None, view: str = "paper"
 ) -> Figure:
     """The figure :func:`plot_run` writes (see there), not saved: for notebooks (``Result.plot()``).
     ``view="mahimahi"`` gives :func:`mahimahi_figure` instead."""
@@ -283,7 +303,7 @@ def run_figure(
     return fig
 
 
-def mahimahi_figure(result: Result, *, title: str | None = None) -> Figure:
+def mahimahi_figure(result: RunResult, *, title: str | None = None) -> Figure:
     """The run as Mahimahi's own graphs show it (``mm-throughput-graph`` over ``mm-delay-graph``):
     top, the bottleneck link's capacity (shaded), the traffic arriving at it (ingress, all flows,
     dropped packets included) and leaving it (egress), Mbit/s per ``sample_ms`` bin; bottom, the

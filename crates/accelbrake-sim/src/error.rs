@@ -77,6 +77,24 @@ fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Check that `v` is finite and within `[lo, hi]`.
+pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<()> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else if v.is_finite() && v > hi && !what.contains("at most") {
+        // Above the bound: say the bound (`what` often only states the lower end, "≥ 0").
+        Err(Error::Param {
+            key: key.into(),
+            msg: format!("got {v}; expected {what}, at most {hi}"),
+        })
+    } else {
+        Err(Error::Param {
+            key: key.into(),
+            msg: format!("got {v}; expected {what}"),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@
 //! ```
 
 use crate::cc;
-use crate::error::{Error, Result};
+use crate::error::{check_range, Error, Result};
 use crate::params::{Given, Param, Unit, Value, Values};
 use crate::queue::{self, QueueKind};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -464,23 +464,6 @@ fn default_app() -> AppSpec {
     AppSpec::Bulk
 }
 
-/// Check that `v` is finite and within `[lo, hi]`.
-pub(crate) fn check_range(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<()> {
-    if v.is_finite() && v >= lo && v <= hi {
-        Ok(())
-    } else if v.is_finite() && v > hi && !what.contains("at most") {
-        // Above the bound: say the bound (`what` often only states the lower end, "≥ 0").
-        Err(Error::Param {
-            key: key.into(),
-            msg: format!("got {v}; expected {what}, at most {hi}"),
-        })
-    } else {
-        Err(Error::Param {
-            key: key.into(),
-            msg: format!("got {v}; expected {what}"),
-        })
-    }
-}
 
 /// serde's "unknown field `x`, expected one of `a`, `b` at line 1 column 9" as
 /// "unknown key 'x' (did you mean 'a'?); expected one of a, b" (also for unknown `type`s).

@@ -239,7 +239,7 @@ impl Schedule {
                 for (i, v) in values.iter().enumerate() {
                     check_mcs(&format!("{key}.values[{i}]"), *v)?;
                 }
-                crate::scenario::check_range(&format!("{key}.period_ms"), *period_ms, 1.0, 1e9, "a period ≥ 1 ms")?;
+                crate::error::check_range(&format!("{key}.period_ms"), *period_ms, 1.0, 1e9, "a period ≥ 1 ms")?;
                 Schedule::Cycle(values.clone(), Dur::from_millis_f64(*period_ms))
             }
             McsSpec::Brownian {
@@ -253,7 +253,7 @@ impl Schedule {
                 if min > max {
                     return Err(err(&format!("{key}.max"), format!("got {max}; expected ≥ min ({min})")));
                 }
-                crate::scenario::check_range(&format!("{key}.period_ms"), *period_ms, 100.0, 1e9, "a period ≥ 100 ms")?;
+                crate::error::check_range(&format!("{key}.period_ms"), *period_ms, 100.0, 1e9, "a period ≥ 100 ms")?;
                 let s = start.unwrap_or((min + max) / 2);
                 if s < *min || s > *max {
                     return Err(err(
