@@ -464,7 +464,6 @@ fn default_app() -> AppSpec {
     AppSpec::Bulk
 }
 
-
 /// serde's "unknown field `x`, expected one of `a`, `b` at line 1 column 9" as
 /// "unknown key 'x' (did you mean 'a'?); expected one of a, b" (also for unknown `type`s).
 fn explain_shape_error(text: &str) -> String {
