@@ -80,6 +80,18 @@ def _to_end(t: Any, y: Any, end: float) -> tuple[np.ndarray, np.ndarray]:
     return t, y
 
 
+def _bottleneck(result: RunResult) -> tuple[float, pd.DataFrame, dict[str, Any]]:
+    """The run's end (s), the bottleneck hop's time series and its summary row. A sample taken
+    exactly at the end of the run covers an empty bin; it is left out."""
+    s = result.summary
+    b = result.bottleneck_hop
+    end = float(s.get("duration_s", 0.0)) or math.inf
+    hts = result.hops_ts
+    hts = hts[(hts["hop"] == b) & (hts["t_s"] < end - 1e-9)]
+    hop = s["hops"][b] if b < len(s.get("hops", [])) else {}
+    return end, hts, hop
+
+
 def _flow_end(result: RunResult, flow: dict[str, Any], end: float) -> float:
     """When a flow's lines end: its ``stop_ms``, or when its finite transfer completed, else the
     end of the run."""
@@ -147,7 +159,6 @@ def run_figure(
     if view != "paper":
         raise ValueError(f"view: expected 'paper' or 'mahimahi', got {view!r}")
     s = result.summary
-    b = result.bottleneck_hop
     flows = s.get("flows", [])
     many = len(flows) > 8
     colors = [f"C{i % 10}" for i in range(len(flows))]
@@ -158,11 +169,7 @@ def run_figure(
 
     # Capacity and throughput.
     ax = axes[0]
-    # A sample taken exactly at the end of the run covers an empty bin; leave it out.
-    end = float(s.get("duration_s", 0.0)) or math.inf
-    hts = result.hops_ts
-    hts = hts[(hts["hop"] == b) & (hts["t_s"] < end - 1e-9)]
-    hop = s["hops"][b] if b < len(s.get("hops", [])) else {}
+    end, hts, hop = _bottleneck(result)
     if len(hts):
         ax.fill_between(
             *_to_end(hts["t_s"], hts["capacity_mbps"], end),
@@ -310,13 +317,9 @@ def mahimahi_figure(result: RunResult, *, title: str | None = None) -> Figure:
     queueing delay on a linear axis (every delivered packet with per-packet records, else each
     flow's per-bin mean and 95th percentile)."""
     s = result.summary
-    b = result.bottleneck_hop
-    end = float(s.get("duration_s", 0.0)) or math.inf
+    end, hts, hop = _bottleneck(result)
     fig = Figure(figsize=(10, 6.4), layout="constrained")
     ax, axd = fig.subplots(2, 1, sharex=True)
-    hts = result.hops_ts
-    hts = hts[(hts["hop"] == b) & (hts["t_s"] < end - 1e-9)]
-    hop = s["hops"][b] if b < len(s.get("hops", [])) else {}
     if len(hts):
         ax.fill_between(
             *_to_end(hts["t_s"], hts["capacity_mbps"], end),

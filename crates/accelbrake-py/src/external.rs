@@ -435,23 +435,33 @@ impl PyQueueCallbacks {
     }
 }
 
+/// The arguments of a Python queue's `on_enqueue`/`on_dequeue`: `(now_ns, packet, len_packets,
+/// len_bytes)`.
+fn queue_args<'py>(
+    py: Python<'py>,
+    now: Time,
+    pkt: &Packet,
+    len_packets: usize,
+    len_bytes: u64,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let p = Py::new(py, queue_packet(pkt, now))?;
+    PyTuple::new(
+        py,
+        [
+            now.0.into_pyobject(py)?.into_any(),
+            p.into_bound(py).into_any(),
+            len_packets.into_pyobject(py)?.into_any(),
+            len_bytes.into_pyobject(py)?.into_any(),
+        ],
+    )
+}
+
 impl QueueCallbacks for PyQueueCallbacks {
     fn on_enqueue(&mut self, now: Time, pkt: &Packet, len_packets: usize, len_bytes: u64) -> Result<Verdict, String> {
         let Some(m) = &self.on_enqueue else {
             return Ok(Verdict::Pass);
         };
-        self.decide(m, |py| {
-            let p = Py::new(py, queue_packet(pkt, now))?;
-            PyTuple::new(
-                py,
-                [
-                    now.0.into_pyobject(py)?.into_any(),
-                    p.into_bound(py).into_any(),
-                    len_packets.into_pyobject(py)?.into_any(),
-                    len_bytes.into_pyobject(py)?.into_any(),
-                ],
-            )
-        })
+        self.decide(m, |py| queue_args(py, now, pkt, len_packets, len_bytes))
     }
     fn on_dequeue(
         &mut self,
@@ -464,18 +474,7 @@ impl QueueCallbacks for PyQueueCallbacks {
         let Some(m) = &self.on_dequeue else {
             return Ok(Verdict::Pass);
         };
-        self.decide(m, |py| {
-            let p = Py::new(py, queue_packet(pkt, now))?;
-            PyTuple::new(
-                py,
-                [
-                    now.0.into_pyobject(py)?.into_any(),
-                    p.into_bound(py).into_any(),
-                    len_packets.into_pyobject(py)?.into_any(),
-                    len_bytes.into_pyobject(py)?.into_any(),
-                ],
-            )
-        })
+        self.decide(m, |py| queue_args(py, now, pkt, len_packets, len_bytes))
     }
     fn wants_enqueue(&self) -> bool {
         self.on_enqueue.is_some()
