@@ -462,7 +462,7 @@ impl Sender {
             snd_nxt,
             rate: self.rate.sample(now, &rs, self.rtt.min_rtt()),
             one_way_delay: (ack.rx_ts >= ack.ts && acked > 0).then(|| ack.rx_ts - ack.ts),
-            explicit: Some(ack.xfb()).filter(|x| self.explicit && !x.is_nan()).map(f64::from),
+            explicit: self.explicit.then(|| ack.xfb()).filter(|x| !x.is_nan()).map(f64::from),
             feedback: ack.feedback,
         };
         #[cfg(test)]
