@@ -652,3 +652,40 @@ def test_jain_over_time_numbers_counted_flows_like_the_core():
     # Only flow 0 at 5 s and 25 s (NaN); all three at 15 s: (12²) / (3 · 54) = 0.889.
     assert pd.isna(jain[0]) and pd.isna(jain[2])
     assert abs(jain[1] - 144 / 162) < 1e-12
+
+
+def test_report_draws_time_series_of_every_scheme_at_whole_points():
+    """The report's time series show every scheme on the same traces (the first seed of each), as
+    many whole points as the plot limit allows, instead of the first N runs in matrix order (which
+    showed three traces for some schemes and two for others)."""
+    import pandas as pd
+    from accelbrake.experiments.report import timeseries_runs
+
+    schemes = [f"s{i}" for i in range(9)]
+    traces = [f"t{j}" for j in range(5)]
+    rows = [
+        {
+            "scheme": s,
+            "trace": t,
+            "delay_ms": 50,
+            "buffer_packets": 250,
+            "flows": 1,
+            "start_interval_s": 0,
+            "flow_rtts_ms": "",
+            "seed": seed,
+            "run_id": f"{s}-{t}-{seed}",
+        }
+        for s in schemes
+        for t in traces
+        for seed in (3, 1, 2)
+    ]
+    runs = pd.DataFrame(rows)
+    chosen = timeseries_runs(runs, 24)
+    assert len(chosen) == 18
+    assert set(chosen["trace"]) == {"t0", "t1"}
+    for t in ("t0", "t1"):
+        assert sorted(chosen.loc[chosen["trace"] == t, "scheme"]) == schemes
+    assert set(chosen["seed"]) == {1}  # the first seed, not the first row
+    # Fewer plots than schemes: the first point's first schemes; none when the limit is 0.
+    assert list(timeseries_runs(runs, 4)["scheme"]) == schemes[:4]
+    assert timeseries_runs(runs, 0).empty

@@ -29,7 +29,8 @@ from accelbrake.tables import MISSING, render_table
 
 __all__ = ["build_report", "make_plots", "run_warnings", "warnings_text"]
 
-#: Per-run time-series plots drawn at most (first seed of each scheme × point, in matrix order).
+#: Per-run time-series plots drawn at most (first seed of every scheme at whole points: see
+#: :func:`timeseries_runs`).
 MAX_TIMESERIES = 24
 
 
@@ -170,9 +171,9 @@ def make_plots(
     """Draw the plots the report shows into ``out/plots`` (PNG; SVG beside each with ``svg``);
     return ``(section, caption, png path)`` in report order.
 
-    The per-run time series are drawn in a pool of ``jobs`` processes (default: every CPU) while
-    this process draws the summary plots; plots whose inputs did not change since they were
-    drawn (see :class:`_PlotCache`) are kept."""
+    Every plot is one job in a pool of ``jobs`` processes (default: every CPU), the summary plots
+    first (they take longest); plots whose inputs did not change since they were drawn (see
+    :class:`_PlotCache`) are kept."""
     labels = meta.get("experiment", {}).get("labels", {})
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
@@ -183,14 +184,61 @@ def make_plots(
     schemes = list(dict.fromkeys(runs["scheme"]))
     ref = meta.get("reference_scheme")
     made: list[tuple[str, str, Path]] = []
+    todo: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
 
-    # The per-run time series first: they go to the worker pool and draw while this process does
-    # the summary plots.
+    data_key = cache.key(
+        "data", results.to_json(orient="split", double_precision=15), labels, ref, F.__name__
+    )
+
+    def summary_plot(stem: str, *args: Any) -> Path:
+        key = cache.key(stem, data_key)
+        if not cache.fresh(stem, key):
+            todo.append((_summary_job, (stem, str(out), svg, labels, *args)))
+        drawn[stem] = key
+        return plots / f"{stem}.png"
+
+    png = summary_plot("tradeoff", agg, ref)
+    made.append(
+        (
+            "tradeoff",
+            "Utilisation vs 95th-percentile per-packet delay (seed means, bars ±1 sd); "
+            "the delay axis is logarithmic and inverted, so better is up and to the right. Solid line: "
+            "Pareto frontier of all schemes; dashed: without the reference scheme.",
+            png,
+        )
+    )
+    png = summary_plot("per-trace", agg)
+    made.append(
+        (
+            "bars",
+            "Per trace (and other settings): utilisation and p95 per-packet delay, "
+            "seed means with ±1 sd error bars (ABC paper Fig. 8 style).",
+            png,
+        )
+    )
+    png = summary_plot("delay-cdf", runs)
+    made.append(
+        (
+            "cdf",
+            "CDF of the per-packet delay of every delivered packet (quantile functions averaged over seeds).",
+            png,
+        )
+    )
+    multi = runs[runs["flows"] > 1]
+    if len(multi):
+        png = summary_plot("fairness", multi, schemes)
+        made.append(
+            (
+                "fairness",
+                "Jain's fairness index of the active flows' throughputs in each "
+                "time-series bin (first seed of each multi-flow point).",
+                png,
+            )
+        )
+
     style = F.scheme_style(schemes)
-    first = runs[runs["seed"] == runs.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")]
-    ts_jobs: list[tuple[Any, ...]] = []
     ts_made: list[tuple[str, str, Path]] = []
-    for _, r in first.head(max_timeseries).iterrows():
+    for _, r in timeseries_runs(runs, max_timeseries).iterrows():
         name = F.display_name(r["scheme"], labels)
         point = f"{r['trace']}, {r['delay_ms']:g} ms one-way, {r['buffer_packets']} packets"
         if r["flows"] > 1:
@@ -203,7 +251,7 @@ def make_plots(
         stem = f"run-{_slug(name)}-{_slug(Path(str(r['trace'])).name)}-seed{r['seed']}-{str(r['run_id'])[:8]}"
         key = cache.key("timeseries", r["run_id"], title, style[r["scheme"]][0])
         if not cache.fresh(stem, key):
-            ts_jobs.append((str(out), r["run_id"], title, style[r["scheme"]][0], svg, stem))
+            todo.append((_timeseries_job, (str(out), r["run_id"], title, style[r["scheme"]][0], svg, stem)))
         drawn[stem] = key
         ts_made.append(
             (
@@ -212,56 +260,50 @@ def make_plots(
                 plots / f"{stem}.png",
             )
         )
-    pending = _start_jobs(_timeseries_job, ts_jobs, jobs)
+    _start_jobs(todo, jobs)()
+    cache.save(drawn)
+    return made + ts_made
 
-    data_key = cache.key(
-        "data", results.to_json(orient="split", double_precision=15), labels, ref, F.__name__
-    )
 
-    def summary_plot(stem: str, draw: Callable[[], Any]) -> Path:
-        key = cache.key(stem, data_key)
-        if not cache.fresh(stem, key):
-            with F.svg_output(svg):
-                draw()
-        drawn[stem] = key
-        return plots / f"{stem}.png"
+def timeseries_runs(runs: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """The runs whose time series the report draws: the first seed of each scheme at whole points
+    (trace and other settings) in matrix order, every scheme of a point together so that a reader
+    compares schemes on the same trace, as many points as ``limit`` plots allow (at least the first
+    point's first ``limit`` schemes)."""
+    if limit <= 0 or runs.empty:
+        return runs.head(0)
+    keys = [c for c in F.AXES if c in runs.columns]
+    first = runs[
+        runs["seed"] == runs.groupby(["scheme", *keys], sort=False, dropna=False)["seed"].transform("min")
+    ]
+    points = [p for _, p in first.groupby(keys, sort=False, dropna=False)] if keys else [first]
+    chosen: list[pd.DataFrame] = []
+    n = 0
+    for point in points:
+        if n + len(point) > limit:
+            break
+        chosen.append(point)
+        n += len(point)
+    if not chosen:
+        return points[0].head(limit)
+    return pd.concat(chosen)
 
-    png = summary_plot(
-        "tradeoff", lambda: F.plot_tradeoff(agg, plots / "tradeoff", labels=labels, reference=ref)
-    )
-    made.append(
-        (
-            "tradeoff",
-            "Utilisation vs 95th-percentile per-packet delay (seed means, bars ±1 sd); "
-            "the delay axis is logarithmic and inverted, so better is up and to the right. Solid line: "
-            "Pareto frontier of all schemes; dashed: without the reference scheme.",
-            png,
-        )
-    )
-    png = summary_plot("per-trace", lambda: F.plot_bars(agg, plots / "per-trace", labels=labels))
-    made.append(
-        (
-            "bars",
-            "Per trace (and other settings): utilisation and p95 per-packet delay, "
-            "seed means with ±1 sd error bars (ABC paper Fig. 8 style).",
-            png,
-        )
-    )
-    png = summary_plot(
-        "delay-cdf",
-        lambda: F.plot_cdfs(_quantiles(out, list(runs["run_id"])), runs, plots / "delay-cdf", labels=labels),
-    )
-    made.append(
-        (
-            "cdf",
-            "CDF of the per-packet delay of every delivered packet (quantile functions averaged over seeds).",
-            png,
-        )
-    )
-    multi = runs[runs["flows"] > 1]
-    if len(multi):
 
-        def fairness() -> None:
+def _summary_job(stem: str, out: str, svg: bool, labels: dict[str, str], *args: Any) -> None:
+    """Draw one summary plot (in a worker process) to ``plots/<stem>.png``."""
+    dest = Path(out) / "plots" / stem
+    with F.svg_output(svg):
+        if stem == "tradeoff":
+            agg, ref = args
+            F.plot_tradeoff(agg, dest, labels=labels, reference=ref)
+        elif stem == "per-trace":
+            (agg,) = args
+            F.plot_bars(agg, dest, labels=labels)
+        elif stem == "delay-cdf":
+            (runs,) = args
+            F.plot_cdfs(_quantiles(Path(out), list(runs["run_id"])), runs, dest, labels=labels)
+        elif stem == "fairness":
+            multi, schemes = args
             series = []
             first = multi[
                 multi["seed"] == multi.groupby(["scheme", *F.AXES], sort=False)["seed"].transform("min")
@@ -269,24 +311,13 @@ def make_plots(
             cols = F.varying_axes(multi) or ["flows"]
             cols = [c for c in cols if c != "scheme"]
             for _, r in first.iterrows():
-                ts = pd.read_parquet(out / "runs" / f"{r['run_id']}.flows.parquet")
-                t, j = F.jain_over_time(ts, _scenario(out, r["run_id"]))
+                ts = pd.read_parquet(Path(out) / "runs" / f"{r['run_id']}.flows.parquet")
+                t, j = F.jain_over_time(ts, _scenario(Path(out), r["run_id"]))
                 title = F._panel_title(tuple(r[c] for c in cols), cols) or f"{r['flows']} flows"
                 series.append((title, r["scheme"], t, j))
-            F.plot_fairness(series, plots / "fairness", schemes=schemes, labels=labels)
-
-        png = summary_plot("fairness", fairness)
-        made.append(
-            (
-                "fairness",
-                "Jain's fairness index of the active flows' throughputs in each "
-                "time-series bin (first seed of each multi-flow point).",
-                png,
-            )
-        )
-    pending()
-    cache.save(drawn)
-    return made + ts_made
+            F.plot_fairness(series, dest, schemes=schemes, labels=labels)
+        else:  # pragma: no cover - the stems are this module's own
+            raise ValueError(f"unknown summary plot {stem!r}")
 
 
 def _slug(text: str) -> str:
@@ -315,32 +346,32 @@ def _timeseries_job(
         )
 
 
-def _run_jobs(fn: Callable[..., None], jobs_args: Sequence[tuple[Any, ...]], jobs: int | None) -> None:
-    """``fn(*args)`` for each args, in a process pool of ``jobs`` workers (default: CPUs) when there
-    are several; matplotlib drawing is CPU-bound and independent per figure."""
-    _start_jobs(fn, jobs_args, jobs)()
-
-
 def _start_jobs(
-    fn: Callable[..., None], jobs_args: Sequence[tuple[Any, ...]], jobs: int | None
+    todo: Sequence[tuple[Callable[..., None], tuple[Any, ...]]], jobs: int | None
 ) -> Callable[[], None]:
-    """Start ``fn(*args)`` for each args in a process pool (see :func:`_run_jobs`); return a function
-    that waits for them all (and raises the first error). With one worker or one job, the jobs run
-    when the returned function is called, in this process."""
-    n = min(jobs or os.cpu_count() or 1, len(jobs_args))
+    """Start ``fn(*args)`` for each ``(fn, args)`` of ``todo``, in order, in a process pool of
+    ``jobs`` workers (default: CPUs; matplotlib drawing is CPU-bound and independent per figure);
+    return a function that waits for them all (and raises the first error). With one worker or one
+    job, the jobs run in this process when the returned function is called."""
+    n = min(jobs or os.cpu_count() or 1, len(todo))
     if n <= 1:
 
         def run_here() -> None:
-            for a in jobs_args:
+            for fn, a in todo:
                 fn(*a)
 
         return run_here
     import concurrent.futures as cf
     import multiprocessing as mp
 
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        # Workers fork from a server that has imported the plotting code once.
+        ctx.set_forkserver_preload(["accelbrake.experiments.report"])
+    else:
+        ctx = mp.get_context("spawn")
     pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
-    futures = [pool.submit(fn, *a) for a in jobs_args]
+    futures = [pool.submit(fn, *a) for fn, a in todo]
 
     def wait() -> None:
         try:
