@@ -148,3 +148,53 @@ def test_rate_stays_within_bounds():
     assert info["pacing_mbps"] == pytest.approx(1.0)
     with pytest.raises(accelbrake.ScenarioError, match="rate_bounds_mbps"):
         abgym.CongestionEnv(rate_bounds_mbps=(5.0, 10.0))  # initial rate 1 Mbit/s outside
+
+
+def test_orca_reward_paper_and_code_forms_by_hand():
+    """Orca's reward on hand-worked MIs: ζ = 5 and β = 1.25 as in the released code
+    (rl-module/params.json ``delay_margin_coef``); the paper's form drops the delay factor to
+    d_min/d above β·d_min, the code's to β·d_min/d (continuous)."""
+    from types import SimpleNamespace
+
+    from accelbrake.gym import MSS, MonitorInterval, orca_reward
+
+    def mi(acked, lost, latency):
+        raw = {
+            "start": 0.0,
+            "end": 0.1,
+            "sent": acked + lost,
+            "acked": acked,
+            "lost": lost,
+            "rtt_count": 1,
+            "rtt_sum": latency,
+            "min_rtt": latency,
+            "rtt_first": latency,
+            "rtt_last": latency,
+        }
+        return MonitorInterval(raw, 1.0, 10.0, None)
+
+    def env(**params):
+        return SimpleNamespace(
+            reward_params=params, _min_latency=0.1, _max_throughput=200 * MSS / 0.1, _last_latency=0.1
+        )
+
+    # 100 segments acked, 2 lost in 0.1 s: (thr − 5·loss)/thr_max = (100 − 10)/200 = 0.45.
+    assert orca_reward(mi(100, 2, 0.12), env()) == pytest.approx(0.45)  # d ≤ β·d_min: factor 1
+    assert orca_reward(mi(100, 2, 0.12), env(form="code")) == pytest.approx(0.45)
+    assert orca_reward(mi(100, 2, 0.2), env()) == pytest.approx(0.45 * 0.1 / 0.2)
+    assert orca_reward(mi(100, 2, 0.2), env(form="code")) == pytest.approx(0.45 * 0.125 / 0.2)
+    assert orca_reward(mi(100, 2, 0.2), env(zeta=0.0, beta=2.5)) == pytest.approx(0.5)
+
+
+def test_reward_params_are_checked():
+    with pytest.raises(accelbrake.ScenarioError, match="'zetta' is not a constant of the orca reward"):
+        abgym.CongestionEnv("orca", reward_params={"zetta": 5})
+    with pytest.raises(accelbrake.ScenarioError, match="reward_params.form: expected one of paper, code"):
+        abgym.CongestionEnv("orca", reward_params={"form": "kernel"})
+    with pytest.raises(
+        accelbrake.ScenarioError, match=r"reward_params.beta: expected a number in \[1, inf\]"
+    ):
+        abgym.CongestionEnv("orca", reward_params={"beta": 0.5})
+    with pytest.raises(accelbrake.ScenarioError, match="takes: none"):
+        abgym.CongestionEnv("aurora", reward_params={"zeta": 5})
+    abgym.CongestionEnv("orca", reward_params={"zeta": 4, "beta": 1.5, "form": "code"})

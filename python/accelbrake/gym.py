@@ -132,18 +132,36 @@ def aurora_reward(mi: MonitorInterval, env: CongestionEnv) -> float:
 
 
 def orca_reward(mi: MonitorInterval, env: CongestionEnv) -> float:
-    """Orca's ``((thr − ζ·loss_rate)/d') / (thr_max/d_min)``, thr in bytes/s."""
-    zeta, beta = env.reward_params.get("zeta", 5.0), env.reward_params.get("beta", 1.25)
+    """Orca's reward, thr in bytes/s, d the MI's latency, d_min the smallest seen, thr_max the largest
+    MI throughput seen.
+
+    ``form="paper"`` (default): the paper's ``((thr − ζ·loss_rate)/d′) / (thr_max/d_min)`` with
+    ``d′ = d_min`` while ``d ≤ β·d_min``, else ``d`` — the delay factor drops from 1 to 1/β at
+    ``d = β·d_min``. ``form="code"``: the released code (``rl-module/envwrapper.py``):
+    ``(thr − ζ·loss_rate)/thr_max · min(1, β·d_min/d)``, continuous at ``β·d_min``; the two agree
+    below ``β·d_min`` and differ by the factor β above it. ζ = 5 and β = 1.25 (the code's
+    ``delay_margin_coef``) in both."""
+    params = env.reward_params
+    zeta, beta = float(params.get("zeta", 5.0)), float(params.get("beta", 1.25))
     d_min = env._min_latency
     d = _latency_or(mi, env)
-    d = d_min if d <= beta * d_min else d
     lost_rate = mi.lost * MSS / mi.duration
-    return ((mi.throughput - zeta * lost_rate) / d) / (max(env._max_throughput, 1.0) / d_min)
+    norm = (mi.throughput - zeta * lost_rate) / max(env._max_throughput, 1.0)
+    if params.get("form", "paper") == "code":
+        return norm * (beta * d_min / d if beta * d_min < d else 1.0)
+    return norm * (d_min / (d_min if d <= beta * d_min else d))
 
 
 REWARDS: dict[str, Callable[[MonitorInterval, CongestionEnv], float]] = {
     "aurora": aurora_reward,
     "orca": orca_reward,
+}
+
+#: The constants each built-in reward takes through ``reward_params`` (name → allowed values:
+#: a range for numbers, a tuple of words), with their defaults in the reward's doc.
+REWARD_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
+    "aurora": {},
+    "orca": {"zeta": (0.0, math.inf), "beta": (1.0, math.inf), "form": ("paper", "code")},
 }
 
 #: Presets: what the agent controls, its action, observation features and reward.
@@ -170,6 +188,34 @@ PRESETS: dict[str, dict[str, Any]] = {
 AURORA_DELTA = 0.025
 
 
+def _check_reward_params(name: str, params: Mapping[str, Any]) -> None:
+    allowed = REWARD_PARAMS[name]
+    for key, value in params.items():
+        if key not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise ScenarioError(
+                f"reward_params: '{key}' is not a constant of the {name} reward; it takes: {known}",
+                key=f"reward_params.{key}",
+            )
+        spec = allowed[key]
+        if isinstance(spec[0], str):
+            if value not in spec:
+                raise ScenarioError(
+                    f"reward_params.{key}: expected one of {', '.join(spec)}, got {value!r}",
+                    key=f"reward_params.{key}",
+                )
+        elif not (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and spec[0] <= value <= spec[1]
+        ):
+            raise ScenarioError(
+                f"reward_params.{key}: expected a number in [{spec[0]:g}, {spec[1]:g}], got {value!r}",
+                key=f"reward_params.{key}",
+            )
+
+
 class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
     """A congestion-control environment: the agent's flow over a scenario.
 
@@ -186,7 +232,8 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         history: MIs of features in an observation (default: the preset's).
         features: observation features (names of :data:`FEATURES`; default: the preset's).
         reward: a name of :data:`REWARDS` or ``callable(mi, env) -> float``.
-        reward_params: constants of the reward (Orca's ``zeta``, ``beta``).
+        reward_params: constants of the reward (Orca's ``zeta``, ``beta``, ``form``: see
+            :func:`orca_reward`); checked against :data:`REWARD_PARAMS` for the built-in rewards.
         initial_rate_mbps: the agent's starting rate (``rate`` mode).
         action_scale: actions are in ``[-1, 1]`` and multiplied by this (Aurora: 10, so one MI
             changes the rate by at most ×1.25 or ÷1.25 with δ = 0.025; Orca: 1, ``2^(2a)`` in
@@ -217,7 +264,7 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         history: int | None = None,
         features: Sequence[str] | None = None,
         reward: str | Callable[[MonitorInterval, CongestionEnv], float] | None = None,
-        reward_params: Mapping[str, float] | None = None,
+        reward_params: Mapping[str, Any] | None = None,
         initial_rate_mbps: float = 1.0,
         action_scale: float | None = None,
         rate_bounds_mbps: tuple[float, float] = (0.01, 1000.0),
@@ -247,6 +294,9 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
             raise ScenarioError("reward: expected a name or a callable(mi, env)", key="reward")
         self.reward_fn = reward
         self.reward_params = dict(reward_params or {})
+        name = next((k for k, f in REWARDS.items() if f is reward), None)
+        if name is not None:
+            _check_reward_params(name, self.reward_params)
         if not (isinstance(mi_ms, (int, float)) and math.isfinite(mi_ms) and mi_ms > 0):
             raise ScenarioError(f"mi_ms: expected a duration > 0 ms, got {mi_ms!r}", key="mi_ms")
         if not (
