@@ -198,3 +198,24 @@ def test_reward_params_are_checked():
     with pytest.raises(accelbrake.ScenarioError, match="takes: none"):
         abgym.CongestionEnv("aurora", reward_params={"zeta": 5})
     abgym.CongestionEnv("orca", reward_params={"zeta": 4, "beta": 1.5, "form": "code"})
+
+
+def test_gym_speed_script_counts_the_packets_it_times():
+    """scripts/gym_speed.py's measurement of ours (also the side-by-side run with PCC-RL):
+    with the zero action the rate stays at 6 Mbit/s, so each 50 ms MI sends 6e6 / 8 · 0.05 /
+    1500 = 25 packets; bounded random actions never send more than 12 Mbit/s allows (50 a MI)."""
+    import argparse
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent.parent / "scripts" / "gym_speed.py"
+    spec = importlib.util.spec_from_file_location("gym_speed", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a = argparse.Namespace(preset="aurora", steps=60, vec=2, competing="")
+    rate, pkts = mod.ours_single(a, "zero")
+    assert rate > 0
+    assert pkts == pytest.approx(25.0, abs=0.5)
+    _, pkts = mod.ours_single(a, mod.BOUNDED)
+    assert 0 < pkts <= 51
+    assert mod.ours_vec(a, "zero") > 0
