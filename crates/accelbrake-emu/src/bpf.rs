@@ -106,7 +106,7 @@ impl AbcCc {
 impl Drop for AbcCc {
     fn drop(&mut self) {
         self.link.take(); // closes the link: the kernel unregisters the congestion control
-        // SAFETY: `obj` came from bpf_object__open_mem and is closed once.
+                          // SAFETY: `obj` came from bpf_object__open_mem and is closed once.
         unsafe { (self.close)(self.obj) };
     }
 }
@@ -173,7 +173,11 @@ pub fn load(cfg: &BpfConfig) -> Result<AbcCc, String> {
         if rodata.is_null() {
             return Err("the ABC BPF object has no .rodata map".into());
         }
-        let r = set_init(rodata, (&cfg_block as *const BpfConfig).cast(), std::mem::size_of::<BpfConfig>());
+        let r = set_init(
+            rodata,
+            (&cfg_block as *const BpfConfig).cast(),
+            std::mem::size_of::<BpfConfig>(),
+        );
         if r != 0 {
             return Err(format!("setting the ABC configuration failed ({r})"));
         }

@@ -210,7 +210,9 @@ pub const PACKETS_HEADER: &str =
 /// One row of the per-packet table.
 pub fn write_packet_row(w: &mut impl Write, dir: Dir, d: &Delivery) -> io::Result<()> {
     let e = |x: Option<accelbrake_sim::packet::Ecn>| x.map_or(-1, |e| e as i32);
-    let tcp = d.tcp.map_or(",,,".to_string(), |t| format!("{},{},{},{}", t.seq, t.ack, t.flags, t.payload));
+    let tcp = d.tcp.map_or(",,,".to_string(), |t| {
+        format!("{},{},{},{}", t.seq, t.ack, t.flags, t.payload)
+    });
     writeln!(
         w,
         "{},{},{},{},{},{},{},{},{}",

@@ -26,7 +26,15 @@ from accelbrake.cli._common import CliError
 
 BINARY = "accelbrake-emu"
 # Kernel congestion controls by our scheme names (Linux's "reno" is NewReno with SACK).
-KERNEL_CC = {"cubic": "cubic", "reno": "reno", "newreno": "reno", "bbr": "bbr", "dctcp": "dctcp", "abc": "abc"}
+KERNEL_CC = {
+    "cubic": "cubic",
+    "reno": "reno",
+    "newreno": "reno",
+    "bbr": "bbr",
+    "dctcp": "dctcp",
+    # ABC in eBPF (crates/accelbrake-emu/bpf/abc.bpf.c), registered by the emulator for the run.
+    "abc": "abc",
+}
 
 
 def emu_binary() -> str:
@@ -142,6 +150,12 @@ def register(sub: Any, fmt: Any) -> None:
         "--duration", type=float, metavar="S", help="stop after S seconds (default: when CMD exits)"
     )
     sh.add_argument(
+        "--cc",
+        choices=("abc",),
+        help="register ABC's BPF congestion control while the shell runs (its name is in $ACCELBRAKE_CC, "
+        "e.g. `iperf3 -C $ACCELBRAKE_CC`; the server must use it too for the echo); marks default to ce",
+    )
+    sh.add_argument(
         "program", nargs=argparse.REMAINDER, metavar="-- CMD ...", help="the program and its arguments"
     )
     sh.set_defaults(func=cmd_shell)
@@ -189,6 +203,8 @@ def cmd_shell(args: Any) -> int:
             argv += ["--outer", args.outer]
         if args.duration is not None:
             argv += ["--duration", str(args.duration)]
+        if args.cc:
+            argv += ["--cc", args.cc]
         argv += ["--", *program]
         sys.stdout.flush()
         sys.stderr.flush()
@@ -295,12 +311,12 @@ def check_echo(packets: Any) -> dict[str, Any]:
     df = df.dropna(subset=["tcp_seq"])
     up = df[(df["dir"] == "up") & (df["tcp_payload"] > 0)]
     seen: dict[int, list[tuple[int, int, bool]]] = {}
-    for seq, n, w, e in zip(up["tcp_seq"], up["tcp_payload"], up["written_ns"], up["ecn_out"]):
+    for seq, n, w, e in zip(up["tcp_seq"], up["tcp_payload"], up["written_ns"], up["ecn_out"], strict=True):
         seen.setdefault(int(seq), []).append((int(w), int(n), int(e) == 3))
     down = df[(df["dir"] == "down") & (df["tcp_payload"] == 0)].sort_values("arrived_ns", kind="stable")
     res = dict(acks=0, match=0, mismatch=0, mixed=0, uncovered=0, ce_acks=0)
     prev = None
-    for ack, flags, t in zip(down["tcp_ack"], down["tcp_flags"], down["arrived_ns"]):
+    for ack, flags, t in zip(down["tcp_ack"], down["tcp_flags"], down["arrived_ns"], strict=True):
         flags, ack, t = int(flags), int(ack), int(t)
         if flags & 0x02 or not flags & 0x10:  # SYN, or no ACK field
             continue
