@@ -115,10 +115,14 @@ fn registered() -> Vec<String> {
     crate::tcp::available_congestion_controls()
 }
 
-/// Load and register ABC with the sender parameters `cfg`.
+/// Load and register ABC with the sender parameters `cfg`; the error says why it cannot be done.
 pub fn load(cfg: &BpfConfig) -> Result<AbcCc, String> {
+    load_registered(cfg).map_err(|e| format!("ABC in eBPF: {e}"))
+}
+
+fn load_registered(cfg: &BpfConfig) -> Result<AbcCc, String> {
     if let Some(why) = not_built() {
-        return Err(format!("ABC in eBPF is not available in this build: {why}"));
+        return Err(format!("not in this build: {why}"));
     }
     let name = if registered().iter().any(|n| n == "abc") {
         format!("abc_{}", std::process::id())

@@ -323,7 +323,7 @@ pub fn main(args: Vec<String>) -> i32 {
     let abc = match register_abc(&o) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("accelbrake-emu: unavailable here: ABC in eBPF: {e}");
+            eprintln!("accelbrake-emu: unavailable here: {e}");
             return EXIT_UNAVAILABLE;
         }
     };
