@@ -8,8 +8,9 @@ per-packet delay side by side with the issue's tolerances (±5 % utilisation, ±
 Setups: the ABC paper's cellular setup (Verizon-LTE-short.up data link, bw12 ACK link, 50 ms
 one-way delay, 250-packet drop-tail) and a 24 Mbit/s dumbbell (bw24 both ways, 50 ms, 250 packets).
 
-ABC (`abc`): the simulator's ABC sender and router against ABC in eBPF (both ends) over the same
-ABC router in the emulator, 250 packets, on both setups (goal: ±10 % utilisation and p95 delay).
+ABC (`abc`, `abc-cubic`): the simulator's ABC sender and router against ABC in eBPF (both ends)
+over the same ABC router in the emulator, 250 packets (goal: ±10 % utilisation and p95 delay);
+`abc-cubic+droptail`: the §4.1 sender over a 250-packet drop-tail queue (its Cubic window in control).
 
     sudo .venv/bin/python scripts/emu_vs_sim.py [--duration 30] [--schemes abc,cubic] [--json out.json]
 """
@@ -29,10 +30,18 @@ SETUPS = {
     "verizon-cellular": dict(trace=T / "Verizon-LTE-short.up", ack=T / "bw12.mahi", delay=50, buffer=250),
 }
 # Our scheme names → the kernel's (Linux "reno" is NewReno with SACK, like ours).
-SCHEMES = {"cubic": "cubic", "newreno": "reno", "bbr": "bbr", "abc": "abc"}
+SCHEMES = {
+    "cubic": "cubic",
+    "newreno": "reno",
+    "bbr": "bbr",
+    "abc": "abc",
+    "abc-cubic": "abc-cubic",
+    # ABC §4.1 over a non-ABC bottleneck: w_cubic in control.
+    "abc-cubic+droptail": "abc-cubic",
+}
 # Tolerances (utilisation, p95 per-packet delay): issue 16's ±5 % / ±10 % for kernel TCP, ±10 % /
 # ±10 % for ABC in eBPF.
-TOLERANCE = {"abc": (0.10, 0.10)}
+TOLERANCE = {"abc": (0.10, 0.10), "abc-cubic": (0.10, 0.10), "abc-cubic+droptail": (0.10, 0.10)}
 DEFAULT_TOLERANCE = (0.05, 0.10)
 
 
@@ -58,11 +67,15 @@ def main() -> None:
     for name, s in setups.items():
         common = ["--trace", str(s["trace"]), "--ack-trace", str(s["ack"]), "--delay", str(s["delay"])]
         for ours, kernel in schemes.items():
-            # `run` puts each scheme behind its own queue (ABC: the ABC router), as `emulate` below.
-            queue = "abc" if ours == "abc" else "droptail"
-            sim = cli("run", "--scheme", ours, *common, "--buffer", str(s["buffer"]),
+            # `run` puts each scheme behind its own queue (ABC: the ABC router), as `emulate` below;
+            # "scheme+queue" names another queue.
+            scheme, _, forced = ours.partition("+")
+            queue = forced or ("abc" if scheme.startswith("abc") else "droptail")
+            spec = f"{queue} packets={s['buffer']}"
+            qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
+            sim = cli("run", "--scheme", scheme, *common, *qopt,
                       "--duration", str(a.duration), "--set", "link.offset=0", "--json")  # fmt: skip
-            emu = cli("emulate", "--scheme", kernel, *common, "--queue", f"{queue} packets={s['buffer']}",
+            emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec,
                       "--duration", str(a.duration), "--rt", "--json")  # fmt: skip
             us, ue = sim["utilization"], emu["utilization"]
             ps, pe = sim["per_packet_delay_ms"]["p95"], emu["per_packet_delay_ms"]["p95"]

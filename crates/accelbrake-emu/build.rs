@@ -1,5 +1,5 @@
-//! Compiles the ABC congestion control (`bpf/abc.bpf.c`) to a BPF object with clang, when clang
-//! and libbpf's headers are installed (`make emu-deps`), and embeds it in the binary. Without them
+//! Compiles the ABC congestion controls (`bpf/abc.bpf.c`, `bpf/abc_cubic.bpf.c`) to BPF objects
+//! with clang, when clang and libbpf's headers are installed (`make emu-deps`), and embeds them. Without them
 //! the crate still builds: `emulate --scheme abc` then fails with the reason, and the tests that
 //! need it skip.
 
@@ -8,10 +8,12 @@ use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(abc_bpf)");
-    println!("cargo::rerun-if-changed=bpf/abc.bpf.c");
+    for f in ["bpf/abc.h", "bpf/abc.bpf.c", "bpf/abc_cubic.bpf.c"] {
+        println!("cargo::rerun-if-changed={f}");
+    }
     println!("cargo::rerun-if-env-changed=CLANG");
     let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("abc.bpf.o");
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
         return unavailable("BPF congestion controls are Linux only");
     }
@@ -28,22 +30,23 @@ fn main() {
         Ok(other) => return unavailable(&format!("no BPF build set up for {other}")),
         Err(_) => return unavailable("unknown target architecture"),
     };
-    let status = Command::new(&clang)
-        .args(["-O2", "-g", "-target", "bpf", "-Wall", "-Werror"])
-        .arg(format!("-I/usr/include/{arch}-linux-gnu"))
-        .arg("-c")
-        .arg("bpf/abc.bpf.c")
-        .arg("-o")
-        .arg(&out)
-        .status();
-    match status {
-        Ok(s) if s.success() => {
-            println!("cargo::rustc-cfg=abc_bpf");
-            println!("cargo::rustc-env=ABC_BPF_OBJECT={}", out.display());
+    for (src, var) in [("abc", "ABC_BPF_OBJECT"), ("abc_cubic", "ABC_CUBIC_BPF_OBJECT")] {
+        let out = out_dir.join(format!("{src}.bpf.o"));
+        let status = Command::new(&clang)
+            .args(["-O2", "-g", "-target", "bpf", "-Wall", "-Werror"])
+            .arg(format!("-I/usr/include/{arch}-linux-gnu"))
+            .arg("-c")
+            .arg(format!("bpf/{src}.bpf.c"))
+            .arg("-o")
+            .arg(&out)
+            .status();
+        match status {
+            Ok(s) if s.success() => println!("cargo::rustc-env={var}={}", out.display()),
+            Ok(s) => return unavailable(&format!("{clang} failed to compile bpf/{src}.bpf.c ({s})")),
+            Err(e) => return unavailable(&format!("{clang} is not installed ({e}; make emu-deps installs it)")),
         }
-        Ok(s) => unavailable(&format!("{clang} failed to compile bpf/abc.bpf.c ({s})")),
-        Err(e) => unavailable(&format!("{clang} is not installed ({e}; make emu-deps installs it)")),
     }
+    println!("cargo::rustc-cfg=abc_bpf");
 }
 
 fn unavailable(why: &str) {

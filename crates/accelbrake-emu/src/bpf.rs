@@ -1,5 +1,6 @@
-//! The ABC congestion control in eBPF (`bpf/abc.bpf.c`): loading and registering it as a kernel TCP
-//! congestion control for the lifetime of this process.
+//! The ABC congestion controls in eBPF (`bpf/abc.bpf.c`; `bpf/abc_cubic.bpf.c`, the §4.1
+//! `min(w_abc, w_cubic)` variant): loading and registering one as a kernel TCP congestion control
+//! for the lifetime of this process.
 //!
 //! The BPF object is compiled by `build.rs` (clang, libbpf's headers) and embedded. It is loaded
 //! with the system's libbpf (`libbpf.so.1`), opened at run time with `libloading`, so that the crate
@@ -13,7 +14,8 @@
 //! still using it keep it until they close. Debian bookworm's libbpf 1.1 predates
 //! `SEC(".struct_ops.link")`, hence the two manual steps.
 //!
-//! The name is `abc`, or `abc_<pid>` if `abc` is already registered (another emulator running).
+//! The name is `abc` (`abc_cubic`), or `abc_<pid>` (`abcc_<pid>`) if that is already registered
+//! (another emulator running).
 
 use accelbrake_sim::params::{Given, Values};
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -33,8 +35,47 @@ pub fn not_built() -> Option<&'static str> {
 
 #[cfg(abc_bpf)]
 static OBJECT: &[u8] = include_bytes!(env!("ABC_BPF_OBJECT"));
+#[cfg(abc_bpf)]
+static OBJECT_CUBIC: &[u8] = include_bytes!(env!("ABC_CUBIC_BPF_OBJECT"));
 #[cfg(not(abc_bpf))]
 static OBJECT: &[u8] = &[];
+#[cfg(not(abc_bpf))]
+static OBJECT_CUBIC: &[u8] = &[];
+
+/// Which ABC sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// `abc`: the ABC window alone (paper §3.1, `tcp_abc.c`).
+    Abc,
+    /// `abc-cubic`: `min(w_abc, w_cubic)` (paper §4.1, `tcp_abccubic.c`).
+    AbcCubic,
+}
+
+impl Variant {
+    /// From our scheme name (`abc`, `abc-cubic`).
+    pub fn of_scheme(name: &str) -> Option<Variant> {
+        match name {
+            "abc" => Some(Variant::Abc),
+            "abc-cubic" => Some(Variant::AbcCubic),
+            _ => None,
+        }
+    }
+
+    fn object(self) -> &'static [u8] {
+        match self {
+            Variant::Abc => OBJECT,
+            Variant::AbcCubic => OBJECT_CUBIC,
+        }
+    }
+
+    /// The struct_ops map in the object, and the kernel names: preferred, prefix if taken.
+    fn names(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Variant::Abc => ("abc", "abc", "abc_"),
+            Variant::AbcCubic => ("abc_cubic", "abc_cubic", "abcc_"),
+        }
+    }
+}
 
 /// The struct_ops name in the object, overwritten before loading (15 characters + NUL = the
 /// kernel's `TCP_CA_NAME_MAX`).
@@ -57,10 +98,11 @@ pub struct BpfConfig {
 }
 
 impl BpfConfig {
-    /// From the simulator's `abc` scheme parameters (the registry's table, with the checks of
-    /// `accelbrake run`), `given` overriding defaults (keys as `--set abc.<name>` without the prefix).
-    pub fn from_registry(given: &Given) -> Result<BpfConfig, String> {
-        let s = accelbrake_sim::cc::lookup("abc").map_err(|e| e.to_string())?;
+    /// From the simulator's parameters of `scheme` (`abc`, `abc-cubic`: the registry's table, with
+    /// the checks of `accelbrake run`), `given` overriding defaults (keys as `--set abc.<name>`
+    /// without the prefix).
+    pub fn from_registry(scheme: &str, given: &Given) -> Result<BpfConfig, String> {
+        let s = accelbrake_sim::cc::lookup(scheme).map_err(|e| e.to_string())?;
         let v: Values = s.values(given).map_err(|e| e.to_string())?;
         let fp = |x: f64| (x * 65536.0).round().clamp(0.0, u32::MAX as f64) as u32;
         Ok(BpfConfig {
@@ -116,20 +158,21 @@ fn registered() -> Vec<String> {
 }
 
 /// Load and register ABC with the sender parameters `cfg`; the error says why it cannot be done.
-pub fn load(cfg: &BpfConfig) -> Result<AbcCc, String> {
-    load_registered(cfg).map_err(|e| format!("ABC in eBPF: {e}"))
+pub fn load(variant: Variant, cfg: &BpfConfig) -> Result<AbcCc, String> {
+    load_registered(variant, cfg).map_err(|e| format!("ABC in eBPF: {e}"))
 }
 
-fn load_registered(cfg: &BpfConfig) -> Result<AbcCc, String> {
+fn load_registered(variant: Variant, cfg: &BpfConfig) -> Result<AbcCc, String> {
     if let Some(why) = not_built() {
         return Err(format!("not in this build: {why}"));
     }
-    let name = if registered().iter().any(|n| n == "abc") {
-        format!("abc_{}", std::process::id())
+    let (map_name, preferred, prefix) = variant.names();
+    let name = if registered().iter().any(|n| n == preferred) {
+        format!("{prefix}{}", std::process::id())
     } else {
-        "abc".to_string()
+        preferred.to_string()
     };
-    let mut object = OBJECT.to_vec();
+    let mut object = variant.object().to_vec();
     let at = object
         .windows(PLACEHOLDER.len())
         .position(|w| w == PLACEHOLDER)
@@ -185,9 +228,9 @@ fn load_registered(cfg: &BpfConfig) -> Result<AbcCc, String> {
         if r != 0 {
             return Err(format!("setting the ABC configuration failed ({r})"));
         }
-        let ops = find_map(obj, c("abc").as_ptr());
+        let ops = find_map(obj, c(map_name).as_ptr());
         if ops.is_null() {
-            return Err("the ABC BPF object has no struct_ops map 'abc'".into());
+            return Err(format!("the ABC BPF object has no struct_ops map '{map_name}'"));
         }
         set_flags(ops, BPF_F_LINK);
         let r = load(obj);
@@ -224,7 +267,7 @@ mod tests {
 
     #[test]
     fn the_configuration_block_carries_the_registry_defaults_in_fixed_point() {
-        let b = BpfConfig::from_registry(&Given::new()).unwrap();
+        let b = BpfConfig::from_registry("abc", &Given::new()).unwrap();
         assert_eq!(b.initial_window_fp, 10 << 16);
         assert_eq!(b.min_window_fp, 6 << 16);
         assert_eq!((b.additive_increase, b.ai_per_segment), (1, 0));
@@ -235,8 +278,9 @@ mod tests {
 
     #[cfg(abc_bpf)]
     #[test]
-    fn the_embedded_object_has_one_name_placeholder() {
-        let n = OBJECT.windows(16).filter(|w| w == PLACEHOLDER).count();
-        assert_eq!(n, 1);
+    fn each_embedded_object_has_one_name_placeholder() {
+        for o in [OBJECT, OBJECT_CUBIC] {
+            assert_eq!(o.windows(16).filter(|w| w == PLACEHOLDER).count(), 1);
+        }
     }
 }

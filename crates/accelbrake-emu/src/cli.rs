@@ -1,6 +1,6 @@
 //! Argument parsing and the four subcommands of `accelbrake-emu`.
 
-use accelbrake_emu::bpf::{self, AbcCc, BpfConfig};
+use accelbrake_emu::bpf::{self, AbcCc, BpfConfig, Variant};
 use accelbrake_emu::direction::{Delivery, Direction, Marks};
 use accelbrake_emu::emulator::{write_packet_row, Dir, Emulator, PACKETS_HEADER};
 use accelbrake_emu::netns::{self, OUTER_ADDR};
@@ -174,12 +174,12 @@ fn given_of(args: &str, opt: &str) -> Result<Given, String> {
 /// `abc` scheme without the `abc.` prefix), with the simulator's checks.
 fn abc_config(o: &Opts) -> Result<BpfConfig, String> {
     let given = given_of(&o.cc_args, "--cc-args")?;
-    BpfConfig::from_registry(&given).map_err(|e| format!("--cc-args: {e}"))
+    BpfConfig::from_registry(&o.cc, &given).map_err(|e| format!("--cc-args: {e}"))
 }
 
-/// Whether `--cc` asks for the ABC congestion control in eBPF.
+/// Whether `--cc` asks for an ABC congestion control in eBPF (`abc`, `abc-cubic`).
 fn wants_abc(o: &Opts) -> bool {
-    o.cc == "abc"
+    Variant::of_scheme(&o.cc).is_some()
 }
 
 /// How ABC marks are written: `--marks`, else CE for kernel ABC endpoints (the only marks a kernel
@@ -243,7 +243,7 @@ fn validate(o: &Opts) -> Result<(), String> {
     if wants_abc(o) {
         abc_config(o)?;
     } else if !o.cc_args.is_empty() {
-        return Err("--cc-args: only the ABC congestion control (--cc abc) takes parameters".into());
+        return Err("--cc-args: only the ABC congestion controls (--cc abc, abc-cubic) take parameters".into());
     }
     Ok(())
 }
@@ -251,11 +251,11 @@ fn validate(o: &Opts) -> Result<(), String> {
 /// Register ABC in eBPF when `--cc abc` asks for it (kept while the returned value lives).
 /// `Err` is the reason it cannot be done here (status 3, as other missing capabilities).
 fn register_abc(o: &Opts) -> Result<Option<AbcCc>, String> {
-    if !wants_abc(o) {
+    let Some(variant) = Variant::of_scheme(&o.cc) else {
         return Ok(None);
-    }
+    };
     let cfg = abc_config(o)?;
-    bpf::load(&cfg).map(Some)
+    bpf::load(variant, &cfg).map(Some)
 }
 
 /// With `--rt`, run the calling thread (the link loop; threads started before keep their policy)
@@ -381,7 +381,7 @@ fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
         for ns in [&emu.inner, &emu.outer] {
             let p = "/proc/sys/net/ipv4/tcp_backlog_ack_defer";
             if std::path::Path::new(p).exists() {
-                ns.sysctl(p, "0").map_err(|e| format!("--cc abc: {e}"))?;
+                ns.sysctl(p, "0").map_err(|e| format!("--cc {}: {e}", o.cc))?;
             }
         }
     }
@@ -506,7 +506,7 @@ fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Res
             |d, p| {
                 if d == Dir::Up {
                     c.up.push(*p);
-                } else if let Some(t) = p.tcp.filter(|t| t.payload == 0) {
+                } else if let Some(t) = p.tcp.filter(|t| t.payload == 0 && t.flags & 0x02 == 0) {
                     c.acks += 1;
                     c.ece_acks += u64::from(t.flags & accelbrake_emu::ip::TCP_ECE != 0);
                 }

@@ -32,8 +32,10 @@ KERNEL_CC = {
     "newreno": "reno",
     "bbr": "bbr",
     "dctcp": "dctcp",
-    # ABC in eBPF (crates/accelbrake-emu/bpf/abc.bpf.c), registered by the emulator for the run.
+    # ABC in eBPF (crates/accelbrake-emu/bpf/abc.bpf.c, abc_cubic.bpf.c), registered by the
+    # emulator for the run.
     "abc": "abc",
+    "abc-cubic": "abc-cubic",
 }
 
 
@@ -151,7 +153,7 @@ def register(sub: Any, fmt: Any) -> None:
     )
     sh.add_argument(
         "--cc",
-        choices=("abc",),
+        choices=("abc", "abc-cubic"),
         help="register ABC's BPF congestion control while the shell runs (its name is in $ACCELBRAKE_CC, "
         "e.g. `iperf3 -C $ACCELBRAKE_CC`; the server must use it too for the echo); marks default to ce",
     )
@@ -280,16 +282,17 @@ def cmd_emulate(args: Any) -> int:
 
 
 def _cc_args(scheme: str, sets: list[str]) -> str:
-    """``--set abc.k=v`` options as the binary's ``--cc-args k=v,...`` (ABC in eBPF only)."""
+    """``--set abc.k=v`` options as the binary's ``--cc-args k=v,...`` (ABC in eBPF only; both ABC
+    senders take the ``abc.`` keys of the registry)."""
     out = []
     for kv in sets:
         key, eq, value = kv.partition("=")
-        if not eq or not key.startswith(f"{scheme}."):
+        if not eq or not key.startswith("abc.") or not scheme.startswith("abc"):
             raise CliError(
-                f"--set {kv}: expected {scheme}.KEY=VALUE (only ABC's BPF congestion control takes "
-                "parameters; see `accelbrake params abc`)"
+                f"--set {kv}: expected abc.KEY=VALUE with --scheme abc or abc-cubic (only ABC's BPF "
+                "congestion controls take parameters; see `accelbrake params abc`)"
             )
-        out.append(f"{key[len(scheme) + 1 :]}={value}")
+        out.append(f"{key[4:]}={value}")
     return ",".join(out)
 
 
