@@ -123,3 +123,22 @@ def test_abc_in_ebpf_agrees_with_the_simulated_abc_on_the_verizon_trace(abc_bin,
     du = s["utilization"] / sim["utilization"] - 1
     dp = s["per_packet_delay_ms"]["p95"] / sim["per_packet_delay_ms"]["p95"] - 1
     assert abs(du) <= 0.10 and abs(dp) <= 0.10, (s["utilization"], sim["utilization"], du, dp)
+
+
+def test_abc_cubic_in_ebpf_lets_its_cubic_window_rule_over_a_drop_tail_queue(abc_bin, tmp_path):
+    # ABC §4.1 over a non-ABC bottleneck: no brakes ever come, so w_abc only grows and w_cubic
+    # (Linux's Cubic) must hold the sender back: drops, no ECE, and the simulator's abc-cubic
+    # figures. ±10 % utilisation, ±15 % p95 delay: 10 s hold only the first Cubic epochs.
+    common = ["--trace", VERIZON, "--ack-trace", BW12, "--delay", "50", "--duration", "10"]
+    r = cli("emulate", "--scheme", "abc-cubic", *common, "--queue", "droptail packets=250", "--rt", "--json",
+            timeout=80)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["cc_registered"] == "abc_cubic" and s["drops"] > 0 and s["ece_acks"] == 0, s
+    r = cli("run", "--scheme", "abc-cubic", *common, "--queue", "droptail packets=250",
+            "--set", "link.offset=0", "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    sim = json.loads(r.stdout)
+    du = s["utilization"] / sim["utilization"] - 1
+    dp = s["per_packet_delay_ms"]["p95"] / sim["per_packet_delay_ms"]["p95"] - 1
+    assert abs(du) <= 0.10 and abs(dp) <= 0.15, (s["utilization"], sim["utilization"], du, dp)
