@@ -133,6 +133,8 @@ pub struct AbcCc {
     obj: *mut c_void,
     close: Close,
     _lib: libloading::Library,
+    /// The ELF image libbpf opened (it may point into it while the object lives).
+    _image: Vec<u8>,
 }
 
 // The object pointer is only used again by `drop`.
@@ -214,6 +216,7 @@ fn load_registered(variant: Variant, cfg: &BpfConfig) -> Result<AbcCc, String> {
             obj,
             close,
             _lib: lib,
+            _image: Vec::new(),
         };
         let c = |s: &str| CString::new(s).expect("no NUL");
         let rodata = find_map(obj, c(".rodata").as_ptr());
@@ -240,7 +243,9 @@ fn load_registered(variant: Variant, cfg: &BpfConfig) -> Result<AbcCc, String> {
                 std::io::Error::from_raw_os_error(-r)
             ));
         }
-        // Stores the struct_ops value; for a BPF_F_LINK map this does not register it yet.
+        // Stores the struct_ops value; for a BPF_F_LINK map this does not register it yet. The
+        // bpf_link it returns is deliberately never destroyed (its detach would delete the value
+        // the real link uses); it is a few bytes once per process.
         if attach(ops).is_null() {
             return Err(format!("storing the ABC struct_ops failed: {}", errno()));
         }
@@ -252,6 +257,7 @@ fn load_registered(variant: Variant, cfg: &BpfConfig) -> Result<AbcCc, String> {
             ));
         }
         cc.link = Some(OwnedFd::from_raw_fd(fd));
+        cc._image = object;
         if !registered().iter().any(|n| n == &name) {
             return Err(format!(
                 "'{name}' does not appear in net.ipv4.tcp_available_congestion_control after registering"
