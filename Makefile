@@ -69,19 +69,24 @@ lint:
 
 # The real-time emulator (`accelbrake shell`, `accelbrake emulate`; Linux, root): its binary, and
 # the system tools it and its scripts use, installed with apt when missing (iproute2 for `ip`;
-# iperf3 for trying `accelbrake shell` by hand). Without root or namespaces the emulator's tests
-# skip with the reason and `make test` still passes.
+# iperf3 for trying `accelbrake shell` by hand; clang, libbpf-dev and linux-libc-dev to build ABC's
+# BPF congestion control, crates/accelbrake-emu/bpf/abc.bpf.c, which `make emu` then embeds).
+# Without root or namespaces the emulator's tests skip with the reason and `make test` still
+# passes; without clang/libbpf the binary builds without ABC in eBPF and says so.
 emu:
 	cargo build --release -p accelbrake-emu
 
 emu-deps:
 	@missing=""; command -v ip >/dev/null || missing="$$missing iproute2"; \
 	command -v iperf3 >/dev/null || missing="$$missing iperf3"; \
+	command -v clang >/dev/null || missing="$$missing clang"; \
+	[ -f /usr/include/bpf/bpf_helpers.h ] || missing="$$missing libbpf-dev"; \
+	[ -f /usr/include/linux/types.h ] || missing="$$missing linux-libc-dev"; \
 	if [ -n "$$missing" ]; then \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	  else echo "emu-deps: please install:$$missing (needs apt-get and root)"; exit 1; fi; \
-	else echo "emu-deps: iproute2 and iperf3 present"; fi
+	else echo "emu-deps: iproute2, iperf3, clang, libbpf-dev and linux-libc-dev present"; fi
 
 # The measured tables of README.md and docs/*.md: run their datasets (resumable, kept in
 # results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every

@@ -1,6 +1,7 @@
 //! Argument parsing and the four subcommands of `accelbrake-emu`.
 
-use accelbrake_emu::direction::{Delivery, Direction};
+use accelbrake_emu::bpf::{self, AbcCc, BpfConfig, Variant};
+use accelbrake_emu::direction::{Delivery, Direction, Marks};
 use accelbrake_emu::emulator::{write_packet_row, Dir, Emulator, PACKETS_HEADER};
 use accelbrake_emu::netns::{self, OUTER_ADDR};
 use accelbrake_emu::tcp;
@@ -35,6 +36,9 @@ struct Opts {
     packets: Option<String>,
     duration_s: Option<f64>,
     cc: String,
+    cc_args: String,
+    receiver_cc: Option<String>,
+    marks: Option<Marks>,
     rate_mbps: f64,
     outer: Option<String>,
     json: Option<String>,
@@ -63,6 +67,9 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         packets: None,
         duration_s: None,
         cc: "cubic".into(),
+        cc_args: String::new(),
+        receiver_cc: None,
+        marks: None,
         rate_mbps: 0.0,
         outer: None,
         json: None,
@@ -126,6 +133,15 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--packets" => o.packets = Some(val()?),
             "--duration" => o.duration_s = Some(num("--duration", val()?, 0.001, 86_400.0)?),
             "--cc" => o.cc = val()?,
+            "--cc-args" => o.cc_args = val()?,
+            "--receiver-cc" => o.receiver_cc = Some(val()?),
+            "--marks" => {
+                o.marks = Some(match val()?.as_str() {
+                    "ect" => Marks::Ect,
+                    "ce" => Marks::Ce,
+                    other => return Err(format!("--marks: expected 'ect' or 'ce', got '{other}'")),
+                })
+            }
             "--rate-mbps" => o.rate_mbps = num("--rate-mbps", val()?, 0.001, 10_000.0)?,
             "--outer" => o.outer = Some(val()?),
             "--json" => o.json = Some(val()?),
@@ -136,14 +152,13 @@ fn parse(args: &[String]) -> Result<Opts, String> {
     Ok(o)
 }
 
-/// Build a queue from its type name and `k=v,k=v` arguments, with the simulator's checks.
-fn build_queue(kind: &str, args: &str, opt: &str, seed: u64, stream: u64) -> Result<Box<dyn Queue>, String> {
-    let k = queue::lookup(kind, opt).map_err(|e| e.to_string())?;
+/// `k=v,k=v` arguments as registry values.
+fn given_of(args: &str, opt: &str) -> Result<Given, String> {
     let mut given = Given::new();
     for kv in args.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (key, v) = kv
             .split_once('=')
-            .ok_or_else(|| format!("{opt}-args: expected key=value, got '{kv}'"))?;
+            .ok_or_else(|| format!("{opt}: expected key=value, got '{kv}'"))?;
         use accelbrake_sim::params::Value as P;
         let v = match v {
             "true" => P::Flag(true),
@@ -152,6 +167,31 @@ fn build_queue(kind: &str, args: &str, opt: &str, seed: u64, stream: u64) -> Res
         };
         given.insert(key.to_string(), v);
     }
+    Ok(given)
+}
+
+/// The ABC sender's parameters for the BPF congestion control (`--cc-args`, registry keys of the
+/// `abc` scheme without the `abc.` prefix), with the simulator's checks.
+fn abc_config(o: &Opts) -> Result<BpfConfig, String> {
+    let given = given_of(&o.cc_args, "--cc-args")?;
+    BpfConfig::from_registry(&o.cc, &given).map_err(|e| format!("--cc-args: {e}"))
+}
+
+/// Whether `--cc` asks for an ABC congestion control in eBPF (`abc`, `abc-cubic`).
+fn wants_abc(o: &Opts) -> bool {
+    Variant::of_scheme(&o.cc).is_some()
+}
+
+/// How ABC marks are written: `--marks`, else CE for kernel ABC endpoints (the only marks a kernel
+/// receiver can echo), else the simulator's ECT(1)/ECT(0).
+fn marks(o: &Opts) -> Marks {
+    o.marks.unwrap_or(if wants_abc(o) { Marks::Ce } else { Marks::Ect })
+}
+
+/// Build a queue from its type name and `k=v,k=v` arguments, with the simulator's checks.
+fn build_queue(kind: &str, args: &str, opt: &str, seed: u64, stream: u64) -> Result<Box<dyn Queue>, String> {
+    let k = queue::lookup(kind, opt).map_err(|e| e.to_string())?;
+    let given = given_of(args, &format!("{opt}-args"))?;
     let values = k.values(&given, opt).map_err(|e| e.to_string())?;
     Ok((k.build)(&values, Rng::stream(seed, stream)))
 }
@@ -177,9 +217,14 @@ fn directions(o: &Opts) -> Result<(Direction, Direction), String> {
     let up_log = o.log.as_deref().map(|p| create(p, "--log")).transpose()?;
     let down_log = o.ack_log.as_deref().map(|p| create(p, "--ack-log")).transpose()?;
     let io = |e: std::io::Error| format!("writing a link log: {e}");
+    let m = marks(o);
     Ok((
-        Direction::new(TraceLink::new(up_t, false), up_q, delay, up_log).map_err(io)?,
-        Direction::new(TraceLink::new(down_t, false), down_q, delay, down_log).map_err(io)?,
+        Direction::new(TraceLink::new(up_t, false), up_q, delay, up_log)
+            .map_err(io)?
+            .with_marks(m),
+        Direction::new(TraceLink::new(down_t, false), down_q, delay, down_log)
+            .map_err(io)?
+            .with_marks(m),
     ))
 }
 
@@ -195,7 +240,22 @@ fn validate(o: &Opts) -> Result<(), String> {
     }
     build_queue(&o.queue, &o.queue_args, "--queue", o.seed, 1)?;
     build_queue(&o.ack_queue, &o.ack_queue_args, "--ack-queue", o.seed, 2)?;
+    if wants_abc(o) {
+        abc_config(o)?;
+    } else if !o.cc_args.is_empty() {
+        return Err("--cc-args: only the ABC congestion controls (--cc abc, abc-cubic) take parameters".into());
+    }
     Ok(())
+}
+
+/// Register ABC in eBPF when `--cc abc` asks for it (kept while the returned value lives).
+/// `Err` is the reason it cannot be done here (status 3, as other missing capabilities).
+fn register_abc(o: &Opts) -> Result<Option<AbcCc>, String> {
+    let Some(variant) = Variant::of_scheme(&o.cc) else {
+        return Ok(None);
+    };
+    let cfg = abc_config(o)?;
+    bpf::load(variant, &cfg).map(Some)
 }
 
 /// With `--rt`, run the calling thread (the link loop; threads started before keep their policy)
@@ -258,15 +318,29 @@ pub fn main(args: Vec<String>) -> i32 {
         eprintln!("accelbrake-emu: unavailable here: {why}");
         return EXIT_UNAVAILABLE;
     }
+    // ABC in eBPF: registered before anything else is set up; where it cannot be (not compiled
+    // in, no libbpf, the kernel refuses it) the reason comes with status 3.
+    let abc = match register_abc(&o) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("accelbrake-emu: unavailable here: {e}");
+            return EXIT_UNAVAILABLE;
+        }
+    };
+    let cc_name = abc.as_ref().map_or(o.cc.clone(), |a| a.name().to_string());
     if cmd == "check" {
-        println!("ok");
+        match &abc {
+            Some(a) => println!("ok (ABC in eBPF registered as '{}' and unregistered)", a.name()),
+            None => println!("ok"),
+        }
         return 0;
     }
     let r = match cmd.as_str() {
-        "shell" => shell(&o),
-        "emulate" => emulate(&o),
+        "shell" => shell(&o, &cc_name),
+        "emulate" => emulate(&o, &cc_name, abc.is_some()),
         _ => saturate(&o),
     };
+    drop(abc);
     match r {
         Ok(code) => code,
         Err(e) => {
@@ -285,21 +359,36 @@ fn packet_table(o: &Opts) -> Result<Option<Box<dyn Write + Send>>, String> {
 }
 
 fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
+    let ecn = o.ecn || wants_abc(o);
     let (up, down) = directions(o)?;
     let sig = signals()?;
     let emu = Emulator::new(up, down, &std::process::id().to_string())
         .map_err(|e| format!("setting up namespaces and TUN devices: {e}"))?;
-    if o.ecn {
-        // Kernel TCP asks for ECN on its connections (RFC 3168), in both namespaces.
+    if ecn {
+        // Kernel TCP asks for ECN on its connections (RFC 3168), in both namespaces (ABC's
+        // congestion control asks for it by itself, TCP_CONG_NEEDS_ECN; set anyway, as the
+        // authors' scripts do).
         for ns in [&emu.inner, &emu.outer] {
             ns.sysctl("/proc/sys/net/ipv4/tcp_ecn", "1")
                 .map_err(|e| format!("--ecn: {e}"))?;
         }
     }
+    if wants_abc(o) {
+        // Linux ≥ 6.7 defers the ACKs of segments processed from a socket's backlog (while the
+        // application holds the socket) to tcp_release_cb: segments of one batch then share one
+        // ACK, which merges their CE states and breaks the per-packet echo (measured: about 1 %
+        // of ACKs covered data of both states). 0 sends them as the segments are processed.
+        for ns in [&emu.inner, &emu.outer] {
+            let p = "/proc/sys/net/ipv4/tcp_backlog_ack_defer";
+            if std::path::Path::new(p).exists() {
+                ns.sysctl(p, "0").map_err(|e| format!("--cc {}: {e}", o.cc))?;
+            }
+        }
+    }
     Ok((emu, sig))
 }
 
-fn shell(o: &Opts) -> Result<i32, String> {
+fn shell(o: &Opts, cc: &str) -> Result<i32, String> {
     if o.program.is_empty() {
         return Err("shell: give the program to run after `--` (e.g. `-- iperf3 -c 100.64.0.1`)".into());
     }
@@ -323,6 +412,8 @@ fn shell(o: &Opts) -> Result<i32, String> {
         // Mahimahi's variable for the address of the other side.
         .env("MAHIMAHI_BASE", &base)
         .env("ACCELBRAKE_PEER", &base)
+        // The congestion control `--cc` registered (e.g. `abc`), for `iperf3 -C "$ACCELBRAKE_CC"`.
+        .env("ACCELBRAKE_CC", cc)
         .spawn()
         .map_err(|e| format!("cannot run '{}': {e}", o.program[0]))?;
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
@@ -397,6 +488,9 @@ fn pct(sorted: &[f64], q: f64) -> f64 {
 #[derive(Default)]
 struct Collected {
     up: Vec<Delivery>,
+    /// Pure TCP ACKs delivered in the ACK direction, and those with ECE set.
+    acks: u64,
+    ece_acks: u64,
 }
 
 fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Result<(Collected, Time), String> {
@@ -412,6 +506,9 @@ fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Res
             |d, p| {
                 if d == Dir::Up {
                     c.up.push(*p);
+                } else if let Some(t) = p.tcp.filter(|t| t.payload == 0 && t.flags & 0x02 == 0) {
+                    c.acks += 1;
+                    c.ece_acks += u64::from(t.flags & accelbrake_emu::ip::TCP_ECE != 0);
                 }
                 if let Some(t) = table.as_mut() {
                     if let Err(e) = write_packet_row(t, d, p) {
@@ -437,13 +534,16 @@ fn emit(o: &Opts, v: &Value) -> Result<(), String> {
     Ok(())
 }
 
-fn emulate(o: &Opts) -> Result<i32, String> {
+fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
     let secs = o.duration_s.unwrap_or(10.0);
     let (mut emu, mut sig) = setup(o)?;
-    let received = tcp::start_receiver(&emu.outer).map_err(|e| format!("receiver: {e}"))?;
+    // ABC's echo lives in the receiver's congestion control: both ends run it, unless
+    // `--receiver-cc` says otherwise (e.g. `cubic`: RFC 3168's latched ECE, for comparison).
+    let rx_cc = o.receiver_cc.as_deref().or(bpf_abc.then_some(cc));
+    let received = tcp::start_receiver(&emu.outer, rx_cc).map_err(|e| format!("receiver: {e}"))?;
     let stop = Arc::new(AtomicBool::new(false));
     emu.reset_clock();
-    tcp::start_sender(&emu.inner, &o.cc, stop.clone()).map_err(|e| e.to_string())?;
+    tcp::start_sender(&emu.inner, cc, stop.clone()).map_err(|e| e.to_string())?;
     let (c, end) = run_timed(o, &mut emu, &mut sig, secs)?;
     stop.store(true, Ordering::Relaxed);
     let cap = emu.up.link().opportunity_bytes_between(Time::ZERO, end) as f64;
@@ -461,6 +561,11 @@ fn emulate(o: &Opts) -> Result<i32, String> {
     let v = json!({
         "mode": "emulate",
         "cc": o.cc,
+        "cc_registered": cc,
+        "receiver_cc": rx_cc,
+        "marks_encoding": match self::marks(o) { Marks::Ect => "ect", Marks::Ce => "ce" },
+        "ece_acks": c.ece_acks,
+        "acks": c.acks,
         "duration_s": dur,
         "trace": o.trace, "ack_trace": o.ack_trace.clone().or(o.trace.clone()),
         "delay_ms": o.delay_ms, "queue": o.queue, "queue_args": o.queue_args,

@@ -4,7 +4,7 @@
 //! Clock-free like the core: every method takes `now` (ns since the emulator started), so the
 //! direction is tested here without a network or a clock.
 
-use crate::ip;
+use crate::ip::{self, TcpSeg};
 use accelbrake_sim::link::{TraceLink, OPPORTUNITY_BYTES, TUN_OVERHEAD};
 use accelbrake_sim::packet::{Ecn, Packet};
 use accelbrake_sim::queue::{LinkInfo, Queue};
@@ -46,6 +46,23 @@ pub struct Delivery {
     pub ecn_in: Option<Ecn>,
     /// ECN codepoint on delivery (after the queue's marking).
     pub ecn_out: Option<Ecn>,
+    /// Its TCP header fields, if it is a TCP/IPv4 segment.
+    pub tcp: Option<TcpSeg>,
+}
+
+/// How an ABC router's accelerate/brake are written in the IP header's ECN field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Marks {
+    /// The simulator's and the ABC paper's (§4.2) encoding: the sender sends accelerate = ECT(1),
+    /// the router turns it into brake = ECT(0); CE keeps its legacy meaning. The queue sees the
+    /// codepoints as they are.
+    #[default]
+    Ect,
+    /// The ABC authors' Mahimahi router and Linux module (`tcp_abc.c`), for kernel TCP endpoints,
+    /// whose receivers can echo CE but cannot tell ECT(0) from ECT(1): any ECT codepoint is
+    /// accelerate and is left as the sender set it; brake is written as CE. The queue sees
+    /// accelerate for every ECT packet; its brake leaves as CE.
+    Ce,
 }
 
 /// Counters of one direction.
@@ -77,6 +94,7 @@ pub struct Direction {
     line: VecDeque<InFlight>,
     drops: Vec<Packet>,
     log: Option<Box<dyn Write + Send>>,
+    marks: Marks,
     /// Counters.
     pub counters: Counters,
 }
@@ -106,6 +124,7 @@ impl Direction {
             line: VecDeque::new(),
             drops: Vec::new(),
             log,
+            marks: Marks::Ect,
             counters: Counters::default(),
         };
         if let Some(l) = d.log.as_mut() {
@@ -116,6 +135,33 @@ impl Direction {
             writeln!(l, "# base timestamp: 0")?;
         }
         Ok(d)
+    }
+
+    /// The same direction writing ABC marks with `marks`.
+    pub fn with_marks(mut self, marks: Marks) -> Direction {
+        self.marks = marks;
+        self
+    }
+
+    /// The codepoint the queue sees for a packet that arrived with `wire`.
+    fn to_queue(&self, wire: Option<Ecn>) -> Ecn {
+        match (self.marks, wire) {
+            (_, None) => Ecn::NotEct,
+            (Marks::Ce, Some(Ecn::Ect0 | Ecn::Ect1)) => Ecn::ACCELERATE,
+            (_, Some(e)) => e,
+        }
+    }
+
+    /// The codepoint written for a packet that arrived with `wire` and left the queue with `q`.
+    fn to_wire(&self, wire: Ecn, q: Ecn) -> Ecn {
+        match self.marks {
+            Marks::Ect => q,
+            Marks::Ce => match (wire, q) {
+                (Ecn::Ect0 | Ecn::Ect1, Ecn::ACCELERATE) => wire,
+                (Ecn::Ect0 | Ecn::Ect1, Ecn::BRAKE) => Ecn::Ce,
+                _ => q,
+            },
+        }
     }
 
     fn ms(t: Time) -> u64 {
@@ -149,7 +195,7 @@ impl Direction {
         if let Some(l) = self.log.as_mut() {
             writeln!(l, "{} + {}", Self::ms(now), bytes.len() as u32 + TUN_OVERHEAD)?;
         }
-        let pkt = Packet::data(0, slot, bytes.len() as u32, ecn_in.unwrap_or(Ecn::NotEct), now);
+        let pkt = Packet::data(0, slot, bytes.len() as u32, self.to_queue(ecn_in), now);
         if let Err(p) = self.queue.enqueue(now, pkt) {
             self.counters.dropped += 1;
             self.free.push(p.seq);
@@ -240,11 +286,14 @@ impl Direction {
                 break;
             }
             self.line.pop_front();
+            let out = self.slots[f.slot as usize].ecn_in.map(|w| self.to_wire(w, f.ecn));
             let s = &mut self.slots[f.slot as usize];
             let mut ecn_out = s.ecn_in;
-            if s.ecn_in.is_some() && s.ecn_in != Some(f.ecn) && ip::set_ecn(&mut s.bytes, f.ecn) {
-                self.counters.rewritten += 1;
-                ecn_out = Some(f.ecn);
+            if let Some(o) = out {
+                if s.ecn_in != Some(o) && ip::set_ecn(&mut s.bytes, o) {
+                    self.counters.rewritten += 1;
+                    ecn_out = Some(o);
+                }
             }
             let r = write(&s.bytes);
             self.counters.delivered += 1;
@@ -257,6 +306,7 @@ impl Direction {
                 written: now,
                 ecn_in: s.ecn_in,
                 ecn_out,
+                tcp: ip::tcp_of(&s.bytes),
             });
             self.free.push(f.slot);
             r?;
@@ -455,5 +505,51 @@ mod tests {
         assert_eq!(ip::ecn_of(&got), Some(Ecn::BRAKE));
         assert_eq!(u16::from_be_bytes([got[10], got[11]]), ip::ipv4_header_checksum(&got));
         assert_eq!(d.counters.rewritten, 1);
+    }
+
+    /// Through an ABC router with `eta`, `Marks::Ce`: each packet's (ECN in, ECN out).
+    fn through_abc_ce(eta: f64, ecn_in: &[u8]) -> Vec<(u8, u8)> {
+        let kind = accelbrake_sim::queue::lookup("abc", "q").unwrap();
+        let mut given = accelbrake_sim::params::Given::new();
+        given.insert("eta".into(), eta.into());
+        let q = (kind.build)(
+            &kind.values(&given, "q").unwrap(),
+            accelbrake_sim::rng::Rng::stream(1, 1),
+        );
+        let trace = Arc::new(Trace::parse("t", "1\n").unwrap());
+        let mut d = Direction::new(TraceLink::new(trace, false), q, Dur::ZERO, None)
+            .unwrap()
+            .with_marks(Marks::Ce);
+        let mut out = Vec::new();
+        for (i, e) in ecn_in.iter().enumerate() {
+            let t = Time(i as u64 * NS_PER_MS);
+            d.arrive(t, &v4(1500, *e)).unwrap();
+            d.serve(Time(t.0 + NS_PER_MS)).unwrap();
+            d.deliver(
+                Time(t.0 + NS_PER_MS),
+                |b| {
+                    assert_eq!(u16::from_be_bytes([b[10], b[11]]), ip::ipv4_header_checksum(b));
+                    Ok(())
+                },
+                |r| out.push((r.ecn_in.unwrap() as u8, r.ecn_out.unwrap() as u8)),
+            )
+            .unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn kernel_marks_brake_is_ce_and_accelerate_keeps_the_senders_ect() {
+        // A braking router (tiny η): every ECT packet, ECT(0) as Linux sends or ECT(1), leaves as
+        // CE; CE stays CE; not-ECT is untouched.
+        let got = through_abc_ce(1e-6, &[0b10, 0b01, 0b11, 0b00, 0b10]);
+        assert_eq!(got, vec![(2, 3), (1, 3), (3, 3), (0, 0), (2, 3)]);
+        // An accelerating router (η = 1 on an idle 12 Mbit/s link: tokens build up): ECT(0) packets
+        // keep ECT(0) when accelerated, become CE when braked, never ECT(1).
+        let got = through_abc_ce(1.0, &[0b10; 60]);
+        let accel = got.iter().filter(|p| **p == (2, 2)).count();
+        let brake = got.iter().filter(|p| **p == (2, 3)).count();
+        assert_eq!(accel + brake, 60, "{got:?}");
+        assert!(accel >= 20 && brake >= 1, "accelerates {accel}, brakes {brake}");
     }
 }

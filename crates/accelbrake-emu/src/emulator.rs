@@ -203,14 +203,19 @@ fn send(dev: &tun::Device, b: &[u8]) -> io::Result<()> {
 }
 
 /// The per-packet table header (CSV, one row per delivery; times in ns since the emulator started).
-pub const PACKETS_HEADER: &str = "dir,size,arrived_ns,opportunity_ns,due_ns,written_ns,ecn_in,ecn_out";
+/// The TCP columns are empty for other packets; `tcp_flags` is the flags byte (ECE = 64, CWR = 128).
+pub const PACKETS_HEADER: &str =
+    "dir,size,arrived_ns,opportunity_ns,due_ns,written_ns,ecn_in,ecn_out,tcp_seq,tcp_ack,tcp_flags,tcp_payload";
 
 /// One row of the per-packet table.
 pub fn write_packet_row(w: &mut impl Write, dir: Dir, d: &Delivery) -> io::Result<()> {
     let e = |x: Option<accelbrake_sim::packet::Ecn>| x.map_or(-1, |e| e as i32);
+    let tcp = d.tcp.map_or(",,,".to_string(), |t| {
+        format!("{},{},{},{}", t.seq, t.ack, t.flags, t.payload)
+    });
     writeln!(
         w,
-        "{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{}",
         if dir == Dir::Up { "up" } else { "down" },
         d.size,
         d.arrived.0,
@@ -218,6 +223,7 @@ pub fn write_packet_row(w: &mut impl Write, dir: Dir, d: &Delivery) -> io::Resul
         d.due.0,
         d.written.0,
         e(d.ecn_in),
-        e(d.ecn_out)
+        e(d.ecn_out),
+        tcp
     )
 }

@@ -78,6 +78,48 @@ pub fn set_ecn(pkt: &mut [u8], ecn: Ecn) -> bool {
     }
 }
 
+/// The TCP header fields the per-packet table keeps, for checking an echo packet by packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpSeg {
+    /// Sequence number.
+    pub seq: u32,
+    /// Acknowledgment number.
+    pub ack: u32,
+    /// Flags byte (CWR 0x80, ECE 0x40, URG, ACK 0x10, PSH, RST, SYN, FIN).
+    pub flags: u8,
+    /// Payload bytes.
+    pub payload: u32,
+}
+
+/// TCP ECE flag (RFC 3168 §6.1).
+pub const TCP_ECE: u8 = 0x40;
+/// TCP CWR flag.
+pub const TCP_CWR: u8 = 0x80;
+
+/// The TCP header of an IPv4 packet (first fragment, complete header), or `None`.
+pub fn tcp_of(pkt: &[u8]) -> Option<TcpSeg> {
+    if version(pkt)? != 4 || pkt[9] != 6 {
+        return None;
+    }
+    let frag = u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff;
+    let ihl = (pkt[0] & 0x0f) as usize * 4;
+    let total = (u16::from_be_bytes([pkt[2], pkt[3]]) as usize).min(pkt.len());
+    let t = pkt.get(ihl..total)?;
+    if frag != 0 || t.len() < 20 {
+        return None;
+    }
+    let doff = (t[12] >> 4) as usize * 4;
+    if doff < 20 || doff > t.len() {
+        return None;
+    }
+    Some(TcpSeg {
+        seq: u32::from_be_bytes([t[4], t[5], t[6], t[7]]),
+        ack: u32::from_be_bytes([t[8], t[9], t[10], t[11]]),
+        flags: t[13],
+        payload: (t.len() - doff) as u32,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +205,23 @@ mod tests {
         let mut junk = vec![0x11u8; 30];
         assert!(!set_ecn(&mut junk, Ecn::Ce));
         assert_eq!(junk, vec![0x11u8; 30]);
+    }
+
+    #[test]
+    fn reads_the_tcp_fields_of_an_ipv4_segment() {
+        let mut p = header(0xb8 | 0b10);
+        p[2..4].copy_from_slice(&(20u16 + 20 + 100).to_be_bytes());
+        let mut t = vec![0u8; 20];
+        t[4..8].copy_from_slice(&1000u32.to_be_bytes());
+        t[8..12].copy_from_slice(&77u32.to_be_bytes());
+        t[12] = 5 << 4;
+        t[13] = TCP_ECE | 0x10;
+        p.extend_from_slice(&t);
+        p.extend_from_slice(&[0u8; 100]);
+        let s = tcp_of(&p).unwrap();
+        assert_eq!((s.seq, s.ack, s.flags, s.payload), (1000, 77, 0x50, 100));
+        p[9] = 17; // UDP
+        assert_eq!(tcp_of(&p), None);
+        assert_eq!(tcp_of(&p[..30]), None, "truncated");
     }
 }

@@ -13,12 +13,16 @@
 //! * [`direction`]: one direction of the link (pure, clock-free, every platform).
 //! * `netns`, `emulator`, `tcp` (Linux only): namespaces and TUN devices, the event loop, kernel
 //!   TCP bulk endpoints.
+//! * `bpf` (Linux only): the ABC congestion control in eBPF (`bpf/abc.bpf.c`), registered as a
+//!   kernel TCP congestion control for `emulate --cc abc`.
 //!
 //! See `docs/emulation.md` for the design and its deviations from Mahimahi.
 
 pub mod direction;
 pub mod ip;
 
+#[cfg(target_os = "linux")]
+pub mod bpf;
 #[cfg(target_os = "linux")]
 pub mod emulator;
 #[cfg(target_os = "linux")]

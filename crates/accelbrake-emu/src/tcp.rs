@@ -21,8 +21,22 @@ pub fn available_congestion_controls() -> Vec<String> {
 }
 
 /// Start the receiver: listens in `outer`, then counts bytes on a thread into the returned counter.
-pub fn start_receiver(outer: &Netns) -> io::Result<Arc<AtomicU64>> {
-    let l = outer.run(|| TcpListener::bind(SocketAddrV4::new(Ipv4Addr::from(OUTER_ADDR), PORT)))??;
+/// With `cc`, the listening socket (and so the accepted one) uses that congestion control: a
+/// receiver-side echo such as ABC's (or DCTCP's) lives in the receiver's congestion control.
+pub fn start_receiver(outer: &Netns, cc: Option<&str>) -> io::Result<Arc<AtomicU64>> {
+    let cc = cc.map(str::to_string);
+    let l = outer.run(move || -> io::Result<TcpListener> {
+        let fd = socket::socket(AddressFamily::Inet, SockType::Stream, SockFlag::SOCK_CLOEXEC, None)?;
+        socket::setsockopt(&fd, sockopt::ReuseAddr, &true)?;
+        if let Some(cc) = &cc {
+            socket::setsockopt(&fd, sockopt::TcpCongestion, &OsString::from(cc))
+                .map_err(|e| io::Error::other(format!("receiver: setting TCP_CONGESTION {cc} failed: {e}")))?;
+        }
+        let addr = SockaddrIn::from(SocketAddrV4::new(Ipv4Addr::from(OUTER_ADDR), PORT));
+        socket::bind(std::os::fd::AsRawFd::as_raw_fd(&fd), &addr)?;
+        socket::listen(&fd, socket::Backlog::new(4).expect("backlog"))?;
+        Ok(TcpListener::from(fd))
+    })??;
     let count = Arc::new(AtomicU64::new(0));
     let c = count.clone();
     std::thread::spawn(move || {

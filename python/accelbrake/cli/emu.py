@@ -5,7 +5,9 @@ queues (Linux, root). Both run the ``accelbrake-emu`` binary of the ``accelbrake
 network namespace whose only route leaves through the emulated link; its other end (address in
 ``$MAHIMAHI_BASE``) is a second namespace where ``--outer CMD`` runs (e.g. a server).
 ``emulate`` runs a kernel TCP bulk transfer (cubic, reno, bbr: ``TCP_CONGESTION``) over the link
-and prints the same figures as ``run``.
+and prints the same figures as ``run``. ``--scheme abc`` runs ABC's sender and receiver echo as a
+BPF congestion control (``crates/accelbrake-emu/bpf/abc.bpf.c``) at both ends, registered for the
+run; needs clang and libbpf (``make emu-deps``) and a kernel with BPF struct_ops.
 """
 
 from __future__ import annotations
@@ -24,7 +26,17 @@ from accelbrake.cli._common import CliError
 
 BINARY = "accelbrake-emu"
 # Kernel congestion controls by our scheme names (Linux's "reno" is NewReno with SACK).
-KERNEL_CC = {"cubic": "cubic", "reno": "reno", "newreno": "reno", "bbr": "bbr", "dctcp": "dctcp"}
+KERNEL_CC = {
+    "cubic": "cubic",
+    "reno": "reno",
+    "newreno": "reno",
+    "bbr": "bbr",
+    "dctcp": "dctcp",
+    # ABC in eBPF (crates/accelbrake-emu/bpf/abc.bpf.c, abc_cubic.bpf.c), registered by the
+    # emulator for the run.
+    "abc": "abc",
+    "abc-cubic": "abc-cubic",
+}
 
 
 def emu_binary() -> str:
@@ -81,6 +93,13 @@ def _link_args(parser: Any) -> None:
     )
     g.add_argument("--seed", type=int, default=1, help="seed of the queues' random streams (PIE)")
     g.add_argument(
+        "--marks",
+        choices=("ect", "ce"),
+        help="how the ABC router writes its marks: ect = accelerate ECT(1) / brake ECT(0) (the simulator, "
+        "ABC paper §4.2); ce = accelerate keeps the sender's ECT / brake CE (the ABC authors' kernel "
+        "module and Mahimahi; what a kernel receiver can echo). Default: ce with --scheme abc, else ect",
+    )
+    g.add_argument(
         "--rt",
         action="store_true",
         help="run the link loop under SCHED_FIFO (priority 10): a loaded machine then does not delay packets",
@@ -108,6 +127,8 @@ def _forward(args: Any, packets_csv: str | None = None) -> list[str]:
             out += ["--" + opt.replace("_", "-"), v]
     if args.ecn:
         out.append("--ecn")
+    if args.marks:
+        out += ["--marks", args.marks]
     if args.rt:
         out.append("--rt")
     for opt in ("trace", "ack_trace"):
@@ -131,6 +152,12 @@ def register(sub: Any, fmt: Any) -> None:
         "--duration", type=float, metavar="S", help="stop after S seconds (default: when CMD exits)"
     )
     sh.add_argument(
+        "--cc",
+        choices=("abc", "abc-cubic"),
+        help="register ABC's BPF congestion control while the shell runs (its name is in $ACCELBRAKE_CC, "
+        "e.g. `iperf3 -C $ACCELBRAKE_CC`; the server must use it too for the echo); marks default to ce",
+    )
+    sh.add_argument(
         "program", nargs=argparse.REMAINDER, metavar="-- CMD ...", help="the program and its arguments"
     )
     sh.set_defaults(func=cmd_shell)
@@ -146,6 +173,19 @@ def register(sub: Any, fmt: Any) -> None:
         "--scheme", default="cubic", help=f"kernel congestion control: {', '.join(sorted(KERNEL_CC))}"
     )
     em.add_argument("--duration", type=float, default=10.0, metavar="S", help="seconds (default 10)")
+    em.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="abc.KEY=VALUE",
+        help="ABC sender parameter for the BPF congestion control (registry keys: `accelbrake params abc`)",
+    )
+    em.add_argument(
+        "--receiver-cc",
+        metavar="NAME",
+        help="the receiver's kernel congestion control (default: the scheme's own for abc, whose "
+        "per-packet echo lives there; else the kernel default)",
+    )
     em.add_argument("--json", action="store_true", help="print the summary as JSON")
     em.set_defaults(func=cmd_emulate)
 
@@ -165,6 +205,8 @@ def cmd_shell(args: Any) -> int:
             argv += ["--outer", args.outer]
         if args.duration is not None:
             argv += ["--duration", str(args.duration)]
+        if args.cc:
+            argv += ["--cc", args.cc]
         argv += ["--", *program]
         sys.stdout.flush()
         sys.stderr.flush()
@@ -218,7 +260,14 @@ def cmd_emulate(args: Any) -> int:
         csv = str(Path(tmp) / "packets.csv") if _is_parquet(args.packets) else None
         argv = [binary, "emulate", *_forward(args, csv), "--cc", KERNEL_CC[scheme]]
         argv += ["--duration", str(args.duration), "--json", str(out)]
+        cc_args = _cc_args(scheme, args.set)
+        if cc_args:
+            argv += ["--cc-args", cc_args]
+        if args.receiver_cc:
+            argv += ["--receiver-cc", args.receiver_cc]
         p = subprocess.run(argv, stdout=subprocess.DEVNULL)
+        if p.returncode == 3:
+            raise CliError("emulate cannot run here (exit status 3; the reason is above)")
         if p.returncode != 0:
             raise CliError(f"emulate failed (exit status {p.returncode}; see the message above)")
         summary = json.loads(out.read_text())
@@ -230,6 +279,78 @@ def cmd_emulate(args: Any) -> int:
         return 0
     print(format_emulate(summary))
     return 0
+
+
+def _cc_args(scheme: str, sets: list[str]) -> str:
+    """``--set abc.k=v`` options as the binary's ``--cc-args k=v,...`` (ABC in eBPF only; both ABC
+    senders take the ``abc.`` keys of the registry)."""
+    out = []
+    for kv in sets:
+        key, eq, value = kv.partition("=")
+        if not eq or not key.startswith("abc.") or not scheme.startswith("abc"):
+            raise CliError(
+                f"--set {kv}: expected abc.KEY=VALUE with --scheme abc or abc-cubic (only ABC's BPF "
+                "congestion controls take parameters; see `accelbrake params abc`)"
+            )
+        out.append(f"{key[4:]}={value}")
+    return ",".join(out)
+
+
+def check_echo(packets: Any) -> dict[str, Any]:
+    """Check, ACK by ACK, that the receiver echoed each data packet's mark: every pure ACK that
+    newly acknowledges data must carry ECE exactly when the data it covers arrived with CE, and all
+    that data must share one state (the per-packet echo of DCTCP, RFC 8257 §3.2, that ABC needs;
+    RFC 3168's receiver instead latches ECE until CWR).
+
+    ``packets``: the per-packet table of ``emulate --packets`` (a path or a DataFrame). The data
+    direction is ``up``, the ACK direction ``down``. An ACK's data are the segments between the
+    previous and its own cumulative ACK number, as last delivered to the receiver before the ACK
+    left it. Returns counts: ``acks`` checked, ``match``, ``mismatch`` (ECE ≠ the data's CE),
+    ``mixed`` (one ACK covers data of both states), ``uncovered`` (some covered data never seen),
+    and ``ce_acks`` (acks whose data was CE)."""
+    import pandas as pd
+
+    df = packets if isinstance(packets, pd.DataFrame) else pd.read_csv(packets)
+    df = df.dropna(subset=["tcp_seq"])
+    up = df[(df["dir"] == "up") & (df["tcp_payload"] > 0)]
+    seen: dict[int, list[tuple[int, int, bool]]] = {}
+    for seq, n, w, e in zip(up["tcp_seq"], up["tcp_payload"], up["written_ns"], up["ecn_out"], strict=True):
+        seen.setdefault(int(seq), []).append((int(w), int(n), int(e) == 3))
+    down = df[(df["dir"] == "down") & (df["tcp_payload"] == 0)].sort_values("arrived_ns", kind="stable")
+    res = dict(acks=0, match=0, mismatch=0, mixed=0, uncovered=0, ce_acks=0)
+    prev = None
+    for ack, flags, t in zip(down["tcp_ack"], down["tcp_flags"], down["arrived_ns"], strict=True):
+        flags, ack, t = int(flags), int(ack), int(t)
+        if flags & 0x02 or not flags & 0x10:  # SYN, or no ACK field
+            continue
+        if prev is None:
+            prev = ack
+            continue
+        step = (ack - prev) & 0xFFFFFFFF
+        if step == 0 or step >= 1 << 31:  # duplicate or old ACK: acknowledges nothing new
+            continue
+        res["acks"] += 1
+        states, s, covered = set(), prev, True
+        while s != ack:
+            copies = [c for c in seen.get(s, []) if c[0] <= t]
+            if not copies:
+                covered = False
+                break
+            _, n, ce = max(copies)
+            states.add(ce)
+            s = (s + n) & 0xFFFFFFFF
+        prev = ack
+        ece = bool(flags & 0x40)
+        if not covered:
+            res["uncovered"] += 1
+        elif len(states) > 1:
+            res["mixed"] += 1
+        elif states == {ece}:
+            res["match"] += 1
+            res["ce_acks"] += int(ece)
+        else:
+            res["mismatch"] += 1
+    return res
 
 
 def format_emulate(s: dict[str, Any]) -> str:
