@@ -126,7 +126,42 @@ pub fn tun_in(ns: &Netns, name: &str, addr: [u8; 4], peer: [u8; 4]) -> io::Resul
             .up();
         let dev = tun::create(&cfg).map_err(|e| io::Error::other(format!("TUN device {name}: {e}")))?;
         dev.set_nonblock()?;
+        // The `tun` crate opens /dev/net/tun without O_CLOEXEC: a program run in the shell would
+        // inherit the device and keep it (and the emulated link's namespace) alive after the
+        // emulator is gone.
+        set_cloexec(dev.as_raw_fd())?;
         Ok(dev)
     })??;
     Ok(dev)
+}
+
+/// Mark `fd` close-on-exec.
+fn set_cloexec(fd: std::os::fd::RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own; F_GETFD/F_SETFD touch only its flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tun_devices_are_not_inherited_by_programs() {
+        if let Some(why) = unavailable() {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        let ns = Netns::new().unwrap();
+        let dev = tun_in(&ns, "abtest0", INNER_ADDR, OUTER_ADDR).unwrap();
+        let flags = unsafe { libc::fcntl(dev.as_raw_fd(), libc::F_GETFD) };
+        assert!(flags >= 0 && flags & libc::FD_CLOEXEC != 0, "TUN fd flags {flags:#x}");
+        // And a program started in the namespace holds no descriptor of /dev/net/tun.
+        let out = ns.command("sh").args(["-c", "ls -l /proc/self/fd"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && !text.contains("/dev/net/tun"), "{text}");
+    }
 }
