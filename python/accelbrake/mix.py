@@ -35,12 +35,12 @@ __all__ = [
 #: Most flows one Poisson group may create (each is a flow of the core until the run ends).
 MAX_ARRIVALS = 50_000
 
-#: Size buckets of the FCT table, bytes: [lo, hi).
+#: Size buckets of the FCT table, payload bytes: (lo, hi].
 SIZE_BUCKETS: tuple[tuple[str, float, float], ...] = (
-    ("< 10 KB", 0, 10_000),
+    ("<= 10 KB", 0, 10_000),
     ("10-100 KB", 10_000, 100_000),
     ("100 KB-1 MB", 100_000, 1_000_000),
-    (">= 1 MB", 1_000_000, math.inf),
+    ("> 1 MB", 1_000_000, math.inf),
 )
 
 
@@ -274,12 +274,12 @@ def fct_stats(summary: Mapping[str, Any], scenario: Mapping[str, Any], capacity_
         if done is None:
             recs.append((size, None, None))
             continue
-        fct = (float(done) - float(f.get("start_s") or 0.0)) * 1000.0
+        fct = float(done) * 1000.0  # the core's completion_s counts from the flow's start
         ideal = float(f.get("prop_rtt_ms") or 0.0) + (size * 8 / (capacity_mbps * 1e3) if capacity_mbps > 0 else 0)
         recs.append((size, fct, fct / ideal if ideal > 0 else None))
     rows = []
     for label, lo, hi in (("all", 0.0, math.inf), *SIZE_BUCKETS):
-        sel = [r for r in recs if lo <= r[0] < hi]
+        sel = [r for r in recs if lo < r[0] <= hi]
         if not sel and label != "all":
             continue
         fcts = [r[1] for r in sel if r[1] is not None]
