@@ -31,6 +31,7 @@ from accelbrake import catalog
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import figures as F
+from accelbrake.experiments import mixed as M
 from accelbrake.experiments import verdicts as V
 from accelbrake.experiments import wifi as W
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
@@ -943,6 +944,8 @@ def _cmp_table_robustness(results: pd.DataFrame, out: Path) -> list[dict[str, An
 
 #: The row builders the Wi-Fi comparisons use (:mod:`accelbrake.experiments.wifi`).
 _WIFI = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
+#: The same row builders for the mixed-traffic reproductions (issue 14).
+_MIXED = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
 
 
 def _no_document(quick: bool, traces: list[str] | None) -> dict[str, Any]:
@@ -1192,6 +1195,44 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _doc_fig15,
             _cmp_fig15,
             cite="Fig. 15, Appendix B",
+        ),
+        # ABC beside other traffic (issue 14): experiments/mixed.py.
+        Reproduction(
+            "abc-fig13",
+            TITLES["abc-fig13"],
+            M.SETUP_FIG13,
+            M.doc_fig13,
+            lambda results, out: M.cmp_fig13(_MIXED, results, out),
+            ("the short flows' offered load is one value (10 %), the paper sweeps it; RCP's zombie-list "
+             "weighting (Cubic 17-165 % ahead in the paper) is not implemented",),
+            cite="Fig. 13, §4.3 and §7.5",
+        ),
+        Reproduction(
+            "abc-fig11",
+            TITLES["abc-fig11"],
+            M.SETUP_FIG11,
+            M.doc_fig11,
+            lambda results, out: M.cmp_fig11(_MIXED, results, out),
+            cite="Fig. 11, §7.5",
+        ),
+        Reproduction(
+            "abc-fig20",
+            TITLES["abc-fig20"],
+            M.SETUP_FIG20,
+            M.doc_fig20,
+            lambda results, out: M.cmp_fig20(_MIXED, results, out),
+            cite="Fig. 20, Appendix",
+        ),
+        Reproduction(
+            "c2tcp-friendliness",
+            TITLES["c2tcp-friendliness"],
+            M.SETUP_C2TCP,
+            M.doc_c2tcp_friendliness,
+            lambda results, out: M.cmp_c2tcp_friendliness(_MIXED, results, out),
+            ("Verus and PCC-Vivace beside Cubic, and C2TCP beside NewReno and C2TCP, are not run",),
+            cite="Figs. 16 and 17, §VII",
+            reference="c2tcp",
+            paper=PAPER_C2TCP,
         ),
     )
 }

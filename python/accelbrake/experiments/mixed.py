@@ -1,0 +1,294 @@
+"""ABC beside other traffic (issue 14): the reproductions that mix schemes, flow sizes and
+applications in one run.
+
+* ``abc-fig13``: 3 ABC + 3 Cubic long flows and Poisson 10 KB Cubic short flows on 96 Mbit/s,
+  over the coexistence router (paper and artifact variants) and over one shared ABC queue;
+* ``abc-fig11``: 1-16 ABC flows on the Verizon uplink trace, with the default window floor and
+  with Linux's floor of 2 segments (the cause of the delay growth, docs/coexistence.md);
+* ``abc-fig20``: a backlogged ABC flow alone and beside 200 application-limited ABC flows;
+* ``c2tcp-friendliness``: C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s.
+
+The experiment documents use the ``mix``/``arrivals``/``apps`` keys of a scheme table
+(:mod:`accelbrake.experiments.spec`); the comparisons read each run's summary and scenario from
+``runs/<run_id>.json`` (per-flow schemes, completion times).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from accelbrake.experiments.published import PUBLISHED
+from accelbrake.experiments.wifi import Helpers
+from accelbrake.mix import fct_stats, scheme_aggregates
+
+__all__ = [
+    "cmp_c2tcp_friendliness",
+    "cmp_fig11",
+    "cmp_fig13",
+    "cmp_fig20",
+    "doc_c2tcp_friendliness",
+    "doc_fig11",
+    "doc_fig13",
+    "doc_fig20",
+    "SETUP_C2TCP",
+    "SETUP_FIG11",
+    "SETUP_FIG13",
+    "SETUP_FIG20",
+]
+
+#: Fig. 13's link and short-flow load. The paper varies the short flows' offered load and gives
+#: neither the RTT nor the buffer: ours are the cellular setup's 100 ms RTT, a buffer of one BDP
+#: (800 packets at 96 Mbit/s, above ABC's d_t·μ = 400) and one load, 10 % of the link.
+FIG13_MBPS = 96.0
+FIG13_BUFFER = 800
+FIG13_SHORT_LOAD_MBPS = 9.6
+FIG13_SHORT_BYTES = 10_000
+
+SETUP_FIG13 = (
+    f"{FIG13_MBPS:g} Mbit/s constant link, 50 ms one-way delay (min RTT 100 ms), {FIG13_BUFFER}-packet "
+    "buffer (one BDP; the paper gives neither), ACKs over 100 Mbit/s. 3 ABC + 3 Cubic backlogged flows "
+    f"from 0 s, plus Cubic flows of {FIG13_SHORT_BYTES // 1000} KB arriving as a Poisson process with "
+    f"{FIG13_SHORT_LOAD_MBPS:g} Mbit/s offered load (10 %; the paper varies it). Routers: abc-coexist "
+    "(ABC paper §4.3: separate queues, max-min weights, K = 10, 100 ms updates), its artifact variant, "
+    "and one shared ABC queue without weights. Long-flow throughput over the whole run; full: 10 seeds "
+    "of 40 s (the paper's 10 runs), quick: 2 seeds of 20 s."
+)
+SETUP_FIG11 = (
+    "ABC paper cellular setup on Verizon-LTE-short.up (5.96 Mbit/s mean), 50 ms one-way delay, "
+    "250-packet buffer, ACKs over 12 Mbit/s; 1, 2, 4, 8, 16 backlogged ABC flows from 0 s. "
+    "abc: the default sender (window floor 6 segments, the artifact's tcp_abc.c); abc-floor2: the "
+    "floor at 2 segments (Linux's minimum cwnd). Full: 3 seeds of 140 s; quick: 1 seed of 60 s."
+)
+SETUP_FIG20 = (
+    "ABC paper cellular setup on Verizon-LTE-short.up, 50 ms one-way delay, 250-packet buffer: one "
+    "backlogged ABC flow alone (abc), and beside 200 application-limited ABC flows sending 5 kbit/s "
+    "each, 1 Mbit/s in all (abc-apps). Run-wide utilisation and p95 per-packet delay. Full: 3 seeds "
+    "of 140 s; quick: 1 seed of 60 s."
+)
+SETUP_C2TCP = (
+    "C2TCP paper Figs. 16-17: 24 Mbit/s constant link, 10 ms one-way delay (RTT 20 ms), 40-packet "
+    "drop-tail buffer (one BDP), ACKs over 100 Mbit/s; a Cubic flow from 0 s, the second flow from "
+    "30 s; the second flow's throughput over the Cubic flow's in 60-120 s (the core's integration test "
+    "c2tcp_shares_fairly_with_cubic_and_bbr_does_not checks the same). Full: 3 seeds; quick: 1 seed."
+)
+
+
+def _mix_entry(queue: str | None, mix: str, *, arrivals: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    e: dict[str, Any] = {"scheme": mix.split(":")[0], "mix": mix}
+    if queue is not None:
+        e["queue"] = queue
+    if arrivals:
+        e["arrivals"] = arrivals
+    return e
+
+
+def doc_fig13(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    short = [
+        {
+            "scheme": "cubic",
+            "load_mbps": FIG13_SHORT_LOAD_MBPS,
+            "size": {"dist": "fixed", "bytes": FIG13_SHORT_BYTES},
+        }
+    ]
+    return {
+        "name": "abc-fig13" + ("-quick" if quick else ""),
+        "description": "ABC Fig. 13: ABC and Cubic long flows with Cubic short flows on one bottleneck",
+        "matrix": {
+            "schemes": ["coexist", "coexist-artifact", "shared"],
+            "traces": traces or [f"const:{FIG13_MBPS:g}"],
+            "delay_ms": [50.0],
+            "buffer_packets": [FIG13_BUFFER],
+            "seeds": 2 if quick else 10,
+        },
+        "run": {"duration_s": 20.0 if quick else 40.0, "ack_mbps": 100.0, "sample_ms": 1000.0},
+        "schemes": {
+            "coexist": {**_mix_entry("abc-coexist", "abc:3,cubic:3", arrivals=short), "label": "ABC coexistence"},
+            "coexist-artifact": {
+                **_mix_entry("abc-coexist variant=artifact", "abc:3,cubic:3", arrivals=short),
+                "label": "ABC coexistence (artifact)",
+            },
+            "shared": {**_mix_entry(None, "abc:3,cubic:3", arrivals=short), "label": "one shared ABC queue"},
+        },
+    }
+
+
+def _runs(results: pd.DataFrame, out: Path) -> list[tuple[pd.Series, dict[str, Any], dict[str, Any]]]:
+    """(run row, summary, scenario) of every run."""
+    runs = results.drop_duplicates("run_id")
+    docs = []
+    for _, r in runs.iterrows():
+        d = json.loads((out / "runs" / f"{r['run_id']}.json").read_text(encoding="utf-8"))
+        docs.append((r, d["summary"], d["scenario"]))
+    return docs
+
+
+def _by_scheme(results: pd.DataFrame, out: Path) -> dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]:
+    by: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for r, summary, scenario in _runs(results, out):
+        by.setdefault(str(r["scheme"]), []).append((summary, scenario))
+    return by
+
+
+def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    by = _by_scheme(results, out)
+    pubs = PUBLISHED["abc-fig13"]
+    rows: list[dict[str, Any]] = []
+    for scheme, runs in by.items():
+        abc, cubic, std, fcts = [], [], [], []
+        for summary, scenario in runs:
+            agg = {a["scheme"]: a for a in scheme_aggregates(summary, scenario)}
+            abc.append(agg.get("abc", {}).get("mean_mbps", math.nan))
+            cubic.append(agg.get("cubic", {}).get("mean_mbps", math.nan))
+            std.append(agg.get("abc", {}).get("rel_std", math.nan))
+            cap = float(summary["hops"][int(summary["bottleneck_hop"])]["capacity_mbps"])
+            fcts.append(fct_stats(summary, scenario, cap))
+        a, c = float(np.nanmean(abc)), float(np.nanmean(cubic))
+        ratio = a / c if c > 0 else math.nan
+        note = f"ABC long flows {a:.2f} Mbit/s, Cubic long flows {c:.2f} Mbit/s (mean over {len(runs)} runs)"
+        if scheme == "coexist":
+            rows.append(h.row(pubs[0], ratio, note=note))
+            rows.append(h.row(pubs[1], float(np.nanmean(std)), note="mean over runs", digits=3))
+        else:
+            rows.append(h.info(scheme, "ABC / Cubic mean long-flow throughput", ratio, 2, note))
+        rows.append(h.info(scheme, "Cubic long flows, mean Mbit/s", c, 2))
+        rows.append(h.info(scheme, "ABC long flows, mean Mbit/s", a, 2))
+        alls = [next((x for x in f if x["bucket"] == "all"), None) for f in fcts]
+        alls = [x for x in alls if x is not None]
+        if alls:
+            for key, label in (
+                ("fct_mean_ms", "mean"),
+                ("fct_p50_ms", "p50"),
+                ("fct_p95_ms", "p95"),
+                ("fct_p99_ms", "p99"),
+            ):
+                v = float(np.nanmean([x[key] for x in alls]))
+                rows.append(h.info(scheme, f"10 KB short flows: {label} FCT, ms", v, 1))
+            done = sum(x["completed"] for x in alls) / max(1, sum(x["flows"] for x in alls))
+            rows.append(h.info(scheme, "10 KB short flows completed by the end, fraction", done, 3))
+    return rows
+
+
+def doc_fig11(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return {
+        "name": "abc-fig11" + ("-quick" if quick else ""),
+        "description": "ABC Fig. 11: 1-16 ABC flows on a Verizon trace",
+        "matrix": {
+            "schemes": ["abc", "abc-floor2"],
+            "traces": traces or ["traces/Verizon-LTE-short.up"],
+            "delay_ms": [50.0],
+            "buffer_packets": [250],
+            "flows": [1, 2, 4, 8, 16],
+            "seeds": 1 if quick else 3,
+        },
+        "run": {"duration_s": 60.0 if quick else 140.0, "sample_ms": 100.0},
+        "schemes": {
+            "abc-floor2": {"scheme": "abc", "label": "ABC, window floor 2", "set": ["abc.min_window=2"]},
+        },
+    }
+
+
+def cmp_fig11(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    runs = results.drop_duplicates("run_id")
+    per = runs.groupby(["scheme", "flows"])[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
+    rows: list[dict[str, Any]] = []
+    d_pub, u_pub = PUBLISHED["abc-fig11"]
+    for scheme in ("abc", "abc-floor2"):
+        if scheme not in per.index.get_level_values(0):
+            continue
+        s = per.loc[scheme]
+        for n, r in s.iterrows():
+            rows.append(h.info(scheme, f"{n} flows: p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0))
+            rows.append(h.info(scheme, f"{n} flows: utilisation", float(r["link_utilization"]), 3))
+        lo, hi = int(s.index.min()), int(s.index.max())
+        dr = float(s.loc[hi, "run_per_packet_delay_p95_ms"] / s.loc[lo, "run_per_packet_delay_p95_ms"])
+        ur = float(s.loc[hi, "link_utilization"] / s.loc[lo, "link_utilization"])
+        label = "ABC" if scheme == "abc" else "ABC, floor 2 (not the paper's)"
+        pd_ = dataclasses.replace(d_pub, ours=scheme, scheme=label)
+        pu_ = dataclasses.replace(u_pub, ours=scheme, scheme=label)
+        cause = (
+            f"{hi} flows × a floor of 6 segments keep ≥ {6 * hi} packets in flight, more than the trace's "
+            "BDP (~50 packets at the 5.96 Mbit/s mean): docs/coexistence.md"
+            if scheme == "abc"
+            else "floor 2: the remaining growth is the aggregate additive increase (App. C: x* = A·δ + d_t)"
+        )
+        rows.append(h.row(pd_, dr, note=f"{lo} → {hi} flows; {cause}"))
+        rows.append(h.row(pu_, ur, note=f"{lo} → {hi} flows"))
+    return rows
+
+
+def doc_fig20(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return {
+        "name": "abc-fig20" + ("-quick" if quick else ""),
+        "description": "ABC Fig. 20: a backlogged ABC flow beside 200 application-limited ABC flows",
+        "matrix": {
+            "schemes": ["abc", "abc-apps"],
+            "traces": traces or ["traces/Verizon-LTE-short.up"],
+            "delay_ms": [50.0],
+            "buffer_packets": [250],
+            "seeds": 1 if quick else 3,
+        },
+        "run": {"duration_s": 60.0 if quick else 140.0, "sample_ms": 1000.0},
+        "schemes": {
+            "abc-apps": {
+                "scheme": "abc",
+                "label": "ABC + 200 app-limited flows",
+                "apps": [{"scheme": "abc", "count": 200, "rate_mbps": 0.005}],
+            },
+        },
+    }
+
+
+def cmp_fig20(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    runs = results.drop_duplicates("run_id")
+    per = runs.groupby("scheme")[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
+    rows: list[dict[str, Any]] = []
+    for s, r in per.iterrows():
+        rows.append(h.info(str(s), "p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0))
+        rows.append(h.info(str(s), "utilisation", float(r["link_utilization"]), 3))
+    u_pub, d_pub = PUBLISHED["abc-fig20"]
+    if {"abc", "abc-apps"} <= set(per.index):
+        a, b = per.loc["abc"], per.loc["abc-apps"]
+        rows.append(h.row(u_pub, float(b["link_utilization"] / a["link_utilization"]), digits=3))
+        rows.append(h.row(d_pub, float(b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"])))
+    return rows
+
+
+_FRIENDLY = ("c2tcp", "cubic", "westwood", "bbr")
+
+
+def doc_c2tcp_friendliness(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    return {
+        "name": "c2tcp-friendliness" + ("-quick" if quick else ""),
+        "description": "C2TCP Figs. 16-17: a second flow joins a Cubic flow after 30 s",
+        "matrix": {
+            "schemes": [f"cubic-{s}" for s in _FRIENDLY],
+            "traces": traces or ["const:24"],
+            "delay_ms": [10.0],
+            "buffer_packets": [40],
+            "seeds": 1 if quick else 3,
+        },
+        "run": {"duration_s": 120.0, "ack_mbps": 100.0, "sample_ms": 500.0, "flow_starts_s": [0.0, 30.0]},
+        "schemes": {f"cubic-{s}": {"scheme": "cubic", "label": f"Cubic, then {s}", "mix": f"cubic:1,{s}:1"} for s in _FRIENDLY},
+    }
+
+
+def cmp_c2tcp_friendliness(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    ratios: dict[str, list[float]] = {}
+    for r, _summary, _scenario in _runs(results, out):
+        ts = pd.read_parquet(out / "runs" / f"{r['run_id']}.flows.parquet")
+        w = ts[(ts["t_s"] >= 60.0) & (ts["t_s"] < 120.0)]
+        m = w.groupby("flow")["throughput_mbps"].mean()
+        if 0 in m.index and 1 in m.index and m[0] > 0:
+            ratios.setdefault(str(r["scheme"]).removeprefix("cubic-"), []).append(float(m[1] / m[0]))
+    rows = []
+    for pub in PUBLISHED["c2tcp-friendliness"]:
+        xs = ratios.get(str(pub.ours), [])
+        rows.append(h.row(pub, float(np.mean(xs)) if xs else None, note=f"mean over {len(xs)} runs"))
+    return rows
