@@ -56,7 +56,7 @@ SETUP_FIG13 = (
     "buffer (one BDP; the paper gives neither), ACKs over 100 Mbit/s. 3 ABC + 3 Cubic backlogged flows "
     f"from 0 s, plus Cubic flows of {FIG13_SHORT_BYTES // 1000} KB arriving as a Poisson process with "
     f"{FIG13_SHORT_LOAD_MBPS:g} Mbit/s offered load (10 %; the paper varies it). Routers: abc-coexist "
-    "(ABC paper §4.3: separate queues, max-min weights, K = 10, 100 ms updates), its artifact variant, "
+    "(ABC paper §4.3: separate queues, max-min weights, K = 10, 500 ms updates), its artifact variant, "
     "and one shared ABC queue without weights. Long-flow throughput over the whole run; full: 10 seeds "
     "of 40 s (the paper's 10 runs), quick: 2 seeds of 20 s."
 )

@@ -172,11 +172,11 @@ pub const PARAMS: &[Param] = &[
     super::abc::PARAMS[6],
     Param::whole("top_k", 10, Unit::None, 1, 10_000).doc(
         "K, flows tracked per queue by Space-Saving (the rest count as one short-flow aggregate)",
-        "ABC paper §4.3 gives no K; our choice (docs/coexistence.md: sweep over K)",
+        "ABC paper §4.3 gives no K; our choice after the sweep in docs/coexistence.md (K = 10 and 30 alike)",
     ),
-    Param::real("update_ms", 100.0, Unit::Ms, 1.0, 1e6).doc(
-        "period of the rate measurement and weight update",
-        "ABC paper §4.3 gives no period; our choice, one min RTT of the paper's setup (docs/coexistence.md: sweep)",
+    Param::real("update_ms", 500.0, Unit::Ms, 1.0, 1e6).doc(
+        "period of the rate measurement and weight update (longer than the flows' RTTs)",
+        "ABC paper §4.3 gives no period; our choice after the sweep in docs/coexistence.md (Fig. 13 setup)",
     ),
     Param::real("headroom", 0.1, Unit::None, 0.0, 10.0)
         .doc("X: a top-K flow demands (1 + X) times its rate", "ABC paper §4.3: X = 10 %"),
