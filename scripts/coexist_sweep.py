@@ -56,14 +56,27 @@ def main() -> None:
     with ProcessPoolExecutor(a.jobs) as ex:
         res = list(ex.map(one, tasks))
     rows = []
-    print(f"{'K':>4} {'update ms':>9} {'X':>4}  {'ABC/Cubic':>9} {'ABC Mbit/s':>10} {'Cubic Mbit/s':>12} {'short p95 FCT ms':>16}")
+    print(
+        f"{'K':>4} {'update ms':>9} {'X':>4}  {'ABC/Cubic':>9} {'ABC Mbit/s':>10} "
+        f"{'Cubic Mbit/s':>12} {'short p95 FCT ms':>16}"
+    )
     for k, p, x in grid:
         sel = [r for r in res if r[:3] == (k, p, x)]
         abc = sum(r[4] for r in sel) / len(sel)
         cub = sum(r[5] for r in sel) / len(sel)
         fct = sum(r[6] for r in sel) / len(sel)
-        rows.append({"top_k": k, "update_ms": p, "headroom": x, "abc_mbps": abc, "cubic_mbps": cub,
-                     "ratio": abc / cub, "short_p95_fct_ms": fct, "seeds": len(sel)})
+        rows.append(
+            {
+                "top_k": k,
+                "update_ms": p,
+                "headroom": x,
+                "abc_mbps": abc,
+                "cubic_mbps": cub,
+                "ratio": abc / cub,
+                "short_p95_fct_ms": fct,
+                "seeds": len(sel),
+            }
+        )
         print(f"{k:>4} {p:>9g} {x:>4g}  {abc / cub:>9.2f} {abc:>10.2f} {cub:>12.2f} {fct:>16.1f}")
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:

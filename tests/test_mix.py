@@ -24,7 +24,12 @@ def test_parse_flow_mix_reads_counts_and_groups():
 
 @pytest.mark.parametrize(
     ("text", "needle"),
-    [("abc:0", "SCHEME:COUNT"), ("abc:x", "SCHEME:COUNT"), ("cubc:2", "did you mean 'cubic'"), (",", "empty")],
+    [
+        ("abc:0", "SCHEME:COUNT"),
+        ("abc:x", "SCHEME:COUNT"),
+        ("cubc:2", "did you mean 'cubic'"),
+        (",", "empty"),
+    ],
 )
 def test_parse_flow_mix_errors_name_the_key(text, needle):
     with pytest.raises(ScenarioError) as e:
@@ -39,7 +44,9 @@ def test_build_scenario_makes_one_flow_entry_per_group_over_the_schemes_queue():
     assert sc["hops"][0]["queue"]["type"] == "abc"
     assert sc["flows"][1]["params"] == {"beta": 0.6}  # a scheme's key reaches only its flows
     assert sc["flows"][0]["params"] == {}
-    sc = build_scenario("abc", trace="const:24", duration_s=1, flows=[("abc", 1), ("cubic", 1)], queue="abc-coexist")
+    sc = build_scenario(
+        "abc", trace="const:24", duration_s=1, flows=[("abc", 1), ("cubic", 1)], queue="abc-coexist"
+    )
     assert sc["hops"][0]["queue"]["type"] == "abc-coexist"
 
 
@@ -102,7 +109,9 @@ def test_size_distributions_have_their_means(tmp_path):
 
 
 def test_load_sets_the_rate_from_the_mean_size():
-    fl = poisson_flows("cubic", load_mbps=8.0, size={"dist": "fixed", "bytes": 10_000}, start_ms=0, stop_ms=10_000, seed=0)
+    fl = poisson_flows(
+        "cubic", load_mbps=8.0, size={"dist": "fixed", "bytes": 10_000}, start_ms=0, stop_ms=10_000, seed=0
+    )
     assert abs(len(fl) - 1000) < 5 * math.sqrt(1000)  # 8 Mbit/s / 80 kbit = 100 per s
 
 
@@ -110,7 +119,10 @@ def test_load_sets_the_rate_from_the_mean_size():
     ("kw", "needle"),
     [
         ({"rate_per_s": 1.0, "size": {"dist": "zipf"}}, "arrivals.size.dist"),
-        ({"rate_per_s": 1.0, "size": {"dist": "pareto", "shape": 1.0, "mean_bytes": 5}}, "arrivals.size.shape"),
+        (
+            {"rate_per_s": 1.0, "size": {"dist": "pareto", "shape": 1.0, "mean_bytes": 5}},
+            "arrivals.size.shape",
+        ),
         ({"rate_per_s": -1.0, "size": {"dist": "fixed", "bytes": 5}}, "arrivals.rate_per_s"),
         ({"size": {"dist": "fixed", "bytes": 5}}, "rate_per_s or load_mbps"),
         ({"rate_per_s": 1e6, "size": {"dist": "fixed", "bytes": 5}}, f"at most {MAX_ARRIVALS}"),
@@ -126,7 +138,9 @@ def test_empirical_cdf_errors_name_file_and_line(tmp_path):
     bad = tmp_path / "bad.cdf"
     bad.write_text("1000 0.5\n500 0.7\n", encoding="utf-8")
     with pytest.raises(ScenarioError, match="bad.cdf line 2: sizes and probabilities must not decrease"):
-        poisson_flows("cubic", rate_per_s=1, size={"dist": "empirical", "cdf": str(bad)}, start_ms=0, stop_ms=1, seed=0)
+        poisson_flows(
+            "cubic", rate_per_s=1, size={"dist": "empirical", "cdf": str(bad)}, start_ms=0, stop_ms=1, seed=0
+        )
 
 
 # --- FCT and per-scheme figures --------------------------------------------------------------
@@ -200,8 +214,14 @@ def test_experiment_mix_arrivals_and_apps_build_the_flows():
         ({"mix": "abc:3,cubc:3"}, "schemes.m.mix"),
         ({"mix": 5}, "schemes.m.mix"),
         ({"arrivals": [{"scheme": "cubic", "rate": 3}]}, "schemes.m.arrivals[0].rate"),
-        ({"arrivals": [{"rate_per_s": 3, "size": {"dist": "fixed", "bytes": 1}}]}, "schemes.m.arrivals[0].scheme"),
-        ({"arrivals": [{"scheme": "cubic", "rate_per_s": 3, "size": {"dist": "zipf"}}]}, "schemes.m.arrivals[0].size.dist"),
+        (
+            {"arrivals": [{"rate_per_s": 3, "size": {"dist": "fixed", "bytes": 1}}]},
+            "schemes.m.arrivals[0].scheme",
+        ),
+        (
+            {"arrivals": [{"scheme": "cubic", "rate_per_s": 3, "size": {"dist": "zipf"}}]},
+            "schemes.m.arrivals[0].size.dist",
+        ),
         ({"apps": [{"scheme": "abc", "count": 2}]}, "schemes.m.apps[0].rate_mbps"),
     ],
 )
@@ -215,7 +235,9 @@ def test_experiment_errors_name_file_and_key(entry, key):
 
 
 def _abc_over_cubic(queue: str) -> float:
-    sc = build_scenario("abc", trace="const:48", duration_s=20, buffer_packets=400, flows="abc:2,cubic:2", queue=queue)
+    sc = build_scenario(
+        "abc", trace="const:48", duration_s=20, buffer_packets=400, flows="abc:2,cubic:2", queue=queue
+    )
     r = simulate(sc)
     agg = {a["scheme"]: a["mean_mbps"] for a in scheme_aggregates(r.summary, sc)}
     return agg["abc"] / agg["cubic"]

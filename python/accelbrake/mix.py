@@ -66,7 +66,8 @@ def parse_flow_mix(text: str | int, key: str = "flows") -> list[tuple[str, int]]
             name, count = part, "1"
         if not name.strip() or not count.strip().isdigit() or int(count) < 1:
             raise ScenarioError(
-                f"{key}: '{part}' is not SCHEME:COUNT; expected e.g. abc:3,cubic:3 (COUNT a whole number ≥ 1)",
+                f"{key}: '{part}' is not SCHEME:COUNT; expected e.g. abc:3,cubic:3 "
+                "(COUNT a whole number ≥ 1)",
                 key=key,
             )
         try:
@@ -75,7 +76,9 @@ def parse_flow_mix(text: str | int, key: str = "flows") -> list[tuple[str, int]]
             raise ScenarioError(f"{key}: '{part}': {e}", key=key) from None
         groups.append((name.strip(), int(count)))
     if not groups:
-        raise ScenarioError(f"{key}: empty; expected a count or SCHEME:COUNT,... (e.g. abc:3,cubic:3)", key=key)
+        raise ScenarioError(
+            f"{key}: empty; expected a count or SCHEME:COUNT,... (e.g. abc:3,cubic:3)", key=key
+        )
     return groups
 
 
@@ -206,7 +209,9 @@ def poisson_flows(
         rate = load_mbps * 1e6 / 8 / mean
     else:
         if not (isinstance(rate_per_s, (int, float)) and math.isfinite(rate_per_s) and rate_per_s > 0):
-            raise ScenarioError(f"{key}.rate_per_s: got {rate_per_s!r}; expected > 0", key=f"{key}.rate_per_s")
+            raise ScenarioError(
+                f"{key}.rate_per_s: got {rate_per_s!r}; expected > 0", key=f"{key}.rate_per_s"
+            )
         rate = float(rate_per_s)
     if not stop_ms > start_ms:
         raise ScenarioError(f"{key}: stop ({stop_ms} ms) must be after start ({start_ms} ms)", key=key)
@@ -259,7 +264,9 @@ def _q(xs: list[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (i - lo)
 
 
-def fct_stats(summary: Mapping[str, Any], scenario: Mapping[str, Any], capacity_mbps: float) -> list[dict[str, Any]]:
+def fct_stats(
+    summary: Mapping[str, Any], scenario: Mapping[str, Any], capacity_mbps: float
+) -> list[dict[str, Any]]:
     """Flow completion times of the finite flows, all and by size bucket: count, completed, mean,
     p50, p95, p99 FCT in ms, and the same of the slowdown FCT / (propagation RTT + size / capacity)
     (the FCT alone on an empty link, ignoring slow start and headers)."""
@@ -275,7 +282,9 @@ def fct_stats(summary: Mapping[str, Any], scenario: Mapping[str, Any], capacity_
             recs.append((size, None, None))
             continue
         fct = float(done) * 1000.0  # the core's completion_s counts from the flow's start
-        ideal = float(f.get("prop_rtt_ms") or 0.0) + (size * 8 / (capacity_mbps * 1e3) if capacity_mbps > 0 else 0)
+        ideal = float(f.get("prop_rtt_ms") or 0.0) + (
+            size * 8 / (capacity_mbps * 1e3) if capacity_mbps > 0 else 0
+        )
         recs.append((size, fct, fct / ideal if ideal > 0 else None))
     rows = []
     for label, lo, hi in (("all", 0.0, math.inf), *SIZE_BUCKETS):

@@ -241,11 +241,25 @@ def _mix_lines(summary: dict[str, Any], scenario: dict[str, Any], cap: float) ->
         out += ["", "Per scheme (long-lived flows):"]
         out.append(
             render_table(
-                [("scheme", ""), ("flows", ""), ("mean", "Mbit/s"), ("min", "Mbit/s"), ("max", "Mbit/s"),
-                 ("sum", "Mbit/s"), ("rel. std", "%")],
                 [
-                    [a["scheme"], str(a["flows"]), _fmt(a["mean_mbps"], 2), _fmt(a["min_mbps"], 2),
-                     _fmt(a["max_mbps"], 2), _fmt(a["sum_mbps"], 2), _fmt(100 * a["rel_std"], 1)]
+                    ("scheme", ""),
+                    ("flows", ""),
+                    ("mean", "Mbit/s"),
+                    ("min", "Mbit/s"),
+                    ("max", "Mbit/s"),
+                    ("sum", "Mbit/s"),
+                    ("rel. std", "%"),
+                ],
+                [
+                    [
+                        a["scheme"],
+                        str(a["flows"]),
+                        _fmt(a["mean_mbps"], 2),
+                        _fmt(a["min_mbps"], 2),
+                        _fmt(a["max_mbps"], 2),
+                        _fmt(a["sum_mbps"], 2),
+                        _fmt(100 * a["rel_std"], 1),
+                    ]
                     for a in agg
                 ],
             )
@@ -255,13 +269,33 @@ def _mix_lines(summary: dict[str, Any], scenario: dict[str, Any], cap: float) ->
         out += ["", "Finite flows: completion time (FCT) and slowdown FCT / (prop. RTT + size / capacity):"]
         out.append(
             render_table(
-                [("size", ""), ("flows", ""), ("done", ""), ("FCT", "mean ms"), ("", "p50 ms"), ("", "p95 ms"),
-                 ("", "p99 ms"), ("slowdown", "mean"), ("", "p50"), ("", "p95"), ("", "p99")],
                 [
-                    [r["bucket"], str(r["flows"]), str(r["completed"]), _fmt(r["fct_mean_ms"]),
-                     _fmt(r["fct_p50_ms"]), _fmt(r["fct_p95_ms"]), _fmt(r["fct_p99_ms"]),
-                     _fmt(r["slowdown_mean"], 2), _fmt(r["slowdown_p50"], 2), _fmt(r["slowdown_p95"], 2),
-                     _fmt(r["slowdown_p99"], 2)]
+                    ("size", ""),
+                    ("flows", ""),
+                    ("done", ""),
+                    ("FCT", "mean ms"),
+                    ("", "p50 ms"),
+                    ("", "p95 ms"),
+                    ("", "p99 ms"),
+                    ("slowdown", "mean"),
+                    ("", "p50"),
+                    ("", "p95"),
+                    ("", "p99"),
+                ],
+                [
+                    [
+                        r["bucket"],
+                        str(r["flows"]),
+                        str(r["completed"]),
+                        _fmt(r["fct_mean_ms"]),
+                        _fmt(r["fct_p50_ms"]),
+                        _fmt(r["fct_p95_ms"]),
+                        _fmt(r["fct_p99_ms"]),
+                        _fmt(r["slowdown_mean"], 2),
+                        _fmt(r["slowdown_p50"], 2),
+                        _fmt(r["slowdown_p95"], 2),
+                        _fmt(r["slowdown_p99"], 2),
+                    ]
                     for r in fct
                 ],
             )

@@ -34,7 +34,8 @@ TITLES: dict[str, str] = {
     "coexistence router vs one shared ABC queue",
     "abc-fig11": "1-16 ABC flows on a Verizon trace: utilisation and p95 delay (and why the delay grows)",
     "abc-fig20": "a backlogged ABC flow beside 200 application-limited ABC flows",
-    "c2tcp-friendliness": "C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s (C2TCP Figs. 16-17)",
+    "c2tcp-friendliness": "C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s "
+    "(C2TCP Figs. 16-17)",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.

@@ -80,7 +80,9 @@ SETUP_C2TCP = (
 )
 
 
-def _mix_entry(queue: str | None, mix: str, *, arrivals: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _mix_entry(
+    queue: str | None, mix: str, *, arrivals: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     e: dict[str, Any] = {"scheme": mix.split(":")[0], "mix": mix}
     if queue is not None:
         e["queue"] = queue
@@ -109,7 +111,10 @@ def doc_fig13(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         },
         "run": {"duration_s": 20.0 if quick else 40.0, "ack_mbps": 100.0, "sample_ms": 1000.0},
         "schemes": {
-            "coexist": {**_mix_entry("abc-coexist", "abc:3,cubic:3", arrivals=short), "label": "ABC coexistence"},
+            "coexist": {
+                **_mix_entry("abc-coexist", "abc:3,cubic:3", arrivals=short),
+                "label": "ABC coexistence",
+            },
             "coexist-artifact": {
                 **_mix_entry("abc-coexist variant=artifact", "abc:3,cubic:3", arrivals=short),
                 "label": "ABC coexistence (artifact)",
@@ -204,7 +209,11 @@ def cmp_fig11(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
             continue
         s = per.loc[scheme]
         for n, r in s.iterrows():
-            rows.append(h.info(scheme, f"{n} flows: p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0))
+            rows.append(
+                h.info(
+                    scheme, f"{n} flows: p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0
+                )
+            )
             rows.append(h.info(scheme, f"{n} flows: utilisation", float(r["link_utilization"]), 3))
         lo, hi = int(s.index.min()), int(s.index.max())
         dr = float(s.loc[hi, "run_per_packet_delay_p95_ms"] / s.loc[lo, "run_per_packet_delay_p95_ms"])
@@ -275,7 +284,10 @@ def doc_c2tcp_friendliness(quick: bool, traces: list[str] | None) -> dict[str, A
             "seeds": 1 if quick else 3,
         },
         "run": {"duration_s": 120.0, "ack_mbps": 100.0, "sample_ms": 500.0, "flow_starts_s": [0.0, 30.0]},
-        "schemes": {f"cubic-{s}": {"scheme": "cubic", "label": f"Cubic, then {s}", "mix": f"cubic:1,{s}:1"} for s in _FRIENDLY},
+        "schemes": {
+            f"cubic-{s}": {"scheme": "cubic", "label": f"Cubic, then {s}", "mix": f"cubic:1,{s}:1"}
+            for s in _FRIENDLY
+        },
     }
 
 

@@ -547,7 +547,7 @@ PUBLISHED.update(
                 1.0,
                 low=0.8,
                 high=1.2,
-                why="±20 %: our reading of \"nearly constant\"",
+                why='±20 %: our reading of "nearly constant"',
             ),
             Published(
                 "abc-fig11",
@@ -608,7 +608,7 @@ PUBLISHED.update(
                 "BBR takes nearly all the bandwidth from Cubic (Figs. 16, 17)",
                 low=2.0,
                 high=1e9,
-                why="> 2: our reading of \"nearly all\" (the paper shows a figure)",
+                why='> 2: our reading of "nearly all" (the paper shows a figure)',
             ),
         ],
     }

@@ -1203,8 +1203,10 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             M.SETUP_FIG13,
             M.doc_fig13,
             lambda results, out: M.cmp_fig13(_MIXED, results, out),
-            ("the short flows' offered load is one value (10 %), the paper sweeps it; RCP's zombie-list "
-             "weighting (Cubic 17-165 % ahead in the paper) is not implemented",),
+            (
+                "the short flows' offered load is one value (10 %), the paper sweeps it; RCP's zombie-list "
+                "weighting (Cubic 17-165 % ahead in the paper) is not implemented",
+            ),
             cite="Fig. 13, §4.3 and §7.5",
         ),
         Reproduction(

@@ -924,7 +924,10 @@ def _parse_traffic(c: _Checker, sdoc: Mapping[str, Any], where: str, base_dir: P
         except ScenarioError as e:
             raise c.fail(f"{where}.mix", str(e).removeprefix(f"{where}.mix: ")) from None
         if isinstance(parsed, int):
-            raise c.fail(f"{where}.mix", "expected SCHEME:N groups such as abc:3,cubic:3 (for a count use matrix.flows)")
+            raise c.fail(
+                f"{where}.mix",
+                "expected SCHEME:N groups such as abc:3,cubic:3 (for a count use matrix.flows)",
+            )
         mix = tuple(parsed)
 
     def tables(key: str, allowed: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -932,11 +935,13 @@ def _parse_traffic(c: _Checker, sdoc: Mapping[str, Any], where: str, base_dir: P
         if isinstance(v, dict):
             v = [v]
         if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
-            raise c.fail(f"{where}.{key}", f"expected a list of tables ([[{where}.{key}]]), got {_type_name(v)}")
+            raise c.fail(
+                f"{where}.{key}", f"expected a list of tables ([[{where}.{key}]]), got {_type_name(v)}"
+            )
         for i, t in enumerate(v):
             c.known(t, allowed, f"{where}.{key}[{i}]")
             if "scheme" not in t:
-                raise c.fail(f"{where}.{key}[{i}].scheme", "missing: the flows' scheme, e.g. \"cubic\"")
+                raise c.fail(f"{where}.{key}[{i}].scheme", 'missing: the flows\' scheme, e.g. "cubic"')
             try:
                 from accelbrake.schemes import scheme_preset
 
@@ -950,11 +955,19 @@ def _parse_traffic(c: _Checker, sdoc: Mapping[str, Any], where: str, base_dir: P
         k = f"{where}.arrivals[{i}]"
         size = a.get("size")
         if not isinstance(size, dict):
-            raise c.fail(f"{k}.size", f"expected a table such as {{dist = \"fixed\", bytes = 10000}}, got {_type_name(size)}")
+            raise c.fail(
+                f"{k}.size",
+                f'expected a table such as {{dist = "fixed", bytes = 10000}}, got {_type_name(size)}',
+            )
         size = dict(size)
         if size.get("dist") == "empirical" and isinstance(size.get("cdf"), str):
             cdf = Path(size["cdf"])
-            if not cdf.is_absolute() and not cdf.exists() and base_dir is not None and (base_dir / cdf).exists():
+            if (
+                not cdf.is_absolute()
+                and not cdf.exists()
+                and base_dir is not None
+                and (base_dir / cdf).exists()
+            ):
                 size["cdf"] = str(base_dir / cdf)
         a["size"] = size
         for t in ("start_s", "stop_s"):
@@ -993,7 +1006,7 @@ def _traffic_flows(sc: dict[str, Any], traffic: Traffic, p: RunPoint, exp: Exper
 
     sc = copy.deepcopy(sc)
     dur_ms = float(sc["duration_ms"])
-    for i, a in enumerate(traffic.apps):
+    for a in traffic.apps:
         preset = scheme_preset(str(a["scheme"]))
         f: dict[str, Any] = {
             "scheme": preset.cc,
