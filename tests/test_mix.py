@@ -250,3 +250,21 @@ def test_coexistence_router_keeps_cubic_alive_where_a_shared_abc_queue_starves_i
     assert shared > 2.0, f"one shared ABC queue: ABC/Cubic {shared:.2f}"
     assert 0.75 < weighted < 1.33, f"coexistence router: ABC/Cubic {weighted:.2f}"
     assert weighted < shared / 2
+
+
+# --- Fig. 11: where the delay growth with 16 flows comes from (docs/coexistence.md) ----------
+
+
+def test_fig11_delay_growth_comes_from_the_window_floor_and_the_additive_increase():
+    def p95(n: int, sets: list[str]) -> float:
+        sc = build_scenario("abc", duration_s=60, flows=n, sets=sets)
+        return float(simulate(sc).summary["per_packet_delay_ms"]["p95"])
+
+    # Measured on Verizon-LTE-short.up, 60 s, seed 0: 187, 286, 238, 202 ms.
+    one = p95(1, [])
+    sixteen = p95(16, [])
+    floor2 = p95(16, ["abc.min_window=2"])
+    neither = p95(16, ["abc.min_window=1", "abc.additive_increase=false"])
+    assert sixteen > 1.4 * one
+    assert floor2 < sixteen - 0.4 * (sixteen - one)  # the floor is most of the growth
+    assert neither < 1.15 * one  # without floor and additive increase: nearly constant
