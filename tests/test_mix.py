@@ -203,9 +203,11 @@ def test_experiment_mix_arrivals_and_apps_build_the_flows():
     )
     sc = exp.scenario(next(exp.points()))
     kinds = [(f["scheme"], f.get("count", 1), (f.get("app") or {}).get("type", "bulk")) for f in sc["flows"]]
-    assert kinds[:3] == [("abc", 2, "bulk"), ("cubic", 1, "bulk"), ("abc", 4, "rate")]
-    assert sc["flows"][2]["start_ms"] == 1000.0
-    assert all(k == ("cubic", 1, "finite") for k in kinds[3:]) and 60 < len(kinds) - 3 < 140
+    assert kinds[:6] == [("abc", 2, "bulk"), ("cubic", 1, "bulk")] + [("abc", 1, "rate")] * 4
+    # Application-limited flows start at random phases within one packet interval (1448 B at 0.5 Mbit/s).
+    starts = [f["start_ms"] for f in sc["flows"][2:6]]
+    assert len(set(starts)) == 4 and all(1000.0 <= s < 1000.0 + 1448 * 8 / 0.5e6 * 1000 for s in starts)
+    assert all(k == ("cubic", 1, "finite") for k in kinds[6:]) and 60 < len(kinds) - 6 < 140
 
 
 @pytest.mark.parametrize(

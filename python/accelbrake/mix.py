@@ -24,6 +24,7 @@ from accelbrake.schemes import AQM_QUEUES, ECN_CONTROLLERS, scheme_preset
 
 __all__ = [
     "MAX_ARRIVALS",
+    "MSS_BYTES",
     "SIZE_BUCKETS",
     "fct_stats",
     "mix_flow_groups",
@@ -31,6 +32,9 @@ __all__ = [
     "poisson_flows",
     "scheme_aggregates",
 ]
+
+#: Payload bytes per segment: the core's MSS (crates/accelbrake-sim/src/packet.rs).
+MSS_BYTES = 1448
 
 #: Most flows one Poisson group may create (each is a flow of the core until the run ends).
 MAX_ARRIVALS = 50_000

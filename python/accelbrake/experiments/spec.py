@@ -895,6 +895,8 @@ _APP_KEYS: dict[str, str] = {
     "rate_mbps": "each flow's application rate, payload Mbit/s",
     "start_s": "start (default 0)",
     "stop_s": "stop (default: the end of the run)",
+    "spread_s": "each flow starts at start_s + a uniform draw in [0, spread_s) from the seed (default: one "
+    "packet interval, 1448 B / rate_mbps; 0: all start together and send in step)",
 }
 
 
@@ -993,34 +995,42 @@ def _parse_traffic(c: _Checker, sdoc: Mapping[str, Any], where: str, base_dir: P
             raise c.fail(f"{k}.rate_mbps", "missing: each flow's application rate in Mbit/s")
         a["rate_mbps"] = c.number(a["rate_mbps"], f"{k}.rate_mbps", "Mbit/s", strict=True)
         a["count"] = c.integer(a.get("count", 1), f"{k}.count", "a flow count", minimum=1)
-        for t in ("start_s", "stop_s"):
+        for t in ("start_s", "stop_s", "spread_s"):
             if t in a:
                 a[t] = c.number(a[t], f"{k}.{t}", "s")
     return Traffic(mix, tuple(arrivals), tuple(apps))
 
 
 def _traffic_flows(sc: dict[str, Any], traffic: Traffic, p: RunPoint, exp: Experiment) -> dict[str, Any]:
-    """Add the entry's Poisson arrivals and application-limited flows to a built scenario."""
-    from accelbrake.mix import poisson_flows
+    """Add the entry's Poisson arrivals and application-limited flows to a built scenario.
+
+    Application-limited flows start at random phases (``spread_s``, default one packet interval):
+    constant-rate flows started together would each fill a packet at the same instants and arrive
+    as one burst of ``count`` packets every interval."""
+    import random
+
+    from accelbrake.mix import MSS_BYTES, poisson_flows
     from accelbrake.schemes import scheme_preset
 
     sc = copy.deepcopy(sc)
     dur_ms = float(sc["duration_ms"])
-    for a in traffic.apps:
+    for i, a in enumerate(traffic.apps):
         preset = scheme_preset(str(a["scheme"]))
-        f: dict[str, Any] = {
-            "scheme": preset.cc,
-            "params": {},
-            "fwd": [0],
-            "rev": [1],
-            "app": {"type": "rate", "mbps": a["rate_mbps"]},
-            "start_ms": 1000.0 * a.get("start_s", 0.0),
-        }
-        if "stop_s" in a:
-            f["stop_ms"] = 1000.0 * a["stop_s"]
-        if a["count"] > 1:
-            f["count"] = a["count"]
-        sc["flows"].append(f)
+        spread_ms = 1000.0 * a.get("spread_s", MSS_BYTES * 8 / (a["rate_mbps"] * 1e6))
+        rng = random.Random(f"apps/{p.seed}/{i}")
+        start_ms = 1000.0 * a.get("start_s", 0.0)
+        for _ in range(a["count"]):
+            f: dict[str, Any] = {
+                "scheme": preset.cc,
+                "params": {},
+                "fwd": [0],
+                "rev": [1],
+                "app": {"type": "rate", "mbps": a["rate_mbps"]},
+                "start_ms": round(start_ms + rng.uniform(0.0, spread_ms), 6) if spread_ms > 0 else start_ms,
+            }
+            if "stop_s" in a:
+                f["stop_ms"] = max(f["start_ms"], 1000.0 * a["stop_s"])
+            sc["flows"].append(f)
     for i, a in enumerate(traffic.arrivals):
         sc["flows"].extend(
             poisson_flows(
