@@ -270,3 +270,15 @@ def test_fig11_delay_growth_comes_from_the_window_floor_and_the_additive_increas
     assert sixteen > 1.4 * one
     assert floor2 < sixteen - 0.4 * (sixteen - one)  # the floor is most of the growth
     assert neither < 1.15 * one  # without floor and additive increase: nearly constant
+
+
+def test_sweep_results_name_each_flows_own_controller(tmp_path):
+    from accelbrake.experiments.runner import run_sweep
+
+    exp = parse_experiment(_doc({"queue": "abc-coexist", "mix": "abc:1,cubic:2"}), source="x.toml")
+    run_sweep(exp, tmp_path / "o", progress=False)
+    import pandas as pd
+
+    res = pd.read_csv(tmp_path / "o" / "results.csv")
+    assert res["flow_cc"].tolist() == ["abc", "cubic", "cubic"]
+    assert set(res["cc"]) == {"abc"}
