@@ -261,11 +261,25 @@ def cmp_fig20(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
     for s, r in per.iterrows():
         rows.append(h.info(str(s), "p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0))
         rows.append(h.info(str(s), "utilisation", float(r["link_utilization"]), 3))
-    u_pub, d_pub = PUBLISHED["abc-fig20"]
+    bulk: dict[str, list[float]] = {}
+    for r, summary, _scenario in _runs(results, out):
+        bulk.setdefault(str(r["scheme"]), []).append(float(summary["flows"][0]["per_packet_delay_ms"]["p95"]))
+    for s, xs in bulk.items():
+        rows.append(h.info(s, "backlogged flow: p95 per-packet delay, ms", float(np.mean(xs)), 0))
+    u_pub, f_pub, d_pub = PUBLISHED["abc-fig20"]
     if {"abc", "abc-apps"} <= set(per.index):
         a, b = per.loc["abc"], per.loc["abc-apps"]
         rows.append(h.row(u_pub, float(b["link_utilization"] / a["link_utilization"]), digits=3))
-        rows.append(h.row(d_pub, float(b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"])))
+        rows.append(h.row(f_pub, float(np.mean(bulk["abc-apps"]) / np.mean(bulk["abc"]))))
+        rows.append(
+            h.row(
+                d_pub,
+                float(b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"]),
+                note="our reading (not measured apart): the application-limited flows' packets sample time "
+                "uniformly while the backlogged flow's crowd into the high-capacity stretches, so all packets "
+                "together see more of the trace's slow stretches (docs/coexistence.md)",
+            )
+        )
     return rows
 
 
