@@ -276,8 +276,8 @@ def cmp_fig20(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
                 d_pub,
                 float(b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"]),
                 note="our reading (not measured apart): the application-limited flows' packets sample time "
-                "uniformly while the backlogged flow's crowd into the high-capacity stretches, so all packets "
-                "together see more of the trace's slow stretches (docs/coexistence.md)",
+                "uniformly while the backlogged flow's crowd into the high-capacity stretches, so all "
+                "packets together see more of the trace's slow stretches (docs/coexistence.md)",
             )
         )
     return rows
