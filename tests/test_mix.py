@@ -225,6 +225,7 @@ def test_experiment_mix_arrivals_and_apps_build_the_flows():
             "schemes.m.arrivals[0].size.dist",
         ),
         ({"apps": [{"scheme": "abc", "count": 2}]}, "schemes.m.apps[0].rate_mbps"),
+        ({"apps": [{"scheme": "abc", "rate_mbps": 1, "on_s": 1}]}, "schemes.m.apps[0].off_s"),
     ],
 )
 def test_experiment_errors_name_file_and_key(entry, key):
@@ -282,3 +283,22 @@ def test_sweep_results_name_each_flows_own_controller(tmp_path):
     res = pd.read_csv(tmp_path / "o" / "results.csv")
     assert res["flow_cc"].tolist() == ["abc", "cubic", "cubic"]
     assert set(res["cc"]) == {"abc"}
+
+
+def test_on_off_source_sends_only_while_on():
+    exp = parse_experiment(
+        _doc({"apps": [{"scheme": "cubic", "rate_mbps": 2.0, "on_s": 1.0, "off_s": 3.0, "spread_s": 0}]}),
+        source="x.toml",
+    )
+    sc = exp.scenario(next(exp.points()))
+    sc["duration_ms"] = 8000.0
+    sc["flows"] = sc["flows"][1:]  # the on/off flow alone
+    assert sc["flows"][0]["app"] == {"type": "onoff", "mbps": 2.0, "on_ms": 1000.0, "off_ms": 3000.0}
+    r = simulate(sc)
+    ts = r.flows_ts
+    on = ts[(ts["t_s"] % 4.0 >= 0.3) & (ts["t_s"] % 4.0 < 0.9)]["throughput_mbps"].mean()
+    off = ts[(ts["t_s"] % 4.0 >= 1.5) & (ts["t_s"] % 4.0 < 3.9)]["throughput_mbps"].mean()
+    assert 1.6 < on < 2.4, on
+    assert off < 0.05, off
+    # 2 on periods of 1 s at 2 Mbit/s in 8 s: 4 Mbit of payload, as the flow's goodput says.
+    assert abs(r.summary["flows"][0]["goodput_mbps"] * 8 - 4.0) < 0.4

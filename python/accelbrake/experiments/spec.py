@@ -892,7 +892,9 @@ _ARRIVAL_KEYS: dict[str, str] = {
 _APP_KEYS: dict[str, str] = {
     "scheme": "the flows' scheme",
     "count": "how many flows (default 1)",
-    "rate_mbps": "each flow's application rate, payload Mbit/s",
+    "rate_mbps": "each flow's application rate, payload Mbit/s (while on, for an on/off source)",
+    "on_s": "on/off source: length of each on period (give with off_s)",
+    "off_s": "on/off source: length of each off period",
     "start_s": "start (default 0)",
     "stop_s": "stop (default: the end of the run)",
     "spread_s": "each flow starts at start_s + a uniform draw in [0, spread_s) from the seed (default: one "
@@ -995,7 +997,11 @@ def _parse_traffic(c: _Checker, sdoc: Mapping[str, Any], where: str, base_dir: P
             raise c.fail(f"{k}.rate_mbps", "missing: each flow's application rate in Mbit/s")
         a["rate_mbps"] = c.number(a["rate_mbps"], f"{k}.rate_mbps", "Mbit/s", strict=True)
         a["count"] = c.integer(a.get("count", 1), f"{k}.count", "a flow count", minimum=1)
-        for t in ("start_s", "stop_s", "spread_s"):
+        if ("on_s" in a) != ("off_s" in a):
+            raise c.fail(
+                f"{k}.{'off_s' if 'on_s' in a else 'on_s'}", "missing: an on/off source needs on_s and off_s"
+            )
+        for t in ("start_s", "stop_s", "spread_s", "on_s", "off_s"):
             if t in a:
                 a[t] = c.number(a[t], f"{k}.{t}", "s")
     return Traffic(mix, tuple(arrivals), tuple(apps))
@@ -1025,7 +1031,14 @@ def _traffic_flows(sc: dict[str, Any], traffic: Traffic, p: RunPoint, exp: Exper
                 "params": {},
                 "fwd": [0],
                 "rev": [1],
-                "app": {"type": "rate", "mbps": a["rate_mbps"]},
+                "app": {
+                    "type": "onoff",
+                    "mbps": a["rate_mbps"],
+                    "on_ms": 1000.0 * a["on_s"],
+                    "off_ms": 1000.0 * a["off_s"],
+                }
+                if "on_s" in a
+                else {"type": "rate", "mbps": a["rate_mbps"]},
                 "start_ms": round(start_ms + rng.uniform(0.0, spread_ms), 6) if spread_ms > 0 else start_ms,
             }
             if "stop_s" in a:
