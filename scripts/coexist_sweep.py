@@ -14,12 +14,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 from concurrent.futures import ProcessPoolExecutor
 
 from accelbrake.experiments import mixed as M
-from accelbrake.experiments.spec import parse_experiment
-from accelbrake.mix import fct_stats, scheme_aggregates
 
 KS = (1, 3, 10, 30)
 PERIODS_MS = (20.0, 100.0, 500.0)
@@ -29,19 +26,9 @@ def one(args: tuple[int, float, float, int, float]) -> tuple[int, float, float, 
     from accelbrake.results import simulate
 
     k, period, x, seed, duration = args
-    doc = M.doc_fig13(True, None)
-    doc["matrix"]["schemes"] = ["coexist"]
-    doc["matrix"]["seeds"] = [seed]
-    doc["run"]["duration_s"] = duration
-    doc["schemes"] = {"coexist": doc["schemes"]["coexist"]}
-    doc["schemes"]["coexist"]["queue"] = f"abc-coexist top_k={k},update_ms={period:g},headroom={x:g}"
-    exp = parse_experiment(doc)
-    sc = exp.scenario(next(exp.points()))
-    r = simulate(sc)
-    agg = {a["scheme"]: a for a in scheme_aggregates(r.summary, sc)}
-    fct = fct_stats(r.summary, sc, M.FIG13_MBPS)
-    p95 = next((f["fct_p95_ms"] for f in fct if f["bucket"] == "all"), math.nan)
-    return k, period, x, seed, agg["abc"]["mean_mbps"], agg["cubic"]["mean_mbps"], p95
+    sc = M.fig13_scenario(seed, duration, f"abc-coexist top_k={k},update_ms={period:g},headroom={x:g}")
+    m = M.fig13_measure(simulate(sc).summary, sc)
+    return k, period, x, seed, m["abc_mbps"], m["cubic_mbps"], m["short_fct_p95_ms"]
 
 
 def main() -> None:
