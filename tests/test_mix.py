@@ -302,3 +302,19 @@ def test_on_off_source_sends_only_while_on():
     assert off < 0.05, off
     # 2 on periods of 1 s at 2 Mbit/s in 8 s: 4 Mbit of payload, as the flow's goodput says.
     assert abs(r.summary["flows"][0]["goodput_mbps"] * 8 - 4.0) < 0.4
+
+
+def test_plot_of_a_mixed_run_draws_each_schemes_total():
+    from accelbrake.plots import run_figure
+
+    sc = build_scenario("abc", trace="const:24", duration_s=4, flows="abc:2,cubic:1", queue="abc-coexist")
+    r = simulate(sc)
+    fig = run_figure(r)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "all abc flows" in labels and "all cubic flows" in labels
+    total = {ln.get_label(): ln.get_ydata() for ln in ax.get_lines()}
+    ts = r.flows_ts
+    col = "egress_mbps" if "egress_mbps" in ts.columns else "throughput_mbps"
+    abc = ts[ts["flow"].isin([0, 1])].groupby("t_s")[col].sum().to_numpy()
+    assert abs(float(total["all abc flows"][: len(abc)].sum()) - float(abc.sum())) < 1e-6
