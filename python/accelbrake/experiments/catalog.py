@@ -36,6 +36,8 @@ TITLES: dict[str, str] = {
     "abc-fig20": "a backlogged ABC flow beside 200 application-limited ABC flows",
     "c2tcp-friendliness": "C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s "
     "(C2TCP Figs. 16-17)",
+    "abc-fig10": "an ABC wireless hop in series with a 12 Mbit/s wired drop-tail hop and on-off Cubic "
+    "cross traffic",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
@@ -45,7 +47,6 @@ UNAVAILABLE: dict[str, str] = {
     "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
     "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
     "data bottleneck",
-    "abc-fig10": "needs a second (wired) bottleneck with on-off Cubic cross traffic",
     "abc-fig17": "included in abc-fig8 (mean delay ratios)",
     "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
     "c2tcp-target": "not wired as a reproduction yet; checked by c2tcp_average_delay_follows_its_target",

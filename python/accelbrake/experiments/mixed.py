@@ -353,3 +353,127 @@ def fig13_measure(summary: dict[str, Any], scenario: dict[str, Any]) -> dict[str
         "cubic_mbps": float(agg["cubic"]["mean_mbps"]),
         "short_fct_p95_ms": float(next((f["fct_p95_ms"] for f in fct if f["bucket"] == "all"), math.nan)),
     }
+
+
+# --- abc-fig10: an ABC wireless hop in series with a wired drop-tail hop and on-off Cubic -----
+
+#: Fig. 10's wired link and the on periods of the Cubic cross traffic (one backlogged Cubic flow
+#: per period; the paper shows three shaded periods and gives no times: ours).
+FIG10_WIRED_MBPS = 12.0
+FIG10_ON_S = ((20.0, 40.0), (60.0, 80.0), (100.0, 120.0))
+FIG10_TRACE = "traces/Verizon-LTE-short.up"
+
+SETUP_FIG10 = (
+    "ABC paper Fig. 10 (§7.4): one ABC flow (abc-cubic, §4.1: min(w_abc, w_cubic)) crosses an ABC "
+    f"wireless hop (Verizon-LTE-short.up, 5.96 Mbit/s mean, ABC router, 250 packets) and then a "
+    f"{FIG10_WIRED_MBPS:g} Mbit/s wired drop-tail hop (250 packets, 50 ms), ACKs over 100 Mbit/s (50 ms); "
+    "a backlogged Cubic flow crosses the wired hop alone during "
+    + ", ".join(f"{a:g}-{b:g} s" for a, b in FIG10_ON_S)
+    + " (the paper's on-off cross traffic; times ours). Ideal rate per 100 ms bin: the wireless capacity, "
+    "capped at half the wired link while Cubic is on (its max-min share). Full: 140 s, 3 seeds; quick: "
+    "1 seed (the duration is the trace's, 140 s)."
+)
+
+
+def _fig10_scenario(seed: int, secs: float) -> dict[str, Any]:
+    from accelbrake.scenarios import link_spec
+
+    flows: list[dict[str, Any]] = [{"scheme": "abc-cubic", "fwd": [0, 1], "rev": [2]}]
+    for a, b in FIG10_ON_S:
+        if a < secs:
+            flows.append(
+                {
+                    "scheme": "cubic",
+                    "fwd": [1],
+                    "rev": [2],
+                    "start_ms": 1000.0 * a,
+                    "stop_ms": 1000.0 * min(b, secs),
+                }
+            )
+    return {
+        "duration_ms": 1000.0 * secs,
+        "seed": seed,
+        "sample_ms": 100.0,
+        "hops": [
+            {"name": "wireless", "link": link_spec(FIG10_TRACE), "queue": {"type": "abc", "packets": 250}},
+            {
+                "name": "wired",
+                "link": {"type": "constant", "mbps": FIG10_WIRED_MBPS},
+                "queue": {"type": "droptail", "packets": 250},
+                "delay_ms": 50.0,
+            },
+            {
+                "name": "ack",
+                "link": {"type": "constant", "mbps": 100.0},
+                "queue": {"type": "infinite"},
+                "delay_ms": 50.0,
+            },
+        ],
+        "flows": flows,
+    }
+
+
+def run_fig10(
+    h: Helpers, out: Path, quick: bool, secs: float | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """Runs Fig. 10's scenario per seed; the ABC flow's throughput against the ideal rate in each
+    kind of period, and its queueing delay at the wireless hop with and without cross traffic."""
+    from accelbrake.results import simulate
+
+    secs = secs or 140.0
+    seeds = (0,) if quick else (0, 1, 2)
+    per: dict[str, list[tuple[float, float]]] = {"no cross traffic": [], "cross, wireless bottleneck": [],
+                                                 "cross, wired bottleneck": []}  # fmt: skip
+    qd: dict[str, list[float]] = {"off": [], "on": []}
+    out.mkdir(parents=True, exist_ok=True)
+    frames = []
+    for seed in seeds:
+        r = simulate(_fig10_scenario(seed, secs))
+        f = r.flows_ts
+        f = f[f["flow"] == 0].set_index("t_s")
+        hts = r.hops_ts
+        cap = hts[hts["hop"] == 0].set_index("t_s")["capacity_mbps"]
+        d = pd.DataFrame({"tput": f["throughput_mbps"], "cap": cap}).dropna()
+        d = d[(d.index >= 2.0) & (d.index < secs - 0.1)]
+        on = np.zeros(len(d), dtype=bool)
+        for a, b in FIG10_ON_S:
+            # The first 5 s of each period are Cubic's slow start and the wired queue filling.
+            on |= (d.index >= a + 5.0) & (d.index < b)
+        off = np.ones(len(d), dtype=bool)
+        for a, b in FIG10_ON_S:
+            off &= ~((d.index >= a) & (d.index < b + 5.0))
+        half = FIG10_WIRED_MBPS / 2.0
+        d["ideal"] = np.where(on, np.minimum(d["cap"], half), np.minimum(d["cap"], FIG10_WIRED_MBPS))
+        d["seed"] = seed
+        frames.append(d.assign(on=on, off=off))
+        for name, sel in (
+            ("no cross traffic", off),
+            ("cross, wireless bottleneck", on & (d["cap"].to_numpy() < half)),
+            ("cross, wired bottleneck", on & (d["cap"].to_numpy() >= half)),
+        ):
+            x = d[sel]
+            if len(x):
+                per[name].append((float(x["tput"].mean()), float(x["ideal"].mean())))
+        q = f["delay_p95_ms"] if "delay_p95_ms" in f.columns else None
+        if q is not None and on.any() and off.any():
+            qq = q.reindex(d.index)
+            qd["off"].append(float(np.nanmean(qq[off])))
+            qd["on"].append(float(np.nanmean(qq[on])))
+    pd.concat(frames).to_csv(out / "fig10_timeseries.csv")
+    rows = []
+    pubs = {p.metric: p for p in PUBLISHED["abc-fig10"]}
+    for name, xs in per.items():
+        if not xs:
+            continue
+        t = float(np.mean([a for a, _ in xs]))
+        i = float(np.mean([b for _, b in xs]))
+        pub = pubs[f"ABC throughput / ideal rate, {name}"]
+        rows.append(
+            h.row(pub, t / i, note=f"ABC {t:.2f} Mbit/s, ideal {i:.2f} Mbit/s (mean over bins and seeds)")
+        )
+    if qd["off"] and qd["on"]:
+        a, b = float(np.mean(qd["off"])), float(np.mean(qd["on"]))
+        rows.append(h.info("ABC", "per-packet delay p95 per bin, mean, no cross traffic (ms)", a, 0))
+        rows.append(h.info("ABC", "per-packet delay p95 per bin, mean, with cross traffic (ms)", b, 0))
+        rows.append(h.row(pubs["lower delay without cross traffic"], a < b, note=f"{a:.0f} ms vs {b:.0f} ms"))
+    return rows, len(seeds)
