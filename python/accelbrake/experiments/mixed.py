@@ -49,13 +49,17 @@ __all__ = [
 FIG13_MBPS = 96.0
 FIG13_BUFFER = 800
 FIG13_SHORT_LOAD_MBPS = 9.6
+#: A second, heavier short-flow load (30 %; ours: the paper's loads are on Fig. 13's axis only).
+FIG13_HEAVY_LOAD_MBPS = 28.8
 FIG13_SHORT_BYTES = 10_000
 
 SETUP_FIG13 = (
     f"{FIG13_MBPS:g} Mbit/s constant link, 50 ms one-way delay (min RTT 100 ms), {FIG13_BUFFER}-packet "
     "buffer (one BDP; the paper gives neither), ACKs over 100 Mbit/s. 3 ABC + 3 Cubic backlogged flows "
     f"from 0 s, plus Cubic flows of {FIG13_SHORT_BYTES // 1000} KB arriving as a Poisson process with "
-    f"{FIG13_SHORT_LOAD_MBPS:g} Mbit/s offered load (10 %; the paper varies it). Routers: abc-coexist "
+    f"{FIG13_SHORT_LOAD_MBPS:g} Mbit/s offered load (10 %; also {FIG13_HEAVY_LOAD_MBPS:g} Mbit/s, 30 %, for "
+    "the coexistence router and the shared queue: the -load30 entries; the paper varies the load). "
+    "Routers: abc-coexist "
     "(ABC paper §4.3: separate queues, max-min weights, K = 10, 500 ms updates), its artifact variant, "
     "and one shared ABC queue without weights. Long-flow throughput over the whole run; full: 10 seeds "
     "of 40 s (the paper's 10 runs), quick: 2 seeds of 20 s."
@@ -93,18 +97,16 @@ def _mix_entry(
 
 
 def doc_fig13(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    short = [
-        {
-            "scheme": "cubic",
-            "load_mbps": FIG13_SHORT_LOAD_MBPS,
-            "size": {"dist": "fixed", "bytes": FIG13_SHORT_BYTES},
-        }
-    ]
+    def arrivals(load: float) -> list[dict[str, Any]]:
+        return [{"scheme": "cubic", "load_mbps": load, "size": {"dist": "fixed", "bytes": FIG13_SHORT_BYTES}}]
+
+    short = arrivals(FIG13_SHORT_LOAD_MBPS)
+    heavy = arrivals(FIG13_HEAVY_LOAD_MBPS)
     return {
         "name": "abc-fig13" + ("-quick" if quick else ""),
         "description": "ABC Fig. 13: ABC and Cubic long flows with Cubic short flows on one bottleneck",
         "matrix": {
-            "schemes": ["coexist", "coexist-artifact", "shared"],
+            "schemes": ["coexist", "coexist-artifact", "shared", "coexist-load30", "shared-load30"],
             "traces": traces or [f"const:{FIG13_MBPS:g}"],
             "delay_ms": [50.0],
             "buffer_packets": [FIG13_BUFFER],
@@ -121,6 +123,14 @@ def doc_fig13(quick: bool, traces: list[str] | None) -> dict[str, Any]:
                 "label": "ABC coexistence (artifact)",
             },
             "shared": {**_mix_entry(None, "abc:3,cubic:3", arrivals=short), "label": "one shared ABC queue"},
+            "coexist-load30": {
+                **_mix_entry("abc-coexist", "abc:3,cubic:3", arrivals=heavy),
+                "label": "ABC coexistence, 30 % short-flow load",
+            },
+            "shared-load30": {
+                **_mix_entry(None, "abc:3,cubic:3", arrivals=heavy),
+                "label": "one shared ABC queue, 30 % short-flow load",
+            },
         },
     }
 
@@ -158,9 +168,14 @@ def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
         a, c = float(np.nanmean(abc)), float(np.nanmean(cubic))
         ratio = a / c if c > 0 else math.nan
         note = f"ABC long flows {a:.2f} Mbit/s, Cubic long flows {c:.2f} Mbit/s (mean over {len(runs)} runs)"
-        if scheme == "coexist":
-            rows.append(h.row(pubs[0], ratio, note=note))
-            rows.append(h.row(pubs[1], float(np.nanmean(std)), note="mean over runs", digits=3))
+        load = {"coexist": "10 %", "coexist-load30": "30 %"}.get(scheme)
+        if load is not None:
+            for pub, ours, n, digits in (
+                (pubs[0], ratio, note, 2),
+                (pubs[1], float(np.nanmean(std)), "mean over runs", 3),
+            ):
+                pub = dataclasses.replace(pub, metric=f"{pub.metric}, {load} short-flow load", ours=scheme)
+                rows.append(h.row(pub, ours, note=n, digits=digits))
         else:
             rows.append(h.info(scheme, "ABC / Cubic mean long-flow throughput", ratio, 2, note))
         rows.append(h.info(scheme, "Cubic long flows, mean Mbit/s", c, 2))
@@ -339,7 +354,7 @@ def fig13_scenario(seed: int, duration_s: float, queue: str) -> dict[str, Any]:
     doc["matrix"]["schemes"] = ["coexist"]
     doc["matrix"]["seeds"] = [seed]
     doc["run"]["duration_s"] = duration_s
-    doc["schemes"] = {"coexist": {**doc["schemes"]["coexist"], "queue": queue}}
+    doc["schemes"] = {"coexist": {**doc["schemes"]["coexist"], "queue": queue}}  # the 10 % load
     exp = parse_experiment(doc, source="abc-fig13 setup")
     return exp.scenario(next(exp.points()))
 
