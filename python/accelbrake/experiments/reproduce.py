@@ -1207,7 +1207,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             M.doc_fig13,
             lambda results, out: M.cmp_fig13(_MIXED, results, out),
             (
-                "the short flows' offered load is one value (10 %), the paper sweeps it; RCP's zombie-list "
+                "two short-flow loads (10 % and 30 %), the paper sweeps more; RCP's zombie-list "
                 "weighting (Cubic 17-165 % ahead in the paper) is not implemented",
             ),
             cite="Fig. 13, §4.3 and §7.5",
