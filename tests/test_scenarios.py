@@ -297,7 +297,8 @@ def test_every_set_key_has_help_and_known_target():
     assert {"abc", "cubic", "newreno", "cubic-abe", "newreno-abe", "c2tcp", "proprate", "bbr", "copa",
             "vegas", "ledbat", "westwood"} <= schemes  # fmt: skip
     assert {
-        "droptail", "infinite", "abc", "pk-abc", "abc-predict", "codel", "pie", "xcp", "xcp-w", "rcp", "vcp"
+        "droptail", "infinite", "abc", "pk-abc", "abc-predict", "codel", "pie", "xcp", "xcp-w", "rcp", "vcp",
+        "abc-coexist",
     } == queues  # fmt: skip
     prefixes = schemes | queues | {"queue", "flow", "link"}
     for key, spec in SET_KEYS.items():

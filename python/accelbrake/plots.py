@@ -195,6 +195,20 @@ def run_figure(
             linewidth=1.0,
             label=label,
         )
+    # Runs that mix schemes: each scheme's flows together, per bin (thick).
+    scheme_of = {int(f["id"]): str(f.get("scheme")) for f in flows}
+    if len(set(scheme_of.values())) > 1 and len(fts):
+        by = fts.assign(scheme=fts["flow"].map(scheme_of)).groupby(["scheme", "t_s"])[col].sum()
+        for j, scheme in enumerate(dict.fromkeys(scheme_of.values())):
+            d = by.loc[scheme]
+            ax.step(
+                *_to_end(d.index.to_series(), d, end),
+                where="post",
+                color=f"C{j % 10}",
+                linewidth=2.4,
+                alpha=0.9,
+                label=f"all {scheme} flows",
+            )
     ax.set_ylabel("Mbit/s")
     ax.set_ylim(bottom=0)
     ax.set_title("throughput at the bottleneck link vs its capacity", loc="left", fontsize="medium")

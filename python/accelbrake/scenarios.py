@@ -348,7 +348,7 @@ def build_scenario(
     delay_ms: float | str | None = None,
     buffer_packets: int | None = None,
     duration_s: float | str | None = None,
-    flows: int | None = None,
+    flows: int | str | list[tuple[str, int]] | None = None,
     seed: int | None = None,
     sets: Iterable[str] | Mapping[str, Any] = (),
     record_packets: bool = False,
@@ -374,7 +374,9 @@ def build_scenario(
         buffer_packets: data queue limit in packets, for every queue type (``queue.bytes`` in
             ``sets`` switches to bytes; a ``queue`` with ``packets``/``bytes`` has its own).
         duration_s: simulated time in seconds.
-        flows: number of identical bulk flows sharing the link.
+        flows: number of identical bulk flows sharing the link, or a mix of schemes:
+            ``"abc:3,cubic:3"`` or ``[("abc", 3), ("cubic", 3)]`` (:mod:`accelbrake.mix`); the flows
+            of a mix share the data queue of ``scheme`` (or ``queue``).
         seed: master random seed.
         sets: ``key=value`` overrides with units (see :data:`SET_KEYS`), e.g.
             ``["abc.delta=100ms", "abc.eta=0.95", "queue.packets=100"]``.
@@ -415,6 +417,15 @@ def build_scenario(
     buffer_packets = int(net("buffer_packets")) if buffer_packets is None else buffer_packets
     duration_s = net("duration_s") if duration_s is None else duration_s
     flows = int(net("flows")) if flows is None else flows
+    mix: list[tuple[str, int]] | None = None
+    if isinstance(flows, list) or (isinstance(flows, str) and not flows.strip().isdigit()):
+        from accelbrake.mix import parse_flow_mix
+
+        parsed = parse_flow_mix(",".join(f"{n}:{c}" for n, c in flows) if isinstance(flows, list) else flows)
+        if isinstance(parsed, int):
+            flows = parsed
+        else:
+            mix, flows = parsed, sum(c for _, c in parsed)
     seed = int(net("seed")) if seed is None else seed
     sample_ms = net("sample_ms") if sample_ms is None else sample_ms
     d_ms = _positive("delay_ms", delay_ms, parse_duration, "a delay ≥ 0 ms", inclusive=True)
@@ -455,6 +466,11 @@ def build_scenario(
         raise ScenarioError(_abe_needs_ecn(preset.cc, "ecn=False"), key="ecn")
     if preset.ecn if ecn is None else ecn:
         flow["ecn"] = True
+    flow_list = [flow]
+    if mix is not None:
+        from accelbrake.mix import mix_flow_groups
+
+        flow_list = mix_flow_groups(mix, data_queue["type"], ecn)
     scenario: dict[str, Any] = {
         "duration_ms": dur_ms,
         "seed": seed_v,
@@ -464,7 +480,7 @@ def build_scenario(
             {"name": "data", "link": link_spec(trace), "queue": data_queue, "delay_ms": d_ms},
             {"name": "ack", "link": ack_link, "queue": {"type": "infinite"}, "delay_ms": d_ms},
         ],
-        "flows": [flow],
+        "flows": flow_list,
     }
     scenario = apply_sets(scenario, sets, strict=strict, _locations=locations)
     flows_out = scenario["flows"]

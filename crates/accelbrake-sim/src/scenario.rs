@@ -392,6 +392,16 @@ pub enum AppSpec {
         /// Mbit/s of payload.
         mbps: f64,
     },
+    /// An on/off source: payload at `mbps` for `on_ms`, then nothing for `off_ms`, repeating from
+    /// the flow's start (one connection throughout).
+    Onoff {
+        /// Mbit/s of payload while on.
+        mbps: f64,
+        /// Length of each on period, ms.
+        on_ms: f64,
+        /// Length of each off period, ms.
+        off_ms: f64,
+    },
 }
 
 /// One flow (or `count` identical flows).
@@ -760,6 +770,23 @@ impl Scenario {
                     })
                 }
                 AppSpec::Rate { mbps } => check_range(&format!("{k}.app.mbps"), mbps, 1e-9, 1e6, "a rate > 0 Mbit/s")?,
+                AppSpec::Onoff { mbps, on_ms, off_ms } => {
+                    check_range(&format!("{k}.app.mbps"), mbps, 1e-9, 1e6, "a rate > 0 Mbit/s")?;
+                    check_range(
+                        &format!("{k}.app.on_ms"),
+                        on_ms,
+                        1e-3,
+                        MAX_DURATION_MS,
+                        "an on period > 0 ms",
+                    )?;
+                    check_range(
+                        &format!("{k}.app.off_ms"),
+                        off_ms,
+                        0.0,
+                        MAX_DURATION_MS,
+                        "an off period ≥ 0 ms",
+                    )?;
+                }
                 _ => {}
             }
         }

@@ -81,6 +81,18 @@ def _arg_count(text: str) -> int:
     return _whole(text, 1, "a whole number", "1 or more")
 
 
+def _arg_flows(text: str) -> int | list[tuple[str, int]]:
+    """``--flows``: a count, or a mix ``abc:3,cubic:3``."""
+    if text.strip().isdigit():
+        return _arg_count(text)
+    from accelbrake.mix import parse_flow_mix
+
+    try:
+        return parse_flow_mix(text, key="--flows")
+    except ScenarioError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--flows: ")) from None
+
+
 def _arg_seed(text: str) -> int:
     return _whole(text, 0, "a whole number ≥ 0", "a whole number ≥ 0")
 
@@ -218,7 +230,12 @@ def _network_options(p: argparse.ArgumentParser, *, compare: bool) -> None:
         f"(default: {_net('duration_s')}, the trace length)",
     )
     run.add_argument(
-        "--flows", type=_arg_count, metavar="N", help="number of bulk flows sharing the link (default: 1)"
+        "--flows",
+        type=_arg_flows,
+        metavar="N|MIX",
+        help="number of bulk flows sharing the link, or a mix of schemes SCHEME:N,... such as abc:3,cubic:3 "
+        "(the flows share the data queue of --scheme, default the first group's; --queue abc-coexist gives "
+        "ABC's coexistence router) (default: 1)",
     )
     run.add_argument(
         "--seed", type=_arg_seed, metavar="N", help="random seed; same seed, same results (default: 0)"

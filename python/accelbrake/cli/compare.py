@@ -93,6 +93,12 @@ def _compare_row(trace: str, scheme: str, summary: dict[str, Any]) -> dict[str, 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``accelbrake compare``."""
+    if isinstance(args.flows, list):
+        raise ScenarioError(
+            "--flows: a mix of schemes (SCHEME:N,...) is for `accelbrake run`; compare runs each scheme "
+            "alone, so give a count here",
+            key="flows",
+        )
     import pandas as pd
 
     from accelbrake import _core

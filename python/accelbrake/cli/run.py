@@ -226,8 +226,81 @@ def format_run(summary: dict[str, Any], scenario: dict[str, Any]) -> str:
             f"Jain's fairness index {_fmt(_stat(summary, 'jain_index'), 3)}; "
             "a flow's utilisation is its throughput / the bottleneck capacity."
         )
+    lines.extend(_mix_lines(summary, scenario, cap))
     lines.extend(DELAY_NOTES)
     return "\n".join(lines)
+
+
+def _mix_lines(summary: dict[str, Any], scenario: dict[str, Any], cap: float) -> list[str]:
+    """Per-scheme aggregates (when the run mixes schemes) and the finite flows' completion times."""
+    from accelbrake.mix import fct_stats, scheme_aggregates
+
+    out: list[str] = []
+    agg = scheme_aggregates(summary, scenario)
+    if len(agg) > 1:
+        out += ["", "Per scheme (long-lived flows):"]
+        out.append(
+            render_table(
+                [
+                    ("scheme", ""),
+                    ("flows", ""),
+                    ("mean", "Mbit/s"),
+                    ("min", "Mbit/s"),
+                    ("max", "Mbit/s"),
+                    ("sum", "Mbit/s"),
+                    ("rel. std", "%"),
+                ],
+                [
+                    [
+                        a["scheme"],
+                        str(a["flows"]),
+                        _fmt(a["mean_mbps"], 2),
+                        _fmt(a["min_mbps"], 2),
+                        _fmt(a["max_mbps"], 2),
+                        _fmt(a["sum_mbps"], 2),
+                        _fmt(100 * a["rel_std"], 1),
+                    ]
+                    for a in agg
+                ],
+            )
+        )
+    fct = fct_stats(summary, scenario, cap)
+    if fct:
+        out += ["", "Finite flows: completion time (FCT) and slowdown FCT / (prop. RTT + size / capacity):"]
+        out.append(
+            render_table(
+                [
+                    ("size", ""),
+                    ("flows", ""),
+                    ("done", ""),
+                    ("FCT", "mean ms"),
+                    ("", "p50 ms"),
+                    ("", "p95 ms"),
+                    ("", "p99 ms"),
+                    ("slowdown", "mean"),
+                    ("", "p50"),
+                    ("", "p95"),
+                    ("", "p99"),
+                ],
+                [
+                    [
+                        r["bucket"],
+                        str(r["flows"]),
+                        str(r["completed"]),
+                        _fmt(r["fct_mean_ms"]),
+                        _fmt(r["fct_p50_ms"]),
+                        _fmt(r["fct_p95_ms"]),
+                        _fmt(r["fct_p99_ms"]),
+                        _fmt(r["slowdown_mean"], 2),
+                        _fmt(r["slowdown_p50"], 2),
+                        _fmt(r["slowdown_p95"], 2),
+                        _fmt(r["slowdown_p99"], 2),
+                    ]
+                    for r in fct
+                ],
+            )
+        )
+    return out
 
 
 def _import_writers() -> None:
@@ -272,7 +345,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         scenario = _build(
             args,
-            _default(args.scheme, "abc"),
+            _default(args.scheme, args.flows[0][0] if isinstance(args.flows, list) else "abc"),
             _default(args.trace, DEFAULT_TRACE),
             args.sets,
             record_packets=bool(args.packets),

@@ -29,6 +29,15 @@ TITLES: dict[str, str] = {
     "abc-fig9": "Wi-Fi, MCS 1 <-> 7 every 2 s: throughput and p95 delay, one user and two users on one FIFO",
     "abc-fig16": "Wi-Fi, Brownian MCS in [3, 7]: throughput and p95 delay, one user",
     "abc-fig15": "η trades throughput for delay",
+    # ABC beside other traffic (issue 14).
+    "abc-fig13": "3 ABC + 3 Cubic long flows and Poisson 10 KB Cubic short flows on 96 Mbit/s: the "
+    "coexistence router vs one shared ABC queue",
+    "abc-fig11": "1-16 ABC flows on a Verizon trace: utilisation and p95 delay (and why the delay grows)",
+    "abc-fig20": "a backlogged ABC flow beside 200 application-limited ABC flows",
+    "c2tcp-friendliness": "C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s "
+    "(C2TCP Figs. 16-17)",
+    "abc-fig10": "an ABC wireless hop in series with a 12 Mbit/s wired drop-tail hop and on-off Cubic "
+    "cross traffic",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
@@ -38,15 +47,8 @@ UNAVAILABLE: dict[str, str] = {
     "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
     "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
     "data bottleneck",
-    "abc-fig10": "needs a second (wired) bottleneck with on-off Cubic cross traffic",
-    "abc-fig11": "not wired as a reproduction yet (1-16 flows of one scheme on a Verizon trace: "
-    "`accelbrake sweep` with matrix.flows)",
-    "abc-fig13": "needs Poisson short flows (application-limited flow arrivals) and mixed schemes in one run",
     "abc-fig17": "included in abc-fig8 (mean delay ratios)",
-    "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
     "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
-    "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
-    "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
     "c2tcp-target": "not wired as a reproduction yet; checked by c2tcp_average_delay_follows_its_target",
     "c2tcp-buffer": "not wired as a reproduction yet; checked by c2tcp_delay_does_not_grow_with_the_buffer",
     "proprate-frontier": "not wired as a reproduction yet; checked by "

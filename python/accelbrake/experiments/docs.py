@@ -330,8 +330,16 @@ def _m_jain(r: Any) -> dict[str, float]:
     return out
 
 
+def _m_fig13(r: Any) -> dict[str, float]:
+    """ABC Fig. 13's setup: the long flows' mean throughput per scheme, the short flows' p95 FCT."""
+    from accelbrake.experiments.mixed import fig13_measure
+
+    return fig13_measure(r.summary, r.scenario)
+
+
 MEASURES: dict[str, Callable[[Any], dict[str, float]]] = {
     "summary": _m_summary,
+    "fig13": _m_fig13,
     "share": _m_share,
     "in_flight": _m_in_flight,
     "queue": _m_queue,
@@ -650,6 +658,43 @@ def _contention_probes() -> dict[str, Any]:
     return runs
 
 
+#: docs/coexistence.md: Fig. 11's delay growth taken apart (flows, abc.min_window, additive
+#: increase), on the default cellular setup (Verizon-LTE-short.up, 140 s, seed 0).
+_FIG11_CAUSE = (
+    (1, 6, True),
+    (16, 6, True),
+    (16, 6, False),
+    (16, 2, True),
+    (16, 1, True),
+    (16, 1, False),
+    (1, 6, False),
+)
+#: The coexistence router's sweep: (K, update period ms, X), 5 seeds of 40 s on Fig. 13's setup.
+_COEXIST_SWEEP = (
+    *((k, p, 0.1) for k in (1, 3, 10, 30) for p in (20.0, 100.0, 500.0)),
+    (10, 100.0, 0.3),
+)
+_COEXIST_SEEDS = (0, 1, 2, 3, 4)
+
+
+def _coexist_probes() -> dict[str, Any]:
+    from accelbrake import build_scenario
+    from accelbrake.experiments.mixed import fig13_scenario
+
+    runs: dict[str, Any] = {}
+    for n, floor, ai in _FIG11_CAUSE:
+        sets = [f"abc.min_window={floor}", f"abc.additive_increase={'true' if ai else 'false'}"]
+        runs[f"fig11/{n}/floor{floor}/{'ai' if ai else 'no-ai'}"] = (
+            build_scenario("abc", flows=n, sets=sets),
+            "summary",
+        )
+    for k, p, x in _COEXIST_SWEEP:
+        for seed in _COEXIST_SEEDS:
+            q = f"abc-coexist top_k={k},update_ms={p:g},headroom={x:g}"
+            runs[f"sweep/K{k}/{p:g}ms/X{x:g}/seed{seed}"] = (fig13_scenario(seed, 40.0, q), "fig13")
+    return runs
+
+
 def _run_probes(
     runs: dict[str, Any], out_dir: Path | None, jobs: int | None, echo: Callable[[str], Any] | None
 ) -> pd.DataFrame:
@@ -740,6 +785,20 @@ DATASETS: dict[str, Dataset] = {
         Dataset("delay-checks", "probes", _delay_probes, ("run",)),
         Dataset("proprate-checks", "probes", _proprate_probes, ("run",)),
         Dataset("proprate-contention", "probes", _contention_probes, ("run",)),
+        Dataset(
+            "coexistence",
+            "probes",
+            _coexist_probes,
+            ("run",),
+            check="sample",
+            why="72 runs, 65 of them 40 s of Fig. 13's setup with ~4700 flows each; the test repeats "
+            "Fig. 11's runs and the chosen and former defaults at seed 0",
+            sample=(
+                *(f"fig11/{n}/floor{f}/{'ai' if a else 'no-ai'}" for n, f, a in _FIG11_CAUSE),
+                "sweep/K10/500ms/X0.1/seed0",
+                "sweep/K10/100ms/X0.1/seed0",
+            ),
+        ),
     )
 }
 
@@ -1424,6 +1483,36 @@ def _render_copa_packet_size(d: pd.DataFrame) -> str:
     return f"≈ {1472 / 1504 * r:.2f} instead of {r:.2f} normalised."
 
 
+def _render_fig11_cause(d: pd.DataFrame) -> str:
+    rows = []
+    for n, floor, ai in _FIG11_CAUSE:
+        r = _p(d, f"fig11/{n}/floor{floor}/{'ai' if ai else 'no-ai'}")
+        rows.append(
+            [
+                str(n),
+                f"{floor}" + (" (default)" if floor == 6 else ""),
+                "on" if ai else "off",
+                f"{r['per_packet_delay_p95_ms']:.0f}",
+                f"{r['utilization']:.3f}",
+            ]
+        )
+    return md_table(["flows", "`abc.min_window`", "additive increase", "p95 delay ms", "utilisation"], rows)
+
+
+def _render_coexist_sweep(d: pd.DataFrame) -> str:
+    rows = []
+    for k, p, x in _COEXIST_SWEEP:
+        sel = [_p(d, f"sweep/K{k}/{p:g}ms/X{x:g}/seed{s}") for s in _COEXIST_SEEDS]
+        abc = sum(r["abc_mbps"] for r in sel) / len(sel)
+        cub = sum(r["cubic_mbps"] for r in sel) / len(sel)
+        fct = sum(r["short_fct_p95_ms"] for r in sel) / len(sel)
+        label = f"{p:g} ms" + ("" if x == 0.1 else f", X = {x * 100:g} %")
+        bold = (k, p, x) == (10, 500.0, 0.1)
+        cells = [str(k), label, f"{abc / cub:.2f}", f"{abc:.2f}", f"{cub:.2f}", f"{fct:.1f}"]
+        rows.append([f"**{c}**" for c in cells[:3]] + cells[3:] if bold else cells)
+    return md_table(["K", "update", "ABC/Cubic", "ABC Mbit/s", "Cubic Mbit/s", "short p95 FCT ms"], rows)
+
+
 @dataclass(frozen=True)
 class Region:
     name: str
@@ -1450,6 +1539,8 @@ REGIONS: tuple[Region, ...] = (
     Region("copa-abc-drops", "docs/delay-schemes.md", "copa-abc", _render_copa_drops),
     Region("copa-abc-packet-size", "docs/delay-schemes.md", "copa-abc", _render_copa_packet_size),
     Region("abc-checks", "docs/abc.md", "abc-checks", _render_abc_checks),
+    Region("coexist-fig11-cause", "docs/coexistence.md", "coexistence", _render_fig11_cause),
+    Region("coexist-sweep", "docs/coexistence.md", "coexistence", _render_coexist_sweep),
     Region("abc-fig3-30", "docs/abc.md", "abc-checks", _render_abc_fig3_30),
     Region("abc-fig3-30-ai", "docs/abc.md", "abc-checks", _render_abc_fig3_30_ai),
     Region("delay-checks", "docs/delay-schemes.md", "delay-checks", _render_delay_checks),

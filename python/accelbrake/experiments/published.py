@@ -511,3 +511,140 @@ PUBLISHED.update(
         "abc-fig16": [*_wifi_frontier("abc-fig16", "single user")],
     }
 )
+
+# ABC beside other traffic (issue 14): Figs. 11, 13 and 20 of the ABC paper and C2TCP's
+# friendliness figure. Thresholds that are ours (the paper states a claim, not a number) say so.
+PUBLISHED.update(
+    {
+        "abc-fig13": [
+            Published(
+                "abc-fig13",
+                "ABC vs Cubic",
+                "ABC / Cubic mean long-flow throughput, coexistence router",
+                "coexist",
+                "the ABC and Cubic long flows' mean throughputs differ by less than 5 % (§7.5)",
+                1.0,
+                low=0.95,
+                high=1.05,
+            ),
+            Published(
+                "abc-fig13",
+                "ABC",
+                "relative std of the ABC long flows' throughputs",
+                "coexist",
+                "standard deviation of the ABC flows under 10 % (§7.5)",
+                low=0.0,
+                high=0.10,
+            ),
+        ],
+        "abc-fig11": [
+            Published(
+                "abc-fig11",
+                "ABC",
+                "p95 per-packet delay, 16 flows / 1 flow",
+                "abc",
+                "utilisation and delay nearly constant from 1 to 16 flows (§7.5, Fig. 11)",
+                1.0,
+                low=0.8,
+                high=1.2,
+                why='±20 %: our reading of "nearly constant"',
+            ),
+            Published(
+                "abc-fig11",
+                "ABC",
+                "utilisation, 16 flows / 1 flow",
+                "abc",
+                "utilisation nearly constant from 1 to 16 flows (Fig. 11)",
+                1.0,
+                low=0.9,
+                high=1.1,
+                why="±10 %: a utilisation",
+            ),
+        ],
+        "abc-fig20": [
+            Published(
+                "abc-fig20",
+                "ABC",
+                "utilisation with 200 application-limited flows / alone",
+                "abc-apps",
+                "still high utilisation beside 200 application-limited flows (Appendix, Fig. 20)",
+                1.0,
+                low=0.95,
+                high=1.05,
+                why="±5 %: ours (the paper states no number)",
+            ),
+            Published(
+                "abc-fig20",
+                "ABC (backlogged flow)",
+                "the backlogged flow's p95 per-packet delay with 200 application-limited flows / alone",
+                "abc-apps",
+                "still low delay beside 200 application-limited flows (Appendix, Fig. 20)",
+                1.0,
+                low=0.8,
+                high=1.2,
+                why="±20 %: ours (the paper states no number)",
+            ),
+            Published(
+                "abc-fig20",
+                "ABC (all packets)",
+                "p95 per-packet delay of all packets with 200 application-limited flows / alone",
+                "abc-apps",
+                "still low delay beside 200 application-limited flows (Appendix, Fig. 20)",
+                1.0,
+                low=0.8,
+                high=1.2,
+                why="±20 %: ours (the paper states no number)",
+            ),
+        ],
+        "c2tcp-friendliness": [
+            *[
+                Published(
+                    "c2tcp-friendliness",
+                    name,
+                    f"{name} / Cubic throughput, 60-120 s",
+                    ours,
+                    "shares fairly with Cubic (Figs. 16, 17)",
+                    1.0,
+                    low=0.6,
+                    high=1.4,
+                    why="0.6-1.4: the band of the core's integration test (the paper shows a figure)",
+                )
+                for name, ours in (("C2TCP", "c2tcp"), ("Cubic", "cubic"), ("Westwood", "westwood"))
+            ],
+            Published(
+                "c2tcp-friendliness",
+                "BBR",
+                "BBR / Cubic throughput, 60-120 s (> 2: takes most of the link)",
+                "bbr",
+                "BBR takes nearly all the bandwidth from Cubic (Figs. 16, 17)",
+                low=2.0,
+                high=1e9,
+                why='> 2: our reading of "nearly all" (the paper shows a figure)',
+            ),
+        ],
+    }
+)
+
+# ABC Fig. 10 (§7.4): an ABC hop in series with a wired drop-tail hop and on-off Cubic (issue 14).
+PUBLISHED["abc-fig10"] = [
+    *[
+        Published(
+            "abc-fig10",
+            "ABC",
+            f"ABC throughput / ideal rate, {region}",
+            "abc-cubic",
+            "ABC tracks the ideal rate closely, even as the bottleneck shifts (§7.4)",
+            1.0,
+            why="±20 % default: the paper shows a time series",
+        )
+        for region in ("no cross traffic", "cross, wireless bottleneck", "cross, wired bottleneck")
+    ],
+    Published(
+        "abc-fig10",
+        "ABC",
+        "lower delay without cross traffic",
+        "abc-cubic",
+        "ABC reduces queuing delays in the absence of cross traffic (Fig. 10 caption)",
+        claim=True,
+    ),
+]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from accelbrake import catalog
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import figures as F
+from accelbrake.experiments import mixed as M
 from accelbrake.experiments import verdicts as V
 from accelbrake.experiments import wifi as W
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
@@ -943,6 +945,8 @@ def _cmp_table_robustness(results: pd.DataFrame, out: Path) -> list[dict[str, An
 
 #: The row builders the Wi-Fi comparisons use (:mod:`accelbrake.experiments.wifi`).
 _WIFI = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
+#: The same row builders for the mixed-traffic reproductions (issue 14).
+_MIXED = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
 
 
 def _no_document(quick: bool, traces: list[str] | None) -> dict[str, Any]:
@@ -961,6 +965,8 @@ class DirectOutcome:
     ran: int
     skipped: int = 0
     complete: bool = True
+    wall_s: float = 0.0
+    """Wall time of the runs, s (the console prints it as for a sweep)."""
 
 
 def _direct_duration(rep: Reproduction, overrides: Sequence[str]) -> float | None:
@@ -1193,6 +1199,55 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _cmp_fig15,
             cite="Fig. 15, Appendix B",
         ),
+        # ABC beside other traffic (issue 14): experiments/mixed.py.
+        Reproduction(
+            "abc-fig13",
+            TITLES["abc-fig13"],
+            M.SETUP_FIG13,
+            M.doc_fig13,
+            lambda results, out: M.cmp_fig13(_MIXED, results, out),
+            (
+                "two short-flow loads (10 % and 30 %), the paper sweeps more; RCP's zombie-list "
+                "weighting (Cubic 17-165 % ahead in the paper) is not implemented",
+            ),
+            cite="Fig. 13, §4.3 and §7.5",
+        ),
+        Reproduction(
+            "abc-fig11",
+            TITLES["abc-fig11"],
+            M.SETUP_FIG11,
+            M.doc_fig11,
+            lambda results, out: M.cmp_fig11(_MIXED, results, out),
+            cite="Fig. 11, §7.5",
+        ),
+        Reproduction(
+            "abc-fig20",
+            TITLES["abc-fig20"],
+            M.SETUP_FIG20,
+            M.doc_fig20,
+            lambda results, out: M.cmp_fig20(_MIXED, results, out),
+            cite="Fig. 20, Appendix",
+        ),
+        Reproduction(
+            "c2tcp-friendliness",
+            TITLES["c2tcp-friendliness"],
+            M.SETUP_C2TCP,
+            M.doc_c2tcp_friendliness,
+            lambda results, out: M.cmp_c2tcp_friendliness(_MIXED, results, out),
+            ("Verus and PCC-Vivace beside Cubic, and C2TCP beside NewReno and C2TCP, are not run",),
+            cite="Figs. 16 and 17, §VII",
+            reference="c2tcp",
+            paper=PAPER_C2TCP,
+        ),
+        Reproduction(
+            "abc-fig10",
+            TITLES["abc-fig10"],
+            M.SETUP_FIG10,
+            _no_document,
+            _no_compare,
+            cite="Fig. 10, §7.4",
+            direct=lambda out, quick, secs: M.run_fig10(_MIXED, out, quick, secs),
+        ),
     )
 }
 
@@ -1308,9 +1363,11 @@ def run_reproduction(
     if rep.direct is not None:
         if traces:
             raise ExperimentError(
-                f"reproduce {rep.id}: --traces does not apply (a simulated Wi-Fi link)", key=rep.id
+                f"reproduce {rep.id}: --traces does not apply (its scenarios are built in)", key=rep.id
             )
+        t0 = time.monotonic()
         rows, n = rep.direct(out, quick, _direct_duration(rep, overrides))
+        wall_s = time.monotonic() - t0
         comp = {
             "id": rep.id,
             "title": rep.title,
@@ -1327,7 +1384,7 @@ def run_reproduction(
         )
         with atomic_path(out / "comparison.csv") as tmp:
             pd.DataFrame(rows).to_csv(tmp, index=False)
-        return comp, None, DirectOutcome(total=n, ran=n)
+        return comp, None, DirectOutcome(total=n, ran=n, wall_s=wall_s)
     source = f"reproduce {rep.id}{' --quick' if quick else ''}"
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)

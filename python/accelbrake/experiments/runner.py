@@ -610,7 +610,8 @@ def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) ->
     }
     rows = []
     for rec in table.to_dict(orient="records"):
-        rec.pop("scheme", None)
+        # The flow's own controller: runs that mix schemes (a `mix` entry) differ from run-level `cc`.
+        rec["flow_cc"] = rec.pop("scheme", None)
         rows.append({**run_cols, **rec, **after})
     return rows
 
@@ -685,7 +686,8 @@ COLUMN_DOCS = {
     "run_id": "hash of scenario (seed, trace contents), version and simulator build; runs/<run_id>.*",
     "scheme": "the name in matrix.schemes (a preset or a variant)",
     "label": "display name",
-    "cc": "congestion controller of the flows",
+    "cc": "congestion controller of the run's first flow",
+    "flow_cc": "congestion controller of this flow (differs from cc in runs that mix schemes)",
     "queue": "queue type at the data bottleneck",
     "delay_ms": "one-way propagation delay, each direction (min RTT = 2·delay_ms)",
     "flow": "flow number within the run",

@@ -164,6 +164,8 @@ class SchemeEntry:
     sets: tuple[tuple[str, Any], ...] = ()
     queue: str | None = None
     ecn: bool | None = None
+    traffic: Any = None
+    """Mixed schemes, Poisson arrivals, application-limited flows (a ``Traffic``), or None."""
 
 
 @dataclass(frozen=True)
@@ -290,7 +292,7 @@ class Experiment:
                 delay_ms=p.delay_ms,
                 buffer_packets=p.buffer_packets,
                 duration_s=self.duration_s,
-                flows=p.flows,
+                flows=list(entry.traffic.mix) if entry.traffic and entry.traffic.mix else p.flows,
                 seed=p.seed,
                 sets=sets,
                 record_packets=self.record_packets,
@@ -305,6 +307,8 @@ class Experiment:
             sc["memory_budget_mb"] = self.memory_budget_mb
         if self.flow_starts_s is not None or p.flow_rtts_ms is not None:
             sc = _per_flow(sc, p, self)
+        if entry.traffic is not None:
+            sc = _traffic_flows(sc, entry.traffic, p, self)
         return sc
 
     def size(self) -> int:
@@ -635,7 +639,8 @@ def parse_experiment(
         sets = c.sets(sdoc.get("set", []), f"{where}.set")
         queue = c.queue(sdoc["queue"], f"{where}.queue") if "queue" in sdoc else None
         ecn = c.boolean(sdoc["ecn"], f"{where}.ecn") if "ecn" in sdoc else None
-        entries[sname] = SchemeEntry(sname, preset, label, sets, queue, ecn)
+        traffic = _parse_traffic(c, sdoc, where, base_dir)
+        entries[sname] = SchemeEntry(sname, preset, label, sets, queue, ecn, traffic)
 
     scheme_names: list[str] = []
     for i, v in enumerate(c.axis(matrix, "schemes")):
@@ -857,3 +862,206 @@ def _check_shared_sets(exp: Experiment) -> None:
                 f"({', '.join(exp.scheme_names)})",
                 key="run.set",
             )
+
+
+# ---------------------------------------------------------------------------------------------
+# Mixed schemes and traffic models in one run (issue 14): the `mix`, `arrivals` and `apps` keys
+# of a [schemes.NAME] table. Kept in this section so that the rest of the file is untouched.
+# ---------------------------------------------------------------------------------------------
+
+#: ``[schemes.NAME]`` keys for mixed traffic (merged into :data:`SCHEME_KEYS`).
+MIX_SCHEME_KEYS: dict[str, str] = {
+    "mix": 'flows of several schemes sharing the bottleneck, "abc:3,cubic:3" or ["abc:3", "cubic:3"] '
+    "(replaces matrix.flows; the queue is this entry's scheme's or queue)",
+    "arrivals": "list of tables: Poisson arrivals of finite flows (scheme, rate_per_s or load_mbps, size, "
+    "start_s, stop_s)",
+    "apps": "list of tables: application-limited flows at a constant rate (scheme, count, rate_mbps, "
+    "start_s, stop_s)",
+}
+SCHEME_KEYS.update(MIX_SCHEME_KEYS)
+
+_ARRIVAL_KEYS: dict[str, str] = {
+    "scheme": "the flows' scheme (its controller; the queue is the run's)",
+    "rate_per_s": "arrivals per second",
+    "load_mbps": "offered load, payload Mbit/s (rate = load / mean size)",
+    "size": 'size distribution: {dist = "fixed", bytes = N}, {dist = "exponential", mean_bytes = N}, '
+    '{dist = "pareto", shape = A, mean_bytes = N} or {dist = "empirical", cdf = "FILE"}',
+    "start_s": "first possible arrival (default 0)",
+    "stop_s": "no arrivals after this (default run.duration_s)",
+}
+_APP_KEYS: dict[str, str] = {
+    "scheme": "the flows' scheme",
+    "count": "how many flows (default 1)",
+    "rate_mbps": "each flow's application rate, payload Mbit/s (while on, for an on/off source)",
+    "on_s": "on/off source: length of each on period (give with off_s)",
+    "off_s": "on/off source: length of each off period",
+    "start_s": "start (default 0)",
+    "stop_s": "stop (default: the end of the run)",
+    "spread_s": "each flow starts at start_s + a uniform draw in [0, spread_s) from the seed (default: one "
+    "packet interval, 1448 B / rate_mbps; 0: all start together and send in step)",
+}
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The mixed traffic of one ``[schemes.NAME]`` entry."""
+
+    mix: tuple[tuple[str, int], ...] | None = None
+    arrivals: tuple[dict[str, Any], ...] = ()
+    apps: tuple[dict[str, Any], ...] = ()
+
+
+def _parse_traffic(c: _Checker, sdoc: Mapping[str, Any], where: str, base_dir: Path | None) -> Traffic | None:
+    """The ``mix``/``arrivals``/``apps`` keys of a scheme table, checked (errors name file and key)."""
+    if not any(k in sdoc for k in MIX_SCHEME_KEYS):
+        return None
+    from accelbrake.mix import parse_flow_mix, poisson_flows
+
+    mix = None
+    if "mix" in sdoc:
+        raw = sdoc["mix"]
+        text = ",".join(str(x) for x in raw) if isinstance(raw, list) else raw
+        if not isinstance(text, str):
+            raise c.fail(f"{where}.mix", f'expected "SCHEME:N,..." or a list of them, got {_type_name(raw)}')
+        try:
+            parsed = parse_flow_mix(text, key=f"{where}.mix")
+        except ScenarioError as e:
+            raise c.fail(f"{where}.mix", str(e).removeprefix(f"{where}.mix: ")) from None
+        if isinstance(parsed, int):
+            raise c.fail(
+                f"{where}.mix",
+                "expected SCHEME:N groups such as abc:3,cubic:3 (for a count use matrix.flows)",
+            )
+        mix = tuple(parsed)
+
+    def tables(key: str, allowed: Mapping[str, str]) -> list[dict[str, Any]]:
+        v = sdoc.get(key, [])
+        if isinstance(v, dict):
+            v = [v]
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            raise c.fail(
+                f"{where}.{key}", f"expected a list of tables ([[{where}.{key}]]), got {_type_name(v)}"
+            )
+        for i, t in enumerate(v):
+            c.known(t, allowed, f"{where}.{key}[{i}]")
+            if "scheme" not in t:
+                raise c.fail(f"{where}.{key}[{i}].scheme", 'missing: the flows\' scheme, e.g. "cubic"')
+            try:
+                from accelbrake.schemes import scheme_preset
+
+                scheme_preset(c.string(t["scheme"], f"{where}.{key}[{i}].scheme", "a scheme"))
+            except ScenarioError as e:
+                raise c.fail(f"{where}.{key}[{i}].scheme", str(e)) from None
+        return [dict(x) for x in v]
+
+    arrivals = tables("arrivals", _ARRIVAL_KEYS)
+    for i, a in enumerate(arrivals):
+        k = f"{where}.arrivals[{i}]"
+        size = a.get("size")
+        if not isinstance(size, dict):
+            raise c.fail(
+                f"{k}.size",
+                f'expected a table such as {{dist = "fixed", bytes = 10000}}, got {_type_name(size)}',
+            )
+        size = dict(size)
+        if size.get("dist") == "empirical" and isinstance(size.get("cdf"), str):
+            cdf = Path(size["cdf"])
+            if (
+                not cdf.is_absolute()
+                and not cdf.exists()
+                and base_dir is not None
+                and (base_dir / cdf).exists()
+            ):
+                size["cdf"] = str(base_dir / cdf)
+        a["size"] = size
+        for t in ("start_s", "stop_s"):
+            if t in a:
+                a[t] = c.number(a[t], f"{k}.{t}", "s")
+        try:  # checks the rate, the size distribution and the number of arrivals
+            poisson_flows(
+                str(a["scheme"]),
+                rate_per_s=a.get("rate_per_s"),
+                load_mbps=a.get("load_mbps"),
+                size=size,
+                start_ms=1000.0 * a.get("start_s", 0.0),
+                stop_ms=1000.0 * a.get("stop_s", 1e-3 + a.get("start_s", 0.0)),
+                seed=0,
+                key=k,
+            )
+        except ScenarioError as e:
+            raise ExperimentError(f"{c.source}: {e}", key=k) from None
+    apps = tables("apps", _APP_KEYS)
+    for i, a in enumerate(apps):
+        k = f"{where}.apps[{i}]"
+        if "rate_mbps" not in a:
+            raise c.fail(f"{k}.rate_mbps", "missing: each flow's application rate in Mbit/s")
+        a["rate_mbps"] = c.number(a["rate_mbps"], f"{k}.rate_mbps", "Mbit/s", strict=True)
+        a["count"] = c.integer(a.get("count", 1), f"{k}.count", "a flow count", minimum=1)
+        if ("on_s" in a) != ("off_s" in a):
+            raise c.fail(
+                f"{k}.{'off_s' if 'on_s' in a else 'on_s'}", "missing: an on/off source needs on_s and off_s"
+            )
+        for t in ("start_s", "stop_s", "spread_s", "on_s", "off_s"):
+            if t in a:
+                a[t] = c.number(a[t], f"{k}.{t}", "s")
+    return Traffic(mix, tuple(arrivals), tuple(apps))
+
+
+def _traffic_flows(sc: dict[str, Any], traffic: Traffic, p: RunPoint, exp: Experiment) -> dict[str, Any]:
+    """Add the entry's Poisson arrivals and application-limited flows to a built scenario.
+
+    Application-limited flows start at random phases (``spread_s``, default one packet interval):
+    constant-rate flows started together would each fill a packet at the same instants and arrive
+    as one burst of ``count`` packets every interval."""
+    import random
+
+    from accelbrake.mix import MSS_BYTES, poisson_flows
+    from accelbrake.schemes import scheme_preset
+
+    sc = copy.deepcopy(sc)
+    dur_ms = float(sc["duration_ms"])
+    for i, a in enumerate(traffic.apps):
+        preset = scheme_preset(str(a["scheme"]))
+        spread_ms = 1000.0 * a.get("spread_s", MSS_BYTES * 8 / (a["rate_mbps"] * 1e6))
+        rng = random.Random(f"apps/{p.seed}/{i}")
+        start_ms = 1000.0 * a.get("start_s", 0.0)
+        for _ in range(a["count"]):
+            f: dict[str, Any] = {
+                "scheme": preset.cc,
+                "params": {},
+                "fwd": [0],
+                "rev": [1],
+                "app": {
+                    "type": "onoff",
+                    "mbps": a["rate_mbps"],
+                    "on_ms": 1000.0 * a["on_s"],
+                    "off_ms": 1000.0 * a["off_s"],
+                }
+                if "on_s" in a
+                else {"type": "rate", "mbps": a["rate_mbps"]},
+                "start_ms": round(start_ms + rng.uniform(0.0, spread_ms), 6) if spread_ms > 0 else start_ms,
+            }
+            if "stop_s" in a:
+                f["stop_ms"] = max(f["start_ms"], 1000.0 * a["stop_s"])
+            sc["flows"].append(f)
+    for i, a in enumerate(traffic.arrivals):
+        sc["flows"].extend(
+            poisson_flows(
+                str(a["scheme"]),
+                rate_per_s=a.get("rate_per_s"),
+                load_mbps=a.get("load_mbps"),
+                size=a["size"],
+                start_ms=1000.0 * a.get("start_s", 0.0),
+                stop_ms=min(dur_ms, 1000.0 * a.get("stop_s", dur_ms / 1000.0)),
+                seed=p.seed,
+                key=f"arrivals[{i}]",
+            )
+        )
+    from accelbrake import controllers
+
+    controllers.annotate(sc)
+    try:
+        controllers.validate_json(json.dumps(sc, allow_nan=False))
+    except SimulationError as e:
+        raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
+    return sc

@@ -352,6 +352,11 @@ impl Simulation {
                     AppSpec::Rate { mbps } => App::RateLimited {
                         bytes_per_sec: mbps * 1e6 / 8.0,
                     },
+                    AppSpec::Onoff { mbps, on_ms, off_ms } => App::OnOff {
+                        bytes_per_sec: mbps * 1e6 / 8.0,
+                        on: Dur::from_millis_f64(on_ms).max(Dur(1)),
+                        off: Dur::from_millis_f64(off_ms),
+                    },
                 };
                 let rcfg = ReceiverConfig {
                     echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },

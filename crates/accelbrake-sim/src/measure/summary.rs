@@ -66,7 +66,7 @@ pub struct FlowSummary {
     pub drops: u64,
     /// RTO expiries.
     pub timeouts: u64,
-    /// When a finite flow completed, s.
+    /// A finite flow's completion time: from its start until all its data was acknowledged, s.
     pub completion_s: Option<f64>,
     /// Sum of queueing delays along the data path, ms.
     pub queueing_delay_ms: Stats,

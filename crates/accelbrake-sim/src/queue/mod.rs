@@ -165,6 +165,9 @@ mod rcp;
 #[cfg(any())]
 #[rustfmt::skip]
 mod vcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod coexist;
 
 registry! {
     abc => [ABC, PK_ABC, ABC_PREDICT],
@@ -173,6 +176,7 @@ registry! {
     xcp => [XCP, XCP_W],
     rcp => [RCP],
     vcp => [VCP],
+    coexist => [COEXIST],
 }
 
 /// Queue type names, in listing order.

@@ -62,6 +62,51 @@ pub enum App {
         /// Payload bytes per second.
         bytes_per_sec: f64,
     },
+    /// Data arrives at a constant rate during `on`, then none during `off`, repeating from the
+    /// flow's start (an on/off source; the connection stays open through the off periods).
+    OnOff {
+        /// Payload bytes per second while on.
+        bytes_per_sec: f64,
+        /// Length of each on period.
+        on: Dur,
+        /// Length of each off period.
+        off: Dur,
+    },
+}
+
+impl App {
+    /// Payload bytes an application-limited source has produced `t` after the flow's start;
+    /// `None` for bulk and finite applications.
+    fn produced(self, t: Dur) -> Option<f64> {
+        match self {
+            App::RateLimited { bytes_per_sec } => Some(t.secs_f64() * bytes_per_sec),
+            App::OnOff { bytes_per_sec, on, off } => {
+                let period = on.0 + off.0;
+                let on_time = (t.0 / period) * on.0 + (t.0 % period).min(on.0);
+                Some(Dur(on_time).secs_f64() * bytes_per_sec)
+            }
+            App::Bulk | App::Finite { .. } => None,
+        }
+    }
+
+    /// When (after the flow's start) an application-limited source has produced `bytes`.
+    fn when_produced(self, bytes: f64) -> Option<Dur> {
+        match self {
+            App::RateLimited { bytes_per_sec } => Some(Dur::from_secs_f64(bytes / bytes_per_sec)),
+            App::OnOff { bytes_per_sec, on, off } => {
+                let need = Dur::from_secs_f64(bytes / bytes_per_sec).0;
+                // Whole on periods first, then the rest within the next one.
+                let (full, rest) = (need / on.0, need % on.0);
+                let (full, rest) = if rest == 0 && full > 0 {
+                    (full - 1, on.0)
+                } else {
+                    (full, rest)
+                };
+                Some(Dur(full * (on.0 + off.0) + rest))
+            }
+            App::Bulk | App::Finite { .. } => None,
+        }
+    }
 }
 
 /// Sender counters.
@@ -158,7 +203,7 @@ impl Sender {
                 let last = (bytes - (segs as u64 - 1) * MSS as u64).clamp(1, MSS as u64) as u32;
                 (segs, Some(segs), last)
             }
-            App::RateLimited { .. } => (0, None, MSS),
+            App::RateLimited { .. } | App::OnOff { .. } => (0, None, MSS),
         };
         Sender {
             flow,
@@ -232,9 +277,10 @@ impl Sender {
     }
 
     fn update_app(&mut self, now: Time) {
-        if let (App::RateLimited { bytes_per_sec }, Some(start), false) = (self.app, self.started, self.stopped) {
-            let secs = (now - start).secs_f64();
-            self.avail = ((secs * bytes_per_sec) / MSS as f64).floor().min(u32::MAX as f64 - 1.0) as u32;
+        if let (Some(start), false) = (self.started, self.stopped) {
+            if let Some(bytes) = self.app.produced(now - start) {
+                self.avail = (bytes / MSS as f64).floor().min(u32::MAX as f64 - 1.0) as u32;
+            }
         }
     }
 
@@ -256,14 +302,15 @@ impl Sender {
             if window_open {
                 let wake = if has_data {
                     Some(self.pacer.next_send())
-                } else if let (App::RateLimited { bytes_per_sec }, Some(start), false) =
-                    (self.app, self.started, self.stopped)
-                {
+                } else if let (Some(after), Some(start), false) = (
+                    self.app.when_produced((self.avail as f64 + 1.0) * MSS as f64),
+                    self.started,
+                    self.stopped,
+                ) {
                     // Time at which the next segment becomes available, plus 1 µs so that
                     // rounding can never make it look not yet available when woken; never
                     // before the pacer allows the next send.
-                    let secs = (self.avail as f64 + 1.0) * MSS as f64 / bytes_per_sec;
-                    Some((start + Dur::from_secs_f64(secs) + Dur::from_micros(1)).max(self.pacer.next_send()))
+                    Some((start + after + Dur::from_micros(1)).max(self.pacer.next_send()))
                 } else {
                     None
                 };
@@ -738,6 +785,8 @@ mod tests {
         let app = App::RateLimited {
             bytes_per_sec: 1448.0 * 100.0,
         };
+        assert_eq!(app.produced(Dur::from_millis(20)), Some(1448.0 * 2.0));
+        assert_eq!(app.when_produced(1448.0 * 3.0), Some(Dur::from_millis(30)));
         let mut f = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
         f.start(Time::ZERO);
         assert_eq!(
@@ -752,5 +801,29 @@ mod tests {
         assert!(rs.is_app_limited, "segment 2 was sent app-limited: {rs:?}");
         // Re-marked at 30 ms with 3 in flight; cleared only once more than 3 are delivered.
         assert_eq!(f.rate.app_limited_until(), 3);
+    }
+
+    #[test]
+    fn on_off_source_produces_only_while_on_and_inverts_exactly() {
+        let app = App::OnOff {
+            bytes_per_sec: 1000.0,
+            on: Dur::from_millis(200),
+            off: Dur::from_millis(800),
+        };
+        let at = |ms: u64| app.produced(Dur::from_millis(ms)).unwrap();
+        assert!((at(100) - 100.0).abs() < 1e-9);
+        assert!((at(200) - 200.0).abs() < 1e-9);
+        assert!((at(900) - 200.0).abs() < 1e-9, "nothing during off");
+        assert!((at(1100) - 300.0).abs() < 1e-9);
+        assert!((at(5000) - 1000.0).abs() < 1e-9, "5 periods × 200 ms × 1000 B/s");
+        // The inverse lands inside an on period (the end of one, not the following off period).
+        assert_eq!(app.when_produced(200.0), Some(Dur::from_millis(200)));
+        assert_eq!(app.when_produced(250.0), Some(Dur::from_millis(1050)));
+        assert_eq!(app.when_produced(400.0), Some(Dur::from_millis(1200)));
+        for b in [1.0, 199.0, 201.0, 777.0, 1234.5] {
+            let t = app.when_produced(b).unwrap();
+            assert!((app.produced(t).unwrap() - b).abs() < 1e-6, "{b}");
+        }
+        assert_eq!(App::Bulk.produced(Dur::from_millis(1)), None);
     }
 }
