@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from accelbrake.cli._common import _executor, _executor_options, _split_list
+from accelbrake.cli._common import CliError, _executor, _executor_options, _split_list
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
 
 
@@ -28,7 +28,18 @@ def register(sub: Any, fmt: Any) -> None:
         "Schemes the paper compares against that are not implemented here are listed as such.",
         formatter_class=fmt,
     )
-    rep.add_argument("ids", nargs="*", metavar="ID", help="reproduction ids (see below); 'all' for every one")
+    rep.add_argument(
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="reproduction ids (see below); 'all' for every one, judged against the papers' catalogue of "
+        "published results with an index page (OUT/index.html) and verdict tables (OUT/verdicts.csv, .json)",
+    )
+    rep.add_argument(
+        "--paper",
+        choices=("abc", "abe", "c2tcp", "proprate"),
+        help="with 'all': only this paper's reproductions and results",
+    )
     rep.add_argument(
         "--quick",
         action="store_true",
@@ -82,8 +93,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         run_reproduction,
     )
 
-    ids = list(TITLES) if [i.lower() for i in args.ids] == ["all"] else args.ids
-    reps = resolve_ids(ids)
+    if [i.lower() for i in args.ids] == ["all"]:
+        return _reproduce_all(args)
+    if args.paper:
+        raise CliError("reproduce --paper: only with 'all' (reproduce all --paper abc)")
+    reps = resolve_ids(args.ids)
     traces = expand_traces(_split_list(args.traces)) or None
     executor = _executor(args)
     for rep in reps:
@@ -111,3 +125,26 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(format_comparison(comp))  # ends with the "N of M reproduced" line
         print()
     return 0
+
+
+def _reproduce_all(args: argparse.Namespace) -> int:
+    """``accelbrake reproduce all [--paper P] [--quick]``: every id, the catalogue's verdicts, the index."""
+    from accelbrake.experiments.reproduce_all import format_verdicts, run_all
+
+    if args.traces or args.sets:
+        raise CliError("reproduce all: --traces and --set apply to single ids (they change the reproductions)")
+    out = Path(args.out)
+    result = run_all(
+        out,
+        quick=args.quick,
+        paper=args.paper,
+        executor=_executor(args),
+        progress=not args.no_progress,
+        report=not args.no_report,
+        echo=print,
+        log=lambda m: print(m, file=sys.stderr),
+    )
+    print()
+    print(f"index: {out / 'index.html'}; verdicts: {out / 'verdicts.csv'} ({result['wall_s']:.1f} s wall)")
+    print(format_verdicts(result["verdicts"], result["summary"]))  # ends with the per-paper lines
+    return 1 if result["failures"] else 0

@@ -29,13 +29,21 @@ TITLES: dict[str, str] = {
     "abc-fig9": "Wi-Fi, MCS 1 <-> 7 every 2 s: throughput and p95 delay, one user and two users on one FIFO",
     "abc-fig16": "Wi-Fi, Brownian MCS in [3, 7]: throughput and p95 delay, one user",
     "abc-fig15": "η trades throughput for delay",
+    # Results computed elsewhere before (Rust tests, scripts, by hand): accelbrake.experiments.elsewhere.
+    "abc-fig2": "f(t) from the enqueue rate instead of the dequeue rate: p95 queueing delay",
+    "abc-fig14": "BBR vs ABC on Fig. 1's Verizon LTE trace: BBR overshoots and queues",
+    "abc-stability": "Theorem 1: δ swept across 2/3·τ, oscillation below the bound",
+    "c2tcp-target": "C2TCP Fig. 18: Target 25-100 ms, the average delay follows it (and Eq. 9)",
+    "c2tcp-buffer": "C2TCP Fig. 19: buffer 75 KB-1.5 MB, C2TCP's delay stays, Cubic's grows",
+    "proprate-fig7": "PropRate Fig. 7: PR(L/M/H) and the others on the throughput/delay plane",
+    "proprate-frontier": "PropRate Fig. 11: t̄_buff 12-120 ms, the performance frontier",
+    "proprate-nfl": "PropRate Fig. 8: the negative-feedback loop brings the buffer delay to the target",
+    "proprate-contention": "PropRate Fig. 10: a second flow of the same scheme after 30 s",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
 UNAVAILABLE: dict[str, str] = {
     "abc-wifi": "the Wi-Fi results are reproduced as abc-fig5, abc-fig6, abc-fig9 and abc-fig16",
-    "abc-fig2": "needs ABC's enqueue-rate variant compared on queueing delay; not wired as a reproduction "
-    "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
     "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
     "data bottleneck",
     "abc-fig10": "needs a second (wired) bottleneck with on-off Cubic cross traffic",
@@ -44,14 +52,12 @@ UNAVAILABLE: dict[str, str] = {
     "abc-fig13": "needs Poisson short flows (application-limited flow arrivals) and mixed schemes in one run",
     "abc-fig17": "included in abc-fig8 (mean delay ratios)",
     "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
-    "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
     "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
     "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
-    "c2tcp-target": "not wired as a reproduction yet; checked by c2tcp_average_delay_follows_its_target",
-    "c2tcp-buffer": "not wired as a reproduction yet; checked by c2tcp_delay_does_not_grow_with_the_buffer",
-    "proprate-frontier": "not wired as a reproduction yet; checked by "
-    "proprate_frontier_is_monotone_in_the_target",
-    "proprate-nfl": "not wired as a reproduction yet; checked by "
-    "proprate_feedback_loop_brings_the_delay_to_the_target",
+    "c2tcp-edge": "needs the C2TCP paper's Times Square trace with its capacity tripled (46 Mbit/s mean); "
+    "trace links cannot be scaled yet",
     "abe-figures": "run `accelbrake abe-sweep` (the ABE paper's figures 4-7)",
+    "abe-fairness": "needs 10 ECN Cubic flows against 10 non-ECN NewReno flows in one run (mixed schemes "
+    "and per-flow ECN)",
+    "abe-buffer": "the ABE paper's buffer rule (Eq. 1) is not wired as a reproduction yet",
 }

@@ -32,9 +32,10 @@ from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import verdicts as V
+from accelbrake.experiments import elsewhere as ELSEWHERE
 from accelbrake.experiments import wifi as W
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
-from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PUBLISHED, Published
+from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PAPER_PROPRATE, PUBLISHED, Published
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
 from accelbrake.experiments.tracesets import ABC_PAPER, C2TCP_PAPER, CELLULAR_ROBUSTNESS, TraceSet
 from accelbrake.tables import MISSING, render_table
@@ -1195,6 +1196,41 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
     )
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Results that used to be computed only elsewhere (Rust tests, scripts, by hand): issue 20,
+# accelbrake.experiments.elsewhere. A block of its own, appended to REPRODUCTIONS in TITLES order.
+
+_ELSEWHERE_CITES = {
+    "abc-fig2": ("Fig. 2, §3.1.1", PAPER),
+    "abc-fig14": ("Fig. 14, Appendix A", PAPER),
+    "abc-stability": ("Theorem 1, §4.2 and Appendix C", PAPER),
+    "c2tcp-target": ("Fig. 18, §VIII; Eq. 9, §V", PAPER_C2TCP),
+    "c2tcp-buffer": ("Fig. 19, §VIII", PAPER_C2TCP),
+    "proprate-fig7": ("Fig. 7, §5.1", PAPER_PROPRATE),
+    "proprate-frontier": ("Fig. 11, §5.3", PAPER_PROPRATE),
+    "proprate-nfl": ("Fig. 8, §5.2", PAPER_PROPRATE),
+    "proprate-contention": ("Fig. 10, §5.4", PAPER_PROPRATE),
+}
+
+
+def _elsewhere(rid: str) -> Reproduction:
+    cite, paper = _ELSEWHERE_CITES[rid]
+    ref = {"c2tcp": "c2tcp", "proprate": "proprate-m"}.get(rid.split("-", 1)[0], "abc")
+    return Reproduction(
+        rid,
+        TITLES[rid],
+        ELSEWHERE.SETUPS[rid],
+        ELSEWHERE.DOCS[rid],
+        lambda results, out, rid=rid: ELSEWHERE.compare(rid, _WIFI, results, out),
+        reference=ref,
+        paper=paper,
+        cite=cite,
+    )
+
+
+REPRODUCTIONS.update({rid: _elsewhere(rid) for rid in _ELSEWHERE_CITES})
 
 
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
