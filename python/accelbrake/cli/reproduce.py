@@ -132,7 +132,9 @@ def _reproduce_all(args: argparse.Namespace) -> int:
     from accelbrake.experiments.reproduce_all import format_verdicts, run_all
 
     if args.traces or args.sets:
-        raise CliError("reproduce all: --traces and --set apply to single ids (they change the reproductions)")
+        raise CliError(
+            "reproduce all: --traces and --set apply to single ids (they change the reproductions)"
+        )
     out = Path(args.out)
     result = run_all(
         out,

@@ -293,7 +293,11 @@ _C2TCP_SET = ["queue.bytes=150000"]
 
 def doc_c2tcp_target(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     variants = {
-        f"c2tcp-target-{t:g}": {"scheme": "c2tcp", "label": f"C2TCP Target {t:g} ms", "set": [f"c2tcp.target={t:g}"]}
+        f"c2tcp-target-{t:g}": {
+            "scheme": "c2tcp",
+            "label": f"C2TCP Target {t:g} ms",
+            "set": [f"c2tcp.target={t:g}"],
+        }
         for t in C2TCP_TARGETS
     }
     return _sweep(
@@ -322,7 +326,18 @@ def doc_c2tcp_buffer(quick: bool, traces: list[str] | None) -> dict[str, Any]:
 
 
 def doc_proprate_fig7(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    schemes = ["proprate-l", "proprate-m", "proprate-h", "cubic", "bbr", "sprout", "verus", "ledbat", "vegas", "westwood"]
+    schemes = [
+        "proprate-l",
+        "proprate-m",
+        "proprate-h",
+        "cubic",
+        "bbr",
+        "sprout",
+        "verus",
+        "ledbat",
+        "vegas",
+        "westwood",
+    ]
     return _sweep(
         "proprate-fig7",
         "PropRate Fig. 7: PR(L/M/H) and the others on a mobile LTE trace",
@@ -337,7 +352,11 @@ def doc_proprate_fig7(quick: bool, traces: list[str] | None) -> dict[str, Any]:
 def doc_proprate_frontier(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     targets = (12.0, 40.0, 120.0) if quick else FRONTIER_TARGETS
     variants = {
-        f"proprate-{t:g}": {"scheme": "proprate", "label": f"PropRate t̄_buff {t:g} ms", "set": [f"proprate.target={t:g}"]}
+        f"proprate-{t:g}": {
+            "scheme": "proprate",
+            "label": f"PropRate t̄_buff {t:g} ms",
+            "set": [f"proprate.target={t:g}"],
+        }
         for t in targets
     }
     return _sweep(
@@ -361,7 +380,11 @@ def doc_proprate_nfl(quick: bool, traces: list[str] | None) -> dict[str, Any]:
             variants[f"proprate-{t:g}-{'loop' if fb else 'noloop'}"] = {
                 "scheme": "proprate",
                 "label": f"PropRate {t:g} ms {'with' if fb else 'without'} the loop",
-                "set": [f"proprate.target={t:g}", f"proprate.lmax={lmax:g}", f"proprate.feedback={str(fb).lower()}"],
+                "set": [
+                    f"proprate.target={t:g}",
+                    f"proprate.lmax={lmax:g}",
+                    f"proprate.feedback={str(fb).lower()}",
+                ],
             }
     return _sweep(
         "proprate-nfl",
@@ -405,7 +428,9 @@ def doc_abc_fig2(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         60.0 if quick else 140.0,
         1 if quick else 3,
     )
-    doc["schemes"] = {"abc-enqueue": {"scheme": "abc", "label": "ABC (enqueue rate)", "set": ["abc.rate_source=enqueue"]}}
+    doc["schemes"] = {
+        "abc-enqueue": {"scheme": "abc", "label": "ABC (enqueue rate)", "set": ["abc.rate_source=enqueue"]}
+    }
     return doc
 
 
@@ -427,7 +452,11 @@ def doc_abc_stability(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     # d_t = 0: the target rate reacts to every queue (x = queueing delay); with the artifact's
     # d_t = 50 ms the queue of one flow on a constant link never reaches d_t and δ never acts.
     variants = {
-        f"abc-delta-{d:g}": {"scheme": "abc", "label": f"ABC δ={d:g} ms", "set": [f"abc.delta={d:g}", "abc.dt=0"]}
+        f"abc-delta-{d:g}": {
+            "scheme": "abc",
+            "label": f"ABC δ={d:g} ms",
+            "set": [f"abc.delta={d:g}", "abc.dt=0"],
+        }
         for d in deltas
     }
     return {
@@ -481,10 +510,14 @@ SETUPS = {
     "not implemented here.",
     "proprate-frontier": _PROPRATE_SETUP + " t̄_buff 12-120 ms (quick: 12, 40, 120), means over the four LTE "
     "short traces (quick: the two Verizon ones).",
-    "proprate-nfl": _PROPRATE_SETUP + " t̄_buff 40/80/120 ms (L_max 200 ms above 80) with and without the loop, "
-    "on Verizon-LTE-short.up (median: its outages dominate the mean) and the 12 ↔ 24 Mbit/s square wave (mean).",
-    "proprate-contention": _PROPRATE_SETUP + " A second flow of the same scheme at 30 s, shares over the last "
-    "60 s of 90 s; Verizon/TMobile LTE short uplinks and a constant 12 Mbit/s link, seeds 1-5 (quick: seed 1).",
+    "proprate-nfl": _PROPRATE_SETUP
+    + " t̄_buff 40/80/120 ms (L_max 200 ms above 80) with and without the loop, "
+    "on Verizon-LTE-short.up (median: its outages dominate the mean) and the 12 ↔ 24 Mbit/s square "
+    "wave (mean).",
+    "proprate-contention": _PROPRATE_SETUP
+    + " A second flow of the same scheme at 30 s, shares over the last "
+    "60 s of 90 s; Verizon/TMobile LTE short uplinks and a constant 12 Mbit/s link, seeds 1-5 "
+    "(quick: seed 1).",
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -496,7 +529,11 @@ def _runs(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cmp_c2tcp_target(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
-    m = _runs(results).groupby("scheme", sort=False)[["run_per_packet_delay_mean_ms", "link_throughput_mbps"]].mean()
+    m = (
+        _runs(results)
+        .groupby("scheme", sort=False)[["run_per_packet_delay_mean_ms", "link_throughput_mbps"]]
+        .mean()
+    )
     ts = sorted((float(s.rsplit("-", 1)[1]), s) for s in m.index)
     d = [float(m.loc[s, "run_per_packet_delay_mean_ms"]) for _, s in ts]
     pubs = PUBLISHED_ELSEWHERE["c2tcp-target"]
@@ -525,7 +562,11 @@ def _cmp_c2tcp_buffer(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict
     rows = []
     for s in ("c2tcp", "cubic"):
         for b, v in m[s].items():
-            rows.append(H.info(F.display_name(s), f"mean per-packet delay ms, buffer {int(b) * 1.5:g} KB", float(v), 1))
+            rows.append(
+                H.info(
+                    F.display_name(s), f"mean per-packet delay ms, buffer {int(b) * 1.5:g} KB", float(v), 1
+                )
+            )
     c, k = m["c2tcp"], m["cubic"]
     lo, hi = min(c.index), max(c.index)
     a, b = PUBLISHED_ELSEWHERE["c2tcp-buffer"]
@@ -541,7 +582,11 @@ def _cmp_proprate_fig7(H: Helpers, results: pd.DataFrame, out: Path) -> list[dic
     ].mean()
     rows = []
     for s in m.index:
-        r = H.info(F.display_name(s), "throughput Mbit/s / p95 one-way delay ms", float(m.loc[s, "link_throughput_mbps"]))
+        r = H.info(
+            F.display_name(s),
+            "throughput Mbit/s / p95 one-way delay ms",
+            float(m.loc[s, "link_throughput_mbps"]),
+        )
         r["ours_text"] = f"{m.loc[s, 'link_throughput_mbps']:.2f} / {m.loc[s, 'one_way_delay_p95_ms']:.0f}"
         rows.append(r)
     pubs = PUBLISHED_ELSEWHERE["proprate-fig7"]
@@ -550,8 +595,15 @@ def _cmp_proprate_fig7(H: Helpers, results: pd.DataFrame, out: Path) -> list[dic
     dl = [float(m.loc[s, "queueing_delay_mean_ms"]) for s in pr]
     ok = bool(np.all(np.diff(thr) > 0) and np.all(np.diff(dl) > 0))
     rows.append(
-        H.row(pubs[0], ok, note="throughput " + " < ".join(f"{x:.2f}" for x in thr) + " Mbit/s; mean queueing "
-              + " < ".join(f"{x:.0f}" for x in dl) + " ms")
+        H.row(
+            pubs[0],
+            ok,
+            note="throughput "
+            + " < ".join(f"{x:.2f}" for x in thr)
+            + " Mbit/s; mean queueing "
+            + " < ".join(f"{x:.0f}" for x in dl)
+            + " ms",
+        )
     )
     d = pd.DataFrame(
         {
@@ -588,7 +640,9 @@ def _cmp_proprate_frontier(H: Helpers, results: pd.DataFrame, out: Path) -> list
 
 def _cmp_proprate_nfl(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     runs = _runs(results)
-    m = runs.groupby(["scheme", "trace"], sort=False)[["queueing_delay_p50_ms", "queueing_delay_mean_ms"]].mean()
+    m = runs.groupby(["scheme", "trace"], sort=False)[
+        ["queueing_delay_p50_ms", "queueing_delay_mean_ms"]
+    ].mean()
     rows = []
     pubs = PUBLISHED_ELSEWHERE["proprate-nfl"]
     for pub in pubs:
@@ -623,7 +677,8 @@ def _cmp_proprate_contention(H: Helpers, results: pd.DataFrame, out: Path) -> li
     for pub in PUBLISHED_ELSEWHERE["proprate-contention"]:
         sel = runs[runs["scheme"] == pub.ours]
         per_trace = {
-            Path(str(t)).name: _share(out, list(g["run_id"]), 30.0) for t, g in sel.groupby("trace", sort=False)
+            Path(str(t)).name: _share(out, list(g["run_id"]), 30.0)
+            for t, g in sel.groupby("trace", sort=False)
         }
         v = float(np.mean(list(per_trace.values()))) if per_trace else None
         note = "; ".join(f"{k} {x:.2f}" for k, x in per_trace.items())
@@ -644,16 +699,23 @@ def _cmp_abc_fig2(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str
 
 def _cmp_abc_fig14(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     runs = _runs(results)
-    m = runs.groupby("scheme", sort=False)[["run_queueing_delay_p95_ms", "link_utilization", "packets_sent", "delivered_packets", "drops"]].mean()
+    m = runs.groupby("scheme", sort=False)[
+        ["run_queueing_delay_p95_ms", "link_utilization", "packets_sent", "delivered_packets", "drops"]
+    ].mean()
     q = m["run_queueing_delay_p95_ms"]
     a, b = PUBLISHED_ELSEWHERE["abc-fig14"]
     sent_over = float(m.loc["bbr", "drops"]) > 0
     return [
-        H.row(a, bool(q["bbr"] > 2 * q["abc"]), note=f"p95 queueing delay BBR {q['bbr']:.0f} ms, ABC {q['abc']:.0f} ms"),
+        H.row(
+            a,
+            bool(q["bbr"] > 2 * q["abc"]),
+            note=f"p95 queueing delay BBR {q['bbr']:.0f} ms, ABC {q['abc']:.0f} ms",
+        ),
         H.row(
             b,
             sent_over,
-            note=f"BBR: {m.loc['bbr', 'drops']:.0f} drops at the 250-packet buffer (sent more than the link carried), "
+            note=f"BBR: {m.loc['bbr', 'drops']:.0f} drops at the 250-packet buffer (sent more than the "
+            "link carried), "
             f"utilisation {m.loc['bbr', 'link_utilization']:.3f}",
         ),
     ]
@@ -692,16 +754,23 @@ def _cmp_abc_stability(H: Helpers, results: pd.DataFrame, out: Path) -> list[dic
     below = [(d, cv) for d, cv, _ in pts if d < bound]
     unstable = [d for d, cv in below if cv > 0.1]
     rows.append(
-        H.row(a, bool(above) and all(cv < 0.05 for _, cv in above), note=f"largest CV above: {max(cv for _, cv in above):.3f}")
+        H.row(
+            a,
+            bool(above) and all(cv < 0.05 for _, cv in above),
+            note=f"largest CV above: {max(cv for _, cv in above):.3f}",
+        )
         if above
         else H.row(a, None, note="no δ above the bound")
     )
     where = (
-        f"unstable at δ ≤ {max(unstable):g} ms ({max(unstable) / STABILITY_RTT_MS:.3g}·τ), stable from the next δ on"
+        f"unstable at δ ≤ {max(unstable):g} ms ({max(unstable) / STABILITY_RTT_MS:.3g}·τ), "
+        "stable from the next δ on"
         if unstable
         else "no δ below the bound oscillates"
     )
-    rows.append(H.row(b, bool(unstable), note=where) if below else H.row(b, None, note="no δ below the bound"))
+    rows.append(
+        H.row(b, bool(unstable), note=where) if below else H.row(b, None, note="no δ below the bound")
+    )
     u = {d: x for d, _, x in pts}
     if 133.0 in u and pts[0][0] < bound:
         lo = pts[0][0]
@@ -725,3 +794,96 @@ _COMPARE = {
 def compare(rid: str, H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """The comparison rows of reproduction ``rid``."""
     return _COMPARE[rid](H, results, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# The ABE paper's Figs. 4-7: the abe-sweep grid (accelbrake.experiments.abe) with a verdict per number
+
+
+def _abe_published() -> list[tuple[Published, tuple[str, str, int, float, float, str]]]:
+    """The ABE paper's numbers of Figs. 4-7 with what they compare: (scheme, aqm, RTT, β_ecn, base β_ecn,
+    column). Throughput gains (%) are judged at ±20 %; a delay change the paper states in ms within
+    ±1 ms (its resolution), one it states as "< X ms" as a claim."""
+    from accelbrake.experiments import abe
+
+    out: list[tuple[Published, tuple[str, str, int, float, float, str]]] = []
+    for g in abe.PAPER_GAINS:
+        fig = "Fig. 4" if g.scheme == "newreno-abe" else "Fig. 6"
+        name = abe.SCHEMES[g.scheme]
+        pub = _P(
+            "abe-figures",
+            name,
+            f"{fig}: {name} throughput gain % with {abe.AQM_LABELS[g.aqm]}, RTT {g.rtt_ms} ms, β_ecn "
+            f"{g.beta:g} over {g.base:g}",
+            g.scheme,
+            f"{g.paper_pct:+g} %",
+            g.paper_pct,
+        )
+        out.append((pub, (g.scheme, g.aqm, g.rtt_ms, g.beta, g.base, "throughput_mbps")))
+    # Fig. 5 (NewReno, CoDel) and Fig. 7 (Cubic, CoDel and PIE), RTT 100 ms: changes of the median and
+    # 90th-percentile queueing delay (§IV-B).
+    changes = [
+        ("Fig. 5", "newreno-abe", "codel", 0.5, 0.85, "p50", 1.0, "+1 ms"),
+        ("Fig. 5", "newreno-abe", "codel", 0.5, 0.85, "p90", None, "< 2 ms"),
+    ]
+    for aqm in ("codel", "pie"):
+        changes += [
+            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.85, "p50", 2.5, "+2.5 ms"),
+            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.85, "p90", None, "< 1 ms"),
+            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.95, "p50", 5.0, "+5 ms"),
+            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.95, "p90", None, "< 1 ms"),
+        ]
+    for fig, scheme, aqm, base, beta, stat, ms, text in changes:
+        name = abe.SCHEMES[scheme]
+        what = "median" if stat == "p50" else "90th-percentile"
+        metric = (
+            f"{fig}: {name} {what} queueing delay change ms with {abe.AQM_LABELS[aqm]}, RTT 100 ms, β_ecn "
+            f"{base:g} → {beta:g}"
+        )
+        if ms is None:
+            bound = float(text.split("<")[1].split()[0])
+            pub = _P("abe-figures", name, metric + f" below {bound:g} ms", scheme, text, claim=True)
+        else:
+            pub = _P("abe-figures", name, metric, scheme, text, ms, low=ms - 1.0, high=ms + 1.0)
+        out.append((pub, (scheme, aqm, 100, beta, base, f"queueing_delay_{stat}_ms")))
+    return out
+
+
+def run_abe_figures(
+    H: Helpers, out: Path, quick: bool, secs: float | None
+) -> tuple[list[dict[str, Any]], int]:
+    """Run the ABE grid into ``out`` (resumable: ``out/runs``) and judge Figs. 4-7's numbers. Full: the
+    paper's grid (β_ecn 0.5-0.95, RTT 100/200/400 ms, 600 s); quick: the β_ecn values and RTTs the
+    numbers need, 120 s."""
+    from accelbrake.experiments import abe
+
+    dur = secs or (abe.QUICK_DURATION_S if quick else abe.DURATION_S)
+    table, scenarios = abe.run_sweep(
+        duration_s=dur,
+        betas=abe.QUICK_BETAS if quick else abe.BETAS,
+        rtts_ms=(100, 400) if quick else abe.RTTS_MS,
+        out_dir=out,
+        progress=False,
+    )
+    abe.write_outputs(
+        table,
+        abe.paper_comparison(table),
+        out,
+        settings={"duration_s": dur, "quick": quick},
+        scenarios=scenarios,
+    )
+    rows = []
+    for pub, (scheme, aqm, rtt, beta, base, col) in _abe_published():
+        hi = abe._lookup(table, scheme, aqm, rtt, beta, col)
+        lo = abe._lookup(table, scheme, aqm, rtt, base, col)
+        if hi is None or lo is None:
+            rows.append(H.row(pub, None, note="not in this grid"))
+            continue
+        if col == "throughput_mbps":
+            rows.append(H.row(pub, 100.0 * (hi / lo - 1.0), note=f"{lo:.2f} → {hi:.2f} Mbit/s", digits=1))
+        elif pub.claim is not None:
+            bound = float(pub.text.split("<")[1].split()[0])
+            rows.append(H.row(pub, hi - lo < bound, note=f"{lo:.1f} → {hi:.1f} ms"))
+        else:
+            rows.append(H.row(pub, hi - lo, note=f"{lo:.1f} → {hi:.1f} ms", digits=1))
+    return rows, len(table)

@@ -94,7 +94,13 @@ RESULTS: tuple[Result, ...] = (
         "the bottleneck, w_abc when the wireless one is",
         "abc-fig4",
     ),
-    _R("abc", "abc/fig5", "Fig. 5, §5.1", "inter-ACK time vs A-MPDU batch size: a line of slope S/R", "abc-fig5"),
+    _R(
+        "abc",
+        "abc/fig5",
+        "Fig. 5, §5.1",
+        "inter-ACK time vs A-MPDU batch size: a line of slope S/R",
+        "abc-fig5",
+    ),
     _R(
         "abc",
         "abc/fig6",
@@ -273,7 +279,7 @@ RESULTS: tuple[Result, ...] = (
         "Fig. 4, §IV-B",
         "NewReno, RTT 400 ms: β_ecn 0.8 gives +24 % (CoDel) / +23 % (PIE) throughput over β_ecn 0.5",
         "abe-figures",
-        ("NewReno", "throughput"),
+        ("Fig. 4:",),
     ),
     _R(
         "abe",
@@ -282,7 +288,7 @@ RESULTS: tuple[Result, ...] = (
         "NewReno, CoDel, RTT 100 ms: β_ecn 0.5 → 0.85 adds only +1 ms (median) / < 2 ms (90th pct.) "
         "queueing delay",
         "abe-figures",
-        ("queueing delay",),
+        ("Fig. 5:",),
     ),
     _R(
         "abe",
@@ -290,16 +296,16 @@ RESULTS: tuple[Result, ...] = (
         "Fig. 6, §IV-B",
         "Cubic, RTT 400 ms: β_ecn 0.85 / 0.95 give +15 % / +25 % (CoDel) and +10 % / +15 % (PIE) over 0.7",
         "abe-figures",
-        ("Cubic",),
+        ("Fig. 6:",),
     ),
     _R(
         "abe",
         "abe/fig7",
         "Fig. 7, §IV-B",
         "Cubic, RTT 100 ms: β_ecn 0.85/0.95 add 2.5/5 ms median and < 1 ms 90th-percentile queueing delay "
-        "over 0.7",
-        why="the delay changes for Cubic are not wired into the comparison yet (abe-figures compares "
-        "NewReno's, Fig. 5; Cubic's CDFs are in abe-sweep's plots)",
+        "over 0.7 (CoDel and PIE)",
+        "abe-figures",
+        ("Fig. 7:",),
     ),
     _R(
         "abe",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +31,19 @@ import pandas as pd
 from accelbrake import catalog
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
+from accelbrake.experiments import elsewhere as ELSEWHERE
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import verdicts as V
-from accelbrake.experiments import elsewhere as ELSEWHERE
 from accelbrake.experiments import wifi as W
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
-from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PAPER_PROPRATE, PUBLISHED, Published
+from accelbrake.experiments.published import (
+    PAPER,
+    PAPER_ABE,
+    PAPER_C2TCP,
+    PAPER_PROPRATE,
+    PUBLISHED,
+    Published,
+)
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
 from accelbrake.experiments.tracesets import ABC_PAPER, C2TCP_PAPER, CELLULAR_ROBUSTNESS, TraceSet
 from accelbrake.tables import MISSING, render_table
@@ -962,6 +970,7 @@ class DirectOutcome:
     ran: int
     skipped: int = 0
     complete: bool = True
+    wall_s: float = 0.0
 
 
 def _direct_duration(rep: Reproduction, overrides: Sequence[str]) -> float | None:
@@ -1231,6 +1240,21 @@ def _elsewhere(rid: str) -> Reproduction:
 
 
 REPRODUCTIONS.update({rid: _elsewhere(rid) for rid in _ELSEWHERE_CITES})
+REPRODUCTIONS["abe-figures"] = Reproduction(
+    "abe-figures",
+    TITLES["abe-figures"],
+    "ABE paper setup (§IV-B), as `accelbrake abe-sweep`: one long-lived flow, 10 Mbit/s bottleneck and "
+    "ACK link, RTT 100/200/400 ms (half each way), CoDel (target 5 ms, interval 100 ms) or PIE (qdelay_ref "
+    "20 ms, t_update 30 ms, α 0.125, β 1.25, max_burst 100 ms), 1000-packet limit, ECN marking; NewReno-ABE "
+    "and Cubic-ABE, β_ecn 0.5-0.95 (quick: 0.5, 0.7, 0.8, 0.85, 0.95 at RTT 100 and 400 ms), 600 s per run "
+    "(quick: 120 s). Queueing delay = time in the bottleneck queue and on its link, data packets.",
+    _no_document,
+    _no_compare,
+    reference="newreno-abe",
+    paper=PAPER_ABE,
+    cite="Figs. 4-7, §IV-B",
+    direct=lambda out, quick, secs: ELSEWHERE.run_abe_figures(_WIFI, out, quick, secs),
+)
 
 
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
@@ -1346,7 +1370,9 @@ def run_reproduction(
             raise ExperimentError(
                 f"reproduce {rep.id}: --traces does not apply (a simulated Wi-Fi link)", key=rep.id
             )
+        t0 = time.monotonic()
         rows, n = rep.direct(out, quick, _direct_duration(rep, overrides))
+        wall = time.monotonic() - t0
         comp = {
             "id": rep.id,
             "title": rep.title,
@@ -1363,7 +1389,7 @@ def run_reproduction(
         )
         with atomic_path(out / "comparison.csv") as tmp:
             pd.DataFrame(rows).to_csv(tmp, index=False)
-        return comp, None, DirectOutcome(total=n, ran=n)
+        return comp, None, DirectOutcome(total=n, ran=n, wall_s=wall)
     source = f"reproduce {rep.id}{' --quick' if quick else ''}"
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)

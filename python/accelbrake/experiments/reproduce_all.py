@@ -206,7 +206,13 @@ def run_all(
     summary = {p: paper_summary([v for v in verdicts if v["paper"] == p]) for p in papers}
     _write_tables(out, verdicts, comps, folders, quick, wall, summary)
     write_index(out, verdicts, comps, folders, quick=quick, wall_s=wall, summary=summary)
-    return {"verdicts": verdicts, "comparisons": comps, "failures": failures, "wall_s": wall, "summary": summary}
+    return {
+        "verdicts": verdicts,
+        "comparisons": comps,
+        "failures": failures,
+        "wall_s": wall,
+        "summary": summary,
+    }
 
 
 _ROW_COLUMNS = (
@@ -235,9 +241,9 @@ def _write_tables(
     import pandas as pd
 
     with atomic_path(out / "verdicts.csv") as tmp:
-        pd.DataFrame(verdicts, columns=["paper", "key", "where", "claim", "id", "verdict", "detail", "reason"]).to_csv(
-            tmp, index=False
-        )
+        pd.DataFrame(
+            verdicts, columns=["paper", "key", "where", "claim", "id", "verdict", "detail", "reason"]
+        ).to_csv(tmp, index=False)
     rows = [
         {"id": rid, "paper": paper_of(rid), **{k: r.get(k) for k in _ROW_COLUMNS}}
         for rid, comp in comps.items()
@@ -253,7 +259,12 @@ def _write_tables(
             "summary": summary,
             "verdicts": verdicts,
             "reproductions": {
-                rid: {"folder": folders[rid], "title": c["title"], "source": c["source"], "summary": c["summary"]}
+                rid: {
+                    "folder": folders[rid],
+                    "title": c["title"],
+                    "source": c["source"],
+                    "summary": c["summary"],
+                }
                 for rid, c in comps.items()
             },
         },
@@ -265,6 +276,8 @@ def _write_tables(
 
 #: Plot stems preferred as an entry's picture, best first (the report's summary plots).
 _PLOT_ORDER = ("frontier", "tradeoff", "summary", "per-trace", "fairness", "scatter")
+
+_QUICK_NOTE = "<b>--quick</b>: shortened runs and trace subsets, a first look, not the reproduction. "
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}
@@ -322,7 +335,7 @@ def write_index(
         "<!doctype html><html><head><meta charset='utf-8'><title>accelbrake: reproductions</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>accelbrake reproduce all: every published result, figure by figure</h1>",
-        f"<p>{'<b>--quick</b>: shortened runs and trace subsets, a first look, not the reproduction. ' if quick else ''}"
+        f"<p>{_QUICK_NOTE if quick else ''}"
         f"{len(comps)} reproductions, {wall_s:.0f} s wall. Machine-readable: "
         "<a href='verdicts.csv'>verdicts.csv</a> (one row per published result), "
         "<a href='rows.csv'>rows.csv</a> (every compared number). Verdicts: reproduced = every number "
@@ -341,7 +354,11 @@ def write_index(
             rid = v["id"]
             if rid in comps:
                 folder = folders[rid]
-                link = f"<a href='{e(folder)}/report.html'>{e(rid)}</a>" if (out / folder / "report.html").is_file() else e(rid)
+                link = (
+                    f"<a href='{e(folder)}/report.html'>{e(rid)}</a>"
+                    if (out / folder / "report.html").is_file()
+                    else e(rid)
+                )
                 numbers = f"<small>{link}: {e(comps[rid]['summary'])}</small>{_rows_html(entry, comps[rid])}"
                 plot = _plot_for(out, folder)
                 img = f"<a href='{e(plot)}'><img src='{e(plot)}' alt='{e(rid)}'></a>" if plot else ""
@@ -366,7 +383,8 @@ def format_verdicts(verdicts: Sequence[dict[str, Any]], summary: dict[str, str])
     from accelbrake.tables import render_table
 
     rows = [
-        [v["key"], v["where"], v["id"] or "-", v["verdict"], v["detail"] or v["reason"][:70]] for v in verdicts
+        [v["key"], v["where"], v["id"] or "-", v["verdict"], v["detail"] or v["reason"][:70]]
+        for v in verdicts
     ]
     lines = [render_table([("result", ""), ("where", ""), ("id", ""), ("verdict", ""), ("detail", "")], rows)]
     lines.append("")
