@@ -40,6 +40,7 @@ TITLES: dict[str, str] = {
     "proprate-nfl": "PropRate Fig. 8: the negative-feedback loop brings the buffer delay to the target",
     "proprate-contention": "PropRate Fig. 10: a second flow of the same scheme after 30 s",
     "abe-figures": "ABE Figs. 4-7: β_ecn vs throughput and queueing delay, NewReno and Cubic, CoDel and PIE",
+    "abe-fairness": "ABE Figs. 11-12: 10 ECN Cubic-ABE flows vs 10 non-ECN NewReno flows, throughput ratio",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
@@ -57,7 +58,5 @@ UNAVAILABLE: dict[str, str] = {
     "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
     "c2tcp-edge": "needs the C2TCP paper's Times Square trace with its capacity tripled (46 Mbit/s mean); "
     "trace links cannot be scaled yet",
-    "abe-fairness": "needs 10 ECN Cubic flows against 10 non-ECN NewReno flows in one run (mixed schemes "
-    "and per-flow ECN)",
     "abe-buffer": "the ABE paper's buffer rule (Eq. 1) is not wired as a reproduction yet",
 }

@@ -1255,6 +1255,20 @@ REPRODUCTIONS["abe-figures"] = Reproduction(
     cite="Figs. 4-7, §IV-B",
     direct=lambda out, quick, secs: ELSEWHERE.run_abe_figures(_WIFI, out, quick, secs),
 )
+REPRODUCTIONS["abe-fairness"] = Reproduction(
+    "abe-fairness",
+    TITLES["abe-fairness"],
+    "ABE paper §IV-D: the abe-sweep bottleneck (10 Mbit/s, CoDel or PIE with ECN marking, 1000 packets) "
+    "shared by 10 Cubic-ABE flows with ECN (β_ecn 0.7-0.9) and 10 NewReno flows without ECN, all from "
+    "t = 0; RTT 20/80/160/320 ms; 330 s, seeds 0-2 (quick: 120 s, seed 0). Ratio = the ECN group's "
+    "throughput over the non-ECN group's, over the whole run (the paper: after slow start).",
+    _no_document,
+    _no_compare,
+    reference="cubic-abe",
+    paper=PAPER_ABE,
+    cite="Figs. 11 and 12, §IV-D",
+    direct=lambda out, quick, secs: ELSEWHERE.run_abe_fairness(_WIFI, out, quick, secs),
+)
 
 
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
