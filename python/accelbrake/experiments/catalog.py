@@ -31,6 +31,7 @@ TITLES: dict[str, str] = {
     "abc-fig15": "η trades throughput for delay",
     # Results computed elsewhere before (Rust tests, scripts, by hand): accelbrake.experiments.elsewhere.
     "abc-fig2": "f(t) from the enqueue rate instead of the dequeue rate: p95 queueing delay",
+    "abc-fig4": "ABC wireless hop in series with a wired drop-tail hop: w_abc or w_cubic limits",
     "abc-fig14": "BBR vs ABC on Fig. 1's Verizon LTE trace: BBR overshoots and queues",
     "abc-stability": "Theorem 1: δ swept across 2/3·τ, oscillation below the bound",
     "c2tcp-target": "C2TCP Fig. 18: Target 25-100 ms, the average delay follows it (and Eq. 9)",
@@ -46,8 +47,6 @@ TITLES: dict[str, str] = {
 #: Published results (by id) that cannot be reproduced yet, and why.
 UNAVAILABLE: dict[str, str] = {
     "abc-wifi": "the Wi-Fi results are reproduced as abc-fig5, abc-fig6, abc-fig9 and abc-fig16",
-    "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
-    "data bottleneck",
     "abc-fig10": "needs a second (wired) bottleneck with on-off Cubic cross traffic",
     "abc-fig11": "not wired as a reproduction yet (1-16 flows of one scheme on a Verizon trace: "
     "`accelbrake sweep` with matrix.flows)",
