@@ -665,6 +665,8 @@ def _share(out: Path, run_ids: Sequence[str], t0: float) -> float:
     for rid in run_ids:
         ts = pd.read_parquet(out / "runs" / f"{rid}.flows.parquet")
         w = ts[ts["t_s"] >= t0 - 1e-9]
+        if w.empty:  # the run ended before the second flow started (a shortened run): it got nothing
+            w = ts[ts["flow"] == 0]
         r = w.groupby("flow")["throughput_mbps"].mean()
         if r.get(0, 0.0) > 0:
             vals.append(float(r.get(1, 0.0) / r[0]))

@@ -367,7 +367,7 @@ RESULTS: tuple[Result, ...] = (
         "Fig. 18, §VII-G",
         "Target 25-75 ms: the average delay follows the Target",
         "c2tcp-target",
-        ("grows with Target", "Target"),
+        ("grows with Target",),
     ),
     _R(
         "c2tcp",
