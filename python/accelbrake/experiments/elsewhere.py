@@ -16,7 +16,7 @@ the Wi-Fi reproductions do; that module imports this one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -417,9 +417,9 @@ def doc_proprate_contention(quick: bool, traces: list[str] | None) -> dict[str, 
     return doc
 
 
-def doc_abc_fig2(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    from accelbrake.experiments.reproduce import _cellular
-
+def doc_abc_fig2(
+    _cellular: Callable[..., dict[str, Any]], quick: bool, traces: list[str] | None
+) -> dict[str, Any]:
     doc = _cellular(
         "abc-fig2" + ("-quick" if quick else ""),
         "ABC Fig. 2: f(t) from the dequeue rate (the design) and from the enqueue rate",
@@ -434,9 +434,9 @@ def doc_abc_fig2(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     return doc
 
 
-def doc_abc_fig14(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    from accelbrake.experiments.reproduce import _cellular
-
+def doc_abc_fig14(
+    _cellular: Callable[..., dict[str, Any]], quick: bool, traces: list[str] | None
+) -> dict[str, Any]:
     return _cellular(
         "abc-fig14" + ("-quick" if quick else ""),
         "ABC Fig. 14: BBR and ABC on Fig. 1's Verizon LTE trace",
@@ -474,9 +474,11 @@ def doc_abc_stability(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     }
 
 
+#: Documents built on the ABC paper's cellular setup: they take its builder
+#: (:func:`accelbrake.experiments.reproduce._cellular`, passed in: that module imports this one).
+CELLULAR_DOCS = {"abc-fig2": doc_abc_fig2, "abc-fig14": doc_abc_fig14}
+
 DOCS = {
-    "abc-fig2": doc_abc_fig2,
-    "abc-fig14": doc_abc_fig14,
     "abc-stability": doc_abc_stability,
     "c2tcp-target": doc_c2tcp_target,
     "c2tcp-buffer": doc_c2tcp_buffer,

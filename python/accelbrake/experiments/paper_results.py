@@ -269,7 +269,7 @@ RESULTS: tuple[Result, ...] = (
     _R(
         "abe",
         "abe/buffer-rule",
-        "§III, Eq. 1",
+        "Eq. 1, §III",
         "full utilisation needs a buffer b ≥ BDP·(1 − β)/β",
         "abe-buffer",
     ),
@@ -372,7 +372,7 @@ RESULTS: tuple[Result, ...] = (
     _R(
         "c2tcp",
         "c2tcp/eq9",
-        "§V, Eq. 9",
+        "Eq. 9, §V",
         "steady state: average RTT < 1.5 × Setpoint",
         "c2tcp-target",
         ("Eq. 9",),

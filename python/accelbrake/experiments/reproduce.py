@@ -22,6 +22,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -1232,7 +1233,9 @@ def _elsewhere(rid: str) -> Reproduction:
         rid,
         TITLES[rid],
         ELSEWHERE.SETUPS[rid],
-        ELSEWHERE.DOCS[rid],
+        partial(ELSEWHERE.CELLULAR_DOCS[rid], _cellular)
+        if rid in ELSEWHERE.CELLULAR_DOCS
+        else ELSEWHERE.DOCS[rid],
         lambda results, out, rid=rid: ELSEWHERE.compare(rid, _WIFI, results, out),
         reference=ref,
         paper=paper,
