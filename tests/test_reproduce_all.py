@@ -122,3 +122,58 @@ def test_paper_option_only_with_all(run_cli):
     assert r.returncode == 2 and "only with 'all'" in r.stderr
     r = run_cli("reproduce", "all", "--set", "run.duration_s=5")
     assert r.returncode == 2 and "apply to single ids" in r.stderr
+
+
+def _hops_doc(**hop):
+    return {
+        "name": "two-hops",
+        "matrix": {
+            "schemes": ["abc-cubic"],
+            "traces": ["const:12"],
+            "delay_ms": [25],
+            "buffer_packets": [100],
+        },
+        "run": {"duration_s": 4, "ack_mbps": 100, "queue": "droptail"},
+        "hops": [hop],
+    }
+
+
+def test_experiment_file_hops_build_the_path():
+    from accelbrake.experiments.spec import parse_experiment
+
+    exp = parse_experiment(
+        _hops_doc(
+            name="wireless", position="before", link="steps:0=6,2=18", queue="abc packets=250", delay_ms=5
+        )
+    )
+    (p,) = exp.points()
+    sc = exp.scenario(p)
+    assert [h["name"] for h in sc["hops"]] == ["wireless", "data", "ack"]
+    assert sc["hops"][0]["link"] == {"type": "schedule", "steps": [[0.0, 6.0], [2000.0, 18.0]]}
+    assert sc["hops"][0]["queue"]["type"] == "abc" and sc["hops"][0]["delay_ms"] == 5.0
+    assert sc["hops"][1]["queue"] == {"type": "droptail", "packets": 100}
+    assert sc["flows"][0]["fwd"] == [0, 1] and sc["flows"][0]["rev"] == [2]
+    after = parse_experiment(_hops_doc(link="const:24"))
+    sc = after.scenario(next(after.points()))
+    assert [h["name"] for h in sc["hops"]] == ["data", "hop1", "ack"]
+    assert sc["hops"][1]["queue"] == {"type": "droptail", "packets": 100}
+
+
+@pytest.mark.parametrize(
+    ("hop", "msg"),
+    [
+        ({"queue": "droptail"}, "hops[0]: missing: link"),
+        ({"link": "steps:0=6,x"}, "hops[0].link: step 2 'x': expected TIME=RATE"),
+        ({"link": "steps:1=6"}, "expected steps starting at 0"),
+        ({"link": "steps:0=6,0=7"}, "times must increase"),
+        ({"link": "const:12", "position": "middle"}, "hops[0].position: expected 'after' or 'before'"),
+        ({"link": "const:12", "lnik": 1}, "hops[0]"),
+        ({"link": "no-such-trace.up"}, "hops[0].link"),
+    ],
+)
+def test_experiment_file_hops_errors_name_the_key(hop, msg):
+    from accelbrake.experiments.spec import ExperimentError, parse_experiment
+
+    with pytest.raises(ExperimentError) as e:
+        parse_experiment(_hops_doc(**hop), source="exp.toml")
+    assert msg in str(e.value) and str(e.value).startswith("exp.toml: ")

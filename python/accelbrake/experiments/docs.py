@@ -650,6 +650,13 @@ def _contention_probes() -> dict[str, Any]:
     return runs
 
 
+def _reproduce_all() -> dict[str, Any]:
+    """``accelbrake reproduce all`` in full: every id (the verdicts of docs/reproductions.md)."""
+    from accelbrake.experiments.catalog import TITLES
+
+    return {"ids": list(TITLES)}
+
+
 def _run_probes(
     runs: dict[str, Any], out_dir: Path | None, jobs: int | None, echo: Callable[[str], Any] | None
 ) -> pd.DataFrame:
@@ -740,6 +747,16 @@ DATASETS: dict[str, Dataset] = {
         Dataset("delay-checks", "probes", _delay_probes, ("run",)),
         Dataset("proprate-checks", "probes", _proprate_probes, ("run",)),
         Dataset("proprate-contention", "probes", _contention_probes, ("run",)),
+        Dataset(
+            "reproduce-all",
+            "reproduce-all",
+            _reproduce_all,
+            ("key",),
+            check="sample",
+            why="every reproduction in full takes minutes; the test repeats c2tcp-target, c2tcp-buffer, "
+            "abc-fig4 and abc-stability in full and compares their verdict rows",
+            sample=("c2tcp-target", "c2tcp-buffer", "abc-fig4", "abc-stability"),
+        ),
     )
 }
 
@@ -750,6 +767,8 @@ def sample_spec(ds: Dataset, spec: dict[str, Any]) -> dict[str, Any]:
         return spec
     if ds.kind == "probes":
         return {k: spec[k] for k in ds.sample}
+    if ds.kind == "reproduce-all":
+        return {"ids": list(ds.sample)}
     if ds.kind == "sweep":
         doc = {**spec, "matrix": dict(spec["matrix"])}
         doc["matrix"]["traces"] = spec["matrix"]["traces"][:1]
@@ -776,6 +795,14 @@ def run_dataset(
     spec = ds.spec() if spec is None else spec
     if ds.kind == "probes":
         return _run_probes(spec, Path(out_dir) if out_dir else None, jobs, echo)
+    if ds.kind == "reproduce-all":
+        import tempfile
+
+        from accelbrake.experiments import reproduce_all as RA
+
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = RA.verdict_rows(out_dir or tmp, spec["ids"], jobs=jobs)
+        return pd.DataFrame(rows, columns=list(RA.DOC_COLUMNS))
     if ds.kind == "abe":
         from accelbrake.experiments import abe
 
@@ -1424,6 +1451,18 @@ def _render_copa_packet_size(d: pd.DataFrame) -> str:
     return f"≈ {1472 / 1504 * r:.2f} instead of {r:.2f} normalised."
 
 
+def _render_reproduce_all(d: pd.DataFrame) -> str:
+    from accelbrake.experiments.reproduce_all import render_markdown
+
+    return render_markdown(d)
+
+
+def _render_reproduce_all_summary(d: pd.DataFrame) -> str:
+    from accelbrake.experiments.reproduce_all import render_summary
+
+    return render_summary(d)
+
+
 @dataclass(frozen=True)
 class Region:
     name: str
@@ -1460,6 +1499,8 @@ REGIONS: tuple[Region, ...] = (
     Region(
         "proprate-contention", "docs/delay-schemes.md", "proprate-contention", _render_proprate_contention
     ),
+    Region("reproduce-all", "docs/reproductions.md", "reproduce-all", _render_reproduce_all),
+    Region("reproduce-all-summary", "README.md", "reproduce-all", _render_reproduce_all_summary),
 )
 
 #: Files that may hold regions (every marker in them must belong to :data:`REGIONS`).
