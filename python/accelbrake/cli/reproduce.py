@@ -18,12 +18,16 @@ def register(sub: Any, fmt: Any) -> None:
     rep = sub.add_parser(
         "reproduce",
         help="run a named experiment from the papers and compare with the published numbers",
-        description="Run named experiments of the papers (ABC, NSDI 2020; C2TCP, IEEE JSAC 2019),\n"
+        description="Run named experiments of the papers (ABC, NSDI 2020; C2TCP, IEEE JSAC 2019; ABE, IFIP\n"
+        "Networking 2017; PropRate, CoNEXT 2017),\n"
         "write each one's results and report to OUT/<id> (OUT/<id>-quick with --quick), and print our\n"
         "numbers beside the published ones (value, published, ratio ours/published) with a verdict per\n"
         "row: reproduced (ratio within ±20 % unless the row states another tolerance, or inside a\n"
         "published range), differs, direction holds / fails (qualitative claims), not implemented.\n"
-        "Each reproduction ends with 'N of M reproduced'.",
+        "Each reproduction ends with 'N of M reproduced'. 'reproduce all' runs every id, judges the catalogue of\n"
+        "the papers' published results (one verdict per figure/table/claim, 'not implemented' with the reason\n"
+        "where no id covers it), writes OUT/index.html, OUT/verdicts.csv/.json and OUT/rows.csv, and ends with\n"
+        "'N of M results reproduced, K differ, J not implemented' per paper.",
         epilog=f"ids:\n{ids}\n\nnot available yet: {', '.join(UNAVAILABLE)} (each says why).\n"
         "Schemes the paper compares against that are not implemented here are listed as such.",
         formatter_class=fmt,

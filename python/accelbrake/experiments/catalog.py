@@ -55,7 +55,8 @@ UNAVAILABLE: dict[str, str] = {
     "abc-fig20": "needs 200 application-limited flows beside a backlogged one (mixed applications per run)",
     "c2tcp-friendliness": "needs two schemes in one run (Cubic first, a second flow after 30 s); checked by "
     "the Rust integration test c2tcp_shares_fairly_with_cubic_and_bbr_does_not",
-    "c2tcp-edge": "needs the C2TCP paper's Times Square trace with its capacity tripled (46 Mbit/s mean); "
-    "trace links cannot be scaled yet",
+    "c2tcp-edge": "needs the C2TCP paper's Fig. 11 (right) trace, Times Square LTE without cross traffic, "
+    "which is not bundled (traces/c2tcp-nyc/README.md), with its capacity tripled (46 Mbit/s mean); trace "
+    "links cannot be scaled yet",
     "abe-buffer": "the ABE paper's buffer rule (Eq. 1) is not wired as a reproduction yet",
 }
