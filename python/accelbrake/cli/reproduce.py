@@ -24,9 +24,10 @@ def register(sub: Any, fmt: Any) -> None:
         "numbers beside the published ones (value, published, ratio ours/published) with a verdict per\n"
         "row: reproduced (ratio within ±20 % unless the row states another tolerance, or inside a\n"
         "published range), differs, direction holds / fails (qualitative claims), not implemented.\n"
-        "Each reproduction ends with 'N of M reproduced'. 'reproduce all' runs every id, judges the catalogue of\n"
-        "the papers' published results (one verdict per figure/table/claim, 'not implemented' with the reason\n"
-        "where no id covers it), writes OUT/index.html, OUT/verdicts.csv/.json and OUT/rows.csv, and ends with\n"
+        "Each reproduction ends with 'N of M reproduced'. 'reproduce all' runs every id, judges the\n"
+        "catalogue of the papers' published results (one verdict per figure/table/claim, 'not\n"
+        "implemented' with the reason where no id covers it), writes OUT/index.html,\n"
+        "OUT/verdicts.csv/.json and OUT/rows.csv, and ends with\n"
         "'N of M results reproduced, K differ, J not implemented' per paper.",
         epilog=f"ids:\n{ids}\n\nnot available yet: {', '.join(UNAVAILABLE)} (each says why).\n"
         "Schemes the paper compares against that are not implemented here are listed as such.",
