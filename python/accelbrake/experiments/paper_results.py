@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PAPERS", "RESULTS", "Result", "by_paper"]
+__all__ = ["PAPERS", "RESULTS", "SHORT", "Result", "by_paper"]
 
 #: Paper key → its citation (title, authors, venue), as the index page names it.
 PAPERS: dict[str, str] = {
@@ -30,6 +30,9 @@ PAPERS: dict[str, str] = {
     "proprate": "TCP Congestion Control Beyond Bandwidth-Delay Product for Mobile Cellular Networks "
     "(PropRate; Leong et al., CoNEXT 2017)",
 }
+
+#: Paper key → its short name.
+SHORT: dict[str, str] = {"abc": "ABC", "abe": "ABE", "c2tcp": "C2TCP", "proprate": "PropRate"}
 
 
 @dataclass(frozen=True)

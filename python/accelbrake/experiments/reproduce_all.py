@@ -38,7 +38,7 @@ from typing import Any
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake.experiments import verdicts as V
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
-from accelbrake.experiments.paper_results import PAPERS, RESULTS, Result
+from accelbrake.experiments.paper_results import PAPERS, RESULTS, SHORT, Result
 
 __all__ = [
     "FAILED",
@@ -445,8 +445,6 @@ def render_markdown(d: Any) -> str:
         for r in rows.itertuples():
             detail = r.detail if isinstance(r.detail, str) and r.detail else r.reason
             detail = detail if isinstance(detail, str) else ""
-            if isinstance(r.numbers, str) and r.numbers:
-                detail = f"{detail} ({r.numbers})" if detail else r.numbers
             rid = f"`{r.id}`" if isinstance(r.id, str) and r.id else "-"
             claim = by_key[r.key].claim if r.key in by_key else ""
             out.append(f"| {r.where} | {claim} | {rid} | {r.verdict} | {detail} |".replace("\n", " "))
@@ -460,7 +458,5 @@ def render_summary(d: Any) -> str:
     for p in PAPERS:
         rows = d[d["paper"] == p]
         if len(rows):
-            lines.append(
-                f"- {PAPERS[p].split(':')[0].split(' (')[0]}: {paper_summary(rows.to_dict('records'))}"
-            )
+            lines.append(f"- {SHORT[p]}: {paper_summary(rows.to_dict('records'))}")
     return "\n".join(lines)
