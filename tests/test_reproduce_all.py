@@ -153,6 +153,9 @@ def test_experiment_file_hops_build_the_path():
     assert sc["hops"][0]["queue"]["type"] == "abc" and sc["hops"][0]["delay_ms"] == 5.0
     assert sc["hops"][1]["queue"] == {"type": "droptail", "packets": 100}
     assert sc["flows"][0]["fwd"] == [0, 1] and sc["flows"][0]["rev"] == [2]
+    same = parse_experiment(_hops_doc(link="const:24", queue="same"))
+    sc = same.scenario(next(same.points()))
+    assert sc["hops"][1]["queue"] == sc["hops"][0]["queue"] == {"type": "droptail", "packets": 100}
     after = parse_experiment(_hops_doc(link="const:24"))
     sc = after.scenario(next(after.points()))
     assert [h["name"] for h in sc["hops"]] == ["data", "hop1", "ack"]

@@ -32,6 +32,7 @@ TITLES: dict[str, str] = {
     # Results computed elsewhere before (Rust tests, scripts, by hand): accelbrake.experiments.elsewhere.
     "abc-fig2": "f(t) from the enqueue rate instead of the dequeue rate: p95 queueing delay",
     "abc-fig4": "ABC wireless hop in series with a wired drop-tail hop: w_abc or w_cubic limits",
+    "abc-fig7c": "utilisation vs p95 delay through Verizon LTE uplink and downlink in series",
     "abc-fig14": "BBR vs ABC on Fig. 1's Verizon LTE trace: BBR overshoots and queues",
     "abc-stability": "Theorem 1: δ swept across 2/3·τ, oscillation below the bound",
     "c2tcp-target": "C2TCP Fig. 18: Target 25-100 ms, the average delay follows it (and Eq. 9)",

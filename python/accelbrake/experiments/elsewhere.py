@@ -476,7 +476,10 @@ def doc_abc_stability(quick: bool, traces: list[str] | None) -> dict[str, Any]:
 
 #: Documents built on the ABC paper's cellular setup: they take its builder
 #: (:func:`accelbrake.experiments.reproduce._cellular`, passed in: that module imports this one).
-CELLULAR_DOCS = {"abc-fig2": doc_abc_fig2, "abc-fig14": doc_abc_fig14}
+CELLULAR_DOCS: dict[str, Callable[..., dict[str, Any]]] = {
+    "abc-fig2": doc_abc_fig2,
+    "abc-fig14": doc_abc_fig14,
+}
 
 DOCS = {
     "abc-stability": doc_abc_stability,
@@ -1139,3 +1142,67 @@ def _cmp_abc_fig4(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str
 
 
 _COMPARE["abc-fig4"] = _cmp_abc_fig4
+
+
+# ---------------------------------------------------------------------------------------------
+# ABC Fig. 7c: uplink then downlink, two cellular bottlenecks in series ([[hops]] with queue "same")
+
+FIG7C_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "pcc-vivace", "bbr", "sprout", "verus", "vegas")
+
+
+def doc_abc_fig7c(
+    _cellular: Callable[..., dict[str, Any]], quick: bool, traces: list[str] | None
+) -> dict[str, Any]:
+    up, down = (traces or ["traces/Verizon-LTE-short.up", "traces/Verizon-LTE-short.down"])[:2]
+    doc = _cellular(
+        "abc-fig7c" + ("-quick" if quick else ""),
+        "ABC Fig. 7c: Verizon LTE uplink then downlink, each with the scheme's queue",
+        FIG7C_SCHEMES,
+        [up],
+        60.0 if quick else 140.0,
+        1 if quick else 3,
+    )
+    doc["hops"] = [{"name": "downlink", "link": down, "queue": "same", "delay_ms": 0.0}]
+    return doc
+
+
+CELLULAR_DOCS["abc-fig7c"] = doc_abc_fig7c
+PUBLISHED_ELSEWHERE["abc-fig7c"] = [
+    _P(
+        "abc-fig7c",
+        "ABC",
+        "outside the others' Pareto frontier, (c) uplink + downlink",
+        "abc",
+        "ABC lies outside the Pareto frontier of all other schemes (Fig. 7c: uplink+downlink, two ABC "
+        "bottlenecks)",
+        claim=True,
+    )
+]
+SETUPS["abc-fig7c"] = (
+    "ABC paper cellular setup with two bottlenecks in series: Verizon-LTE-short.up drives the first data "
+    "hop and Verizon-LTE-short.down the second (an experiment document with a [[hops]] table), each with "
+    "the scheme's queue (ABC routers for ABC, CoDel for Cubic+CoDel, drop-tail for the others; 250 "
+    "packets); 50 ms one-way before the first hop and 50 ms on the 12 Mbit/s ACK link (min RTT 100 ms); "
+    "utilisation of the slower hop (lower mean capacity), p95 per-packet delay."
+)
+
+
+def _cmp_abc_fig7c(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    m = (
+        _runs(results)
+        .groupby("scheme", sort=False)[["link_utilization", "run_per_packet_delay_p95_ms"]]
+        .mean()
+    )
+    rows = []
+    for s in m.index:
+        r = H.info(
+            F.display_name(s), "utilisation / p95 per-packet delay ms", float(m.loc[s, "link_utilization"]), 3
+        )
+        r["ours_text"] = f"{m.loc[s, 'link_utilization']:.3f} / {m.loc[s, 'run_per_packet_delay_p95_ms']:.0f}"
+        rows.append(r)
+    ok, note = H.frontier(m.reset_index())
+    rows.append(H.row(PUBLISHED_ELSEWHERE["abc-fig7c"][0], ok, note=note))
+    return rows
+
+
+_COMPARE["abc-fig7c"] = _cmp_abc_fig7c

@@ -132,9 +132,7 @@ RESULTS: tuple[Result, ...] = (
         "abc/fig7c",
         "Fig. 7c, §7.3",
         "uplink + downlink through two ABC bottlenecks: ABC outside the Pareto frontier",
-        why="needs two ABC bottlenecks in series with both directions' traces in one run; the "
-        "experiment files' several-hop topologies (abc-fig4) do not yet build a trace-driven "
-        "reverse path",
+        "abc-fig7c",
     ),
     _R(
         "abc",

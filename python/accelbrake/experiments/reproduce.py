@@ -1215,6 +1215,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
 _ELSEWHERE_CITES = {
     "abc-fig2": ("Fig. 2, §3.1.1", PAPER),
     "abc-fig4": ("Fig. 4, §4", PAPER),
+    "abc-fig7c": ("Fig. 7c, §7.3", PAPER),
     "abc-fig14": ("Fig. 14, Appendix A", PAPER),
     "abc-stability": ("Theorem 1, §4.2 and Appendix C", PAPER),
     "c2tcp-target": ("Fig. 18, §VIII; Eq. 9, §V", PAPER_C2TCP),

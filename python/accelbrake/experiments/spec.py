@@ -878,8 +878,8 @@ def _check_shared_sets(exp: Experiment) -> None:
 HOP_KEYS: dict[str, str] = {
     "name": "a name for the hop (default hopN)",
     "link": 'its link: a trace, "const:12", or rate steps "steps:0=6,5=18,10=9" (from t s on, R Mbit/s)',
-    "queue": 'its queue, Mahimahi-style, e.g. "droptail packets=100" or "abc" (default: droptail with '
-    "the matrix's buffer_packets)",
+    "queue": 'its queue, Mahimahi-style, e.g. "droptail packets=100" or "abc"; "same": the queue the '
+    "run's scheme has on the matrix's bottleneck (default: droptail with the matrix's buffer_packets)",
     "delay_ms": "its one-way propagation delay in ms (default 0), added to the matrix's",
     "position": '"after" (default) or "before" the matrix\'s bottleneck',
 }
@@ -924,9 +924,12 @@ def _parse_hops(c: _Checker, v: Any, base_dir: Path | None) -> tuple[dict[str, A
                 link = link_spec(_resolve_trace_text(text, base_dir), what=f"{where}.link")
             except ScenarioError as e:
                 raise c.fail(f"{where}.link", str(e).removeprefix(f"{where}.link: ")) from None
-        queue = (
-            parse_queue_spec(c.queue(h["queue"], f"{where}.queue")) if "queue" in h else {"type": "droptail"}
-        )
+        if h.get("queue") == "same":
+            queue: dict[str, Any] = {"type": "same"}
+        elif "queue" in h:
+            queue = parse_queue_spec(c.queue(h["queue"], f"{where}.queue"))
+        else:
+            queue = {"type": "droptail"}
         position = h.get("position", "after")
         if position not in ("after", "before"):
             raise c.fail(f"{where}.position", f"expected 'after' or 'before', got {position!r}")
@@ -947,6 +950,8 @@ def _with_hops(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, An
     before = [copy.deepcopy(h["hop"]) for h in exp.hops if h["position"] == "before"]
     after = [copy.deepcopy(h["hop"]) for h in exp.hops if h["position"] == "after"]
     for hop in (*before, *after):
+        if hop["queue"]["type"] == "same":
+            hop["queue"] = copy.deepcopy(data["queue"])
         q = hop["queue"]
         if q["type"] != "infinite" and "packets" not in q and "bytes" not in q:
             q["packets"] = p.buffer_packets
