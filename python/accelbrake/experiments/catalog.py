@@ -43,6 +43,7 @@ TITLES: dict[str, str] = {
     "proprate-contention": "PropRate Fig. 10: a second flow of the same scheme after 30 s",
     "abe-figures": "ABE Figs. 4-7: β_ecn vs throughput and queueing delay, NewReno and Cubic, CoDel and PIE",
     "abe-fairness": "ABE Figs. 11-12: 10 ECN Cubic-ABE flows vs 10 non-ECN NewReno flows, throughput ratio",
+    "abe-buffer": "ABE Eq. 1: NewReno's utilisation with buffers around BDP·(1 − β)/β, β 0.5/0.7/0.9",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
@@ -59,5 +60,4 @@ UNAVAILABLE: dict[str, str] = {
     "c2tcp-edge": "needs the C2TCP paper's Fig. 11 (right) trace, Times Square LTE without cross traffic, "
     "which is not bundled (traces/c2tcp-nyc/README.md), with its capacity tripled (46 Mbit/s mean); trace "
     "links cannot be scaled yet",
-    "abe-buffer": "the ABE paper's buffer rule (Eq. 1) is not wired as a reproduction yet",
 }

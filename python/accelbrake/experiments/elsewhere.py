@@ -1206,3 +1206,111 @@ def _cmp_abc_fig7c(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[st
 
 
 _COMPARE["abc-fig7c"] = _cmp_abc_fig7c
+
+
+# ---------------------------------------------------------------------------------------------
+# The ABE paper's buffer rule (Eq. 1): full utilisation needs b ≥ BDP·(1 − β)/β
+
+ABE_BUFFER_BETAS = (0.5, 0.7, 0.9)
+ABE_BUFFER_FRACTIONS = (0.25, 0.5, 1.0, 2.0)
+#: 10 Mbit/s × 100 ms in 1500-byte packets.
+ABE_BUFFER_BDP = 10e6 * 0.1 / 8 / 1500
+
+
+def _abe_rule(beta: float) -> float:
+    return ABE_BUFFER_BDP * (1.0 - beta) / beta
+
+
+def _abe_buffers(beta: float) -> dict[float, int]:
+    return {f: max(1, round(f * _abe_rule(beta))) for f in ABE_BUFFER_FRACTIONS}
+
+
+def doc_abe_buffer(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+    variants = {
+        f"newreno-beta-{b:g}": {
+            "scheme": "newreno",
+            "label": f"NewReno β={b:g}",
+            "set": [f"newreno.beta={b:g}"],
+        }
+        for b in ABE_BUFFER_BETAS
+    }
+    buffers = sorted({n for b in ABE_BUFFER_BETAS for n in _abe_buffers(b).values()})
+    return _sweep(
+        "abe-buffer",
+        "ABE Eq. 1: one NewReno flow, β 0.5/0.7/0.9, drop-tail buffers at 0.25-2 × BDP·(1 − β)/β",
+        list(variants),
+        traces or ["const:10"],
+        quick=quick,
+        delay_ms=50.0,
+        buffers=buffers,
+        variants=variants,
+        full_s=120.0,
+        quick_s=60.0,
+        seeds=(1, 1),
+    )
+
+
+DOCS["abe-buffer"] = doc_abe_buffer
+PUBLISHED_ELSEWHERE["abe-buffer"] = [
+    *[
+        _P(
+            "abe-buffer",
+            "NewReno",
+            f"β {b:g}: utilisation ≥ 0.98 with b ≥ BDP·(1 − β)/β (1× and 2× the rule, "
+            f"{_abe_buffers(b)[1.0]} and {_abe_buffers(b)[2.0]} packets)",
+            "newreno",
+            "U = 1 needs b ≥ δ(1 − β)/β; larger b merely adds queueing delay (Eq. 1, §III)",
+            claim=True,
+        )
+        for b in ABE_BUFFER_BETAS
+    ],
+    *[
+        _P(
+            "abe-buffer",
+            "NewReno",
+            f"β {b:g}: below the rule (0.5×, {_abe_buffers(b)[0.5]} packets) utilisation lower than at "
+            "the rule",
+            "newreno",
+            "a smaller buffer needs a larger β to sustain U = 1 (Eq. 2, §III)",
+            claim=True,
+        )
+        for b in ABE_BUFFER_BETAS
+    ],
+]
+SETUPS["abe-buffer"] = (
+    "ABE paper §III (Eq. 1; its Fig. 1's path): one NewReno flow over a constant 10 Mbit/s link with a "
+    "drop-tail buffer, RTT 100 ms (50 ms each way; BDP 83.3 packets), ACKs over 100 Mbit/s, β "
+    "(newreno.beta) 0.5, 0.7, 0.9, "
+    "buffers 0.25, 0.5, 1 and 2 × BDP·(1 − β)/β; 120 s (quick 60 s) from slow start; utilisation of the "
+    "link over the whole run."
+)
+
+
+def _cmp_abe_buffer(H: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+    m = _runs(results).groupby(["scheme", "buffer_packets"])["link_utilization"].mean()
+    rows = []
+    u: dict[float, dict[float, float]] = {}
+    for b in ABE_BUFFER_BETAS:
+        s = f"newreno-beta-{b:g}"
+        u[b] = {f: float(m.get((s, n), math.nan)) for f, n in _abe_buffers(b).items()}
+        r = H.info(
+            f"NewReno β={b:g}",
+            "utilisation at "
+            + ", ".join(f"{f:g}×" for f in ABE_BUFFER_FRACTIONS)
+            + f" the rule ({_abe_rule(b):.1f} packets)",
+            u[b][1.0],
+            3,
+            "Fig. 1 (model and simulation)",
+        )
+        r["ours_text"] = " / ".join(f"{u[b][f]:.3f}" for f in ABE_BUFFER_FRACTIONS)
+        rows.append(r)
+    pubs = PUBLISHED_ELSEWHERE["abe-buffer"]
+    for pub, b in zip(pubs[:3], ABE_BUFFER_BETAS, strict=True):
+        ok = u[b][1.0] >= 0.98 and u[b][2.0] >= 0.98
+        rows.append(H.row(pub, bool(ok), note=f"{u[b][1.0]:.3f} and {u[b][2.0]:.3f}"))
+    for pub, b in zip(pubs[3:], ABE_BUFFER_BETAS, strict=True):
+        rows.append(H.row(pub, bool(u[b][0.5] < u[b][1.0]), note=f"{u[b][0.5]:.3f} vs {u[b][1.0]:.3f}"))
+    return rows
+
+
+_COMPARE["abe-buffer"] = _cmp_abe_buffer

@@ -1224,12 +1224,13 @@ _ELSEWHERE_CITES = {
     "proprate-frontier": ("Fig. 11, §5.3", PAPER_PROPRATE),
     "proprate-nfl": ("Fig. 8, §5.2", PAPER_PROPRATE),
     "proprate-contention": ("Fig. 10, §5.4", PAPER_PROPRATE),
+    "abe-buffer": ("Eq. 1 and Fig. 1, §III", PAPER_ABE),
 }
 
 
 def _elsewhere(rid: str) -> Reproduction:
     cite, paper = _ELSEWHERE_CITES[rid]
-    ref = {"c2tcp": "c2tcp", "proprate": "proprate-m"}.get(rid.split("-", 1)[0], "abc")
+    ref = {"c2tcp": "c2tcp", "proprate": "proprate-m", "abe": "newreno"}.get(rid.split("-", 1)[0], "abc")
     return Reproduction(
         rid,
         TITLES[rid],
