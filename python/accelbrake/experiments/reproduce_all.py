@@ -288,7 +288,8 @@ table{border-collapse:collapse;width:100%;font-size:.9em}td,th{border:1px solid 
 vertical-align:top;text-align:left}th{background:#f4f4f4}
 .v{font-weight:600;white-space:nowrap}.reproduced{color:#1a7f37}.differs{color:#b35900}
 .not-implemented,.not-compared,.no-data{color:#666}.failed{color:#c00}
-img{max-width:320px;height:auto}small{color:#555}ul.rows{margin:0;padding-left:1.1em}
+img{max-width:300px;height:auto}small{color:#555}ul.rows{margin:0;padding-left:1.1em}
+td:nth-child(1){width:9%}td:nth-child(2){width:20%}td:nth-child(3){width:11%}td:nth-child(4){width:38%}
 """
 
 
@@ -338,7 +339,8 @@ def write_index(
         f"<style>{_CSS}</style></head><body>",
         "<h1>accelbrake reproduce all: every published result, figure by figure</h1>",
         f"<p>{_QUICK_NOTE if quick else ''}"
-        f"{len(comps)} reproductions, {wall_s:.0f} s wall. Machine-readable: "
+        f"{len(comps)} reproductions; this invocation took {wall_s:.0f} s (runs finished before are read "
+        "back, not rerun). Machine-readable: "
         "<a href='verdicts.csv'>verdicts.csv</a> (one row per published result), "
         "<a href='rows.csv'>rows.csv</a> (every compared number). Verdicts: reproduced = every number "
         f"within its tolerance (±{100 * V.DEFAULT_TOLERANCE:g} % unless stated) or range and every "
