@@ -88,10 +88,11 @@ def test_reproduce_all_quick_cli(run_cli, tmp_path):
     Then a rerun reuses every run (resumable)."""
     out = tmp_path / "all"
     t0 = time.monotonic()
-    r = run_cli("reproduce", "all", "--quick", "--no-report", "--no-progress", "--out", str(out))
+    # 77 s on 2 cores at load 3-5; the machine running the tests may be shared, hence the timeout.
+    r = run_cli("reproduce", "all", "--quick", "--no-report", "--no-progress", "--out", str(out), timeout=900)
     wall = time.monotonic() - t0
     assert r.returncode == 0, r.stderr[-3000:]
-    assert wall < 600, f"reproduce all --quick took {wall:.0f} s"
+    assert wall < 900, f"reproduce all --quick took {wall:.0f} s"
     with open(out / "verdicts.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert [x["key"] for x in rows] == [e.key for e in RESULTS]
@@ -110,7 +111,15 @@ def test_reproduce_all_quick_cli(run_cli, tmp_path):
         n = sum(1 for e in RESULTS if e.paper == paper)
         assert f" of {n} results reproduced" in line
     again = run_cli(
-        "reproduce", "all", "--quick", "--no-report", "--no-progress", "--paper", "c2tcp", "--out", str(out)
+        "reproduce",
+        "all",
+        "--quick",
+        "--no-report",
+        "--no-progress",
+        "--paper",
+        "c2tcp",
+        "--out",
+        str(out, timeout=300),
     )
     assert again.returncode == 0, again.stderr[-2000:]
     assert "0 now" in again.stdout and " now" in again.stdout
