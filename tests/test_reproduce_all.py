@@ -119,7 +119,8 @@ def test_reproduce_all_quick_cli(run_cli, tmp_path):
         "--paper",
         "c2tcp",
         "--out",
-        str(out, timeout=300),
+        str(out),
+        timeout=300,
     )
     assert again.returncode == 0, again.stderr[-2000:]
     assert "0 now" in again.stdout and " now" in again.stdout
