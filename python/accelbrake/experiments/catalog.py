@@ -41,9 +41,9 @@ TITLES: dict[str, str] = {
     "proprate-frontier": "PropRate Fig. 11: t̄_buff 12-120 ms, the performance frontier",
     "proprate-nfl": "PropRate Fig. 8: the negative-feedback loop brings the buffer delay to the target",
     "proprate-contention": "PropRate Fig. 10: a second flow of the same scheme after 30 s",
+    "abe-buffer": "ABE Eq. 1: NewReno's utilisation with buffers around BDP·(1 − β)/β, β 0.5/0.7/0.9",
     "abe-figures": "ABE Figs. 4-7: β_ecn vs throughput and queueing delay, NewReno and Cubic, CoDel and PIE",
     "abe-fairness": "ABE Figs. 11-12: 10 ECN Cubic-ABE flows vs 10 non-ECN NewReno flows, throughput ratio",
-    "abe-buffer": "ABE Eq. 1: NewReno's utilisation with buffers around BDP·(1 − β)/β, β 0.5/0.7/0.9",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
