@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from accelbrake.cli._common import _executor, _executor_options, _split_list
+from accelbrake.cli._common import CliError, _executor, _executor_options, _split_list
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
 
 
@@ -18,17 +18,33 @@ def register(sub: Any, fmt: Any) -> None:
     rep = sub.add_parser(
         "reproduce",
         help="run a named experiment from the papers and compare with the published numbers",
-        description="Run named experiments of the papers (ABC, NSDI 2020; C2TCP, IEEE JSAC 2019),\n"
+        description="Run named experiments of the papers (ABC, NSDI 2020; C2TCP, IEEE JSAC 2019; ABE, IFIP\n"
+        "Networking 2017; PropRate, CoNEXT 2017),\n"
         "write each one's results and report to OUT/<id> (OUT/<id>-quick with --quick), and print our\n"
         "numbers beside the published ones (value, published, ratio ours/published) with a verdict per\n"
         "row: reproduced (ratio within ±20 % unless the row states another tolerance, or inside a\n"
         "published range), differs, direction holds / fails (qualitative claims), not implemented.\n"
-        "Each reproduction ends with 'N of M reproduced'.",
+        "Each reproduction ends with 'N of M reproduced'. 'reproduce all' runs every id, judges the\n"
+        "catalogue of the papers' published results (one verdict per figure/table/claim, 'not\n"
+        "implemented' with the reason where no id covers it), writes OUT/index.html,\n"
+        "OUT/verdicts.csv/.json and OUT/rows.csv, and ends with\n"
+        "'N of M results reproduced, K differ, J not implemented' per paper.",
         epilog=f"ids:\n{ids}\n\nnot available yet: {', '.join(UNAVAILABLE)} (each says why).\n"
         "Schemes the paper compares against that are not implemented here are listed as such.",
         formatter_class=fmt,
     )
-    rep.add_argument("ids", nargs="*", metavar="ID", help="reproduction ids (see below); 'all' for every one")
+    rep.add_argument(
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="reproduction ids (see below); 'all' for every one, judged against the papers' catalogue of "
+        "published results with an index page (OUT/index.html) and verdict tables (OUT/verdicts.csv, .json)",
+    )
+    rep.add_argument(
+        "--paper",
+        choices=("abc", "abe", "c2tcp", "proprate"),
+        help="with 'all': only this paper's reproductions and results",
+    )
     rep.add_argument(
         "--quick",
         action="store_true",
@@ -82,8 +98,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         run_reproduction,
     )
 
-    ids = list(TITLES) if [i.lower() for i in args.ids] == ["all"] else args.ids
-    reps = resolve_ids(ids)
+    if [i.lower() for i in args.ids] == ["all"]:
+        return _reproduce_all(args)
+    if args.paper:
+        raise CliError("reproduce --paper: only with 'all' (reproduce all --paper abc)")
+    reps = resolve_ids(args.ids)
     traces = expand_traces(_split_list(args.traces)) or None
     executor = _executor(args)
     for rep in reps:
@@ -111,3 +130,28 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(format_comparison(comp))  # ends with the "N of M reproduced" line
         print()
     return 0
+
+
+def _reproduce_all(args: argparse.Namespace) -> int:
+    """``accelbrake reproduce all [--paper P] [--quick]``: every id, the catalogue's verdicts, the index."""
+    from accelbrake.experiments.reproduce_all import format_verdicts, run_all
+
+    if args.traces or args.sets:
+        raise CliError(
+            "reproduce all: --traces and --set apply to single ids (they change the reproductions)"
+        )
+    out = Path(args.out)
+    result = run_all(
+        out,
+        quick=args.quick,
+        paper=args.paper,
+        executor=_executor(args),
+        progress=not args.no_progress,
+        report=not args.no_report,
+        echo=print,
+        log=lambda m: print(m, file=sys.stderr),
+    )
+    print()
+    print(f"index: {out / 'index.html'}; verdicts: {out / 'verdicts.csv'} ({result['wall_s']:.1f} s wall)")
+    print(format_verdicts(result["verdicts"], result["summary"]))  # ends with the per-paper lines
+    return 1 if result["failures"] else 0

@@ -38,22 +38,28 @@ TITLES: dict[str, str] = {
     "(C2TCP Figs. 16-17)",
     "abc-fig10": "an ABC wireless hop in series with a 12 Mbit/s wired drop-tail hop and on-off Cubic "
     "cross traffic",
+    # Results computed elsewhere before (Rust tests, scripts, by hand): accelbrake.experiments.elsewhere.
+    "abc-fig2": "f(t) from the enqueue rate instead of the dequeue rate: p95 queueing delay",
+    "abc-fig4": "ABC wireless hop in series with a wired drop-tail hop: w_abc or w_cubic limits",
+    "abc-fig7c": "utilisation vs p95 delay through Verizon LTE uplink and downlink in series",
+    "abc-fig14": "BBR vs ABC on Fig. 1's Verizon LTE trace: BBR overshoots and queues",
+    "abc-stability": "Theorem 1: δ swept across 2/3·τ, oscillation below the bound",
+    "c2tcp-target": "C2TCP Fig. 18: Target 25-100 ms, the average delay follows it (and Eq. 9)",
+    "c2tcp-buffer": "C2TCP Fig. 19: buffer 75 KB-1.5 MB, C2TCP's delay stays, Cubic's grows",
+    "proprate-fig7": "PropRate Fig. 7: PR(L/M/H) and the others on the throughput/delay plane",
+    "proprate-frontier": "PropRate Fig. 11: t̄_buff 12-120 ms, the performance frontier",
+    "proprate-nfl": "PropRate Fig. 8: the negative-feedback loop brings the buffer delay to the target",
+    "proprate-contention": "PropRate Fig. 10: a second flow of the same scheme after 30 s",
+    "abe-buffer": "ABE Eq. 1: NewReno's utilisation with buffers around BDP·(1 − β)/β, β 0.5/0.7/0.9",
+    "abe-figures": "ABE Figs. 4-7: β_ecn vs throughput and queueing delay, NewReno and Cubic, CoDel and PIE",
+    "abe-fairness": "ABE Figs. 11-12: 10 ECN Cubic-ABE flows vs 10 non-ECN NewReno flows, throughput ratio",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.
 UNAVAILABLE: dict[str, str] = {
     "abc-wifi": "the Wi-Fi results are reproduced as abc-fig5, abc-fig6, abc-fig9 and abc-fig16",
-    "abc-fig2": "needs ABC's enqueue-rate variant compared on queueing delay; not wired as a reproduction "
-    "yet (run it with `accelbrake sweep` and abc.rate_source=enqueue)",
-    "abc-fig4": "needs an ABC wireless hop in series with a wired drop-tail hop; experiment files have one "
-    "data bottleneck",
     "abc-fig17": "included in abc-fig8 (mean delay ratios)",
-    "abc-stability": "an analytical result (Theorem 1), checked by the Rust integration tests, not a sweep",
-    "c2tcp-target": "not wired as a reproduction yet; checked by c2tcp_average_delay_follows_its_target",
-    "c2tcp-buffer": "not wired as a reproduction yet; checked by c2tcp_delay_does_not_grow_with_the_buffer",
-    "proprate-frontier": "not wired as a reproduction yet; checked by "
-    "proprate_frontier_is_monotone_in_the_target",
-    "proprate-nfl": "not wired as a reproduction yet; checked by "
-    "proprate_feedback_loop_brings_the_delay_to_the_target",
-    "abe-figures": "run `accelbrake abe-sweep` (the ABE paper's figures 4-7)",
+    "c2tcp-edge": "needs the C2TCP paper's Fig. 11 (right) trace, Times Square LTE without cross traffic, "
+    "which is not bundled (traces/c2tcp-nyc/README.md), with its capacity tripled (46 Mbit/s mean); trace "
+    "links cannot be scaled yet",
 }

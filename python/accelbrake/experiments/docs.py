@@ -695,6 +695,13 @@ def _coexist_probes() -> dict[str, Any]:
     return runs
 
 
+def _reproduce_all() -> dict[str, Any]:
+    """``accelbrake reproduce all`` in full: every id (the verdicts of docs/reproductions.md)."""
+    from accelbrake.experiments.catalog import TITLES
+
+    return {"ids": list(TITLES)}
+
+
 def _run_probes(
     runs: dict[str, Any], out_dir: Path | None, jobs: int | None, echo: Callable[[str], Any] | None
 ) -> pd.DataFrame:
@@ -799,6 +806,16 @@ DATASETS: dict[str, Dataset] = {
                 "sweep/K10/100ms/X0.1/seed0",
             ),
         ),
+        Dataset(
+            "reproduce-all",
+            "reproduce-all",
+            _reproduce_all,
+            ("key",),
+            check="sample",
+            why="every reproduction in full takes minutes; the test repeats c2tcp-target, c2tcp-buffer, "
+            "abc-fig4 and abc-stability in full and compares their verdict rows",
+            sample=("c2tcp-target", "c2tcp-buffer", "abc-fig4", "abc-stability"),
+        ),
     )
 }
 
@@ -809,6 +826,8 @@ def sample_spec(ds: Dataset, spec: dict[str, Any]) -> dict[str, Any]:
         return spec
     if ds.kind == "probes":
         return {k: spec[k] for k in ds.sample}
+    if ds.kind == "reproduce-all":
+        return {"ids": list(ds.sample)}
     if ds.kind == "sweep":
         doc = {**spec, "matrix": dict(spec["matrix"])}
         doc["matrix"]["traces"] = spec["matrix"]["traces"][:1]
@@ -835,6 +854,14 @@ def run_dataset(
     spec = ds.spec() if spec is None else spec
     if ds.kind == "probes":
         return _run_probes(spec, Path(out_dir) if out_dir else None, jobs, echo)
+    if ds.kind == "reproduce-all":
+        import tempfile
+
+        from accelbrake.experiments import reproduce_all as RA
+
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = RA.verdict_rows(out_dir or tmp, spec["ids"], jobs=jobs)
+        return pd.DataFrame(rows, columns=list(RA.DOC_COLUMNS))
     if ds.kind == "abe":
         from accelbrake.experiments import abe
 
@@ -1513,6 +1540,18 @@ def _render_coexist_sweep(d: pd.DataFrame) -> str:
     return md_table(["K", "update", "ABC/Cubic", "ABC Mbit/s", "Cubic Mbit/s", "short p95 FCT ms"], rows)
 
 
+def _render_reproduce_all(d: pd.DataFrame) -> str:
+    from accelbrake.experiments.reproduce_all import render_markdown
+
+    return render_markdown(d)
+
+
+def _render_reproduce_all_summary(d: pd.DataFrame) -> str:
+    from accelbrake.experiments.reproduce_all import render_summary
+
+    return render_summary(d)
+
+
 @dataclass(frozen=True)
 class Region:
     name: str
@@ -1551,6 +1590,8 @@ REGIONS: tuple[Region, ...] = (
     Region(
         "proprate-contention", "docs/delay-schemes.md", "proprate-contention", _render_proprate_contention
     ),
+    Region("reproduce-all", "docs/reproductions.md", "reproduce-all", _render_reproduce_all),
+    Region("reproduce-all-summary", "README.md", "reproduce-all", _render_reproduce_all_summary),
 )
 
 #: Files that may hold regions (every marker in them must belong to :data:`REGIONS`).

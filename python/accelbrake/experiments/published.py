@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PAPER", "PAPER_C2TCP", "PUBLISHED", "Published"]
+__all__ = ["PAPER", "PAPER_ABE", "PAPER_C2TCP", "PAPER_PROPRATE", "PUBLISHED", "Published"]
 
 #: The paper the ABC numbers come from.
 PAPER = "ABC: A Simple Explicit Congestion Controller for Wireless Networks (Goyal et al., NSDI 2020)"
@@ -66,6 +66,18 @@ def _c2tcp_row(scheme: str, ours: str | None, thr: float, avg: float, p95: float
         Published(sec, scheme, "norm. p95 queueing delay", ours, f"{p95:g}", p95),
     ]
 
+
+#: The paper the PropRate numbers come from.
+PAPER_PROPRATE = (
+    "TCP Congestion Control Beyond Bandwidth-Delay Product for Mobile Cellular Networks (PropRate; "
+    "Leong et al., CoNEXT 2017)"
+)
+
+#: The paper the ABE numbers come from.
+PAPER_ABE = (
+    "Alternative Backoff: Achieving Low Latency and High Throughput with ECN and AQM (ABE; Khademi et al., "
+    "IFIP Networking 2017; RFC 8511)"
+)
 
 PUBLISHED: dict[str, list[Published]] = {
     # C2TCP Table I: per-trace values normalised to C2TCP, averaged over traces (jitter not compared);

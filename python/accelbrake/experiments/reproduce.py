@@ -22,6 +22,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,20 @@ import pandas as pd
 from accelbrake import catalog
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
+from accelbrake.experiments import elsewhere as ELSEWHERE
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import mixed as M
 from accelbrake.experiments import verdicts as V
 from accelbrake.experiments import wifi as W
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
-from accelbrake.experiments.published import PAPER, PAPER_C2TCP, PUBLISHED, Published
+from accelbrake.experiments.published import (
+    PAPER,
+    PAPER_ABE,
+    PAPER_C2TCP,
+    PAPER_PROPRATE,
+    PUBLISHED,
+    Published,
+)
 from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
 from accelbrake.experiments.tracesets import ABC_PAPER, C2TCP_PAPER, CELLULAR_ROBUSTNESS, TraceSet
 from accelbrake.tables import MISSING, render_table
@@ -1250,6 +1259,75 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         ),
     )
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Results that used to be computed only elsewhere (Rust tests, scripts, by hand): issue 20,
+# accelbrake.experiments.elsewhere. A block of its own, appended to REPRODUCTIONS in TITLES order.
+
+_ELSEWHERE_CITES = {
+    "abc-fig2": ("Fig. 2, §3.1.1", PAPER),
+    "abc-fig4": ("Fig. 4, §4", PAPER),
+    "abc-fig7c": ("Fig. 7c, §7.3", PAPER),
+    "abc-fig14": ("Fig. 14, Appendix A", PAPER),
+    "abc-stability": ("Theorem 1, §4.2 and Appendix C", PAPER),
+    "c2tcp-target": ("Fig. 18, §VIII; Eq. 9, §V", PAPER_C2TCP),
+    "c2tcp-buffer": ("Fig. 19, §VIII", PAPER_C2TCP),
+    "proprate-fig7": ("Fig. 7, §5.1", PAPER_PROPRATE),
+    "proprate-frontier": ("Fig. 11, §5.3", PAPER_PROPRATE),
+    "proprate-nfl": ("Fig. 8, §5.2", PAPER_PROPRATE),
+    "proprate-contention": ("Fig. 10, §5.4", PAPER_PROPRATE),
+    "abe-buffer": ("Eq. 1 and Fig. 1, §III", PAPER_ABE),
+}
+
+
+def _elsewhere(rid: str) -> Reproduction:
+    cite, paper = _ELSEWHERE_CITES[rid]
+    ref = {"c2tcp": "c2tcp", "proprate": "proprate-m", "abe": "newreno"}.get(rid.split("-", 1)[0], "abc")
+    return Reproduction(
+        rid,
+        TITLES[rid],
+        ELSEWHERE.SETUPS[rid],
+        partial(ELSEWHERE.CELLULAR_DOCS[rid], _cellular)
+        if rid in ELSEWHERE.CELLULAR_DOCS
+        else ELSEWHERE.DOCS[rid],
+        lambda results, out, rid=rid: ELSEWHERE.compare(rid, _WIFI, results, out),
+        reference=ref,
+        paper=paper,
+        cite=cite,
+    )
+
+
+REPRODUCTIONS.update({rid: _elsewhere(rid) for rid in _ELSEWHERE_CITES})
+REPRODUCTIONS["abe-figures"] = Reproduction(
+    "abe-figures",
+    TITLES["abe-figures"],
+    "ABE paper setup (§IV-B), as `accelbrake abe-sweep`: one long-lived flow, 10 Mbit/s bottleneck and "
+    "ACK link, RTT 100/200/400 ms (half each way), CoDel (target 5 ms, interval 100 ms) or PIE (qdelay_ref "
+    "20 ms, t_update 30 ms, α 0.125, β 1.25, max_burst 100 ms), 1000-packet limit, ECN marking; NewReno-ABE "
+    "and Cubic-ABE, β_ecn 0.5-0.95 (quick: 0.5, 0.7, 0.8, 0.85, 0.95 at RTT 100 and 400 ms), 600 s per run "
+    "(quick: 120 s). Queueing delay = time in the bottleneck queue and on its link, data packets.",
+    _no_document,
+    _no_compare,
+    reference="newreno-abe",
+    paper=PAPER_ABE,
+    cite="Figs. 4-7, §IV-B",
+    direct=lambda out, quick, secs: ELSEWHERE.run_abe_figures(_WIFI, out, quick, secs),
+)
+REPRODUCTIONS["abe-fairness"] = Reproduction(
+    "abe-fairness",
+    TITLES["abe-fairness"],
+    "ABE paper §IV-D: the abe-sweep bottleneck (10 Mbit/s, CoDel or PIE with ECN marking, 1000 packets) "
+    "shared by 10 Cubic-ABE flows with ECN (β_ecn 0.7-0.9) and 10 NewReno flows without ECN, all from "
+    "t = 0; RTT 20/80/160/320 ms; 330 s, seeds 0-2 (quick: 120 s, seed 0). Ratio = the ECN group's "
+    "throughput over the non-ECN group's, over the whole run (the paper: after slow start).",
+    _no_document,
+    _no_compare,
+    reference="cubic-abe",
+    paper=PAPER_ABE,
+    cite="Figs. 11 and 12, §IV-D",
+    direct=lambda out, quick, secs: ELSEWHERE.run_abe_fairness(_WIFI, out, quick, secs),
+)
 
 
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:

@@ -128,6 +128,7 @@ _TOP_KEYS: dict[str, str] = {
     "matrix": "table: the axes of the sweep",
     "run": "table: settings shared by every run",
     "schemes": "table of tables: per-scheme overrides and variants",
+    "hops": "array of tables ([[hops]]): more bottlenecks in series with the matrix's on the data path",
 }
 
 #: Matrix axes left out of an experiment file: the default network (the core's catalog).
@@ -243,6 +244,9 @@ class Experiment:
     sets: tuple[tuple[str, Any], ...] = ()
     flow_starts_s: tuple[float, ...] | None = None
     flow_stops_s: tuple[float, ...] | None = None
+    hops: tuple[dict[str, Any], ...] = ()
+    """More data bottlenecks (``[[hops]]``, see :data:`HOP_KEYS`): each ``{"position", "hop"}``, the
+    hop as core JSON."""
     source: str = "<experiment>"
     document: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -309,6 +313,8 @@ class Experiment:
             sc = _per_flow(sc, p, self)
         if entry.traffic is not None:
             sc = _traffic_flows(sc, entry.traffic, p, self)
+        if self.hops:
+            sc = _with_hops(sc, p, self)
         return sc
 
     def size(self) -> int:
@@ -806,6 +812,8 @@ def parse_experiment(
             if b <= a:
                 raise c.fail(f"run.flow_stops_s[{i}]", f"stop {b:g} s is not after the start {a:g} s")
 
+    hops = _parse_hops(c, doc.get("hops"), base_dir)
+
     exp = Experiment(
         name=name,
         description=description,
@@ -828,6 +836,7 @@ def parse_experiment(
         sets=shared_sets,
         flow_starts_s=starts,
         flow_stops_s=stops,
+        hops=hops,
         source=source,
         document=copy.deepcopy(dict(doc)),
     )
@@ -1064,4 +1073,106 @@ def _traffic_flows(sc: dict[str, Any], traffic: Traffic, p: RunPoint, exp: Exper
         controllers.validate_json(json.dumps(sc, allow_nan=False))
     except SimulationError as e:
         raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
+    return sc
+
+
+# ---------------------------------------------------------------------------------------------
+# Several bottlenecks: [[hops]] (issue 20). The matrix's trace, queue and delay make one data
+# bottleneck; each [[hops]] table adds another in series on the data path, before or after it (in
+# file order). Every flow crosses all of them; the ACKs go back over the matrix's ACK link. The
+# core reports the path's slowest hop (lowest mean capacity) as the bottleneck.
+
+#: ``[[hops]]`` keys.
+HOP_KEYS: dict[str, str] = {
+    "name": "a name for the hop (default hopN)",
+    "link": 'its link: a trace, "const:12", or rate steps "steps:0=6,5=18,10=9" (from t s on, R Mbit/s)',
+    "queue": 'its queue, Mahimahi-style, e.g. "droptail packets=100" or "abc"; "same": the queue the '
+    "run's scheme has on the matrix's bottleneck (default: droptail with the matrix's buffer_packets)",
+    "delay_ms": "its one-way propagation delay in ms (default 0), added to the matrix's",
+    "position": '"after" (default) or "before" the matrix\'s bottleneck',
+}
+
+
+def _steps_link(c: _Checker, text: str, key: str) -> dict[str, Any]:
+    """``steps:0=6,5=18`` → a schedule link: from 0 s 6 Mbit/s, from 5 s 18 Mbit/s."""
+    body = text.split(":", 1)[1]
+    steps: list[list[float]] = []
+    for i, item in enumerate(x.strip() for x in body.replace(" ", ",").split(",") if x.strip()):
+        t, eq, r = item.partition("=")
+        try:
+            t_s, mbps = float(t.removesuffix("s")), parse_rate(r)
+        except ValueError:
+            t_s = mbps = math.nan
+        if not eq or not (math.isfinite(t_s) and t_s >= 0 and math.isfinite(mbps) and mbps > 0):
+            raise c.fail(key, f"step {i + 1} '{item}': expected TIME=RATE, e.g. 5=18 (from 5 s on 18 Mbit/s)")
+        if steps and t_s * 1000.0 <= steps[-1][0]:
+            raise c.fail(key, f"step {i + 1} '{item}': times must increase")
+        steps.append([t_s * 1000.0, mbps])
+    if not steps or steps[0][0] != 0.0:
+        raise c.fail(key, f"'{text}': expected steps starting at 0, e.g. steps:0=6,5=18")
+    return {"type": "schedule", "steps": steps}
+
+
+def _parse_hops(c: _Checker, v: Any, base_dir: Path | None) -> tuple[dict[str, Any], ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or not all(isinstance(h, dict) for h in v):
+        raise c.fail("hops", f"expected [[hops]] tables (an array of tables), got {_type_name(v)}")
+    out = []
+    for i, h in enumerate(v):
+        where = f"hops[{i}]"
+        c.known(h, HOP_KEYS, where)
+        if "link" not in h:
+            raise c.fail(where, "missing: link (a trace, const:RATE or steps:...)")
+        text = c.string(h["link"], f"{where}.link", "a link")
+        if text.strip().lower().startswith("steps:"):
+            link = _steps_link(c, text.strip(), f"{where}.link")
+        else:
+            try:
+                link = link_spec(_resolve_trace_text(text, base_dir), what=f"{where}.link")
+            except ScenarioError as e:
+                raise c.fail(f"{where}.link", str(e).removeprefix(f"{where}.link: ")) from None
+        if h.get("queue") == "same":
+            queue: dict[str, Any] = {"type": "same"}
+        elif "queue" in h:
+            queue = parse_queue_spec(c.queue(h["queue"], f"{where}.queue"))
+        else:
+            queue = {"type": "droptail"}
+        position = h.get("position", "after")
+        if position not in ("after", "before"):
+            raise c.fail(f"{where}.position", f"expected 'after' or 'before', got {position!r}")
+        hop = {
+            "name": c.string(h.get("name", f"hop{i + 1}"), f"{where}.name", "a name"),
+            "link": link,
+            "queue": queue,
+            "delay_ms": c.number(h.get("delay_ms", 0.0), f"{where}.delay_ms", "ms"),
+        }
+        out.append({"position": position, "hop": hop})
+    return tuple(out)
+
+
+def _with_hops(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any]:
+    """Insert the extra hops around the matrix's data hop (hop 0) and route every flow through them."""
+    sc = copy.deepcopy(sc)
+    data, *rest = sc["hops"]
+    before = [copy.deepcopy(h["hop"]) for h in exp.hops if h["position"] == "before"]
+    after = [copy.deepcopy(h["hop"]) for h in exp.hops if h["position"] == "after"]
+    for hop in (*before, *after):
+        if hop["queue"]["type"] == "same":
+            hop["queue"] = copy.deepcopy(data["queue"])
+        q = hop["queue"]
+        if q["type"] != "infinite" and "packets" not in q and "bytes" not in q:
+            q["packets"] = p.buffer_packets
+    path = [*before, data, *after]
+    sc["hops"] = [*path, *rest]
+    shift = len(path) - 1
+    for f in sc["flows"]:
+        f["fwd"] = list(range(len(path)))
+        f["rev"] = [h + shift for h in f["rev"]]
+    from accelbrake import controllers
+
+    try:
+        controllers.validate_json(json.dumps(sc, allow_nan=False))
+    except SimulationError as e:
+        raise ExperimentError(f"{exp.source}: hops: {p.describe()}: {e}", key="hops") from None
     return sc
