@@ -159,6 +159,10 @@ pub struct Forecaster {
     p: Vec<f64>,
     /// Gaussian kernel: mass moving by `d − k` bins, `d` in `0..=2k`.
     kernel: Vec<f64>,
+    /// Mass moving by `d − k` bins *or further down* (`tails[d].0`) / *or further up*
+    /// (`tails[d].1`): the edge bins take the Gaussian's tails, as the code's `SampledFunction`
+    /// (its edge bins reach ±∞), so no mass leaves the grid.
+    tails: Vec<(f64, f64)>,
     /// ln k! for small k.
     ln_fact: Vec<f64>,
     /// Start of the current tick (`None` before the first packet).
@@ -188,6 +192,12 @@ impl Forecaster {
                 phi((off + h / 2.0) / s) - phi((off - h / 2.0) / s)
             })
             .collect();
+        let tails = (0..=2 * k)
+            .map(|d| {
+                let off = (d as f64 - k as f64) * h;
+                (phi((off + h / 2.0) / s), 1.0 - phi((off - h / 2.0) / s))
+            })
+            .collect();
         let mut ln_fact = vec![0.0; 1024];
         for i in 1..ln_fact.len() {
             ln_fact[i] = ln_fact[i - 1] + (i as f64).ln();
@@ -196,6 +206,7 @@ impl Forecaster {
             tick,
             p: vec![1.0 / n as f64; n],
             kernel,
+            tails,
             ln_fact,
             time: None,
             count: 0,
@@ -234,7 +245,14 @@ impl Forecaster {
             let lo = i.saturating_sub(k);
             let hi = (i + k).min(n - 1);
             for (j, slot) in next.iter_mut().enumerate().take(hi + 1).skip(lo) {
-                let g = self.kernel[j + k - i];
+                let d = j + k - i;
+                let g = if j == 0 {
+                    self.tails[d].0
+                } else if j == n - 1 {
+                    self.tails[d].1
+                } else {
+                    self.kernel[d]
+                };
                 let z = if i == 0 {
                     if j == 0 {
                         stay_out
@@ -670,6 +688,29 @@ mod tests {
         assert!(g.mean_rate() > 0.8 * m0, "silence within the promise is no evidence");
         g.advance_to(t + Dur::from_millis(300));
         assert!(g.mean_rate() < 0.5 * m0, "silence beyond it is: {m0} → {}", g.mean_rate());
+    }
+
+    #[test]
+    fn diffusion_keeps_the_mass_on_the_grid() {
+        // All mass at the top rate (1000 packets/s). One tick of Brownian motion (σ√τ = 28.3):
+        // the code's edge bins reach ±∞, so the moves above the top stay in the top bin and the
+        // mean falls by E[max(0, −X)] = σ√τ/√(2π) ≈ 11.3; dropping them and renormalising would
+        // condition on moving down (mean − 22.6).
+        let mut f = Forecaster::new(SproutConfig::default());
+        let n = f.p.len();
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[n - 1] = 1.0;
+        f.evolve();
+        let mean = f.mean_rate();
+        assert!((mean - (1000.0 - 11.3)).abs() < 2.0, "mean after one tick {mean}");
+        assert!(f.p[n - 1] > 0.45, "top bin keeps the upward half: {}", f.p[n - 1]);
+        // And at the bottom edge: from bin 1 the whole downward tail lands in the outage bin
+        // (≈ 0.45; about 0.1 if it were dropped and the rest renormalised).
+        let mut g = Forecaster::new(SproutConfig::default());
+        g.p.iter_mut().for_each(|x| *x = 0.0);
+        g.p[1] = 1.0;
+        g.evolve();
+        assert!(g.p[0] > 0.3, "the outage bin takes the downward tail: {}", g.p[0]);
     }
 
     #[test]

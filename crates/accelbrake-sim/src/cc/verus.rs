@@ -568,7 +568,13 @@ impl CongestionControl for Verus {
         if self.slow_start {
             self.leave_slow_start(now, w_sent);
         } else {
-            self.w_bar = (self.cfg.md * w_sent).max(1.0);
+            // Code (`removeExpiredPacketsFromSeqQueue`): `wBar = min(wBar, 0.7·w_lost)` and
+            // `dEst = calcDelayCurveInv(wBar)`, the profile's delay at the new window, so the next
+            // epoch maps D_est to about that window instead of back to the one before the loss.
+            self.w_bar = self.w_bar.min(self.cfg.md * w_sent).max(1.0);
+            if let Some(c) = &self.curve {
+                self.d_est = c.at(self.w_bar);
+            }
             self.loss_phase = true;
         }
     }
@@ -703,7 +709,21 @@ mod tests {
         v.sent_w.push_back(140);
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert!((v.w_bar() - 98.0).abs() < 1e-9);
+        // D_est follows the window down to the fitted profile's delay there (the knee at 100 is
+        // smoothed: D(98) ≈ 105 ms), so the next epoch keeps W near 98 instead of mapping the
+        // old D_est (150 ms) back to W ≈ 150.
+        assert_eq!(v.d_est(), v.curve().unwrap().at(98.0));
+        assert!(v.d_est() < 110.0, "D_est {}", v.d_est());
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert!((v.w_bar() - 98.0).abs() < 1e-9, "once per loss phase");
+        v.epoch_delays_max = Some(100.0);
+        assert!(v.epoch(Time::from_millis(5)));
+        assert!(v.w_bar() < 110.0, "after the loss the epoch maps D_est to W = {}", v.w_bar());
+        // The decrease never raises W: W = min(W, 0.7·w_lost).
+        let mut v = steady();
+        v.w_bar = 50.0;
+        v.sent_w.push_back(140);
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
+        assert_eq!(v.w_bar(), 50.0);
     }
 }
