@@ -38,8 +38,9 @@ pub const EPOCH_MS: f64 = 5.0;
 pub const DELTA1_MS: f64 = 1.0;
 /// δ2, ms (`DELTA2`).
 pub const DELTA2_MS: f64 = 2.0;
-/// R = D_max/D_min bound. 6 in the copy vendored with C2TCP (`Soheil-ab/c2tcp@v2.0-jsac-19`,
-/// `verus/src/verus.hpp`) and another fork; `yzaki/verus` has had 2.0 and 4.0.
+/// R = D_max/D_min bound. 6 in the latest `yzaki/verus` `verus.hpp` (the version with
+/// `MAX_W_DELAY_CURVE`) and in the copy vendored with C2TCP (`Soheil-ab/c2tcp@v2.0-jsac-19`,
+/// `verus/src/verus.hpp`); earlier `yzaki/verus` versions had 2.0 and 4.0.
 pub const R: f64 = 6.0;
 /// Multiplicative decrease (`VERUS_M_DECREASE`).
 pub const MD: f64 = 0.7;
@@ -66,7 +67,7 @@ pub const PARAMS: &[Param] = &[
         .doc("δ2: D_est increase, and decrease above R·D_min", "verus.hpp DELTA2"),
     Param::real("r", R, Unit::None, 1.0, 100.0)
         .open(true, false)
-        .doc("R: bound on D_maxLast/D_min (yzaki/verus has also had 2 and 4)", "verus.hpp VERUS_R as vendored in C2TCP v2.0-jsac-19"),
+        .doc("R: bound on D_maxLast/D_min (earlier yzaki/verus versions: 2 and 4)", "verus.hpp VERUS_R, latest yzaki/verus and C2TCP v2.0-jsac-19"),
     Param::real("md", MD, Unit::None, 0.0, 1.0).open(true, true).doc("multiplicative decrease on loss", "verus.hpp VERUS_M_DECREASE; paper §3"),
     Param::real("refit_s", REFIT_S, Unit::S, 0.01, 100.0).doc("delay-profile refit period", "verus.hpp CURVE_TIMER"),
     Param::real("ss_exit_ms", SS_EXIT_MS, Unit::Ms, 1.0, 1e5).doc("slow start ends at an RTT above this", "verus.hpp SS_EXIT_THRESHOLD"),

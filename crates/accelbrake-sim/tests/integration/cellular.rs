@@ -68,7 +68,10 @@ fn sprout_target_forecast() -> f64 {
 #[test]
 fn sprout_standing_queue_is_its_forecast_horizon_minus_the_rtt() {
     let horizon_ms = sprout_target_forecast(); // packets at 1 packet/ms = ms of link time
-    assert!(horizon_ms > 60.0 && horizon_ms < 100.0, "forecast over 100 ms at 1000 packets/s: {horizon_ms}");
+    assert!(
+        horizon_ms > 60.0 && horizon_ms < 100.0,
+        "forecast over 100 ms at 1000 packets/s: {horizon_ms}"
+    );
     let (long, short, cubic) = (
         constant_12_delay("sprout", 60.0, 50.0),
         constant_12_delay("sprout", 60.0, 10.0),
@@ -88,7 +91,11 @@ fn sprout_standing_queue_is_its_forecast_horizon_minus_the_rtt() {
         cubic.utilization, cubic.queueing_delay_ms.mean, cubic.queueing_delay_ms.p95
     );
     // 100 ms RTT: no standing queue, utilisation about F/(C·RTT).
-    assert!(long.queueing_delay_ms.mean < 10.0, "100 ms RTT: {} ms", long.queueing_delay_ms.mean);
+    assert!(
+        long.queueing_delay_ms.mean < 10.0,
+        "100 ms RTT: {} ms",
+        long.queueing_delay_ms.mean
+    );
     let bound = horizon_ms / 100.0;
     assert!(
         (long.utilization - bound).abs() < 0.1,
@@ -104,7 +111,17 @@ fn sprout_standing_queue_is_its_forecast_horizon_minus_the_rtt() {
         short.queueing_delay_ms.mean
     );
     // Under the 100 ms target either way, and below Cubic's.
-    assert!(short.queueing_delay_ms.p95 < 100.0, "p95 {}", short.queueing_delay_ms.p95);
-    assert!(long.queueing_delay_ms.p95 < cubic.queueing_delay_ms.p95, "Sprout below Cubic");
-    assert!(long.queueing_delay_ms.mean < cubic.queueing_delay_ms.mean, "Sprout below Cubic");
+    assert!(
+        short.queueing_delay_ms.p95 < 100.0,
+        "p95 {}",
+        short.queueing_delay_ms.p95
+    );
+    assert!(
+        long.queueing_delay_ms.p95 < cubic.queueing_delay_ms.p95,
+        "Sprout below Cubic"
+    );
+    assert!(
+        long.queueing_delay_ms.mean < cubic.queueing_delay_ms.mean,
+        "Sprout below Cubic"
+    );
 }
