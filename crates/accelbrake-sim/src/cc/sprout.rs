@@ -5,8 +5,8 @@
 //! **Receiver** ([`Forecaster`], a [`ReceiverHook`]): the link delivers packets as a Poisson
 //! process whose rate λ does a Brownian motion (σ = 200 packets/s per √s) on 256 bins over
 //! 0–1000 packets/s; the rate-0 bin is an outage, left at 1/s. Every 20 ms tick the posterior is
-//! diffused (Gaussian kernel cut at ±5σ; from the outage bin, mass stays with probability
-//! e^(−1/s·τ)), multiplied by the Poisson likelihood of the tick's packet count, and normalised.
+//! diffused (Gaussian kernel cut at ±5σ, the lowest and highest bins taking its tails as the
+//! code's edge bins do; from the outage bin, mass stays with probability e^(−1/s·τ)), multiplied by the Poisson likelihood of the tick's packet count, and normalised.
 //! The forecast is, for each of the next 8 ticks, the **5th percentile** of the cumulative number
 //! of deliveries from now to the end of that tick (at most 30 per tick). Every ACK carries the
 //! current forecast.
@@ -21,9 +21,11 @@
 //! is a Gaussian with the Poisson variance λT plus the Brownian motion's σ²T³/3 (continuity
 //! corrected), where the code precomputes the exact distribution (`ProcessForecastInterval`); the
 //! outage bin forecasts 0. Per-tick forecast increments above 31 are sent as 31 (5 bits each in
-//! the ACK). Heartbeats: the transport never lets the window fall below one packet, so a packet
-//! and its ACK (with a fresh forecast) are always in flight, where the code sends a heartbeat
-//! every 50 ms.
+//! the ACK). Heartbeats: a full-size packet, marked so the receiver does not count it, when
+//! nothing was sent for 50 ms (the code's heartbeats are small). On a constant link the window
+//! allows a standing queue of at most `F/C − RTT` (F the forecast over the target, C the link
+//! rate): the queue estimate counts the packets still propagating (analysis and test in
+//! `docs/cellular-schemes.md` and `tests/integration/cellular.rs`).
 
 use super::{AckInfo, CcMetrics, CongestionControl, Marking, Scheme};
 use crate::error::{Error, Result};
@@ -34,15 +36,15 @@ use crate::time::{Dur, Time};
 
 /// Tick, ms (`TICK_LENGTH = 20`; paper §3.1 "every 20 ms").
 pub const TICK_MS: f64 = 20.0;
-/// Rate bins (paper §3.1: 256; the later `keithw/sprout` receiver.hh: 64).
+/// Rate bins (paper §3.1: 256; another `keithw/sprout` receiver.hh, 04bd2ae: 64).
 pub const BINS: u32 = 256;
-/// Largest rate, packets/s (paper §3.1: 1000; later receiver.hh: 2000).
+/// Largest rate, packets/s (paper §3.1: 1000; receiver.hh 04bd2ae: 2000).
 pub const MAX_RATE: f64 = 1000.0;
-/// Brownian-motion σ, packets/s per √s (paper §3.1: 200; later receiver.hh: 300).
+/// Brownian-motion σ, packets/s per √s (paper §3.1: 200; receiver.hh 04bd2ae: 300).
 pub const SIGMA: f64 = 200.0;
-/// Outage escape rate, 1/s (paper §3.1: λ_z = 1; later receiver.hh: 5).
+/// Outage escape rate, 1/s (paper §3.1: λ_z = 1; receiver.hh 04bd2ae: 5).
 pub const OUTAGE_ESCAPE: f64 = 1.0;
-/// Forecast ticks (algorithms digest of the alfalfa code: 8; later receiver.hh: 10). Eight 5-bit
+/// Forecast ticks (algorithms digest of the alfalfa code: 8; receiver.hh 04bd2ae: 10). Eight 5-bit
 /// increments fit in the ACK's 6 feedback bytes.
 pub const FORECAST_TICKS: usize = 8;
 /// Delay target in ticks (`TARGET_DELAY_TICKS = 5`: 100 ms; paper §3.4).
@@ -64,12 +66,12 @@ pub const PARAMS: &[Param] = &[
         .doc("forecast percentile of the cumulative deliveries", "paper §3.3 (95 % confidence); receiver.cc lower_quantile 0.05"),
     Param::real("sigma", SIGMA, Unit::PerS, 0.0, 1e5)
         .open(true, false)
-        .doc("Brownian-motion σ of the delivery rate, packets/s per √s (later code: 300)", "paper §3.1"),
+        .doc("Brownian-motion σ of the delivery rate, packets/s per √s (receiver.hh 04bd2ae: 300)", "paper §3.1"),
     Param::real("max_rate", MAX_RATE, Unit::PerS, 1.0, 1e6)
-        .doc("largest delivery rate modelled, packets/s (later code: 2000)", "paper §3.1"),
-    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins of the posterior (later code: 64)", "paper §3.1"),
+        .doc("largest delivery rate modelled, packets/s (receiver.hh 04bd2ae: 2000)", "paper §3.1"),
+    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins of the posterior (receiver.hh 04bd2ae: 64)", "paper §3.1"),
     Param::real("outage_escape", OUTAGE_ESCAPE, Unit::PerS, 0.0, 1e4)
-        .doc("rate of leaving the outage (λ = 0) state, 1/s (later code: 5)", "paper §3.1 (λ_z)"),
+        .doc("rate of leaving the outage (λ = 0) state, 1/s (receiver.hh 04bd2ae: 5)", "paper §3.1 (λ_z)"),
 ];
 
 /// Sprout over drop-tail.
