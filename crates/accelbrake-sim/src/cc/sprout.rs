@@ -17,10 +17,11 @@
 //! `forecast[now + 5 ticks] − forecast[now] − queue estimate` more packets in flight: 5 ticks =
 //! the 100 ms delay target. No reaction to loss (the transport still retransmits).
 //!
-//! Deviations (details in the docs): the forecast's count distribution over `n` ticks from rate λ
-//! is a Gaussian with the Poisson variance λT plus the Brownian motion's σ²T³/3 (continuity
-//! corrected), where the code precomputes the exact distribution (`ProcessForecastInterval`); the
-//! outage bin forecasts 0. Per-tick forecast increments above 31 are sent as 31 (5 bits each in
+//! The forecast's count distribution is the code's (`ProcessForecastInterval`, [`CountTable`]):
+//! for each starting bin the exact distribution of the cumulative count, the process evolved tick
+//! by tick, per-tick counts of 30 or more dropped. Deviations (details in the docs): the outage
+//! bin forecasts 0 (the code's bin 0 has a rate of half a bin); per-tick forecast increments above
+//! 31 are sent as 31 (5 bits each in
 //! the ACK). Heartbeats: a full-size packet, marked so the receiver does not count it, when
 //! nothing was sent for 50 ms (the code's heartbeats are small). On a constant link the window
 //! allows a standing queue of at most `F/C − RTT` (F the forecast over the target, C the link
@@ -33,6 +34,7 @@ use crate::packet::Packet;
 use crate::params::{Config, Param, Unit, Values};
 use crate::receiver::ReceiverHook;
 use crate::time::{Dur, Time};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Tick, ms (`TICK_LENGTH = 20`; paper §3.1 "every 20 ms").
 pub const TICK_MS: f64 = 20.0;
@@ -178,6 +180,85 @@ pub struct Forecaster {
     /// The previous tick ended with the sender still sending (its last arrival not flagged).
     prev_busy: bool,
     cached: Option<(Time, [u32; FORECAST_TICKS])>,
+    /// The count distributions the forecast reads (code `ProcessForecastInterval`), shared by
+    /// every forecaster of the same configuration; `None` only while it is being built.
+    table: Option<Arc<CountTable>>,
+}
+
+/// For every horizon of `1..=FORECAST_TICKS` ticks and every starting rate bin, the distribution of
+/// the number of deliveries over the horizon (code `ProcessForecastInterval`): the process starts
+/// certain in the bin; each tick's count is Poisson at the rates the process is then spread over
+/// (counts of `MAX_PER_TICK` or more are dropped, as the code's `tick_upper_limit`), convolved into
+/// the running total, and the process is evolved one tick.
+pub struct CountTable {
+    /// `dist[tick][bin][count]`.
+    dist: Vec<Vec<Vec<f64>>>,
+}
+
+/// The built tables, one per configuration.
+type TableCache = Vec<(SproutConfig, Arc<CountTable>)>;
+
+impl std::fmt::Debug for CountTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CountTable({} horizons × {} bins)", self.dist.len(), self.dist.first().map_or(0, Vec::len))
+    }
+}
+
+impl CountTable {
+    fn build(proto: &Forecaster) -> CountTable {
+        let n = proto.p.len();
+        let tau = proto.tick.secs_f64();
+        let per_tick = MAX_PER_TICK as usize;
+        let mut dist: Vec<Vec<Vec<f64>>> = (0..FORECAST_TICKS).map(|_| Vec::with_capacity(n)).collect();
+        for b in 0..n {
+            let mut comp = proto.clone();
+            comp.p.iter_mut().for_each(|x| *x = 0.0);
+            comp.p[b] = 1.0;
+            let mut cum = vec![1.0];
+            for slot in dist.iter_mut() {
+                let mut this = vec![0.0; per_tick];
+                for (r, &pr) in comp.p.iter().enumerate() {
+                    if pr < 1e-15 {
+                        continue;
+                    }
+                    let m = comp.rate(r) * tau;
+                    for (k, t) in this.iter_mut().enumerate() {
+                        *t += pr * proto.poisson(m, k);
+                    }
+                }
+                let mut next = vec![0.0; cum.len() + per_tick - 1];
+                for (i, &a) in cum.iter().enumerate() {
+                    if a == 0.0 {
+                        continue;
+                    }
+                    for (k, &t) in this.iter().enumerate() {
+                        next[i + k] += a * t;
+                    }
+                }
+                cum = next;
+                slot.push(cum.clone());
+                comp.evolve();
+            }
+        }
+        CountTable { dist }
+    }
+
+    /// The table for `cfg`, built once per configuration and process.
+    fn for_config(proto: &Forecaster) -> Arc<CountTable> {
+        static CACHE: OnceLock<Mutex<TableCache>> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+        let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = guard.iter().find(|(c, _)| *c == proto.cfg) {
+            return Arc::clone(t);
+        }
+        let t = Arc::new(CountTable::build(proto));
+        // A handful of configurations per process at most; keep memory bounded regardless.
+        if guard.len() >= 8 {
+            guard.remove(0);
+        }
+        guard.push((proto.cfg.clone(), Arc::clone(&t)));
+        t
+    }
 }
 
 impl Forecaster {
@@ -204,7 +285,7 @@ impl Forecaster {
         for i in 1..ln_fact.len() {
             ln_fact[i] = ln_fact[i - 1] + (i as f64).ln();
         }
-        Forecaster {
+        let mut f = Forecaster {
             tick,
             p: vec![1.0 / n as f64; n],
             kernel,
@@ -216,8 +297,19 @@ impl Forecaster {
             last_flagged: false,
             prev_busy: false,
             cached: None,
+            table: None,
             cfg,
+        };
+        f.table = Some(CountTable::for_config(&f));
+        f
+    }
+
+    /// Poisson probability of `k` events at mean `m` (code `poissonpdf`).
+    fn poisson(&self, m: f64, k: usize) -> f64 {
+        if m <= 0.0 {
+            return if k == 0 { 1.0 } else { 0.0 };
         }
+        (k as f64 * m.ln() - m - self.ln_fact[k]).exp()
     }
 
     fn rate(&self, b: usize) -> f64 {
@@ -388,41 +480,23 @@ impl Forecaster {
                 return f;
             }
         }
-        let tau = self.tick.secs_f64();
-        let s2 = self.cfg.sigma * self.cfg.sigma;
+        let table = Arc::clone(self.table.as_ref().expect("count table built with the forecaster"));
         let mut out = [0u32; FORECAST_TICKS];
-        let bins: Vec<(f64, f64)> = self.posterior().into_iter().filter(|&(_, p)| p > 1e-12).collect();
+        let bins: Vec<(usize, f64)> = self.p.iter().copied().enumerate().filter(|&(_, p)| p > 1e-12).collect();
         for (i, slot) in out.iter_mut().enumerate() {
-            let n = (i + 1) as f64;
-            let t = n * tau;
-            let cap = MAX_PER_TICK * (i as u32 + 1);
-            let cdf = |k: u32| -> f64 {
-                bins.iter()
-                    .map(|&(r, p)| {
-                        if r <= 0.0 {
-                            return p;
-                        }
-                        let mu = r * t;
-                        let sd = (r * t + s2 * t * t * t / 3.0).sqrt();
-                        p * phi((k as f64 + 0.5 - mu) / sd)
-                    })
-                    .sum()
-            };
-            // Smallest k with P(count ≤ k) ≥ quantile.
-            let (mut lo, mut hi) = (0u32, cap);
-            if cdf(hi) < self.cfg.quantile {
-                *slot = cap;
-                continue;
-            }
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if cdf(mid) >= self.cfg.quantile {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
+            // Smallest k with P(count ≤ k) ≥ quantile (code `lower_quantile`, which returns one
+            // past the table when the kept mass never reaches it).
+            let rows: Vec<(&[f64], f64)> = bins.iter().map(|&(b, p)| (table.dist[i][b].as_slice(), p)).collect();
+            let len = rows.first().map_or(0, |r| r.0.len());
+            let mut sum = 0.0;
+            *slot = len as u32 + 1;
+            for k in 0..len {
+                sum += rows.iter().map(|(r, p)| p * r[k]).sum::<f64>();
+                if sum >= self.cfg.quantile {
+                    *slot = k as u32;
+                    break;
                 }
             }
-            *slot = lo;
         }
         // Cumulative counts never decrease with the horizon.
         for i in 1..FORECAST_TICKS {
@@ -713,6 +787,31 @@ mod tests {
         g.p[1] = 1.0;
         g.evolve();
         assert!(g.p[0] > 0.3, "the outage bin takes the downward tail: {}", g.p[0]);
+    }
+
+    #[test]
+    fn forecast_is_the_exact_count_quantile() {
+        // With (almost) no Brownian motion and no outage escape, a rate known for certain forecasts
+        // the 5th percentile of a Poisson count: 128/255·1000 = 501.96 packets/s, 10.04 per tick;
+        // P(N ≤ k) ≥ 5 % first at k = 5 (1 tick), 39 (5 ticks: mean 50.2), 66 (8 ticks: 80.3).
+        let cfg = SproutConfig {
+            sigma: 1e-3,
+            outage_escape: 0.0,
+            ..SproutConfig::default()
+        };
+        let mut f = Forecaster::new(cfg);
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[128] = 1.0;
+        let fc = f.forecast();
+        assert_eq!((fc[0], fc[4], fc[7]), (5, 39, 66), "{fc:?}");
+        // With the paper's σ the spread of the rate widens the count distribution: a lower quantile
+        // over the longer horizons.
+        let mut g = Forecaster::new(SproutConfig::default());
+        g.p.iter_mut().for_each(|x| *x = 0.0);
+        g.p[128] = 1.0;
+        let gc = g.forecast();
+        assert!(gc[4] <= 39 && gc[7] < 66, "{gc:?}");
+        assert_eq!(gc[0], 5, "the first tick's count is from the certain rate (evolved after)");
     }
 
     #[test]
