@@ -399,12 +399,20 @@ impl Verus {
         self.next_epoch = now + self.cfg.epoch;
     }
 
-    fn leave_slow_start(&mut self, now: Time, w_sent: f64) {
+    /// Leave slow start at `W = 0.7·w_sent`. On an RTT above the threshold (`by_loss` false):
+    /// `D_est = 0.75·R·D_min` and the `> R` rule waits for the loss phase to end
+    /// (`exitSlowStart`), as the C2TCP copy. On a loss: `D_est` = the raw profile at the new `W`
+    /// (`dEst = wList[(int)wBar]`, both code versions), `exitSlowStart` untouched.
+    fn leave_slow_start(&mut self, now: Time, w_sent: f64, by_loss: bool) {
         self.w_bar = (self.cfg.md * w_sent).max(1.0);
-        self.d_est = 0.75 * self.d_min * self.cfg.r;
+        if by_loss {
+            self.d_est = self.raw_profile_at(self.w_bar as usize).unwrap_or(0.75 * self.d_min * self.cfg.r);
+        } else {
+            self.d_est = 0.75 * self.d_min * self.cfg.r;
+            self.exit_slow_start = true;
+        }
         self.loss_phase = true;
         self.slow_start = false;
-        self.exit_slow_start = true;
         // The profile thread fits as soon as slow start is over, then every second.
         if !self.refit() {
             self.restart_slow_start(now);
@@ -412,6 +420,12 @@ impl Verus {
         }
         self.next_refit = Some(now + self.cfg.refit);
         self.next_epoch = now + self.cfg.epoch;
+    }
+
+    /// The raw profile's delay at window `w`, or at the nearest smaller window with a sample.
+    fn raw_profile_at(&self, w: usize) -> Option<f64> {
+        let top = w.min(self.w_list.len().checked_sub(1)?);
+        self.w_list[..=top].iter().rev().copied().find(|&d| d >= 0.0)
     }
 
     /// W for D_est (code `calcDelayCurve`): from the curve, or from the raw profile before the
@@ -534,7 +548,7 @@ impl CongestionControl for Verus {
         let delay = rtt.millis_f64();
         self.last_ack = now;
         if self.slow_start && delay > self.cfg.ss_exit_ms {
-            self.leave_slow_start(now, f64::from(w_sent));
+            self.leave_slow_start(now, f64::from(w_sent), false);
         }
         if self.loss_phase && f64::from(w_sent) <= self.w_bar {
             self.epoch_delays_max = None;
@@ -567,7 +581,7 @@ impl CongestionControl for Verus {
         }
         let w_sent = f64::from(self.sent_w.front().copied().unwrap_or(self.w_bar as u32));
         if self.slow_start {
-            self.leave_slow_start(now, w_sent);
+            self.leave_slow_start(now, w_sent, true);
         } else {
             // Code (`removeExpiredPacketsFromSeqQueue`): `wBar = min(wBar, 0.7·w_lost)` and
             // `dEst = calcDelayCurveInv(wBar)`, the profile's delay at the new window, so the next
@@ -697,13 +711,27 @@ mod tests {
         assert!(v.in_slow_start());
         assert_eq!(v.w_bar(), 101.0, "W += 1 per ACK");
         // A loss in slow start: W = 0.7 × the window the oldest outstanding packet was sent with
-        // (packet 101 was sent at W = 100), D_est = 0.75·R·D_min, and the profile is fitted.
+        // (packet 101 was sent at W = 100), D_est = the raw profile at W = 70 (every packet saw
+        // 100 ms), and the profile is fitted.
         v.on_congestion_event(Time::from_millis(100), CongestionKind::Loss, 20);
         assert!(!v.in_slow_start());
         assert!((v.w_bar() - 70.0).abs() < 1e-9, "{}", v.w_bar());
         assert!(v.curve().is_some());
         assert!(v.in_loss_phase());
-        assert_eq!(v.d_est(), 0.75 * 6.0 * 100.0);
+        assert_eq!(v.d_est(), 100.0);
+        // Leaving on an RTT above 500 ms instead: D_est = 0.75·R·D_min (the C2TCP copy), then, on
+        // the same ACK, the loss phase's `D_est = min(D_est, D(W))`.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        v.on_sent(Time::ZERO, 1);
+        for i in 1..=50 {
+            v.on_sent(Time::ZERO, 1);
+            v.on_ack(Time::from_millis(100), &ack(100, i));
+        }
+        v.on_sent(Time::ZERO, 1);
+        v.on_ack(Time::from_millis(700), &ack(600, 51));
+        assert!(!v.in_slow_start() && v.exit_slow_start);
+        let d_w = v.curve().unwrap().at(v.w_bar());
+        assert!(d_w < 450.0 && (v.d_est() - d_w).abs() < 1e-9, "{} vs D(W) {d_w}", v.d_est());
         // Steady state: a loss multiplies the sending window by 0.7, once per loss phase.
         let mut v = steady();
         v.w_bar = 150.0;
