@@ -14,9 +14,10 @@
 //!   `w` restarts slow start (code: "can't map delay on delay curve");
 //! - `D_maxLast ← 0.2·D_maxLast + 0.8·D_max`.
 //!
-//! Slow start: `W += 1` per ACK until an RTT above 500 ms or a loss; then `W = 0.7·w_sent`,
-//! `D_est = 0.75·R·D_min` and a loss phase. On a loss: `W = 0.7·w_sent` (the window the lost
-//! packet was sent with), once per loss phase; during a loss phase the profile is not updated and
+//! Slow start: `W += 1` per ACK until an RTT above 500 ms or a loss; then `W = 0.7·w_sent`, a loss
+//! phase, and `D_est = 0.75·R·D_min` (RTT exit) or the raw profile at the new `W` (loss exit). On a
+//! loss: `W = min(W, 0.7·w_sent)` (the window the lost packet was sent with) and `D_est = D(W)`,
+//! once per loss phase; during a loss phase the profile is not updated and
 //! `W += 1/W` per ACK (and `D_est ≤ D(W)`); it ends at the first ACK of a packet sent with
 //! `w ≤ W`.
 //!
