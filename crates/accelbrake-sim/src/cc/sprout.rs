@@ -5,8 +5,8 @@
 //! **Receiver** ([`Forecaster`], a [`ReceiverHook`]): the link delivers packets as a Poisson
 //! process whose rate λ does a Brownian motion (σ = 200 packets/s per √s) on 256 bins over
 //! 0–1000 packets/s; the rate-0 bin is an outage, left at 1/s. Every 20 ms tick the posterior is
-//! diffused (Gaussian kernel cut at ±5σ; from the outage bin, mass stays with probability
-//! e^(−1/s·τ)), multiplied by the Poisson likelihood of the tick's packet count, and normalised.
+//! diffused (Gaussian kernel cut at ±5σ, the lowest and highest bins taking its tails as the
+//! code's edge bins do; from the outage bin, mass stays with probability e^(−1/s·τ)), multiplied by the Poisson likelihood of the tick's packet count, and normalised.
 //! The forecast is, for each of the next 8 ticks, the **5th percentile** of the cumulative number
 //! of deliveries from now to the end of that tick (at most 30 per tick). Every ACK carries the
 //! current forecast.
@@ -17,13 +17,16 @@
 //! `forecast[now + 5 ticks] − forecast[now] − queue estimate` more packets in flight: 5 ticks =
 //! the 100 ms delay target. No reaction to loss (the transport still retransmits).
 //!
-//! Deviations (details in the docs): the forecast's count distribution over `n` ticks from rate λ
-//! is a Gaussian with the Poisson variance λT plus the Brownian motion's σ²T³/3 (continuity
-//! corrected), where the code precomputes the exact distribution (`ProcessForecastInterval`); the
-//! outage bin forecasts 0. Per-tick forecast increments above 31 are sent as 31 (5 bits each in
-//! the ACK). Heartbeats: the transport never lets the window fall below one packet, so a packet
-//! and its ACK (with a fresh forecast) are always in flight, where the code sends a heartbeat
-//! every 50 ms.
+//! The forecast's count distribution is the code's (`ProcessForecastInterval`, [`CountTable`]):
+//! for each starting bin the exact distribution of the cumulative count, the process evolved tick
+//! by tick, per-tick counts of 30 or more dropped. Deviations (details in the docs): the outage
+//! bin forecasts 0 (the code's bin 0 has a rate of half a bin); per-tick forecast increments above
+//! 31 are sent as 31 (5 bits each in
+//! the ACK). Heartbeats: a full-size packet, marked so the receiver does not count it, when
+//! nothing was sent for 50 ms (the code's heartbeats are small). On a constant link the window
+//! allows a standing queue of at most `F/C − RTT` (F the forecast over the target, C the link
+//! rate): the queue estimate counts the packets still propagating (analysis and test in
+//! `docs/cellular-schemes.md` and `tests/integration/cellular.rs`).
 
 use super::{AckInfo, CcMetrics, CongestionControl, Marking, Scheme};
 use crate::error::{Error, Result};
@@ -31,18 +34,19 @@ use crate::packet::Packet;
 use crate::params::{Config, Param, Unit, Values};
 use crate::receiver::ReceiverHook;
 use crate::time::{Dur, Time};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Tick, ms (`TICK_LENGTH = 20`; paper §3.1 "every 20 ms").
 pub const TICK_MS: f64 = 20.0;
-/// Rate bins (paper §3.1: 256; the later `keithw/sprout` receiver.hh: 64).
+/// Rate bins (paper §3.1: 256; another `keithw/sprout` receiver.hh, 04bd2ae: 64).
 pub const BINS: u32 = 256;
-/// Largest rate, packets/s (paper §3.1: 1000; later receiver.hh: 2000).
+/// Largest rate, packets/s (paper §3.1: 1000; receiver.hh 04bd2ae: 2000).
 pub const MAX_RATE: f64 = 1000.0;
-/// Brownian-motion σ, packets/s per √s (paper §3.1: 200; later receiver.hh: 300).
+/// Brownian-motion σ, packets/s per √s (paper §3.1: 200; receiver.hh 04bd2ae: 300).
 pub const SIGMA: f64 = 200.0;
-/// Outage escape rate, 1/s (paper §3.1: λ_z = 1; later receiver.hh: 5).
+/// Outage escape rate, 1/s (paper §3.1: λ_z = 1; receiver.hh 04bd2ae: 5).
 pub const OUTAGE_ESCAPE: f64 = 1.0;
-/// Forecast ticks (algorithms digest of the alfalfa code: 8; later receiver.hh: 10). Eight 5-bit
+/// Forecast ticks (algorithms digest of the alfalfa code: 8; receiver.hh 04bd2ae: 10). Eight 5-bit
 /// increments fit in the ACK's 6 feedback bytes.
 pub const FORECAST_TICKS: usize = 8;
 /// Delay target in ticks (`TARGET_DELAY_TICKS = 5`: 100 ms; paper §3.4).
@@ -64,12 +68,12 @@ pub const PARAMS: &[Param] = &[
         .doc("forecast percentile of the cumulative deliveries", "paper §3.3 (95 % confidence); receiver.cc lower_quantile 0.05"),
     Param::real("sigma", SIGMA, Unit::PerS, 0.0, 1e5)
         .open(true, false)
-        .doc("Brownian-motion σ of the delivery rate, packets/s per √s (later code: 300)", "paper §3.1"),
+        .doc("Brownian-motion σ of the delivery rate, packets/s per √s (receiver.hh 04bd2ae: 300)", "paper §3.1"),
     Param::real("max_rate", MAX_RATE, Unit::PerS, 1.0, 1e6)
-        .doc("largest delivery rate modelled, packets/s (later code: 2000)", "paper §3.1"),
-    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins of the posterior (later code: 64)", "paper §3.1"),
+        .doc("largest delivery rate modelled, packets/s (receiver.hh 04bd2ae: 2000)", "paper §3.1"),
+    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins of the posterior (receiver.hh 04bd2ae: 64)", "paper §3.1"),
     Param::real("outage_escape", OUTAGE_ESCAPE, Unit::PerS, 0.0, 1e4)
-        .doc("rate of leaving the outage (λ = 0) state, 1/s (later code: 5)", "paper §3.1 (λ_z)"),
+        .doc("rate of leaving the outage (λ = 0) state, 1/s (receiver.hh 04bd2ae: 5)", "paper §3.1 (λ_z)"),
 ];
 
 /// Sprout over drop-tail.
@@ -159,6 +163,10 @@ pub struct Forecaster {
     p: Vec<f64>,
     /// Gaussian kernel: mass moving by `d − k` bins, `d` in `0..=2k`.
     kernel: Vec<f64>,
+    /// Mass moving by `d − k` bins *or further down* (`tails[d].0`) / *or further up*
+    /// (`tails[d].1`): the edge bins take the Gaussian's tails, as the code's `SampledFunction`
+    /// (its edge bins reach ±∞), so no mass leaves the grid.
+    tails: Vec<(f64, f64)>,
     /// ln k! for small k.
     ln_fact: Vec<f64>,
     /// Start of the current tick (`None` before the first packet).
@@ -172,6 +180,85 @@ pub struct Forecaster {
     /// The previous tick ended with the sender still sending (its last arrival not flagged).
     prev_busy: bool,
     cached: Option<(Time, [u32; FORECAST_TICKS])>,
+    /// The count distributions the forecast reads (code `ProcessForecastInterval`), shared by
+    /// every forecaster of the same configuration; `None` only while it is being built.
+    table: Option<Arc<CountTable>>,
+}
+
+/// For every horizon of `1..=FORECAST_TICKS` ticks and every starting rate bin, the distribution of
+/// the number of deliveries over the horizon (code `ProcessForecastInterval`): the process starts
+/// certain in the bin; each tick's count is Poisson at the rates the process is then spread over
+/// (counts of `MAX_PER_TICK` or more are dropped, as the code's `tick_upper_limit`), convolved into
+/// the running total, and the process is evolved one tick.
+pub struct CountTable {
+    /// `dist[tick][bin][count]`.
+    dist: Vec<Vec<Vec<f64>>>,
+}
+
+/// The built tables, one per configuration.
+type TableCache = Vec<(SproutConfig, Arc<CountTable>)>;
+
+impl std::fmt::Debug for CountTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CountTable({} horizons × {} bins)", self.dist.len(), self.dist.first().map_or(0, Vec::len))
+    }
+}
+
+impl CountTable {
+    fn build(proto: &Forecaster) -> CountTable {
+        let n = proto.p.len();
+        let tau = proto.tick.secs_f64();
+        let per_tick = MAX_PER_TICK as usize;
+        let mut dist: Vec<Vec<Vec<f64>>> = (0..FORECAST_TICKS).map(|_| Vec::with_capacity(n)).collect();
+        for b in 0..n {
+            let mut comp = proto.clone();
+            comp.p.iter_mut().for_each(|x| *x = 0.0);
+            comp.p[b] = 1.0;
+            let mut cum = vec![1.0];
+            for slot in dist.iter_mut() {
+                let mut this = vec![0.0; per_tick];
+                for (r, &pr) in comp.p.iter().enumerate() {
+                    if pr < 1e-15 {
+                        continue;
+                    }
+                    let m = comp.rate(r) * tau;
+                    for (k, t) in this.iter_mut().enumerate() {
+                        *t += pr * proto.poisson(m, k);
+                    }
+                }
+                let mut next = vec![0.0; cum.len() + per_tick - 1];
+                for (i, &a) in cum.iter().enumerate() {
+                    if a == 0.0 {
+                        continue;
+                    }
+                    for (k, &t) in this.iter().enumerate() {
+                        next[i + k] += a * t;
+                    }
+                }
+                cum = next;
+                slot.push(cum.clone());
+                comp.evolve();
+            }
+        }
+        CountTable { dist }
+    }
+
+    /// The table for `cfg`, built once per configuration and process.
+    fn for_config(proto: &Forecaster) -> Arc<CountTable> {
+        static CACHE: OnceLock<Mutex<TableCache>> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+        let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = guard.iter().find(|(c, _)| *c == proto.cfg) {
+            return Arc::clone(t);
+        }
+        let t = Arc::new(CountTable::build(proto));
+        // A handful of configurations per process at most; keep memory bounded regardless.
+        if guard.len() >= 8 {
+            guard.remove(0);
+        }
+        guard.push((proto.cfg.clone(), Arc::clone(&t)));
+        t
+    }
 }
 
 impl Forecaster {
@@ -188,14 +275,21 @@ impl Forecaster {
                 phi((off + h / 2.0) / s) - phi((off - h / 2.0) / s)
             })
             .collect();
+        let tails = (0..=2 * k)
+            .map(|d| {
+                let off = (d as f64 - k as f64) * h;
+                (phi((off + h / 2.0) / s), 1.0 - phi((off - h / 2.0) / s))
+            })
+            .collect();
         let mut ln_fact = vec![0.0; 1024];
         for i in 1..ln_fact.len() {
             ln_fact[i] = ln_fact[i - 1] + (i as f64).ln();
         }
-        Forecaster {
+        let mut f = Forecaster {
             tick,
             p: vec![1.0 / n as f64; n],
             kernel,
+            tails,
             ln_fact,
             time: None,
             count: 0,
@@ -203,8 +297,19 @@ impl Forecaster {
             last_flagged: false,
             prev_busy: false,
             cached: None,
+            table: None,
             cfg,
+        };
+        f.table = Some(CountTable::for_config(&f));
+        f
+    }
+
+    /// Poisson probability of `k` events at mean `m` (code `poissonpdf`).
+    fn poisson(&self, m: f64, k: usize) -> f64 {
+        if m <= 0.0 {
+            return if k == 0 { 1.0 } else { 0.0 };
         }
+        (k as f64 * m.ln() - m - self.ln_fact[k]).exp()
     }
 
     fn rate(&self, b: usize) -> f64 {
@@ -234,7 +339,14 @@ impl Forecaster {
             let lo = i.saturating_sub(k);
             let hi = (i + k).min(n - 1);
             for (j, slot) in next.iter_mut().enumerate().take(hi + 1).skip(lo) {
-                let g = self.kernel[j + k - i];
+                let d = j + k - i;
+                let g = if j == 0 {
+                    self.tails[d].0
+                } else if j == n - 1 {
+                    self.tails[d].1
+                } else {
+                    self.kernel[d]
+                };
                 let z = if i == 0 {
                     if j == 0 {
                         stay_out
@@ -368,41 +480,23 @@ impl Forecaster {
                 return f;
             }
         }
-        let tau = self.tick.secs_f64();
-        let s2 = self.cfg.sigma * self.cfg.sigma;
+        let table = Arc::clone(self.table.as_ref().expect("count table built with the forecaster"));
         let mut out = [0u32; FORECAST_TICKS];
-        let bins: Vec<(f64, f64)> = self.posterior().into_iter().filter(|&(_, p)| p > 1e-12).collect();
+        let bins: Vec<(usize, f64)> = self.p.iter().copied().enumerate().filter(|&(_, p)| p > 1e-12).collect();
         for (i, slot) in out.iter_mut().enumerate() {
-            let n = (i + 1) as f64;
-            let t = n * tau;
-            let cap = MAX_PER_TICK * (i as u32 + 1);
-            let cdf = |k: u32| -> f64 {
-                bins.iter()
-                    .map(|&(r, p)| {
-                        if r <= 0.0 {
-                            return p;
-                        }
-                        let mu = r * t;
-                        let sd = (r * t + s2 * t * t * t / 3.0).sqrt();
-                        p * phi((k as f64 + 0.5 - mu) / sd)
-                    })
-                    .sum()
-            };
-            // Smallest k with P(count ≤ k) ≥ quantile.
-            let (mut lo, mut hi) = (0u32, cap);
-            if cdf(hi) < self.cfg.quantile {
-                *slot = cap;
-                continue;
-            }
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if cdf(mid) >= self.cfg.quantile {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
+            // Smallest k with P(count ≤ k) ≥ quantile (code `lower_quantile`, which returns one
+            // past the table when the kept mass never reaches it).
+            let rows: Vec<(&[f64], f64)> = bins.iter().map(|&(b, p)| (table.dist[i][b].as_slice(), p)).collect();
+            let len = rows.first().map_or(0, |r| r.0.len());
+            let mut sum = 0.0;
+            *slot = len as u32 + 1;
+            for k in 0..len {
+                sum += rows.iter().map(|(r, p)| p * r[k]).sum::<f64>();
+                if sum >= self.cfg.quantile {
+                    *slot = k as u32;
+                    break;
                 }
             }
-            *slot = lo;
         }
         // Cumulative counts never decrease with the horizon.
         for i in 1..FORECAST_TICKS {
@@ -670,6 +764,54 @@ mod tests {
         assert!(g.mean_rate() > 0.8 * m0, "silence within the promise is no evidence");
         g.advance_to(t + Dur::from_millis(300));
         assert!(g.mean_rate() < 0.5 * m0, "silence beyond it is: {m0} → {}", g.mean_rate());
+    }
+
+    #[test]
+    fn diffusion_keeps_the_mass_on_the_grid() {
+        // All mass at the top rate (1000 packets/s). One tick of Brownian motion (σ√τ = 28.3):
+        // the code's edge bins reach ±∞, so the moves above the top stay in the top bin and the
+        // mean falls by E[max(0, −X)] = σ√τ/√(2π) ≈ 11.3; dropping them and renormalising would
+        // condition on moving down (mean − 22.6).
+        let mut f = Forecaster::new(SproutConfig::default());
+        let n = f.p.len();
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[n - 1] = 1.0;
+        f.evolve();
+        let mean = f.mean_rate();
+        assert!((mean - (1000.0 - 11.3)).abs() < 2.0, "mean after one tick {mean}");
+        assert!(f.p[n - 1] > 0.45, "top bin keeps the upward half: {}", f.p[n - 1]);
+        // And at the bottom edge: from bin 1 the whole downward tail lands in the outage bin
+        // (≈ 0.45; about 0.1 if it were dropped and the rest renormalised).
+        let mut g = Forecaster::new(SproutConfig::default());
+        g.p.iter_mut().for_each(|x| *x = 0.0);
+        g.p[1] = 1.0;
+        g.evolve();
+        assert!(g.p[0] > 0.3, "the outage bin takes the downward tail: {}", g.p[0]);
+    }
+
+    #[test]
+    fn forecast_is_the_exact_count_quantile() {
+        // With (almost) no Brownian motion and no outage escape, a rate known for certain forecasts
+        // the 5th percentile of a Poisson count: 128/255·1000 = 501.96 packets/s, 10.04 per tick;
+        // P(N ≤ k) ≥ 5 % first at k = 5 (1 tick), 39 (5 ticks: mean 50.2), 66 (8 ticks: 80.3).
+        let cfg = SproutConfig {
+            sigma: 1e-3,
+            outage_escape: 0.0,
+            ..SproutConfig::default()
+        };
+        let mut f = Forecaster::new(cfg);
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[128] = 1.0;
+        let fc = f.forecast();
+        assert_eq!((fc[0], fc[4], fc[7]), (5, 39, 66), "{fc:?}");
+        // With the paper's σ the spread of the rate widens the count distribution: a lower quantile
+        // over the longer horizons.
+        let mut g = Forecaster::new(SproutConfig::default());
+        g.p.iter_mut().for_each(|x| *x = 0.0);
+        g.p[128] = 1.0;
+        let gc = g.forecast();
+        assert!(gc[4] <= 39 && gc[7] < 66, "{gc:?}");
+        assert_eq!(gc[0], 5, "the first tick's count is from the certain rate (evolved after)");
     }
 
     #[test]

@@ -14,9 +14,10 @@
 //!   `w` restarts slow start (code: "can't map delay on delay curve");
 //! - `D_maxLast ← 0.2·D_maxLast + 0.8·D_max`.
 //!
-//! Slow start: `W += 1` per ACK until an RTT above 500 ms or a loss; then `W = 0.7·w_sent`,
-//! `D_est = 0.75·R·D_min` and a loss phase. On a loss: `W = 0.7·w_sent` (the window the lost
-//! packet was sent with), once per loss phase; during a loss phase the profile is not updated and
+//! Slow start: `W += 1` per ACK until an RTT above 500 ms or a loss; then `W = 0.7·w_sent`, a loss
+//! phase, and `D_est = 0.75·R·D_min` (RTT exit) or the raw profile at the new `W` (loss exit). On a
+//! loss: `W = min(W, 0.7·w_sent)` (the window the lost packet was sent with) and `D_est = D(W)`,
+//! once per loss phase; during a loss phase the profile is not updated and
 //! `W += 1/W` per ACK (and `D_est ≤ D(W)`); it ends at the first ACK of a packet sent with
 //! `w ≤ W`.
 //!
@@ -38,8 +39,9 @@ pub const EPOCH_MS: f64 = 5.0;
 pub const DELTA1_MS: f64 = 1.0;
 /// δ2, ms (`DELTA2`).
 pub const DELTA2_MS: f64 = 2.0;
-/// R = D_max/D_min bound. 6 in the copy vendored with C2TCP (`Soheil-ab/c2tcp@v2.0-jsac-19`,
-/// `verus/src/verus.hpp`) and another fork; `yzaki/verus` has had 2.0 and 4.0.
+/// R = D_max/D_min bound. 6 in the latest `yzaki/verus` `verus.hpp` (the version with
+/// `MAX_W_DELAY_CURVE`) and in the copy vendored with C2TCP (`Soheil-ab/c2tcp@v2.0-jsac-19`,
+/// `verus/src/verus.hpp`); earlier `yzaki/verus` versions had 2.0 and 4.0.
 pub const R: f64 = 6.0;
 /// Multiplicative decrease (`VERUS_M_DECREASE`).
 pub const MD: f64 = 0.7;
@@ -66,7 +68,7 @@ pub const PARAMS: &[Param] = &[
         .doc("δ2: D_est increase, and decrease above R·D_min", "verus.hpp DELTA2"),
     Param::real("r", R, Unit::None, 1.0, 100.0)
         .open(true, false)
-        .doc("R: bound on D_maxLast/D_min (yzaki/verus has also had 2 and 4)", "verus.hpp VERUS_R as vendored in C2TCP v2.0-jsac-19"),
+        .doc("R: bound on D_maxLast/D_min (earlier yzaki/verus versions: 2 and 4)", "verus.hpp VERUS_R, latest yzaki/verus and C2TCP v2.0-jsac-19"),
     Param::real("md", MD, Unit::None, 0.0, 1.0).open(true, true).doc("multiplicative decrease on loss", "verus.hpp VERUS_M_DECREASE; paper §3"),
     Param::real("refit_s", REFIT_S, Unit::S, 0.01, 100.0).doc("delay-profile refit period", "verus.hpp CURVE_TIMER"),
     Param::real("ss_exit_ms", SS_EXIT_MS, Unit::Ms, 1.0, 1e5).doc("slow start ends at an RTT above this", "verus.hpp SS_EXIT_THRESHOLD"),
@@ -398,12 +400,20 @@ impl Verus {
         self.next_epoch = now + self.cfg.epoch;
     }
 
-    fn leave_slow_start(&mut self, now: Time, w_sent: f64) {
+    /// Leave slow start at `W = 0.7·w_sent`. On an RTT above the threshold (`by_loss` false):
+    /// `D_est = 0.75·R·D_min` and the `> R` rule waits for the loss phase to end
+    /// (`exitSlowStart`), as the C2TCP copy. On a loss: `D_est` = the raw profile at the new `W`
+    /// (`dEst = wList[(int)wBar]`, both code versions), `exitSlowStart` untouched.
+    fn leave_slow_start(&mut self, now: Time, w_sent: f64, by_loss: bool) {
         self.w_bar = (self.cfg.md * w_sent).max(1.0);
-        self.d_est = 0.75 * self.d_min * self.cfg.r;
+        if by_loss {
+            self.d_est = self.raw_profile_at(self.w_bar as usize).unwrap_or(0.75 * self.d_min * self.cfg.r);
+        } else {
+            self.d_est = 0.75 * self.d_min * self.cfg.r;
+            self.exit_slow_start = true;
+        }
         self.loss_phase = true;
         self.slow_start = false;
-        self.exit_slow_start = true;
         // The profile thread fits as soon as slow start is over, then every second.
         if !self.refit() {
             self.restart_slow_start(now);
@@ -411,6 +421,12 @@ impl Verus {
         }
         self.next_refit = Some(now + self.cfg.refit);
         self.next_epoch = now + self.cfg.epoch;
+    }
+
+    /// The raw profile's delay at window `w`, or at the nearest smaller window with a sample.
+    fn raw_profile_at(&self, w: usize) -> Option<f64> {
+        let top = w.min(self.w_list.len().checked_sub(1)?);
+        self.w_list[..=top].iter().rev().copied().find(|&d| d >= 0.0)
     }
 
     /// W for D_est (code `calcDelayCurve`): from the curve, or from the raw profile before the
@@ -533,7 +549,7 @@ impl CongestionControl for Verus {
         let delay = rtt.millis_f64();
         self.last_ack = now;
         if self.slow_start && delay > self.cfg.ss_exit_ms {
-            self.leave_slow_start(now, f64::from(w_sent));
+            self.leave_slow_start(now, f64::from(w_sent), false);
         }
         if self.loss_phase && f64::from(w_sent) <= self.w_bar {
             self.epoch_delays_max = None;
@@ -566,9 +582,15 @@ impl CongestionControl for Verus {
         }
         let w_sent = f64::from(self.sent_w.front().copied().unwrap_or(self.w_bar as u32));
         if self.slow_start {
-            self.leave_slow_start(now, w_sent);
+            self.leave_slow_start(now, w_sent, true);
         } else {
-            self.w_bar = (self.cfg.md * w_sent).max(1.0);
+            // Code (`removeExpiredPacketsFromSeqQueue`): `wBar = min(wBar, 0.7·w_lost)` and
+            // `dEst = calcDelayCurveInv(wBar)`, the profile's delay at the new window, so the next
+            // epoch maps D_est to about that window instead of back to the one before the loss.
+            self.w_bar = self.w_bar.min(self.cfg.md * w_sent).max(1.0);
+            if let Some(c) = &self.curve {
+                self.d_est = c.at(self.w_bar);
+            }
             self.loss_phase = true;
         }
     }
@@ -690,20 +712,48 @@ mod tests {
         assert!(v.in_slow_start());
         assert_eq!(v.w_bar(), 101.0, "W += 1 per ACK");
         // A loss in slow start: W = 0.7 × the window the oldest outstanding packet was sent with
-        // (packet 101 was sent at W = 100), D_est = 0.75·R·D_min, and the profile is fitted.
+        // (packet 101 was sent at W = 100), D_est = the raw profile at W = 70 (every packet saw
+        // 100 ms), and the profile is fitted.
         v.on_congestion_event(Time::from_millis(100), CongestionKind::Loss, 20);
         assert!(!v.in_slow_start());
         assert!((v.w_bar() - 70.0).abs() < 1e-9, "{}", v.w_bar());
         assert!(v.curve().is_some());
         assert!(v.in_loss_phase());
-        assert_eq!(v.d_est(), 0.75 * 6.0 * 100.0);
+        assert_eq!(v.d_est(), 100.0);
+        // Leaving on an RTT above 500 ms instead: D_est = 0.75·R·D_min (the C2TCP copy), then, on
+        // the same ACK, the loss phase's `D_est = min(D_est, D(W))`.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        v.on_sent(Time::ZERO, 1);
+        for i in 1..=50 {
+            v.on_sent(Time::ZERO, 1);
+            v.on_ack(Time::from_millis(100), &ack(100, i));
+        }
+        v.on_sent(Time::ZERO, 1);
+        v.on_ack(Time::from_millis(700), &ack(600, 51));
+        assert!(!v.in_slow_start() && v.exit_slow_start);
+        let d_w = v.curve().unwrap().at(v.w_bar());
+        assert!(d_w < 450.0 && (v.d_est() - d_w).abs() < 1e-9, "{} vs D(W) {d_w}", v.d_est());
         // Steady state: a loss multiplies the sending window by 0.7, once per loss phase.
         let mut v = steady();
         v.w_bar = 150.0;
         v.sent_w.push_back(140);
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert!((v.w_bar() - 98.0).abs() < 1e-9);
+        // D_est follows the window down to the fitted profile's delay there (the knee at 100 is
+        // smoothed: D(98) ≈ 105 ms), so the next epoch keeps W near 98 instead of mapping the
+        // old D_est (150 ms) back to W ≈ 150.
+        assert_eq!(v.d_est(), v.curve().unwrap().at(98.0));
+        assert!(v.d_est() < 110.0, "D_est {}", v.d_est());
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert!((v.w_bar() - 98.0).abs() < 1e-9, "once per loss phase");
+        v.epoch_delays_max = Some(100.0);
+        assert!(v.epoch(Time::from_millis(5)));
+        assert!(v.w_bar() < 110.0, "after the loss the epoch maps D_est to W = {}", v.w_bar());
+        // The decrease never raises W: W = min(W, 0.7·w_lost).
+        let mut v = steady();
+        v.w_bar = 50.0;
+        v.sent_w.push_back(140);
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
+        assert_eq!(v.w_bar(), 50.0);
     }
 }
