@@ -10,15 +10,26 @@ use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// A pending event: `key` is `(time << 64) | seq`, so one 128-bit comparison orders entries by
+/// time and then by sequence number.
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: E,
+}
+
+fn key(time: Time, seq: u64) -> u128 {
+    (u128::from(time.0) << 64) | u128::from(seq)
+}
+
+impl<E> Entry<E> {
+    fn time(&self) -> Time {
+        Time((self.key >> 64) as u64)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -30,7 +41,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap, we want the earliest (time, seq) first.
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        o.key.cmp(&self.key)
     }
 }
 
@@ -58,8 +69,7 @@ impl<E> EventQueue<E> {
     /// Schedule `event` at `time`.
     pub fn push(&mut self, time: Time, event: E) {
         self.heap.push(Entry {
-            time,
-            seq: self.seq,
+            key: key(time, self.seq),
             event,
         });
         self.seq += 1;
@@ -78,17 +88,20 @@ impl<E> EventQueue<E> {
     /// Schedule `event` at `time` under a sequence number from [`EventQueue::reserve_seq`].
     pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(seq < self.seq, "sequence number {seq} was never reserved");
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry {
+            key: key(time, seq),
+            event,
+        });
     }
 
     /// Remove and return the earliest event.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        self.heap.pop().map(|e| (e.time(), e.event))
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| e.time())
     }
 
     /// Number of pending events.
