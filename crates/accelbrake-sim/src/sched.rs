@@ -7,11 +7,11 @@
 //! amortised growth.
 
 use crate::time::Time;
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// A pending event: `key` is `(time << 64) | seq`, so one 128-bit comparison orders entries by
-/// time and then by sequence number.
+/// time and then by sequence number (keys are unique: every entry has its own sequence number).
+#[derive(Clone, Copy)]
 struct Entry<E> {
     key: u128,
     event: E,
@@ -27,40 +27,31 @@ impl<E> Entry<E> {
     }
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap, we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
-    }
-}
-
-/// A deterministic priority queue of events.
+/// A deterministic priority queue of events: a binary min-heap on `(time, seq)`.
+///
+/// [`EventQueue::pop`] does not remove the earliest entry at once: it hands out a copy and marks
+/// the root as taken. Handling an event nearly always schedules another one (the next packet of a
+/// delay line, the end of the next transmission), and that push then overwrites the taken root
+/// and sifts it down: one pass down the heap instead of a removal (down and up) plus an insertion
+/// (up). Keys are unique, so the order in which events pop is the same as with any other heap.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<Entry<E>>,
+    /// The root (`heap[0]`) was handed out by `pop` and is no longer pending.
+    taken: bool,
     seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: Vec::new(),
+            taken: false,
             seq: 0,
         }
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
@@ -68,11 +59,9 @@ impl<E> EventQueue<E> {
 
     /// Schedule `event` at `time`.
     pub fn push(&mut self, time: Time, event: E) {
-        self.heap.push(Entry {
-            key: key(time, self.seq),
-            event,
-        });
+        let key = key(time, self.seq);
         self.seq += 1;
+        self.insert(Entry { key, event });
     }
 
     /// Take the next sequence number without scheduling anything: the caller keeps `(time, seq)`
@@ -88,7 +77,7 @@ impl<E> EventQueue<E> {
     /// Schedule `event` at `time` under a sequence number from [`EventQueue::reserve_seq`].
     pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(seq < self.seq, "sequence number {seq} was never reserved");
-        self.heap.push(Entry {
+        self.insert(Entry {
             key: key(time, seq),
             event,
         });
@@ -96,22 +85,31 @@ impl<E> EventQueue<E> {
 
     /// Remove and return the earliest event.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| (e.time(), e.event))
+        self.settle();
+        let e = self.heap.first()?;
+        self.taken = true;
+        Some((e.time(), e.event))
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time())
+        if self.taken {
+            // The next earliest is one of the taken root's children.
+            let kids = self.heap.get(1..3.min(self.heap.len())).unwrap_or(&[]);
+            kids.iter().map(|e| e.key).min().map(|k| Time((k >> 64) as u64))
+        } else {
+            self.heap.first().map(|e| e.time())
+        }
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.taken)
     }
 
     /// Whether no events are pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Total events ever scheduled.
@@ -121,7 +119,67 @@ impl<E> EventQueue<E> {
 
     /// Iterate over pending events (in no particular order).
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.event)
+        self.heap[usize::from(self.taken)..].iter().map(|e| &e.event)
+    }
+
+    /// Drop a root taken by `pop` that no push has overwritten.
+    fn settle(&mut self) {
+        if self.taken {
+            self.taken = false;
+            let last = self.heap.pop().expect("a taken root exists");
+            if !self.heap.is_empty() {
+                self.heap[0] = last;
+                self.sift_down(0);
+            }
+        }
+    }
+
+    fn insert(&mut self, e: Entry<E>) {
+        if self.taken {
+            // Overwrite the root handed out by `pop` and move the new entry down.
+            self.taken = false;
+            self.heap[0] = e;
+            self.sift_down(0);
+        } else {
+            self.heap.push(e);
+            self.sift_up(self.heap.len() - 1);
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.heap[parent].key <= e.key {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = e;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        let e = self.heap[i];
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.heap[r].key < self.heap[l].key {
+                r
+            } else {
+                l
+            };
+            if e.key <= self.heap[c].key {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            i = c;
+        }
+        self.heap[i] = e;
     }
 }
 
@@ -144,7 +202,7 @@ impl<T> Default for DelayLine<T> {
 impl<T> DelayLine<T> {
     /// Append `value`, due at `time` (not earlier than the last value's time), and schedule
     /// `head_event` for it if it is now the head.
-    pub fn push<E>(&mut self, events: &mut EventQueue<E>, time: Time, value: T, head_event: E) {
+    pub fn push<E: Copy>(&mut self, events: &mut EventQueue<E>, time: Time, value: T, head_event: E) {
         debug_assert!(
             self.q.back().is_none_or(|b| b.0 <= time),
             "delay line is not FIFO: {time:?} after {:?}",
@@ -165,7 +223,7 @@ impl<T> DelayLine<T> {
 
     /// Remove the head, which is due at `now` (its event has just run), and schedule
     /// `head_event` for the next value if there is one.
-    pub fn pop<E>(&mut self, events: &mut EventQueue<E>, now: Time, head_event: E) -> Option<T> {
+    pub fn pop<E: Copy>(&mut self, events: &mut EventQueue<E>, now: Time, head_event: E) -> Option<T> {
         let (t, _, v) = self.q.pop_front()?;
         debug_assert_eq!(t, now, "delay line head popped at the wrong time");
         if let Some(&(t, s, _)) = self.q.front() {
@@ -258,5 +316,52 @@ mod tests {
         let want: Vec<u32> = std::iter::from_fn(|| plain.pop().map(|(_, e)| e)).collect();
         assert_eq!(got, want);
         assert!(line.is_empty());
+    }
+
+    /// Random pushes, reserved pushes and pops (with and without a push right after, which
+    /// overwrites the taken root) pop in exactly (time, seq) order, and `peek_time`, `len` and
+    /// `iter` agree with a sorted model at every step.
+    #[test]
+    fn heap_matches_a_sorted_model() {
+        let mut rng = crate::rng::Rng::stream(3, 0);
+        let mut q: EventQueue<u64> = EventQueue::new();
+        let mut model = std::collections::BTreeSet::new();
+        let mut reserved = Vec::new();
+        let mut now = 0u64;
+        for step in 0..20_000 {
+            match rng.below(8) {
+                0..=2 => {
+                    let t = now + rng.below(50);
+                    let s = q.scheduled();
+                    q.push(Time(t), s);
+                    model.insert((t, s));
+                }
+                3 => reserved.push((now + rng.below(50), q.reserve_seq())),
+                4 if !reserved.is_empty() => {
+                    let (t, s) = reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
+                    let t = t.max(now);
+                    q.push_reserved(Time(t), s, s);
+                    model.insert((t, s));
+                }
+                _ => {
+                    let want = model.pop_first();
+                    let got = q.pop().map(|(t, e)| (t.0, e));
+                    assert_eq!(got, want, "step {step}");
+                    if let Some((t, _)) = want {
+                        now = t;
+                    }
+                }
+            }
+            assert_eq!(q.peek_time().map(|t| t.0), model.first().map(|e| e.0), "step {step}");
+            assert_eq!(q.len(), model.len());
+            if step % 50 != 0 {
+                continue;
+            }
+            let mut pending: Vec<u64> = q.iter().copied().collect();
+            pending.sort_unstable();
+            let mut want: Vec<u64> = model.iter().map(|e| e.1).collect();
+            want.sort_unstable();
+            assert_eq!(pending, want, "step {step}");
+        }
     }
 }

@@ -435,7 +435,7 @@ mod tests {
 
     #[test]
     fn egress_counts_wire_bytes_per_bin() {
-        let rec = Recorder::new(Dur::from_millis(100), Time::from_millis(300), false, 1, 1);
+        let mut rec = Recorder::new(Dur::from_millis(100), Time::from_millis(300), false, 1, 1);
         let mut m = rec.flow_metrics();
         rec.egress(Time::from_millis(50), 1500, &mut m);
         rec.egress(Time::from_millis(99), 1500, &mut m);
