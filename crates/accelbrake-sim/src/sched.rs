@@ -27,25 +27,133 @@ impl<E> Entry<E> {
     }
 }
 
-/// A deterministic priority queue of events: a binary min-heap on `(time, seq)`.
+/// A binary min-heap of entries whose root can be handed out lazily.
 ///
-/// [`EventQueue::pop`] does not remove the earliest entry at once: it hands out a copy and marks
-/// the root as taken. Handling an event nearly always schedules another one (the next packet of a
-/// delay line, the end of the next transmission), and that push then overwrites the taken root
-/// and sifts it down: one pass down the heap instead of a removal (down and up) plus an insertion
-/// (up). Keys are unique, so the order in which events pop is the same as with any other heap.
-pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
-    /// The root (`heap[0]`) was handed out by `pop` and is no longer pending.
+/// [`Heap::take`] does not remove the earliest entry at once: it hands out a copy and marks the
+/// root as taken. Handling an event nearly always schedules another one (the next packet of a
+/// delay line, the end of the next transmission), and that insertion then overwrites the taken
+/// root and sifts it down: one pass down the heap instead of a removal (down and up) plus an
+/// insertion (up).
+struct Heap<E> {
+    v: Vec<Entry<E>>,
+    /// The root (`v[0]`) was handed out and is no longer pending.
     taken: bool,
+}
+
+impl<E: Copy> Heap<E> {
+    fn new() -> Self {
+        Heap {
+            v: Vec::new(),
+            taken: false,
+        }
+    }
+
+    /// Key of the earliest pending entry.
+    fn first_key(&self) -> Option<u128> {
+        if self.taken {
+            // The next earliest is one of the taken root's children.
+            let kids = self.v.get(1..3.min(self.v.len())).unwrap_or(&[]);
+            kids.iter().map(|e| e.key).min()
+        } else {
+            self.v.first().map(|e| e.key)
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.v.len() - usize::from(self.taken)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Entry<E>> {
+        self.v[usize::from(self.taken)..].iter()
+    }
+
+    /// Hand out the root (the heap must be settled and not empty).
+    fn take(&mut self) -> Entry<E> {
+        debug_assert!(!self.taken);
+        self.taken = true;
+        self.v[0]
+    }
+
+    /// Drop a root handed out by `take` that no insertion has overwritten.
+    fn settle(&mut self) {
+        if self.taken {
+            self.taken = false;
+            let last = self.v.pop().expect("a taken root exists");
+            if !self.v.is_empty() {
+                self.v[0] = last;
+                self.sift_down(0);
+            }
+        }
+    }
+
+    fn insert(&mut self, e: Entry<E>) {
+        if self.taken {
+            // Overwrite the root handed out by `take` and move the new entry down.
+            self.taken = false;
+            self.v[0] = e;
+            self.sift_down(0);
+        } else {
+            self.v.push(e);
+            self.sift_up(self.v.len() - 1);
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        let e = self.v[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.v[parent].key <= e.key {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = e;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.v.len();
+        let e = self.v[i];
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.v[r].key < self.v[l].key {
+                r
+            } else {
+                l
+            };
+            if e.key <= self.v[c].key {
+                break;
+            }
+            self.v[i] = self.v[c];
+            i = c;
+        }
+        self.v[i] = e;
+    }
+}
+
+/// A deterministic priority queue of events, ordered by `(time, seq)`.
+///
+/// Two heaps share one sequence counter: events scheduled with [`EventQueue::push`] (the packet
+/// path: link transmissions, delay-line heads) and timers scheduled with
+/// [`EventQueue::push_timer`] (per-flow RTO and delayed-ACK timers, samples), which are many
+/// with many flows but rarely due. Each pop takes the earlier of the two roots; keys are unique,
+/// so events pop in exactly the `(time, seq)` order of a single heap, while the frequent
+/// packet-path events move through a heap of a few entries whatever the number of flows.
+pub struct EventQueue<E> {
+    main: Heap<E>,
+    timers: Heap<E>,
     seq: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: Vec::new(),
-            taken: false,
+            main: Heap::new(),
+            timers: Heap::new(),
             seq: 0,
         }
     }
@@ -61,7 +169,15 @@ impl<E: Copy> EventQueue<E> {
     pub fn push(&mut self, time: Time, event: E) {
         let key = key(time, self.seq);
         self.seq += 1;
-        self.insert(Entry { key, event });
+        self.main.insert(Entry { key, event });
+    }
+
+    /// Schedule `event` at `time`, as [`EventQueue::push`] (same order), for an event that is
+    /// one of many pending timers and seldom the next to run: it waits in the second heap.
+    pub fn push_timer(&mut self, time: Time, event: E) {
+        let key = key(time, self.seq);
+        self.seq += 1;
+        self.timers.insert(Entry { key, event });
     }
 
     /// Take the next sequence number without scheduling anything: the caller keeps `(time, seq)`
@@ -77,7 +193,7 @@ impl<E: Copy> EventQueue<E> {
     /// Schedule `event` at `time` under a sequence number from [`EventQueue::reserve_seq`].
     pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(seq < self.seq, "sequence number {seq} was never reserved");
-        self.insert(Entry {
+        self.main.insert(Entry {
             key: key(time, seq),
             event,
         });
@@ -85,26 +201,29 @@ impl<E: Copy> EventQueue<E> {
 
     /// Remove and return the earliest event.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.settle();
-        let e = self.heap.first()?;
-        self.taken = true;
+        self.main.settle();
+        self.timers.settle();
+        let e = match (self.main.v.first(), self.timers.v.first()) {
+            (Some(m), Some(t)) if t.key < m.key => self.timers.take(),
+            (Some(_), _) => self.main.take(),
+            (None, Some(_)) => self.timers.take(),
+            (None, None) => return None,
+        };
         Some((e.time(), e.event))
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        if self.taken {
-            // The next earliest is one of the taken root's children.
-            let kids = self.heap.get(1..3.min(self.heap.len())).unwrap_or(&[]);
-            kids.iter().map(|e| e.key).min().map(|k| Time((k >> 64) as u64))
-        } else {
-            self.heap.first().map(|e| e.time())
-        }
+        let k = match (self.main.first_key(), self.timers.first_key()) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        };
+        Some(Time((k >> 64) as u64))
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len() - usize::from(self.taken)
+        self.main.len() + self.timers.len()
     }
 
     /// Whether no events are pending.
@@ -119,67 +238,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Iterate over pending events (in no particular order).
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.heap[usize::from(self.taken)..].iter().map(|e| &e.event)
-    }
-
-    /// Drop a root taken by `pop` that no push has overwritten.
-    fn settle(&mut self) {
-        if self.taken {
-            self.taken = false;
-            let last = self.heap.pop().expect("a taken root exists");
-            if !self.heap.is_empty() {
-                self.heap[0] = last;
-                self.sift_down(0);
-            }
-        }
-    }
-
-    fn insert(&mut self, e: Entry<E>) {
-        if self.taken {
-            // Overwrite the root handed out by `pop` and move the new entry down.
-            self.taken = false;
-            self.heap[0] = e;
-            self.sift_down(0);
-        } else {
-            self.heap.push(e);
-            self.sift_up(self.heap.len() - 1);
-        }
-    }
-
-    fn sift_up(&mut self, mut i: usize) {
-        let e = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.heap[parent].key <= e.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = e;
-    }
-
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let e = self.heap[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && self.heap[r].key < self.heap[l].key {
-                r
-            } else {
-                l
-            };
-            if e.key <= self.heap[c].key {
-                break;
-            }
-            self.heap[i] = self.heap[c];
-            i = c;
-        }
-        self.heap[i] = e;
+        self.main.iter().chain(self.timers.iter()).map(|e| &e.event)
     }
 }
 
@@ -318,8 +377,8 @@ mod tests {
         assert!(line.is_empty());
     }
 
-    /// Random pushes, reserved pushes and pops (with and without a push right after, which
-    /// overwrites the taken root) pop in exactly (time, seq) order, and `peek_time`, `len` and
+    /// Random pushes, timer pushes, reserved pushes and pops (with and without a push right
+    /// after, which overwrites the taken root) pop in exactly (time, seq) order, and `peek_time`, `len` and
     /// `iter` agree with a sorted model at every step.
     #[test]
     fn heap_matches_a_sorted_model() {
@@ -333,7 +392,11 @@ mod tests {
                 0..=2 => {
                     let t = now + rng.below(50);
                     let s = q.scheduled();
-                    q.push(Time(t), s);
+                    if rng.below(3) == 0 {
+                        q.push_timer(Time(t), s);
+                    } else {
+                        q.push(Time(t), s);
+                    }
                     model.insert((t, s));
                 }
                 3 => reserved.push((now + rng.below(50), q.reserve_seq())),
