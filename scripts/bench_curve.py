@@ -35,7 +35,9 @@ BIN = ROOT / "target" / "release" / "examples" / "run"
 # this machine kind when issue 21 was filed (htsim is not installed here now): figures as recorded.
 HTSIM_NS = {"newreno-96mbps": 166.0, "newreno-24mbps": 193.0, "newreno10-1gbps": 162.0}
 
-# (key = docs/bench/KEY.json, group, flows, Mbit/s, description)
+# (key = docs/bench/KEY.json, group, flows, Mbit/s, description). NewReno, 100 ms RTT, drop-tail
+# unless said otherwise; "htsim": the three dumbbells of issue 21; "flows" and "bandwidth": the
+# two axes of the curve.
 CURVE = [
     ("newreno-96mbps", "htsim", 1, 96, "1 flow, 96 Mbit/s, 250 pkts, 600 s"),
     ("newreno-24mbps", "htsim", 1, 24, "1 flow, 24 Mbit/s, 250 pkts, 60 s"),
@@ -47,19 +49,21 @@ CURVE = [
     ("newreno10-96mbps-bdp", "bandwidth", 10, 96, "10 flows, 96 Mbit/s, 800 pkts (BDP), 120 s"),
     ("newreno10-10gbps", "bandwidth", 10, 10000, "10 flows, 10 Gbit/s, 83333 pkts (BDP), 10 s"),
     ("newreno100-10gbps", "bandwidth", 100, 10000, "100 flows, 10 Gbit/s, 83333 pkts (BDP), 10 s"),
+    # The whole-run benchmarks of scripts/bench.py (Cubic, ABC), for the before/after ratio.
+    ("cubic-96mbps", "existing", 1, 96, "Cubic, 1 flow, 96 Mbit/s, 250 pkts, 60 s"),
+    ("abc-verizon", "existing", 1, 0, "ABC, Verizon-LTE-short.up, 250 pkts, 140 s"),
+    ("cubic16-24mbps", "existing", 16, 24, "Cubic, 16 flows, 24 Mbit/s, 250 pkts, 60 s"),
+    ("cubic10-1gbps", "existing", 10, 1000, "Cubic, 10 flows, 1 Gbit/s, 8333 pkts (BDP), 60 s"),
 ]
 
 
 def run_timed(binary: str, path: str) -> dict:
     """One run, timed with ``os.wait4`` on the child's own resource usage."""
-    pid = os.posix_spawn(
-        binary,
-        [binary, "--bench", path],
-        os.environ,
-        file_actions=[(os.POSIX_SPAWN_OPEN, 1, f"/tmp/bench_curve.{os.getpid()}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)],
-    )
-    _, status, usage = os.wait4(pid, 0)
     out_path = Path(f"/tmp/bench_curve.{os.getpid()}.out")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    actions = [(os.POSIX_SPAWN_OPEN, 1, str(out_path), flags, 0o600)]
+    pid = os.posix_spawn(binary, [binary, "--bench", path], os.environ, file_actions=actions)
+    _, status, usage = os.wait4(pid, 0)
     text = out_path.read_text()
     out_path.unlink()
     if status != 0:
@@ -124,37 +128,53 @@ def svg(rows: list[dict]) -> str:
     """Two panels, log-scale x: ns per data packet against flows, and against bandwidth."""
     import math
 
-    flows = sorted(((r["flows"], r["ns_per_packet"]) for r in rows if r["key"] == "newreno-96mbps" or r["group"] == "flows"))
-    bw = sorted(((r["mbps"], r["ns_per_packet"]) for r in rows if r["group"] == "bandwidth" and r["flows"] == 10))
+    def on_flows_axis(r: dict) -> bool:
+        return r["key"] == "newreno-96mbps" or r["group"] == "flows"
+
+    flows = sorted((r["flows"], r["ns_per_packet"]) for r in rows if on_flows_axis(r))
+    bw_rows = [r for r in rows if r["group"] == "bandwidth" and r["flows"] == 10]
+    bw = sorted((r["mbps"], r["ns_per_packet"]) for r in bw_rows)
     ymax = max(r["ns_per_packet"] for r in rows) * 1.15
     w, h, pad = 360, 240, 45
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * w}" height="{h}" font-family="sans-serif" font-size="11">']
-    for i, (pts, label, unit) in enumerate(((flows, "flows (96 Mbit/s, 250 pkts)", ""), (bw, "bandwidth, Mbit/s (10 flows, BDP buffer)", ""))):
+    xmlns = "http://www.w3.org/2000/svg"
+    parts = [f'<svg xmlns="{xmlns}" width="{2 * w}" height="{h}" font-family="sans-serif" font-size="11">']
+    panels = (
+        (flows, "flows (96 Mbit/s, 250 pkts)"),
+        (bw, "bandwidth, Mbit/s (10 flows, BDP buffer)"),
+    )
+    for i, (pts, label) in enumerate(panels):
         x0 = i * w
         if not pts:
             continue
         lo, hi = math.log10(pts[0][0]), math.log10(pts[-1][0])
         span = hi - lo or 1.0
+        left, right, bottom = x0 + pad, x0 + w - pad, h - pad
 
-        def px(v: float, x0: int = x0, lo: float = lo, span: float = span) -> float:
-            return x0 + pad + (math.log10(v) - lo) / span * (w - 2 * pad)
+        def px(v: float, lo: float = lo, span: float = span, left: int = left) -> float:
+            return left + (math.log10(v) - lo) / span * (w - 2 * pad)
 
-        def py(v: float) -> float:
-            return h - pad - v / ymax * (h - 2 * pad)
+        def py(v: float, bottom: int = bottom) -> float:
+            return bottom - v / ymax * (h - 2 * pad)
 
-        parts.append(f'<line x1="{x0 + pad}" y1="{h - pad}" x2="{x0 + w - pad}" y2="{h - pad}" stroke="black"/>')
-        parts.append(f'<line x1="{x0 + pad}" y1="{pad / 2}" x2="{x0 + pad}" y2="{h - pad}" stroke="black"/>')
+        parts.append(f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>')
+        parts.append(f'<line x1="{left}" y1="{pad / 2}" x2="{left}" y2="{bottom}" stroke="black"/>')
         for t in range(0, int(ymax) + 1, 50):
-            parts.append(f'<text x="{x0 + pad - 4}" y="{py(t) + 4:.1f}" text-anchor="end">{t}</text>')
-            parts.append(f'<line x1="{x0 + pad}" y1="{py(t):.1f}" x2="{x0 + w - pad}" y2="{py(t):.1f}" stroke="#ddd"/>')
+            y = f"{py(t):.1f}"
+            parts.append(f'<text x="{left - 4}" y="{py(t) + 4:.1f}" text-anchor="end">{t}</text>')
+            parts.append(f'<line x1="{left}" y1="{y}" x2="{right}" y2="{y}" stroke="#ddd"/>')
         line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
         parts.append(f'<polyline points="{line}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
         for x, y in pts:
-            parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="#1f77b4"/>')
-            parts.append(f'<text x="{px(x):.1f}" y="{h - pad + 14}" text-anchor="middle">{x:g}</text>')
-            parts.append(f'<text x="{px(x):.1f}" y="{py(y) - 6:.1f}" text-anchor="middle">{y:.0f}</text>')
-        parts.append(f'<text x="{x0 + w / 2}" y="{h - 8}" text-anchor="middle">{label}{unit}</text>')
-        parts.append(f'<text x="{x0 + 12}" y="{h / 2}" transform="rotate(-90 {x0 + 12} {h / 2})" text-anchor="middle">CPU ns per data packet</text>')
+            cx, cy = f"{px(x):.1f}", f"{py(y):.1f}"
+            parts.append(f'<circle cx="{cx}" cy="{cy}" r="3" fill="#1f77b4"/>')
+            parts.append(f'<text x="{cx}" y="{bottom + 14}" text-anchor="middle">{x:g}</text>')
+            parts.append(f'<text x="{cx}" y="{py(y) - 6:.1f}" text-anchor="middle">{y:.0f}</text>')
+        parts.append(f'<text x="{x0 + w / 2}" y="{h - 8}" text-anchor="middle">{label}</text>')
+        rot = f"rotate(-90 {x0 + 12} {h / 2})"
+        ylabel = "CPU ns per data packet"
+        parts.append(
+            f'<text x="{x0 + 12}" y="{h / 2}" transform="{rot}" text-anchor="middle">{ylabel}</text>'
+        )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -180,7 +200,8 @@ def main() -> None:
         r.update(key=key, group=group, flows=flows, mbps=mbps, description=desc)
         rows.append(r)
         extra = f"  after/before {r['cpu_ratio']:.2f}" if args.baseline else ""
-        print(f"{key:22s} {r['ns_per_packet']:6.0f} ns/pkt  cpu {r['cpu_s']:.3f} s  {r['peak_rss_mb']:.1f} MB{extra}", flush=True)
+        ns, cpu, mb = r["ns_per_packet"], r["cpu_s"], r["peak_rss_mb"]
+        print(f"{key:22s} {ns:6.0f} ns/pkt  cpu {cpu:.3f} s  {mb:.1f} MB{extra}", flush=True)
     out = ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
     meta = {"machine": platform.platform(), "cpus": os.cpu_count(), "repeat": args.repeat}

@@ -49,6 +49,7 @@ impl<E: Copy> Heap<E> {
     }
 
     /// Key of the earliest pending entry.
+    #[inline]
     fn first_key(&self) -> Option<u128> {
         if self.taken {
             // The next earliest is one of the taken root's children.
@@ -68,6 +69,7 @@ impl<E: Copy> Heap<E> {
     }
 
     /// Hand out the root (the heap must be settled and not empty).
+    #[inline]
     fn take(&mut self) -> Entry<E> {
         debug_assert!(!self.taken);
         self.taken = true;
@@ -75,6 +77,7 @@ impl<E: Copy> Heap<E> {
     }
 
     /// Drop a root handed out by `take` that no insertion has overwritten.
+    #[inline]
     fn settle(&mut self) {
         if self.taken {
             self.taken = false;
@@ -86,6 +89,7 @@ impl<E: Copy> Heap<E> {
         }
     }
 
+    #[inline]
     fn insert(&mut self, e: Entry<E>) {
         if self.taken {
             // Overwrite the root handed out by `take` and move the new entry down.
@@ -166,6 +170,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `event` at `time`.
+    #[inline]
     pub fn push(&mut self, time: Time, event: E) {
         let key = key(time, self.seq);
         self.seq += 1;
@@ -174,6 +179,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedule `event` at `time`, as [`EventQueue::push`] (same order), for an event that is
     /// one of many pending timers and seldom the next to run: it waits in the second heap.
+    #[inline]
     pub fn push_timer(&mut self, time: Time, event: E) {
         let key = key(time, self.seq);
         self.seq += 1;
@@ -184,6 +190,7 @@ impl<E: Copy> EventQueue<E> {
     /// with a value of its own (e.g. a packet on a delay line) and hands it to
     /// [`EventQueue::push_reserved`] later. The event then runs exactly where a plain
     /// [`EventQueue::push`] at this moment would have put it.
+    #[inline]
     pub fn reserve_seq(&mut self) -> u64 {
         let s = self.seq;
         self.seq += 1;
@@ -191,6 +198,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `event` at `time` under a sequence number from [`EventQueue::reserve_seq`].
+    #[inline]
     pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(seq < self.seq, "sequence number {seq} was never reserved");
         self.main.insert(Entry {
@@ -200,6 +208,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Remove and return the earliest event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.main.settle();
         self.timers.settle();
@@ -213,6 +222,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Time of the earliest event.
+    #[inline]
     pub fn peek_time(&self) -> Option<Time> {
         let k = match (self.main.first_key(), self.timers.first_key()) {
             (Some(a), Some(b)) => a.min(b),
