@@ -83,8 +83,7 @@ impl<E: Copy> Heap<E> {
             self.taken = false;
             let last = self.v.pop().expect("a taken root exists");
             if !self.v.is_empty() {
-                self.v[0] = last;
-                self.sift_down(0);
+                self.sift_down(0, last);
             }
         }
     }
@@ -94,16 +93,15 @@ impl<E: Copy> Heap<E> {
         if self.taken {
             // Overwrite the root handed out by `take` and move the new entry down.
             self.taken = false;
-            self.v[0] = e;
-            self.sift_down(0);
+            self.sift_down(0, e);
         } else {
             self.v.push(e);
-            self.sift_up(self.v.len() - 1);
+            self.sift_up(self.v.len() - 1, e);
         }
     }
 
-    fn sift_up(&mut self, mut i: usize) {
-        let e = self.v[i];
+    /// Put `e` into the hole at `i` (its value is overwritten), moving it up to its place.
+    fn sift_up(&mut self, mut i: usize, e: Entry<E>) {
         while i > 0 {
             let parent = (i - 1) / 2;
             if self.v[parent].key <= e.key {
@@ -115,9 +113,10 @@ impl<E: Copy> Heap<E> {
         self.v[i] = e;
     }
 
-    fn sift_down(&mut self, mut i: usize) {
+    /// Put `e` into the hole at `i` (its value is overwritten), moving it down to its place.
+    /// `e` comes in as a value, not read back from the slot just written.
+    fn sift_down(&mut self, mut i: usize, e: Entry<E>) {
         let n = self.v.len();
-        let e = self.v[i];
         loop {
             let l = 2 * i + 1;
             if l >= n {
