@@ -123,11 +123,7 @@ impl<E: Copy> Heap<E> {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.v[r].key < self.v[l].key {
-                r
-            } else {
-                l
-            };
+            let c = if r < n && self.v[r].key < self.v[l].key { r } else { l };
             if e.key <= self.v[c].key {
                 break;
             }

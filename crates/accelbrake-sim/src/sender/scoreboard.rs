@@ -388,8 +388,12 @@ mod tests {
             }
             // The ranges are sorted, disjoint, non-adjacent and hold exactly the SACKed segments.
             assert!(b.sacked.windows(2).all(|w| w[0].1 < w[1].0), "{:?}", b.sacked);
-            let from_ranges: std::collections::BTreeSet<u32> =
-                b.sacked.iter().flat_map(|&(s, e)| s..e).filter(|&q| q >= b.snd_una()).collect();
+            let from_ranges: std::collections::BTreeSet<u32> = b
+                .sacked
+                .iter()
+                .flat_map(|&(s, e)| s..e)
+                .filter(|&q| q >= b.snd_una())
+                .collect();
             assert_eq!(from_ranges, naive, "step {step}");
             let pipe = (b.snd_una()..b.snd_nxt())
                 .filter(|&q| in_pipe(b.segs[(q - b.snd_una()) as usize].flags))
