@@ -266,6 +266,7 @@ impl<T> Default for DelayLine<T> {
 impl<T> DelayLine<T> {
     /// Append `value`, due at `time` (not earlier than the last value's time), and schedule
     /// `head_event` for it if it is now the head.
+    #[inline]
     pub fn push<E: Copy>(&mut self, events: &mut EventQueue<E>, time: Time, value: T, head_event: E) {
         debug_assert!(
             self.q.back().is_none_or(|b| b.0 <= time),
@@ -287,6 +288,7 @@ impl<T> DelayLine<T> {
 
     /// Remove the head, which is due at `now` (its event has just run), and schedule
     /// `head_event` for the next value if there is one.
+    #[inline]
     pub fn pop<E: Copy>(&mut self, events: &mut EventQueue<E>, now: Time, head_event: E) -> Option<T> {
         let (t, _, v) = self.q.pop_front()?;
         debug_assert_eq!(t, now, "delay line head popped at the wrong time");
