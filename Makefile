@@ -100,10 +100,13 @@ emu-tools:
 results: install
 	$(BIN)/python -m accelbrake.experiments.docs --out results/docs
 
-# Benchmarks, not part of `make test`: whole runs (docs/bench/results.md), criterion micro-benchmarks,
+# Benchmarks, not part of `make test`: whole runs (docs/bench/results.md), CPU ns per data packet
+# against flows and bandwidth (docs/bench/curve.md; BASELINE=path/to/older/run for before/after),
+# criterion micro-benchmarks,
 # and the side-by-side with ns-3 (needs `pip install ns3`; ~30 min, most of it ns-3 at 1 Gbit/s).
 bench:
 	$(PYTHON) scripts/bench.py --long
+	$(PYTHON) scripts/bench_curve.py $(if $(BASELINE),--baseline $(BASELINE))
 	cargo bench -p accelbrake-sim --bench core
 
 # Mutation testing of the core with cargo-mutants (installed from crates.io on first use); the whole

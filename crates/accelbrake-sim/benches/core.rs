@@ -9,10 +9,19 @@
 //!   packet, the receiver's ACK generation and the sender's ACK processing (SACK scoreboard,
 //!   RTT estimation, Cubic) and its next transmission.
 //! * `whole_run`: one simulated second of the 96 Mbit/s Cubic dumbbell.
+//!
+//! One group per hot-path component on its own (issue 21; figures in docs/performance.md):
+//! * `event_queue/hold_16`: pop + push with 16 events pending (a one-flow dumbbell keeps ~7).
+//! * `link`: a constant-rate link's transmission end of a full segment (precomputed) and of an
+//!   odd size (computed), and a rate schedule's.
+//! * `queue`: enqueue + dequeue of one packet through a drop-tail queue and an ABC router queue.
+//! * `sender/newreno_ack`: one ACK of two segments into a NewReno sender and the two segments it
+//!   then sends (SACK scoreboard, rate sampler, RTT estimator, controller, pacer).
+//! * `receiver/in_order`: one in-order data segment into a receiver (an ACK every second one).
 
 use accelbrake_sim::cc;
-use accelbrake_sim::link::{RateLink, Trace, TraceLink};
-use accelbrake_sim::packet::{Ecn, Packet, MTU};
+use accelbrake_sim::link::{RateLink, Step, Trace, TraceLink};
+use accelbrake_sim::packet::{Echo, Ecn, Packet, MTU};
 use accelbrake_sim::queue::{DropTail, Limit, LinkInfo, Queue};
 use accelbrake_sim::receiver::{Receiver, ReceiverConfig};
 use accelbrake_sim::rng::Rng;
@@ -113,6 +122,144 @@ fn ack_processing(c: &mut Criterion) {
     g.finish();
 }
 
+fn event_queue_small(c: &mut Criterion) {
+    let mut g = c.benchmark_group("event_queue");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("hold_16", |b| {
+        let mut rng = Rng::stream(1, 1);
+        let mut q = EventQueue::new();
+        for i in 0..16u32 {
+            q.push(Time(rng.below(100_000_000)), i);
+        }
+        b.iter(|| {
+            let (t, e) = q.pop().unwrap();
+            q.push(t + Dur(1 + rng.below(100_000_000)), black_box(e));
+        });
+    });
+    g.finish();
+}
+
+fn link(c: &mut Criterion) {
+    let mut g = c.benchmark_group("link");
+    g.throughput(Throughput::Elements(1));
+    let constant = RateLink::constant(Rate::from_mbps(96.0)).unwrap();
+    g.bench_function("constant_full_segment", |b| {
+        let mut now = Time::ZERO;
+        b.iter(|| {
+            now = constant.finish_time(now, black_box(MTU));
+            now
+        });
+    });
+    g.bench_function("constant_odd_size", |b| {
+        let mut now = Time::ZERO;
+        b.iter(|| {
+            now = constant.finish_time(now, black_box(777));
+            now
+        });
+    });
+    let steps = vec![
+        Step {
+            at: Time::ZERO,
+            rate: Rate::from_mbps(96.0),
+        },
+        Step {
+            at: Time::from_millis(500),
+            rate: Rate::from_mbps(24.0),
+        },
+    ];
+    let schedule = RateLink::schedule(steps, Some(Dur::from_millis(1000))).unwrap();
+    g.bench_function("schedule_full_segment", |b| {
+        let mut now = Time::ZERO;
+        b.iter(|| {
+            now = schedule.finish_time(now, black_box(MTU));
+            now
+        });
+    });
+    g.finish();
+}
+
+fn queues(c: &mut Criterion) {
+    let mut g = c.benchmark_group("queue");
+    g.throughput(Throughput::Elements(1));
+    let mut given = accelbrake_sim::params::Given::new();
+    given.insert("packets".into(), accelbrake_sim::params::Value::Num(250.0));
+    for name in ["droptail", "abc"] {
+        let kind = accelbrake_sim::queue::lookup(name, "queue").unwrap();
+        let values = kind.values(&given, "queue").unwrap();
+        g.bench_function(name, |b| {
+            let mut q = (kind.build)(&values, Rng::stream(1, 3));
+            let mut drops = Vec::new();
+            let info = LinkInfo {
+                capacity: 12e6,
+                overhead: 0,
+            };
+            let mut now = Time::ZERO;
+            let mut seq = 0;
+            b.iter(|| {
+                seq += 1;
+                now += Dur::from_micros(125);
+                let _ = q.enqueue(now, Packet::data(0, seq, MTU, Ecn::ACCELERATE, now));
+                let p = q.dequeue(now, info, &mut drops);
+                drops.clear();
+                black_box(p)
+            });
+        });
+    }
+    g.finish();
+}
+
+fn sender(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sender");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("newreno_ack", |b| {
+        let cc = cc::build("newreno", &Default::default(), Time::ZERO, Rng::stream(1, 2)).unwrap();
+        let mut s = Sender::new(0, cc, Ecn::NotEct, App::Bulk);
+        s.start(Time::ZERO);
+        let mut now = Time::ZERO;
+        let mut sent = std::collections::VecDeque::new();
+        while let Some(p) = s.poll_transmit(now) {
+            sent.push_back(p);
+        }
+        b.iter(|| {
+            // An ACK of the two oldest segments, echoing the older one's send time; then the
+            // sender fills its window again, up to 1000 segments in flight (the window grows
+            // past that; the flight is held there, so each ACK releases the two it acked).
+            now += Dur::from_micros(10);
+            let first = sent.pop_front().unwrap();
+            let second = sent.pop_front();
+            let cum = second.map_or(first.seq + 1, |p| p.seq + 1);
+            let ack = Packet::ack(0, cum, Echo::None, first.ts, now);
+            s.on_ack(now, black_box(&ack));
+            while sent.len() < 1000 {
+                match s.poll_transmit(now) {
+                    Some(p) => sent.push_back(p),
+                    None => break,
+                }
+            }
+        });
+    });
+    g.finish();
+}
+
+fn receiver(c: &mut Criterion) {
+    let mut g = c.benchmark_group("receiver");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("in_order", |b| {
+        let mut r = Receiver::new(0, ReceiverConfig::default());
+        let mut acks = Vec::new();
+        let mut seq = 0;
+        let mut now = Time::ZERO;
+        b.iter(|| {
+            now += Dur::from_micros(10);
+            let p = Packet::data(0, seq, MTU, Ecn::NotEct, now);
+            seq += 1;
+            r.on_data(now, black_box(&p), &mut acks);
+            acks.clear();
+        });
+    });
+    g.finish();
+}
+
 fn whole_run(c: &mut Criterion) {
     let text = include_str!("../../../docs/bench/cubic-96mbps.json");
     let mut s = Scenario::from_json(text).unwrap();
@@ -125,5 +272,16 @@ fn whole_run(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, queue_link, ack_processing, whole_run);
+criterion_group!(
+    benches,
+    event_queue,
+    event_queue_small,
+    queue_link,
+    link,
+    queues,
+    sender,
+    receiver,
+    ack_processing,
+    whole_run
+);
 criterion_main!(benches);

@@ -415,6 +415,10 @@ pub struct RateLink {
     steps: Vec<Step>,
     /// If set, the schedule repeats with this period.
     period: Option<Dur>,
+    /// Constant-rate links: the transmission times of a full data segment ([`crate::packet::MTU`])
+    /// and of a pure ACK ([`crate::packet::ACK_BYTES`]), computed once by the same expression
+    /// [`RateLink::finish_time`] uses, so the per-packet path skips a division and a `ceil`.
+    quick: Option<[(u32, Dur); 2]>,
 }
 
 impl RateLink {
@@ -456,7 +460,16 @@ impl RateLink {
                 return bad("the repeat period must be longer than the last step's start".into());
             }
         }
-        Ok(RateLink { steps, period })
+        let mut link = RateLink {
+            steps,
+            period,
+            quick: None,
+        };
+        if link.steps.len() == 1 && link.period.is_none() {
+            let sizes = [crate::packet::MTU, crate::packet::ACK_BYTES];
+            link.quick = Some(sizes.map(|b| (b, link.finish_time(Time::ZERO, b) - Time::ZERO)));
+        }
+        Ok(link)
     }
 
     /// Rate in force at `t`, and the time at which it next changes (`Time::MAX` if never).
@@ -479,6 +492,11 @@ impl RateLink {
 
     /// When a packet of `bytes` that starts at `start` finishes (`Time::MAX` if never).
     pub fn finish_time(&self, start: Time, bytes: u32) -> Time {
+        if let Some(q) = &self.quick {
+            if let Some(&(_, need)) = q.iter().find(|&&(b, _)| b == bytes) {
+                return start + need;
+            }
+        }
         let mut left_bits = bytes as f64 * 8.0;
         let mut t = start;
         // A schedule has finitely many steps per period, so this loop ends: each pass moves to the

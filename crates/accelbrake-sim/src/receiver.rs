@@ -17,6 +17,7 @@
 
 use crate::packet::{Echo, Ecn, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{Dur, Time};
+use std::collections::VecDeque;
 
 /// How the receiver reports ECN marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +93,7 @@ pub struct Receiver {
     /// Next expected segment.
     rcv_nxt: u32,
     /// Out-of-order ranges above `rcv_nxt`, sorted and disjoint.
-    ooo: Vec<SackBlock>,
+    ooo: VecDeque<SackBlock>,
     /// In-order segments not yet acknowledged.
     pending: u32,
     /// Mark of the pending segments.
@@ -121,7 +122,7 @@ impl Receiver {
             flow,
             cfg,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
             pending: 0,
             pending_echo: Echo::None,
             pending_xfb: crate::packet::NO_FEEDBACK,
@@ -183,7 +184,12 @@ impl Receiver {
         }
         // SACK blocks: the one holding `latest` first, then the highest others.
         let mut n = 0;
-        let first = latest.and_then(|s| self.ooo.iter().position(|b| b.start <= s && s < b.end));
+        // The block holding the latest segment: blocks are sorted and disjoint, so it is the
+        // first one ending after it (a binary search; a recovery can leave thousands of holes).
+        let first = latest.and_then(|s| {
+            let i = self.ooo.partition_point(|b| b.end <= s);
+            self.ooo.get(i).is_some_and(|b| b.start <= s).then_some(i)
+        });
         if let Some(i) = first {
             ack.sack[0] = self.ooo[i];
             n = 1;
@@ -235,11 +241,11 @@ impl Receiver {
             self.rcv_nxt += 1;
             self.stats.delivered_segments += 1;
             let filled_hole = !self.ooo.is_empty();
-            if let Some(b) = self.ooo.first().copied() {
+            if let Some(b) = self.ooo.front().copied() {
                 if b.start == self.rcv_nxt {
                     self.stats.delivered_segments += (b.end - b.start) as u64;
                     self.rcv_nxt = b.end;
-                    self.ooo.remove(0);
+                    self.ooo.pop_front();
                 }
             }
             self.pending += 1;

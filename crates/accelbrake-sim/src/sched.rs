@@ -7,68 +7,185 @@
 //! amortised growth.
 
 use crate::time::Time;
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
+/// A pending event: `key` is `(time << 64) | seq`, so one 128-bit comparison orders entries by
+/// time and then by sequence number (keys are unique: every entry has its own sequence number).
+#[derive(Clone, Copy)]
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
+fn key(time: Time, seq: u64) -> u128 {
+    (u128::from(time.0) << 64) | u128::from(seq)
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap, we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+
+impl<E> Entry<E> {
+    fn time(&self) -> Time {
+        Time((self.key >> 64) as u64)
     }
 }
 
-/// A deterministic priority queue of events.
+/// A binary min-heap of entries whose root can be handed out lazily.
+///
+/// [`Heap::take`] does not remove the earliest entry at once: it hands out a copy and marks the
+/// root as taken. Handling an event nearly always schedules another one (the next packet of a
+/// delay line, the end of the next transmission), and that insertion then overwrites the taken
+/// root and sifts it down: one pass down the heap instead of a removal (down and up) plus an
+/// insertion (up).
+struct Heap<E> {
+    v: Vec<Entry<E>>,
+    /// The root (`v[0]`) was handed out and is no longer pending.
+    taken: bool,
+}
+
+impl<E: Copy> Heap<E> {
+    fn new() -> Self {
+        Heap {
+            v: Vec::new(),
+            taken: false,
+        }
+    }
+
+    /// Key of the earliest pending entry.
+    #[inline]
+    fn first_key(&self) -> Option<u128> {
+        if self.taken {
+            // The next earliest is one of the taken root's children.
+            let kids = self.v.get(1..3.min(self.v.len())).unwrap_or(&[]);
+            kids.iter().map(|e| e.key).min()
+        } else {
+            self.v.first().map(|e| e.key)
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.v.len() - usize::from(self.taken)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Entry<E>> {
+        self.v[usize::from(self.taken)..].iter()
+    }
+
+    /// Hand out the root (the heap must be settled and not empty).
+    #[inline]
+    fn take(&mut self) -> Entry<E> {
+        debug_assert!(!self.taken);
+        self.taken = true;
+        self.v[0]
+    }
+
+    /// Drop a root handed out by `take` that no insertion has overwritten.
+    #[inline]
+    fn settle(&mut self) {
+        if self.taken {
+            self.taken = false;
+            let last = self.v.pop().expect("a taken root exists");
+            if !self.v.is_empty() {
+                self.sift_down(0, last);
+            }
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, e: Entry<E>) {
+        if self.taken {
+            // Overwrite the root handed out by `take` and move the new entry down.
+            self.taken = false;
+            self.sift_down(0, e);
+        } else {
+            self.v.push(e);
+            self.sift_up(self.v.len() - 1, e);
+        }
+    }
+
+    /// Put `e` into the hole at `i` (its value is overwritten), moving it up to its place.
+    fn sift_up(&mut self, mut i: usize, e: Entry<E>) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.v[parent].key <= e.key {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = e;
+    }
+
+    /// Put `e` into the hole at `i` (its value is overwritten), moving it down to its place.
+    /// `e` comes in as a value, not read back from the slot just written.
+    fn sift_down(&mut self, mut i: usize, e: Entry<E>) {
+        let n = self.v.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.v[r].key < self.v[l].key { r } else { l };
+            if e.key <= self.v[c].key {
+                break;
+            }
+            self.v[i] = self.v[c];
+            i = c;
+        }
+        self.v[i] = e;
+    }
+}
+
+/// A deterministic priority queue of events, ordered by `(time, seq)`.
+///
+/// Two heaps share one sequence counter: events scheduled with [`EventQueue::push`] (the packet
+/// path: link transmissions, delay-line heads) and timers scheduled with
+/// [`EventQueue::push_timer`] (per-flow RTO and delayed-ACK timers, samples), which are many
+/// with many flows but rarely due. Each pop takes the earlier of the two roots; keys are unique,
+/// so events pop in exactly the `(time, seq)` order of a single heap, while the frequent
+/// packet-path events move through a heap of a few entries whatever the number of flows.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    main: Heap<E>,
+    timers: Heap<E>,
     seq: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            main: Heap::new(),
+            timers: Heap::new(),
             seq: 0,
         }
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Schedule `event` at `time`.
+    #[inline]
     pub fn push(&mut self, time: Time, event: E) {
-        self.heap.push(Entry {
-            time,
-            seq: self.seq,
-            event,
-        });
+        let key = key(time, self.seq);
         self.seq += 1;
+        self.main.insert(Entry { key, event });
+    }
+
+    /// Schedule `event` at `time`, as [`EventQueue::push`] (same order), for an event that is
+    /// one of many pending timers and seldom the next to run: it waits in the second heap.
+    #[inline]
+    pub fn push_timer(&mut self, time: Time, event: E) {
+        let key = key(time, self.seq);
+        self.seq += 1;
+        self.timers.insert(Entry { key, event });
     }
 
     /// Take the next sequence number without scheduling anything: the caller keeps `(time, seq)`
     /// with a value of its own (e.g. a packet on a delay line) and hands it to
     /// [`EventQueue::push_reserved`] later. The event then runs exactly where a plain
     /// [`EventQueue::push`] at this moment would have put it.
+    #[inline]
     pub fn reserve_seq(&mut self) -> u64 {
         let s = self.seq;
         self.seq += 1;
@@ -76,29 +193,47 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedule `event` at `time` under a sequence number from [`EventQueue::reserve_seq`].
+    #[inline]
     pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(seq < self.seq, "sequence number {seq} was never reserved");
-        self.heap.push(Entry { time, seq, event });
+        self.main.insert(Entry {
+            key: key(time, seq),
+            event,
+        });
     }
 
     /// Remove and return the earliest event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        self.main.settle();
+        self.timers.settle();
+        let e = match (self.main.v.first(), self.timers.v.first()) {
+            (Some(m), Some(t)) if t.key < m.key => self.timers.take(),
+            (Some(_), _) => self.main.take(),
+            (None, Some(_)) => self.timers.take(),
+            (None, None) => return None,
+        };
+        Some((e.time(), e.event))
     }
 
     /// Time of the earliest event.
+    #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        let k = match (self.main.first_key(), self.timers.first_key()) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        };
+        Some(Time((k >> 64) as u64))
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.main.len() + self.timers.len()
     }
 
     /// Whether no events are pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Total events ever scheduled.
@@ -108,7 +243,7 @@ impl<E> EventQueue<E> {
 
     /// Iterate over pending events (in no particular order).
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.event)
+        self.main.iter().chain(self.timers.iter()).map(|e| &e.event)
     }
 }
 
@@ -131,7 +266,8 @@ impl<T> Default for DelayLine<T> {
 impl<T> DelayLine<T> {
     /// Append `value`, due at `time` (not earlier than the last value's time), and schedule
     /// `head_event` for it if it is now the head.
-    pub fn push<E>(&mut self, events: &mut EventQueue<E>, time: Time, value: T, head_event: E) {
+    #[inline]
+    pub fn push<E: Copy>(&mut self, events: &mut EventQueue<E>, time: Time, value: T, head_event: E) {
         debug_assert!(
             self.q.back().is_none_or(|b| b.0 <= time),
             "delay line is not FIFO: {time:?} after {:?}",
@@ -152,7 +288,8 @@ impl<T> DelayLine<T> {
 
     /// Remove the head, which is due at `now` (its event has just run), and schedule
     /// `head_event` for the next value if there is one.
-    pub fn pop<E>(&mut self, events: &mut EventQueue<E>, now: Time, head_event: E) -> Option<T> {
+    #[inline]
+    pub fn pop<E: Copy>(&mut self, events: &mut EventQueue<E>, now: Time, head_event: E) -> Option<T> {
         let (t, _, v) = self.q.pop_front()?;
         debug_assert_eq!(t, now, "delay line head popped at the wrong time");
         if let Some(&(t, s, _)) = self.q.front() {
@@ -245,5 +382,56 @@ mod tests {
         let want: Vec<u32> = std::iter::from_fn(|| plain.pop().map(|(_, e)| e)).collect();
         assert_eq!(got, want);
         assert!(line.is_empty());
+    }
+
+    /// Random pushes, timer pushes, reserved pushes and pops (with and without a push right
+    /// after, which overwrites the taken root) pop in exactly (time, seq) order, and `peek_time`, `len` and
+    /// `iter` agree with a sorted model at every step.
+    #[test]
+    fn heap_matches_a_sorted_model() {
+        let mut rng = crate::rng::Rng::stream(3, 0);
+        let mut q: EventQueue<u64> = EventQueue::new();
+        let mut model = std::collections::BTreeSet::new();
+        let mut reserved = Vec::new();
+        let mut now = 0u64;
+        for step in 0..20_000 {
+            match rng.below(8) {
+                0..=2 => {
+                    let t = now + rng.below(50);
+                    let s = q.scheduled();
+                    if rng.below(3) == 0 {
+                        q.push_timer(Time(t), s);
+                    } else {
+                        q.push(Time(t), s);
+                    }
+                    model.insert((t, s));
+                }
+                3 => reserved.push((now + rng.below(50), q.reserve_seq())),
+                4 if !reserved.is_empty() => {
+                    let (t, s) = reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
+                    let t = t.max(now);
+                    q.push_reserved(Time(t), s, s);
+                    model.insert((t, s));
+                }
+                _ => {
+                    let want = model.pop_first();
+                    let got = q.pop().map(|(t, e)| (t.0, e));
+                    assert_eq!(got, want, "step {step}");
+                    if let Some((t, _)) = want {
+                        now = t;
+                    }
+                }
+            }
+            assert_eq!(q.peek_time().map(|t| t.0), model.first().map(|e| e.0), "step {step}");
+            assert_eq!(q.len(), model.len());
+            if step % 50 != 0 {
+                continue;
+            }
+            let mut pending: Vec<u64> = q.iter().copied().collect();
+            pending.sort_unstable();
+            let mut want: Vec<u64> = model.iter().map(|e| e.1).collect();
+            want.sort_unstable();
+            assert_eq!(pending, want, "step {step}");
+        }
     }
 }

@@ -434,9 +434,9 @@ impl Simulation {
             warnings,
         };
         for (i, f) in sim.flows.iter().enumerate() {
-            sim.events.push(f.start, Event::Start(i as u32));
+            sim.events.push_timer(f.start, Event::Start(i as u32));
             if let Some(s) = f.stop {
-                sim.events.push(s, Event::Stop(i as u32));
+                sim.events.push_timer(s, Event::Stop(i as u32));
             }
         }
         for i in 0..sim.hops.len() {
@@ -449,7 +449,7 @@ impl Simulation {
         for h in 0..sim.hops.len() {
             sim.schedule_queue(h);
         }
-        sim.events.push(Time::ZERO, Event::Sample);
+        sim.events.push_timer(Time::ZERO, Event::Sample);
         Ok(sim)
     }
 }

@@ -160,7 +160,7 @@ impl Simulation {
                 self.rec.sample(self.now, flows, hops);
                 let next = self.now + self.rec.bin;
                 if next < self.end {
-                    self.events.push(next, Event::Sample);
+                    self.events.push_timer(next, Event::Sample);
                 }
             }
         }
@@ -200,7 +200,7 @@ impl Simulation {
             };
             if fl.sender_wake.is_none_or(|s| t < s) {
                 fl.sender_wake = Some(t);
-                self.events.push(t, Event::SenderWake(f as u32));
+                self.events.push_timer(t, Event::SenderWake(f as u32));
             }
         }
     }
@@ -212,7 +212,7 @@ impl Simulation {
             let t = t.max(self.now);
             if hop.queue_wake.is_none_or(|s| t < s) {
                 hop.queue_wake = Some(t);
-                self.events.push(t, Event::QueueTimer(h as u32));
+                self.events.push_timer(t, Event::QueueTimer(h as u32));
             }
         }
     }
@@ -223,7 +223,7 @@ impl Simulation {
             let t = t.max(self.now);
             if fl.receiver_wake.is_none_or(|s| t < s) {
                 fl.receiver_wake = Some(t);
-                self.events.push(t, Event::ReceiverWake(f as u32));
+                self.events.push_timer(t, Event::ReceiverWake(f as u32));
             }
         }
     }

@@ -45,6 +45,7 @@ impl Default for Sketch {
 
 impl Sketch {
     /// (group, sub-bucket) of a value.
+    #[inline]
     fn bucket(v: u64) -> (usize, usize) {
         if v < SKETCH_SUB as u64 {
             return (0, v as usize);
@@ -65,12 +66,23 @@ impl Sketch {
     }
 
     /// Add one value.
+    #[inline]
     pub fn push(&mut self, v: u64) {
         self.count += 1;
         self.sum += v as u128;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
         let (g, sub) = Sketch::bucket(v);
+        match self.groups.get_mut(g) {
+            Some(Some(grp)) => grp[sub] += 1,
+            _ => self.push_new_group(g, sub),
+        }
+    }
+
+    /// [`Sketch::push`] into an octave not touched before (at most once per octave).
+    #[cold]
+    #[inline(never)]
+    fn push_new_group(&mut self, g: usize, sub: usize) {
         if self.groups.len() <= g {
             self.groups.resize_with(g + 1, || None);
         }

@@ -331,7 +331,9 @@ impl Sender {
         } else if let Some(c) = self.cwr {
             c.cwnd.clamp(1, MAX_WINDOW)
         } else {
-            self.cc.window().floor().clamp(1.0, MAX_WINDOW as f64) as u32
+            // = floor(window) clamped to [1, MAX_WINDOW] (NaN → 0 as before): clamping first and
+            // truncating is the same number without a libm `floor` call on the per-packet path.
+            self.cc.window().clamp(1.0, MAX_WINDOW as f64) as u32
         }
     }
 
