@@ -689,3 +689,16 @@ def test_report_draws_time_series_of_every_scheme_at_whole_points():
     # Fewer plots than schemes: the first point's first schemes; none when the limit is 0.
     assert list(timeseries_runs(runs, 4)["scheme"]) == schemes[:4]
     assert timeseries_runs(runs, 0).empty
+
+
+def test_report_cli_default_matches_the_report_module():
+    import argparse
+
+    from accelbrake.cli import report as cli_report
+    from accelbrake.experiments.report import MAX_TIMESERIES
+
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers()
+    cli_report.register(sub, argparse.HelpFormatter)
+    defaults = [a.default for p in sub.choices.values() for a in p._actions if a.dest == "max_timeseries"]
+    assert defaults == [MAX_TIMESERIES]

@@ -22,9 +22,10 @@ def register(sub: Any, fmt: Any) -> None:
     rp.add_argument(
         "--max-timeseries",
         type=int,
-        default=24,
+        default=12,  # accelbrake.experiments.report.MAX_TIMESERIES (not imported here: it loads pandas)
         metavar="N",
-        help="per-run time-series plots at most (default: 24)",
+        help="per-run time-series plots at most: the first seed of every scheme at as many whole points "
+        "(trace and settings) as fit (default: 12)",
     )
     rp.add_argument(
         "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"

@@ -1478,6 +1478,10 @@ def run_reproduction(
     source = f"reproduce {rep.id}{' --quick' if quick else ''}"
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)
+    if report:
+        from accelbrake.experiments.report import prestart_plot_workers
+
+        prestart_plot_workers()
     outcome = run_sweep(exp, out, executor=executor, progress=progress, echo=echo)
     if outcome.results is None:
         why = outcome.failures_text() or f"{outcome.missing} runs missing"
