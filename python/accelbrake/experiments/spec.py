@@ -324,6 +324,19 @@ class Experiment:
         return n * len(self.schemes) * len(self.seeds)
 
 
+def _checked(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any]:
+    """``sc`` with its Python controllers annotated, after the core has validated it (errors name the
+    file and the run point)."""
+    from accelbrake import controllers
+
+    controllers.annotate(sc)
+    try:
+        controllers.validate_json(json.dumps(sc, allow_nan=False))
+    except SimulationError as e:
+        raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
+    return sc
+
+
 def _per_flow(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any]:
     """Expand ``count`` into separate flows and set each one's start/stop and extra delay."""
     sc = copy.deepcopy(sc)
@@ -339,14 +352,7 @@ def _per_flow(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any
         if p.flow_rtts_ms is not None:
             f["extra_delay_ms"] = p.flow_rtts_ms[i] - 2.0 * p.delay_ms
     sc["flows"] = flows
-    from accelbrake import controllers
-
-    controllers.annotate(sc)
-    try:
-        controllers.validate_json(json.dumps(sc, allow_nan=False))
-    except SimulationError as e:
-        raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
-    return sc
+    return _checked(sc, p, exp)
 
 
 def _python_scheme(name: str) -> str | None:
@@ -1066,14 +1072,7 @@ def _traffic_flows(sc: dict[str, Any], traffic: Traffic, p: RunPoint, exp: Exper
                 key=f"arrivals[{i}]",
             )
         )
-    from accelbrake import controllers
-
-    controllers.annotate(sc)
-    try:
-        controllers.validate_json(json.dumps(sc, allow_nan=False))
-    except SimulationError as e:
-        raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
-    return sc
+    return _checked(sc, p, exp)
 
 
 # ---------------------------------------------------------------------------------------------
