@@ -702,3 +702,39 @@ def test_report_cli_default_matches_the_report_module():
     cli_report.register(sub, argparse.HelpFormatter)
     defaults = [a.default for p in sub.choices.values() for a in p._actions if a.dest == "max_timeseries"]
     assert defaults == [MAX_TIMESERIES]
+
+
+def test_run_time_series_draw_at_most_max_flow_lines_the_largest_flows(tmp_path, monkeypatch):
+    """A run of thousands of short flows (Fig. 13) draws the flows that sent most, not one line per
+    flow (which took minutes and could not be read)."""
+    import numpy as np
+    import pandas as pd
+    from accelbrake.experiments import figures as F
+
+    n, bins = F.MAX_FLOW_LINES + 16, 10
+    t = np.arange(bins) * 0.1
+    flows = pd.DataFrame(
+        {
+            "flow": np.repeat(np.arange(n), bins),
+            "t_s": np.tile(t, n),
+            "egress_mbps": np.repeat(np.arange(n, dtype=float), bins),  # flow i sends i Mbit/s
+            "delay_mean_ms": 100.0,
+            "delay_p95_ms": 120.0,
+            "cwnd": 10.0,
+        }
+    )
+    hops = pd.DataFrame({"hop": 0, "t_s": t, "capacity_mbps": 96.0, "queue_packets": 5.0})
+    drawn = {}
+
+    def fake_save(fig, stem, dpi=110):
+        drawn["fig"] = fig
+        return []
+
+    monkeypatch.setattr(F, "save", fake_save)
+    F.plot_timeseries(
+        flows, hops, {"duration_ms": 1000.0, "flows": [{"count": n}]}, tmp_path / "x", title="t", colour="C0"
+    )
+    ax_t = drawn["fig"].axes[0]
+    widths = sorted({float(line.get_ydata()[0]) for line in ax_t.get_lines()})
+    assert widths == [float(i) for i in range(n - F.MAX_FLOW_LINES, n)]
+    assert any(f"the {F.MAX_FLOW_LINES} flows that sent most, of {n}" in tx.get_text() for tx in ax_t.texts)

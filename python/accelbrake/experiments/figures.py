@@ -493,6 +493,10 @@ def plot_fairness(
     return save(fig, stem)
 
 
+#: Flows drawn at most in one run's time series (those that sent most).
+MAX_FLOW_LINES = 24
+
+
 def plot_timeseries(
     flows: pd.DataFrame, hops: pd.DataFrame, scenario: dict[str, Any], stem: Path, *, title: str, colour: str
 ) -> list[Path]:
@@ -508,21 +512,37 @@ def plot_timeseries(
     h0 = hops[hops["hop"] == 0]
     h0 = h0[h0["t_s"] < end - 1e-9]
     ax_t.fill_between(h0["t_s"], h0["capacity_mbps"], step="post", color="0.8", linewidth=0, label="capacity")
-    ids = sorted(flows["flow"].unique())
+    fl = flows[flows["t_s"] < end - 1e-9]
+    per_flow = dict(tuple(fl.groupby("flow", sort=True)))
+    ids = list(per_flow)
+    total = len(ids)
+    ycol = "egress_mbps" if "egress_mbps" in fl.columns else "throughput_mbps"
+    if total > MAX_FLOW_LINES:
+        # Thousands of short flows (the ABC paper's Fig. 13) would be thousands of lines nobody can
+        # read, and take minutes to draw: the flows that sent most, in flow order.
+        sent = fl.groupby("flow", sort=True)[ycol].sum()
+        ids = sorted(sent.nlargest(MAX_FLOW_LINES).index)
+        ax_t.text(
+            0.99,
+            0.97,
+            f"the {len(ids)} flows that sent most, of {total}",
+            transform=ax_t.transAxes,
+            ha="right",
+            va="top",
+            fontsize="x-small",
+        )
     many = len(ids) > 6
     palette = [colour] if len(ids) == 1 else [f"C{i % 10}" for i in range(len(ids))]
-    fl = flows[flows["t_s"] < end - 1e-9]
     sc_flows = expanded_flows(scenario)
     for i, f in enumerate(ids):
-        d = fl[fl["flow"] == f]
+        d = per_flow[f]
         stop_ms = sc_flows[int(f)].get("stop_ms") if int(f) < len(sc_flows) else None
         if stop_ms is not None:  # a flow's lines end when it stops
             d = d[d["t_s"] < float(stop_ms) / 1000.0 - 1e-9]
         c = palette[i % len(palette)]
         lab = None if many else f"flow {f}"
-        # Bytes leaving the bottleneck (where the capacity is measured), not the receiver's rate a
-        # propagation delay later, which would poke above the capacity band.
-        ycol = "egress_mbps" if "egress_mbps" in d.columns else "throughput_mbps"
+        # Bytes leaving the bottleneck (where the capacity is measured, ycol), not the receiver's
+        # rate a propagation delay later, which would poke above the capacity band.
         ax_t.step(d["t_s"], d[ycol], where="post", color=c, linewidth=0.9, label=lab)
         ax_d.step(
             d["t_s"],

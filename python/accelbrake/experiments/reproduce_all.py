@@ -178,6 +178,7 @@ def run_all(
     comps: dict[str, dict[str, Any]] = {}
     failures: dict[str, str] = {}
     folders: dict[str, str] = {}
+    reports: list[Path] = []
     for rid in ids if ids is not None else ids_for(paper):
         rep = REPRODUCTIONS[rid]
         sub = rid + ("-quick" if quick else "")
@@ -189,7 +190,9 @@ def run_all(
                 quick=quick,
                 executor=executor,
                 progress=progress,
-                report=report,
+                # The reports are drawn after all runs, several at a time (below): drawn one by one
+                # between the sweeps they left a core idle for most of their time.
+                report=False,
                 echo=log or (lambda _m: None),
             )
         except (ExperimentError, ScenarioError, RuntimeError, OSError, ValueError, KeyError) as e:
@@ -198,10 +201,14 @@ def run_all(
             continue
         comps[rid] = comp
         folders[rid] = sub
+        if report and rep.direct is None:
+            reports.append(out / sub)
         echo(
             f"{rid}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
             f"{time.monotonic() - t1:.1f} s; {comp['summary']}"
         )
+    if reports:
+        _build_reports(reports, getattr(executor, "jobs", None), echo)
     wall = time.monotonic() - t0
     verdicts = catalogue_verdicts(comps, failures, paper)
     papers = [paper] if paper else list(PAPERS)
@@ -215,6 +222,25 @@ def run_all(
         "wall_s": wall,
         "summary": summary,
     }
+
+
+def _build_reports(folders: Sequence[Path], jobs: int | None, echo: Callable[[str], Any]) -> None:
+    """Each reproduction's report (``report.html`` and its plots), several reports at a time in a
+    pool of ``jobs`` processes (default: every CPU), each drawing its own plots in turn."""
+    from accelbrake.experiments.report import _plot_context, build_report
+
+    n = min(jobs or os.cpu_count() or 1, len(folders))
+    t0 = time.monotonic()
+    if n <= 1:
+        for f in folders:
+            build_report(f, jobs=1)
+    else:
+        import concurrent.futures as cf
+
+        with cf.ProcessPoolExecutor(max_workers=n, mp_context=_plot_context()) as pool:
+            for fut in [pool.submit(build_report, f, jobs=1) for f in folders]:
+                fut.result()
+    echo(f"reports: {len(folders)} drawn in {time.monotonic() - t0:.1f} s")
 
 
 _ROW_COLUMNS = (
