@@ -346,7 +346,7 @@ def _timeseries_job(
         )
 
 
-def _plot_context() -> Any:
+def plot_pool_context() -> Any:
     """The plot workers' start method: forked from a server that has imported the plotting code once
     (forkserver with preload), or spawned where there is no forkserver."""
     import multiprocessing as mp
@@ -361,7 +361,7 @@ def _plot_context() -> Any:
 def prestart_plot_workers() -> None:
     """Start the plot workers' fork server now, so that it imports the plotting code (~0.5 s of
     one core) while the runs are still going instead of when the report starts. Best effort."""
-    ctx = _plot_context()
+    ctx = plot_pool_context()
     if ctx.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver
@@ -389,7 +389,7 @@ def _start_jobs(
         return run_here
     import concurrent.futures as cf
 
-    ctx = _plot_context()
+    ctx = plot_pool_context()
     pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
     futures = [pool.submit(fn, *a) for fn, a in todo]
 

@@ -227,7 +227,7 @@ def run_all(
 def _build_reports(folders: Sequence[Path], jobs: int | None, echo: Callable[[str], Any]) -> None:
     """Each reproduction's report (``report.html`` and its plots), several reports at a time in a
     pool of ``jobs`` processes (default: every CPU), each drawing its own plots in turn."""
-    from accelbrake.experiments.report import _plot_context, build_report
+    from accelbrake.experiments.report import build_report, plot_pool_context
 
     n = min(jobs or os.cpu_count() or 1, len(folders))
     t0 = time.monotonic()
@@ -237,7 +237,7 @@ def _build_reports(folders: Sequence[Path], jobs: int | None, echo: Callable[[st
     else:
         import concurrent.futures as cf
 
-        with cf.ProcessPoolExecutor(max_workers=n, mp_context=_plot_context()) as pool:
+        with cf.ProcessPoolExecutor(max_workers=n, mp_context=plot_pool_context()) as pool:
             for fut in [pool.submit(build_report, f, jobs=1) for f in folders]:
                 fut.result()
     echo(f"reports: {len(folders)} drawn in {time.monotonic() - t0:.1f} s")
