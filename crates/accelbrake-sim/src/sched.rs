@@ -314,6 +314,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn emptiness_follows_pushes_and_pops_of_both_heaps() {
+        let mut q = EventQueue::new();
+        assert!(q.is_empty() && q.len() == 0);
+        q.push(Time(3), 'a');
+        q.push_timer(Time(1), 't');
+        assert!(!q.is_empty() && q.len() == 2);
+        assert_eq!(q.pop(), Some((Time(1), 't')));
+        assert!(!q.is_empty());
+        assert_eq!(q.pop(), Some((Time(3), 'a')));
+        assert!(q.is_empty() && q.pop().is_none());
+
+        let mut line = DelayLine::default();
+        assert!(line.is_empty());
+        line.push(&mut q, Time(10), 'x', 'h');
+        assert!(!line.is_empty() && line.len() == 1);
+        assert_eq!(line.pop(&mut q, Time(10), 'h'), Some('x'));
+        assert!(line.is_empty());
+    }
+
+    #[test]
     fn delay_line_order_check() {
         let mut q = EventQueue::new();
         let mut line = DelayLine::default();
