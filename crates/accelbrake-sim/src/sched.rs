@@ -316,7 +316,8 @@ mod tests {
     #[test]
     fn emptiness_follows_pushes_and_pops_of_both_heaps() {
         let mut q = EventQueue::new();
-        assert!(q.is_empty() && q.len() == 0);
+        assert!(q.is_empty());
+        assert_eq!(q.len(), 0);
         q.push(Time(3), 'a');
         q.push_timer(Time(1), 't');
         assert!(!q.is_empty() && q.len() == 2);
