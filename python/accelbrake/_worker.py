@@ -69,6 +69,83 @@ def run_hop_quantiles(
     return key, {"summary": json.loads(raw["summary"]), "hop_delay_ms": stats}, None
 
 
+#: Jain-index threshold θ of the ABE paper's convergence time (§IV-C: "the time it took F(t) to
+#: reach a threshold θ = 0.95").
+CONVERGENCE_THETA = 0.95
+
+
+def convergence_time(
+    t_end_s: Sequence[float],
+    cum_bytes: Sequence[Sequence[float]],
+    t0_s: float,
+    theta: float = CONVERGENCE_THETA,
+) -> float | None:
+    """The ABE paper's convergence time (§IV-C): with ``x_i(t)`` the bytes flow ``i`` received from
+    ``t0_s`` on, the first time ``t - t0_s`` at which Jain's index of the ``x_i``,
+    F(t) = (Σ x_i)² / (N · Σ x_i²), reaches ``theta``; ``None`` if it never does.
+
+    ``t_end_s`` are the ends of the sampling bins (increasing) and ``cum_bytes[i][k]`` flow ``i``'s
+    cumulative received bytes at ``t_end_s[k]`` (counted from any origin: the values at ``t0_s``,
+    taken from the last bin ending at or before it, are subtracted). Only bins ending after ``t0_s``
+    are judged, and a bin where no flow received anything since ``t0_s`` does not count (F is 0/0).
+    The answer's resolution is the bin width.
+
+    >>> convergence_time([1, 2, 3, 4], [[10, 20, 30, 40], [0, 0, 15, 30]], t0_s=1.0)
+    2.0
+    """
+    n = len(cum_bytes)
+    if n == 0:
+        raise ValueError("convergence_time: no flows")
+    if any(len(c) != len(t_end_s) for c in cum_bytes):
+        raise ValueError("convergence_time: every flow needs one cumulative count per bin end")
+    base = [0.0] * n
+    for k, t in enumerate(t_end_s):
+        if t <= t0_s + 1e-9:
+            base = [float(c[k]) for c in cum_bytes]
+            continue
+        x = [float(c[k]) - b for c, b in zip(cum_bytes, base, strict=True)]
+        sq = sum(v * v for v in x)
+        if sq <= 0.0:
+            continue
+        if sum(x) ** 2 / (n * sq) >= theta - 1e-12:
+            return float(t - t0_s)
+    return None
+
+
+def run_convergence(key: Any, scenario_json: str) -> tuple[Any, dict[str, Any] | None, str | None]:
+    """Like :func:`run_summary`, plus the ABE paper's convergence time (:func:`convergence_time`)
+    of the scenario's flows from the start of its last flow on (the ``flows_ts`` bins give each
+    flow's received bytes). The result is ``{"summary": ..., "convergence_s": T or None,
+    "t0_s": ..., "bin_s": ..., "end_s": ...}``; ``None``: F(t) stayed below θ until the run's end."""
+    import numpy as np
+
+    try:
+        raw = _simulate(scenario_json)
+    except ValueError as e:
+        return key, None, str(e)
+    scenario = json.loads(scenario_json)
+    t0 = max(float(f.get("start_ms", 0.0)) for f in scenario["flows"]) / 1000.0
+    bin_s = float(scenario.get("sample_ms", 100.0)) / 1000.0
+    end_s = float(scenario["duration_ms"]) / 1000.0
+    cols = _columns(raw["tables"].get("flows_ts"))
+    t, fl, mbps = cols["t_s"], cols["flow"], cols["throughput_mbps"]
+    # Each flow's received bytes per bin on one grid of bins (a flow is not sampled before it starts).
+    nb = max(1, math.ceil(end_s / bin_s - 1e-9))
+    flows = sorted({int(v) for v in fl})
+    idx = np.minimum(np.rint(t / bin_s).astype(np.int64), nb - 1)
+    starts = np.arange(nb) * bin_s
+    t_end = np.minimum(starts + bin_s, end_s)
+    series = []
+    for f in flows:
+        sel = fl == f
+        per_bin = np.zeros(nb)
+        np.add.at(per_bin, idx[sel], mbps[sel] * 1e6 / 8.0 * (t_end[idx[sel]] - starts[idx[sel]]))
+        series.append(np.cumsum(per_bin))
+    conv = convergence_time(t_end.tolist(), [c.tolist() for c in series], t0)
+    summary = json.loads(raw["summary"])
+    return key, {"summary": summary, "convergence_s": conv, "t0_s": t0, "bin_s": bin_s, "end_s": end_s}, None
+
+
 #: Quantile levels kept per run for delay CDFs: 0, 0.001, ..., 1 (Mahimahi's index rule; the
 #: core's ``delay_cdf`` table).
 CDF_LEVELS = 1001
@@ -148,8 +225,9 @@ def run_experiment_point(
 #: What a task computes (``kind`` of :func:`run_task`): ``point`` a sweep's run
 #: (:func:`run_experiment_point`), ``summary`` the core's summary (:func:`run_summary`),
 #: ``hop_quantiles`` the summary and the bottleneck's data-packet queueing-delay quantiles
-#: (:func:`run_hop_quantiles`, hop 0, median and 90th percentile).
-KINDS = ("point", "summary", "hop_quantiles")
+#: (:func:`run_hop_quantiles`, hop 0, median and 90th percentile); ``convergence`` the summary and
+#: the ABE paper's convergence time of the flows (:func:`run_convergence`).
+KINDS = ("point", "summary", "hop_quantiles", "convergence")
 
 
 def run_task(
@@ -171,4 +249,6 @@ def run_task(
         return run_summary(key, scenario_json)
     if kind == "hop_quantiles":
         return run_hop_quantiles(key, scenario_json)
+    if kind == "convergence":
+        return run_convergence(key, scenario_json)
     return key, None, f"unknown task kind '{kind}'"

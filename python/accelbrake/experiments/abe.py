@@ -158,16 +158,19 @@ def abe_scenario(
     *,
     seed: int = 0,
     record_packets: bool = True,
+    mbps: float = BOTTLENECK_MBPS,
 ) -> dict[str, Any]:
-    """The scenario of one point of the sweep (see the module docstring)."""
+    """The scenario of one point of the sweep (see the module docstring); ``mbps`` the bottleneck's
+    (and the ACK link's) rate, 10 Mbit/s as in Figs. 4-7 unless given (Fig. 8: 20 Mbit/s; §IV-C:
+    1-100 Mbit/s)."""
     if scheme not in SCHEMES:
         raise ScenarioError(f"scheme '{scheme}': expected one of {', '.join(SCHEMES)}", key="scheme")
     if aqm not in AQMS:
         raise ScenarioError(f"aqm '{aqm}': expected one of {', '.join(AQMS)}", key="aqm")
     return build_scenario(
         scheme,
-        trace=BOTTLENECK_MBPS,
-        ack_mbps=BOTTLENECK_MBPS,
+        trace=mbps,
+        ack_mbps=mbps,
         delay_ms=rtt_ms / 2.0,
         buffer_packets=LIMIT_PACKETS,
         duration_s=duration_s,

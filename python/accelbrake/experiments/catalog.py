@@ -53,6 +53,9 @@ TITLES: dict[str, str] = {
     "abe-buffer": "ABE Eq. 1: NewReno's utilisation with buffers around BDP·(1 − β)/β, β 0.5/0.7/0.9",
     "abe-figures": "ABE Figs. 4-7: β_ecn vs throughput and queueing delay, NewReno and Cubic, CoDel and PIE",
     "abe-fairness": "ABE Figs. 11-12: 10 ECN Cubic-ABE flows vs 10 non-ECN NewReno flows, throughput ratio",
+    "abe-fig8": "ABE Fig. 8: NewReno-ABE over CoDel at 20 Mbit/s, throughput and median RTT vs β_ecn",
+    "abe-convergence": "ABE Figs. 9-10: convergence time ratio ρ = T(β_ecn)/T(β) of two flows started 30 s "
+    "apart (Cubic and NewReno, CoDel and PIE)",
 }
 
 #: Published results (by id) that cannot be reproduced yet, and why.

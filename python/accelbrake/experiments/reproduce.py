@@ -32,6 +32,7 @@ import pandas as pd
 from accelbrake import catalog
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
+from accelbrake.experiments import abe_repro as ABE_REPRO
 from accelbrake.experiments import elsewhere as ELSEWHERE
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import mixed as M
@@ -1339,6 +1340,39 @@ REPRODUCTIONS["abe-fairness"] = Reproduction(
     paper=PAPER_ABE,
     cite="Figs. 11 and 12, §IV-D",
     direct=lambda out, quick, secs: ELSEWHERE.run_abe_fairness(_WIFI, out, quick, secs),
+)
+
+REPRODUCTIONS["abe-fig8"] = Reproduction(
+    "abe-fig8",
+    TITLES["abe-fig8"],
+    "ABE paper §IV-B, Fig. 8: one NewReno-ABE flow, 20 Mbit/s bottleneck and ACK link, CoDel (target 5 ms, "
+    "interval 100 ms, ECN marking, 1000 packets), RTT 100/200/400 ms (the figure's RTTs are not in our "
+    "text of the paper: §IV-B's set), β_ecn 0.5-0.95, 300 s per run (quick: β_ecn 0.5/0.8/0.95, RTT "
+    "100/400 ms, 20 s). Median RTT = RTT_path + the bottleneck's median queueing delay (the paper's "
+    "footnote 10).",
+    _no_document,
+    _no_compare,
+    reference="newreno-abe",
+    paper=PAPER_ABE,
+    cite="Fig. 8, §IV-B",
+    direct=lambda out, quick, secs: ABE_REPRO.run_fig8(_WIFI, out, quick, secs),
+)
+REPRODUCTIONS["abe-convergence"] = Reproduction(
+    "abe-convergence",
+    TITLES["abe-convergence"],
+    "ABE paper §IV-C: two flows of one scheme (Cubic-ABE without fast convergence, NewReno-ABE) through "
+    "the ABE bottleneck (CoDel or PIE with ECN marking, 1000 packets), the second started 30 s after the "
+    "first; T = time from that start until Jain's index of the bytes received since then reaches 0.95; "
+    "ρ = T(β_ecn)/T(β), β 0.7 (Cubic) / 0.5 (NewReno), β_ecn as plotted (Cubic 0.75-0.9, NewReno "
+    "0.6-0.9). Reduced grid: 5 and 20 Mbit/s × RTT 10/40/80 ms (6 of the paper's 48 combinations; "
+    "the paper's grid: scripts/abe_convergence.py --grid paper), 120 s after the second start, a run "
+    "still below 0.95 then counted as not converged (quick: 10 Mbit/s × 20 ms, one β_ecn per scheme, 20 s).",
+    _no_document,
+    _no_compare,
+    reference="newreno-abe",
+    paper=PAPER_ABE,
+    cite="Figs. 9 and 10, §IV-C",
+    direct=lambda out, quick, secs: ABE_REPRO.run_convergence(_WIFI, out, quick, secs),
 )
 
 

@@ -461,7 +461,7 @@ class TasksOutcome:
 
 
 #: Result kinds :func:`run_scenarios` stores (JSON); a sweep's ``point`` has its own files.
-SCENARIO_KINDS = ("summary", "hop_quantiles")
+SCENARIO_KINDS = ("summary", "hop_quantiles", "convergence")
 
 
 def _read_result(out: Path, rid: str, kind: str) -> Any:
