@@ -54,7 +54,8 @@ def test_convergence_scenario_is_the_papers_setup():
         # Footnote 11: Cubic's fast convergence off.
         assert f["params"] == {"beta_ecn": 0.8, "fast_convergence": False}
     assert sc["duration_ms"] == pytest.approx(90_000.0)
-    assert sc["sample_ms"] == A.CONV_BIN_MS
+    assert sc["sample_ms"] == 4.0  # RTT/10
+    assert A.conv_bin_ms(5) == 1.0 and A.conv_bin_ms(320) == A.CONV_BIN_MAX_MS
     nr = A.convergence_scenario("newreno-abe", "codel", 5.0, 10, 0.5, cap_s=10.0)
     assert "fast_convergence" not in nr["flows"][0]["params"]
     with pytest.raises(ScenarioError, match="aqm 'red'"):

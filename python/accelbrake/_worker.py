@@ -98,18 +98,21 @@ def convergence_time(
         raise ValueError("convergence_time: no flows")
     if any(len(c) != len(t_end_s) for c in cum_bytes):
         raise ValueError("convergence_time: every flow needs one cumulative count per bin end")
-    base = [0.0] * n
-    for k, t in enumerate(t_end_s):
-        if t <= t0_s + 1e-9:
-            base = [float(c[k]) for c in cum_bytes]
-            continue
-        x = [float(c[k]) - b for c, b in zip(cum_bytes, base, strict=True)]
-        sq = sum(v * v for v in x)
-        if sq <= 0.0:
-            continue
-        if sum(x) ** 2 / (n * sq) >= theta - 1e-12:
-            return float(t - t0_s)
-    return None
+    import numpy as np
+
+    t = np.asarray(t_end_s, dtype=float)
+    c = np.asarray(cum_bytes, dtype=float)
+    before = np.flatnonzero(t <= t0_s + 1e-9)
+    base = c[:, before[-1]] if len(before) else np.zeros(n)
+    after = t > t0_s + 1e-9
+    x = c[:, after] - base[:, None]
+    sq = (x * x).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = x.sum(axis=0) ** 2 / (n * sq)
+    hit = np.flatnonzero((sq > 0.0) & (f >= theta - 1e-12))
+    if len(hit) == 0:
+        return None
+    return float(t[after][hit[0]] - t0_s)
 
 
 def run_convergence(key: Any, scenario_json: str) -> tuple[Any, dict[str, Any] | None, str | None]:
@@ -141,7 +144,7 @@ def run_convergence(key: Any, scenario_json: str) -> tuple[Any, dict[str, Any] |
         per_bin = np.zeros(nb)
         np.add.at(per_bin, idx[sel], mbps[sel] * 1e6 / 8.0 * (t_end[idx[sel]] - starts[idx[sel]]))
         series.append(np.cumsum(per_bin))
-    conv = convergence_time(t_end.tolist(), [c.tolist() for c in series], t0)
+    conv = convergence_time(t_end, series, t0)
     summary = json.loads(raw["summary"])
     return key, {"summary": summary, "convergence_s": conv, "t0_s": t0, "bin_s": bin_s, "end_s": end_s}, None
 

@@ -220,8 +220,17 @@ CONV_GAP_S = 30.0
 #: Simulated time after the second start before a run counts as "did not converge", s.
 CONV_CAP_S = 120.0
 QUICK_CAP_S = 20.0
-#: Bin width of the flows' byte counts, ms: the resolution of T.
-CONV_BIN_MS = 10.0
+#: Bin width of the flows' byte counts (the resolution of T), ms: a tenth of the RTT within 1-10 ms.
+#: At small BDPs T is a few RTTs (the new flow's initial window and slow start alone bring F(t) to θ),
+#: so a fixed 10 ms bin would quantise ρ into steps of 0.25 there.
+CONV_BIN_MAX_MS = 10.0
+
+
+def conv_bin_ms(rtt_ms: float) -> float:
+    """The bin width of a run at ``rtt_ms``: RTT/10, at least 1 ms, at most :data:`CONV_BIN_MAX_MS`."""
+    return min(CONV_BIN_MAX_MS, max(1.0, rtt_ms / 10.0))
+
+
 #: "Close to 1": a median ρ up to this counts (our reading of "close to, or smaller than, 1").
 RHO_CLOSE = 1.25
 
@@ -241,7 +250,7 @@ def convergence_scenario(
     sc = abe.abe_scenario(
         scheme, aqm, rtt_ms, beta, CONV_GAP_S + cap_s, seed=seed, record_packets=False, mbps=mbps
     )
-    sc["sample_ms"] = CONV_BIN_MS
+    sc["sample_ms"] = conv_bin_ms(rtt_ms)
     params: dict[str, Any] = {"beta_ecn": beta}
     if scheme == "cubic-abe":
         params["fast_convergence"] = False
