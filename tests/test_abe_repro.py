@@ -188,7 +188,7 @@ def test_quick_reproductions_judge_every_claim(tmp_path):
     claims = [r for r in rows if r["kind"] == "claim"]
     assert len(claims) == 2 * len(A.FIG8_QUICK_RTTS) + 1
     assert all(r["verdict"] in ("direction holds", "direction fails") for r in claims)
-    assert (tmp_path / "f8" / "abe-fig8.csv").is_file()
+    assert (tmp_path / "f8" / "abe-fig8.csv").is_file() and (tmp_path / "f8" / "abe-fig8.png").is_file()
     (tmp_path / "c").mkdir()
     rows, n = A.run_convergence(R._WIFI, tmp_path / "c", True, None)
     assert n == 2 * 2 * 2  # schemes × AQMs × (default + one β_ecn)
@@ -196,6 +196,6 @@ def test_quick_reproductions_judge_every_claim(tmp_path):
     assert len(claims) == 5
     assert all(r["verdict"] in ("direction holds", "direction fails") for r in claims)
     rho = pd.read_csv(tmp_path / "c" / "abe-convergence-rho.csv")
-    assert len(rho) == 4
+    assert len(rho) == 4 and (tmp_path / "c" / "abe-convergence.png").is_file()
     with pytest.raises(ValueError, match="grid 'all'"):
         A.run_convergence(R._WIFI, tmp_path / "c", True, None, grid="all")

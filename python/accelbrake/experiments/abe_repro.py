@@ -192,6 +192,7 @@ def run_fig8(H: Helpers, out: Path, quick: bool, secs: float | None) -> tuple[li
         )
     d = pd.DataFrame(table)
     d.to_csv(out / "abe-fig8.csv", index=False)
+    plot_fig8(d, out / "abe-fig8.png")
     return fig8_verdicts(H, d), outcome.total
 
 
@@ -480,4 +481,59 @@ def run_convergence(
     d.to_csv(out / "abe-convergence.csv", index=False)
     rho = rho_table(d, cap)
     rho.to_csv(out / "abe-convergence-rho.csv", index=False)
+    plot_rho(rho, out / "abe-convergence.png")
     return convergence_verdicts(H, rho), outcome.total
+
+
+# ---------------------------------------------------------------------------------------------
+# Plots (the index page shows the first PNG of a reproduction's folder)
+
+
+def plot_fig8(d: pd.DataFrame, path: Path, dpi: int = 110) -> Path:
+    """Throughput (left) and median RTT above RTT_path (right) against β_ecn, one line per RTT."""
+    from matplotlib.figure import Figure
+
+    from accelbrake.experiments.abe import _save
+
+    fig = Figure(figsize=(9, 3.4))
+    ax1, ax2 = fig.subplots(1, 2)
+    for rtt, g in d.groupby("rtt_ms"):
+        g = g.sort_values("beta_ecn")
+        ax1.plot(g["beta_ecn"], g["throughput_mbps"], marker="o", label=f"RTT {rtt} ms")
+        ax2.plot(g["beta_ecn"], g["median_rtt_ms"] - float(rtt), marker="o", label=f"RTT {rtt} ms")
+    ax1.axhline(FIG8_MBPS, color="grey", ls=":", lw=1)
+    ax1.set(xlabel="β_ecn", ylabel="throughput (Mbit/s)", title="NewReno-ABE, CoDel, 20 Mbit/s")
+    ax2.set(xlabel="β_ecn", ylabel="median RTT − RTT_path (ms)", title="median RTT")
+    ax1.legend(fontsize=8)
+    return _save(fig, path, dpi)
+
+
+def plot_rho(rho: pd.DataFrame, path: Path, dpi: int = 110) -> Path:
+    """CDFs of ρ per β_ecn (the paper's Figs. 9 and 10): rows Cubic / NewReno, columns CoDel / PIE;
+    ρ = ∞ (only the β_ecn run did not converge) drawn at the right edge."""
+    from matplotlib.figure import Figure
+
+    from accelbrake.experiments.abe import _save
+
+    fig = Figure(figsize=(9, 6))
+    axes = fig.subplots(2, 2, sharex=True, sharey=True)
+    for i, scheme in enumerate(("cubic-abe", "newreno-abe")):
+        for j, aqm in enumerate(CONV_AQMS):
+            ax = axes[i][j]
+            sel = rho[(rho["scheme"] == scheme) & (rho["aqm"] == aqm)]
+            for b, g in sel.groupby("beta_ecn"):
+                v = np.sort(g["rho"].to_numpy(float))
+                v = v[~np.isnan(v)]
+                if not len(v):
+                    continue
+                v = np.minimum(v, 100.0)
+                ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=f"β_ecn {b:g}")
+            ax.axvline(1.0, color="grey", ls=":", lw=1)
+            ax.set_xscale("log")
+            ax.set_title(f"{_NAMES[scheme]}, {_AQM[aqm]}", fontsize=10)
+            if i == 1:
+                ax.set_xlabel("ρ = T(β_ecn) / T(β)")
+            if j == 0:
+                ax.set_ylabel("CDF")
+            ax.legend(fontsize=7)
+    return _save(fig, path, dpi)
