@@ -64,7 +64,11 @@ def test_convergence_scenario_is_the_papers_setup():
 
 def test_convergence_grids_match_the_paper():
     # 48 combinations; 384 Cubic ρ values = 48 × 2 AQMs × 4 β_ecn, 576 NewReno = 48 × 2 × 6 (§IV-C).
-    assert len(A.CONV_PAPER_GRID) == 48 and set(A.CONV_SUBSET) <= set(A.CONV_PAPER_GRID)
+    assert (
+        len(A.CONV_PAPER_GRID) == 48
+        and set(A.CONV_SUBSET) <= set(A.CONV_PAPER_GRID)
+        and len(A.CONV_SUBSET) == 16
+    )
     assert 48 * 2 * len(A.CONV_BETAS["cubic-abe"]) == 384
     assert 48 * 2 * len(A.CONV_BETAS["newreno-abe"]) == 576
     for scheme, betas in A.CONV_BETAS.items():

@@ -1364,8 +1364,8 @@ REPRODUCTIONS["abe-convergence"] = Reproduction(
     "the ABE bottleneck (CoDel or PIE with ECN marking, 1000 packets), the second started 30 s after the "
     "first; T = time from that start until Jain's index of the bytes received since then reaches 0.95; "
     "ρ = T(β_ecn)/T(β), β 0.7 (Cubic) / 0.5 (NewReno), β_ecn as plotted (Cubic 0.75-0.9, NewReno "
-    "0.6-0.9). Reduced grid: 5 and 20 Mbit/s × RTT 10/40/80 ms (6 of the paper's 48 combinations; "
-    "the paper's grid: scripts/abe_convergence.py --grid paper), 120 s after the second start, a run "
+    "0.6-0.9). Reduced grid: 1 and 10 Mbit/s × all 8 RTTs 10-320 ms (16 of the paper's 48 combinations; "
+    "the paper's grid: scripts/abe_convergence.py --grid paper), 60 s after the second start, a run "
     "still below 0.95 then counted as not converged (quick: 10 Mbit/s × 20 ms, one β_ecn per scheme, 20 s).",
     _no_document,
     _no_compare,
