@@ -203,3 +203,12 @@ def test_quick_reproductions_judge_every_claim(tmp_path):
     assert len(rho) == 4 and (tmp_path / "c" / "abe-convergence.png").is_file()
     with pytest.raises(ValueError, match="grid 'all'"):
         A.run_convergence(R._WIFI, tmp_path / "c", True, None, grid="all")
+
+
+def test_convergence_is_deterministic(tmp_path):
+    """Same scenarios, same seed: byte-identical tables from two fresh folders."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        A.run_convergence(R._WIFI, tmp_path / name, True, 5.0)
+    for f in ("abe-convergence.csv", "abe-convergence-rho.csv"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
