@@ -29,7 +29,9 @@ def test_codel_scenario_is_the_papers_setup(scheme):
     }
     (flow,) = sc["flows"]
     assert flow["scheme"] == scheme
-    assert flow["params"] == {"beta_ecn": 0.8}
+    # footnote 11 of the ABE paper: Cubic's fast convergence off
+    expected = {"beta_ecn": 0.8} | ({"fast_convergence": 0.0} if scheme == "cubic-abe" else {})
+    assert flow["params"] == expected
     assert flow["ecn"] is True
     assert sc["duration_ms"] == 600_000.0
     assert sc["record_packets"] is True
@@ -48,7 +50,7 @@ def test_pie_scenario_is_the_papers_setup():
         "ecn": True,
     }
     assert sc["hops"][0]["delay_ms"] == 50.0
-    assert sc["flows"][0]["params"] == {"beta_ecn": 0.85}
+    assert sc["flows"][0]["params"] == {"beta_ecn": 0.85, "fast_convergence": 0.0}
 
 
 def test_sweep_constants():

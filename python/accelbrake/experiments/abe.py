@@ -9,7 +9,9 @@ short anyway. The paper's setup, reproduced here:
 * CoDel (target 5 ms, interval 100 ms) or PIE (qdelay_ref 20 ms, t_update 30 ms, α 0.125,
   β 1.25, max_burst 100 ms), 1000-packet limit, ECN on (the AQM marks);
 * NewReno-ABE and Cubic-ABE, β_ecn from 0.5 to 0.95 in steps of 0.05, β_ecn also applied when a
-  mark ends slow start (the core's ``abe_slow_start``, on by default).
+  mark ends slow start (the core's ``abe_slow_start``, on by default);
+* Cubic with its fast-convergence mode off (the paper's footnote 11, §IV-B: "to provide
+  conservative results").
 
 Each run gives throughput, utilisation and the median and 90th percentile of the bottleneck's
 queueing delay over the data packets that left it (from the ``hop_packets`` table, Mahimahi's
@@ -21,6 +23,8 @@ experiment runner (a local process pool or Ray; resumable in the output folder),
 >>> sc = abe_scenario("newreno-abe", "codel", rtt_ms=400, beta_ecn=0.8, duration_s=600)
 >>> sc["hops"][0]["queue"]["target_ms"], sc["flows"][0]["params"]["beta_ecn"]
 (5.0, 0.8)
+>>> abe_scenario("cubic-abe", "pie", rtt_ms=100, beta_ecn=0.85)["flows"][0]["params"]["fast_convergence"] == 0
+True
 """
 
 from __future__ import annotations
@@ -85,6 +89,12 @@ AQMS: dict[str, str] = {
 AQM_LABELS = {"codel": "CoDel", "pie": "PIE"}
 
 _SET_PREFIX = {"newreno-abe": "newreno-abe", "cubic-abe": "cubic-abe"}
+#: Settings of the paper's runs beside β_ecn: its footnote 11 (§IV-B) turns Cubic's fast
+#: convergence off for all its Cubic experiments.
+_FIXED_SETS: dict[str, tuple[str, ...]] = {
+    "newreno-abe": (),
+    "cubic-abe": ("cubic-abe.fast_convergence=false",),
+}
 
 
 @dataclass(frozen=True)
@@ -175,7 +185,7 @@ def abe_scenario(
         buffer_packets=LIMIT_PACKETS,
         duration_s=duration_s,
         seed=seed,
-        sets=[f"{_SET_PREFIX[scheme]}.beta_ecn={beta_ecn!r}"],
+        sets=[f"{_SET_PREFIX[scheme]}.beta_ecn={beta_ecn!r}", *_FIXED_SETS[scheme]],
         record_packets=record_packets,
         sample_ms=1000.0,
         queue=AQMS[aqm],
