@@ -238,6 +238,11 @@ impl Sender {
         }
     }
 
+    /// The ECN codepoint this sender puts on its data segments.
+    pub fn ecn(&self) -> Ecn {
+        self.ecn
+    }
+
     /// Start sending at `now`.
     pub fn start(&mut self, now: Time) {
         self.started = Some(now);
