@@ -258,7 +258,9 @@ fn validate(o: &Opts) -> Result<(), String> {
     if o.scheme.is_some() {
         user_endpoints(o)?;
         if o.receiver_cc.is_some() || !o.cc_args.is_empty() {
-            return Err("--scheme (the user-space transport) takes --scheme-args, not --cc-args or --receiver-cc".into());
+            return Err(
+                "--scheme (the user-space transport) takes --scheme-args, not --cc-args or --receiver-cc".into(),
+            );
         }
     } else if !o.scheme_args.is_empty() {
         return Err("--scheme-args: give --scheme too (the user-space transport's scheme)".into());

@@ -375,10 +375,18 @@ mod tests {
         assert!(s.explicit && s.ecn() == Ecn::NotEct);
         let (s, _) = endpoints("copa", &Given::new(), 1, true).unwrap();
         assert_eq!(s.ecn(), Ecn::Ect0);
-        let e = endpoints("copa", &Given::from([("nope".into(), accelbrake_sim::params::Value::Num(1.0))]), 1, false)
-            .err()
-            .unwrap();
+        let e = endpoints(
+            "copa",
+            &Given::from([("nope".into(), accelbrake_sim::params::Value::Num(1.0))]),
+            1,
+            false,
+        )
+        .err()
+        .unwrap();
         assert!(e.contains("copa.nope"), "{e}");
-        assert!(endpoints("kopa", &Given::new(), 1, false).err().unwrap().contains("scheme"));
+        assert!(endpoints("kopa", &Given::new(), 1, false)
+            .err()
+            .unwrap()
+            .contains("scheme"));
     }
 }

@@ -25,9 +25,7 @@
 //!       receiver's timestamp, ns | [6 feedback bytes] | SACK blocks (start u32, end u32)...
 //! ```
 
-use accelbrake_sim::packet::{
-    Echo, Ecn, ExplicitHeader, ExplicitKind, Packet, SackBlock, MAX_SACK_BLOCKS,
-};
+use accelbrake_sim::packet::{Echo, Ecn, ExplicitHeader, ExplicitKind, Packet, SackBlock, MAX_SACK_BLOCKS};
 use accelbrake_sim::time::Time;
 
 /// IPv4 (20) + UDP (8) header bytes around every payload.
@@ -182,7 +180,10 @@ mod tests {
         encode_data(&p, &mut b);
         assert_eq!(b.len() as u32 + IP_UDP_HEADER, 1500);
         let q = decode(&b, Ecn::Ect0, Time(5)).unwrap();
-        assert_eq!((q.seq, q.ts, q.size, q.cwr, q.feedback[0]), (123_456, p.ts, MTU, true, 3));
+        assert_eq!(
+            (q.seq, q.ts, q.size, q.cwr, q.feedback[0]),
+            (123_456, p.ts, MTU, true, 3)
+        );
         assert_eq!(q.ecn, Ecn::Ect0, "the codepoint is the IP header's, not the payload's");
         assert!(q.is_data() && q.explicit().is_none());
     }
@@ -226,7 +227,10 @@ mod tests {
             assert_eq!(b.len(), ACK_FIELDS + 8 * n + if fb { 6 } else { 0 });
             let q = decode(&b, Ecn::NotEct, Time(99)).unwrap();
             assert!(!q.is_data());
-            assert_eq!((q.seq, q.echo, q.ts, q.rx_ts, q.n_sack), (42, a.echo, Time(11), a.rx_ts, n as u8));
+            assert_eq!(
+                (q.seq, q.echo, q.ts, q.rx_ts, q.n_sack),
+                (42, a.echo, Time(11), a.rx_ts, n as u8)
+            );
             assert_eq!(q.sack_blocks(), a.sack_blocks());
             assert_eq!(q.feedback, a.feedback);
             if fb {
@@ -245,7 +249,10 @@ mod tests {
         assert!(decode(&bad, Ecn::NotEct, Time(0)).is_none());
         let mut long = b.clone();
         long.push(0);
-        assert!(decode(&long, Ecn::NotEct, Time(0)).is_none(), "length must match the flags");
+        assert!(
+            decode(&long, Ecn::NotEct, Time(0)).is_none(),
+            "length must match the flags"
+        );
         assert!(decode(&[MAGIC; 40][..], Ecn::NotEct, Time(0)).is_none(), "unknown kind");
         assert_eq!(ecn_of_tos(0xb8 | 1), Ecn::Ect1);
         assert_eq!(ecn_of_tos(3), Ecn::Ce);

@@ -128,6 +128,89 @@ fn kernel_tcp_runs_over_the_link_and_the_summary_is_consistent() {
     assert!(q95 <= 55.0, "queueing p95 {q95} ms");
 }
 
+/// The user-space transport (`--scheme`): the simulator's sender and receiver around Copa's
+/// controller, over UDP across the link. Every data packet the link delivered reached the
+/// receiver (apart from those still on their way at the end), and its summary has the same
+/// definitions as kernel TCP's.
+#[test]
+fn the_user_space_transport_runs_our_controllers_over_the_link() {
+    if !available("the_user_space_transport_runs_our_controllers_over_the_link") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let t = trace("bw12.mahi");
+    let v = run_json(&[
+        "emulate",
+        "--trace",
+        &t,
+        "--delay",
+        "10",
+        "--queue",
+        "droptail packets=50",
+        "--scheme",
+        "copa",
+        "--duration",
+        "2",
+    ]);
+    assert_eq!(v["transport"], "user-udp");
+    let u = v["utilization"].as_f64().unwrap();
+    assert!(u > 0.3 && u <= 1.0 + 1e-9, "utilisation {u}");
+    let p95 = v["per_packet_delay_ms"]["p95"].as_f64().unwrap();
+    let q95 = v["queueing_delay_ms"]["p95"].as_f64().unwrap();
+    assert!((p95 - q95 - 20.0).abs() < 1e-6, "per-packet = queueing + 2 × 10 ms");
+    let delivered = v["data_packets"].as_u64().unwrap();
+    let received = v["receiver"]["packets"].as_u64().unwrap();
+    let sent = v["sender"]["packets_sent"].as_u64().unwrap();
+    // 20 ms of link (10 ms delay + a little loop latency) at 1 packet/ms is ~20 packets in flight.
+    assert!(
+        received <= delivered && delivered <= received + 40,
+        "link {delivered}, receiver {received}"
+    );
+    assert!(delivered <= sent, "link {delivered} > sent {sent}");
+    assert_eq!(v["foreign_datagrams"], 0);
+    let acks = v["sender"]["acks"].as_u64().unwrap();
+    assert!(
+        acks > received / 3,
+        "delayed ACKs: about one per 2 segments ({acks} for {received})"
+    );
+}
+
+/// ABC's sender and per-packet echo in user space over the emulated ABC router, with the
+/// simulator's marks (accelerate ECT(1), brake ECT(0)) in the real IP header: the router brakes
+/// and the brakes come back to the sender in the ACKs, so the queue stays short.
+#[test]
+fn abc_in_user_space_reads_the_routers_brakes_from_the_ip_header() {
+    if !available("abc_in_user_space_reads_the_routers_brakes_from_the_ip_header") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let t = trace("bw12.mahi");
+    let v = run_json(&[
+        "emulate",
+        "--trace",
+        &t,
+        "--delay",
+        "20",
+        "--queue",
+        "abc packets=250",
+        "--scheme",
+        "abc",
+        "--duration",
+        "3",
+    ]);
+    assert_eq!(v["marks_encoding"], "ect");
+    let marks = v["marks"].as_u64().unwrap();
+    let brakes = v["brake_acks"].as_u64().unwrap();
+    assert!(marks > 50, "the router braked {marks} packets");
+    assert!(
+        brakes > 10 && brakes <= marks,
+        "{brakes} brake echoes for {marks} brakes"
+    );
+    assert_eq!(v["drops"], 0, "ABC keeps a 250-packet queue from overflowing");
+    let q95 = v["queueing_delay_ms"]["p95"].as_f64().unwrap();
+    assert!(q95 < 150.0, "queueing p95 {q95} ms (the ABC router's target is 60 ms)");
+}
+
 #[test]
 fn bad_options_name_the_parameter_without_needing_root() {
     let out = bin()
@@ -157,4 +240,15 @@ fn bad_options_name_the_parameter_without_needing_root() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--delay"));
     let out = bin().args(["shell", "--trace", &t]).output().unwrap();
     assert_ne!(out.status.code(), Some(0));
+    for (args, want) in [
+        (vec!["--scheme", "kopa"], "--scheme kopa"),
+        (vec!["--scheme", "copa", "--scheme-args", "dleta=0.5"], "copa.dleta"),
+        (vec!["--scheme", "copa", "--scheme-args", "delta=-3"], "copa.delta"),
+        (vec!["--scheme-args", "delta=0.5"], "--scheme-args"),
+    ] {
+        let out = bin().args(["emulate", "--trace", &t]).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
 }

@@ -170,15 +170,27 @@ def register(sub: Any, fmt: Any) -> None:
     )
     _link_args(em)
     em.add_argument(
-        "--scheme", default="cubic", help=f"kernel congestion control: {', '.join(sorted(KERNEL_CC))}"
+        "--scheme",
+        default="cubic",
+        help=f"congestion control: kernel TCP for {', '.join(sorted(KERNEL_CC))}; any other scheme of "
+        "ours (`accelbrake schemes`) runs on the user-space transport",
+    )
+    em.add_argument(
+        "--transport",
+        choices=("auto", "kernel", "user"),
+        default="auto",
+        help="kernel = Linux TCP (TCP_CONGESTION, ABC in eBPF); user = the user-space datagram "
+        "transport running the simulator's own sender, receiver and controller over UDP; auto "
+        "(default) = kernel where the kernel has the scheme, else user",
     )
     em.add_argument("--duration", type=float, default=10.0, metavar="S", help="seconds (default 10)")
     em.add_argument(
         "--set",
         action="append",
         default=[],
-        metavar="abc.KEY=VALUE",
-        help="ABC sender parameter for the BPF congestion control (registry keys: `accelbrake params abc`)",
+        metavar="FAMILY.KEY=VALUE",
+        help="scheme parameter (registry keys: `accelbrake params SCHEME`): any key of the scheme's "
+        "family on the user-space transport; abc.* for ABC's BPF congestion control",
     )
     em.add_argument(
         "--receiver-cc",
@@ -251,20 +263,28 @@ def cmd_emulate(args: Any) -> int:
         scheme, q = scheme.split("+", 1)
         if queue == "infinite":
             queue = q
-    if scheme not in KERNEL_CC:
-        raise CliError(f"--scheme {args.scheme}: the kernel endpoints offer {', '.join(sorted(KERNEL_CC))}")
+    user = _user_transport(scheme, args.transport)
     args.queue = queue
     binary = emu_binary()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "summary.json"
         csv = str(Path(tmp) / "packets.csv") if _is_parquet(args.packets) else None
-        argv = [binary, "emulate", *_forward(args, csv), "--cc", KERNEL_CC[scheme]]
+        argv = [binary, "emulate", *_forward(args, csv)]
+        if user:
+            if args.receiver_cc:
+                raise CliError("--receiver-cc: only for kernel TCP (the user-space transport has its own receiver)")
+            argv += ["--scheme", scheme]
+            scheme_args = _scheme_args(scheme, args.set)
+            if scheme_args:
+                argv += ["--scheme-args", scheme_args]
+        else:
+            argv += ["--cc", KERNEL_CC[scheme]]
+            cc_args = _cc_args(scheme, args.set)
+            if cc_args:
+                argv += ["--cc-args", cc_args]
+            if args.receiver_cc:
+                argv += ["--receiver-cc", args.receiver_cc]
         argv += ["--duration", str(args.duration), "--json", str(out)]
-        cc_args = _cc_args(scheme, args.set)
-        if cc_args:
-            argv += ["--cc-args", cc_args]
-        if args.receiver_cc:
-            argv += ["--receiver-cc", args.receiver_cc]
         p = subprocess.run(argv, stdout=subprocess.DEVNULL)
         if p.returncode == 3:
             raise CliError("emulate cannot run here (exit status 3; the reason is above)")
@@ -279,6 +299,47 @@ def cmd_emulate(args: Any) -> int:
         return 0
     print(format_emulate(summary))
     return 0
+
+
+def _user_transport(scheme: str, transport: str) -> bool:
+    """Whether ``scheme`` runs on the user-space transport (``--transport``); errors name the option."""
+    from accelbrake import catalog
+
+    ours = {s.name for s in catalog.schemes()}
+    if transport == "kernel" or (transport == "auto" and scheme in KERNEL_CC):
+        if scheme not in KERNEL_CC:
+            raise CliError(
+                f"--scheme {scheme}: the kernel endpoints offer {', '.join(sorted(KERNEL_CC))} "
+                "(--transport user runs any scheme of ours)"
+            )
+        return False
+    if scheme not in ours:
+        from accelbrake._text import did_you_mean
+
+        raise CliError(
+            f"--scheme {scheme}: not a scheme of ours{did_you_mean(scheme, sorted(ours))} "
+            "(`accelbrake schemes`; kernel TCP offers " + ", ".join(sorted(KERNEL_CC)) + ")"
+        )
+    return True
+
+
+def _scheme_args(scheme: str, sets: list[str]) -> str:
+    """``--set family.k=v`` options as the binary's ``--scheme-args k=v,...`` (keys of the scheme's
+    parameter family; the binary checks names and ranges as `run` does)."""
+    from accelbrake import catalog
+
+    family = catalog.scheme(scheme).family
+    out = []
+    for kv in sets:
+        key, eq, value = kv.partition("=")
+        fam, dot, name = key.partition(".")
+        if not eq or not dot or fam != family:
+            raise CliError(
+                f"--set {kv}: expected {family}.KEY=VALUE with --scheme {scheme} on the user-space "
+                f"transport (see `accelbrake params {scheme}`)"
+            )
+        out.append(f"{name}={value}")
+    return ",".join(out)
 
 
 def _cc_args(scheme: str, sets: list[str]) -> str:
@@ -353,6 +414,9 @@ def check_echo(packets: Any) -> dict[str, Any]:
     return res
 
 
+_TRANSPORT = {"kernel-tcp": "kernel TCP", "user-udp": "user-space transport over UDP"}
+
+
 def format_emulate(s: dict[str, Any]) -> str:
     """The summary as the lines `run` prints."""
     from accelbrake.tables import render_table
@@ -384,6 +448,7 @@ def format_emulate(s: dict[str, Any]) -> str:
     ]
     return (
         render_table(head, rows)
-        + f"\nemulated {s['duration_s']:.1f} s (kernel TCP); link timing error p50 "
+        + f"\nemulated {s['duration_s']:.1f} s ({_TRANSPORT.get(s.get('transport', ''), 'kernel TCP')}); "
+        + "link timing error p50 "
         + f"{s['timing_error_us']['p50']:.0f} µs, p99 {s['timing_error_us']['p99']:.0f} µs"
     )
