@@ -48,6 +48,7 @@ SCHEMES = {
     "cubic@user": "cubic",
     "abc@user": "abc",
     "bbr@user": "bbr",
+    "xcp@user": "xcp",
 }
 DEFAULT_SCHEMES = [k for k in SCHEMES if not k.endswith("@user")]
 # Tolerances (utilisation, p95 per-packet delay): issue 16's ±5 % / ±10 % for kernel TCP, ±10 % /
@@ -82,7 +83,7 @@ def main() -> None:
             # "scheme+queue" names another queue.
             ours_t, _, transport = ours.partition("@")
             scheme, _, forced = ours_t.partition("+")
-            queue = forced or ("abc" if scheme.startswith("abc") else "droptail")
+            queue = forced or ("abc" if scheme.startswith("abc") else "xcp" if scheme == "xcp" else "droptail")
             spec = f"{queue} packets={s['buffer']}"
             qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
             sim = cli("run", "--scheme", scheme, *common, *qopt,

@@ -596,7 +596,7 @@ fn emulate_user(o: &Opts, secs: f64) -> Result<i32, String> {
     let (sender, receiver) = user_endpoints(o)?;
     let (mut emu, mut sig) = setup(o)?;
     emu.reset_clock();
-    let flow = udp::Flow::start(&emu.inner, &emu.outer, sender, receiver, emu.clock())
+    let flow = udp::Flow::start(&emu.inner, &emu.outer, sender, receiver, emu.clock(), o.rt.then_some(9))
         .map_err(|e| format!("user-space transport: {e}"))?;
     let run = run_timed(o, &mut emu, &mut sig, secs);
     let rep = flow.stop().map_err(|e| format!("user-space transport: {e}"));

@@ -132,7 +132,18 @@ pub struct Flow {
 impl Flow {
     /// Start the receiver in `outer` and the sender in `inner`, both on `clock`; the sender starts
     /// at once.
-    pub fn start(inner: &Netns, outer: &Netns, sender: Sender, receiver: Receiver, clock: Clock) -> io::Result<Flow> {
+    ///
+    /// `rt`: run both endpoint threads under `SCHED_FIFO` at this priority (`emulate --rt` uses 9,
+    /// just below the link loop's 10), so that a loaded machine does not add scheduling delay to
+    /// the controller's ACK clock and RTT samples.
+    pub fn start(
+        inner: &Netns,
+        outer: &Netns,
+        sender: Sender,
+        receiver: Receiver,
+        clock: Clock,
+        rt: Option<i32>,
+    ) -> io::Result<Flow> {
         let stop = Arc::new(AtomicBool::new(false));
         let report = Arc::new(Mutex::new(Report::default()));
         let addr = SocketAddrV4::new(Ipv4Addr::from(OUTER_ADDR), PORT);
@@ -156,13 +167,15 @@ impl Flow {
             Ok(s)
         })??;
         let (st, rep) = (stop.clone(), report.clone());
-        let r = std::thread::Builder::new()
-            .name("udp-receiver".into())
-            .spawn(move || receiver_loop(rx, receiver, clock, &st, &rep))?;
+        let r = std::thread::Builder::new().name("udp-receiver".into()).spawn(move || {
+            realtime(rt)?;
+            receiver_loop(rx, receiver, clock, &st, &rep)
+        })?;
         let (st, rep) = (stop.clone(), report.clone());
-        let s = std::thread::Builder::new()
-            .name("udp-sender".into())
-            .spawn(move || sender_loop(tx, sender, clock, &st, &rep))?;
+        let s = std::thread::Builder::new().name("udp-sender".into()).spawn(move || {
+            realtime(rt)?;
+            sender_loop(tx, sender, clock, &st, &rep)
+        })?;
         Ok(Flow {
             stop,
             threads: vec![r, s],
@@ -179,6 +192,20 @@ impl Flow {
         let r = self.report.lock().map_err(|_| io::Error::other("report lock"))?.clone();
         Ok(r)
     }
+}
+
+/// `SCHED_FIFO` at `prio` for the calling thread, if asked.
+fn realtime(prio: Option<i32>) -> io::Result<()> {
+    let Some(p) = prio else { return Ok(()) };
+    let param = libc::sched_param { sched_priority: p };
+    // SAFETY: plain system call on the calling thread (pid 0) with a valid parameter block.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(io::Error::other(format!(
+            "--rt: SCHED_FIFO refused for an endpoint: {e}"
+        )));
+    }
+    Ok(())
 }
 
 fn sender_codepoint(s: &Sender) -> Ecn {

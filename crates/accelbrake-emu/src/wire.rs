@@ -156,6 +156,49 @@ pub fn decode(payload: &[u8], ecn: Ecn, now: Time) -> Option<Packet> {
     }
 }
 
+/// Offset of our payload in a raw IPv4/UDP packet, if `ip` is one (no fragment, a whole UDP
+/// header) carrying a data segment of ours with an explicit header.
+fn explicit_offset(ip: &[u8]) -> Option<usize> {
+    if ip.len() < 20 || ip[0] >> 4 != 4 || ip[9] != 17 {
+        return None;
+    }
+    let ihl = (ip[0] & 0x0f) as usize * 4;
+    let frag = u16::from_be_bytes([ip[6], ip[7]]) & 0x3fff;
+    let off = ihl + 8;
+    (ihl >= 20 && frag == 0 && ip.len() >= off + DATA_FIELDS && ip[off] == MAGIC && ip[off + 1] == KIND_DATA)
+        .then_some(off)
+        .filter(|&o| matches!(u32_at(ip, o + 16), 1 | 2))
+}
+
+/// The XCP/RCP header of a raw IPv4 packet that is one of our data segments, for the routers of
+/// the emulated link (XCP's and RCP's queues read H_cwnd and H_rtt and lower H_feedback).
+pub fn explicit_of_ip(ip: &[u8]) -> Option<ExplicitHeader> {
+    let o = explicit_offset(ip)?;
+    let kind = if u32_at(ip, o + 16) == 1 {
+        ExplicitKind::Xcp
+    } else {
+        ExplicitKind::Rcp
+    };
+    Some(ExplicitHeader {
+        kind,
+        cwnd: f32_at(ip, o + 20),
+        rtt: f32_at(ip, o + 24),
+        feedback: f32_at(ip, o + 28),
+    })
+}
+
+/// Write a router's H_feedback back into a raw IPv4 packet of ours (in place) and clear its UDP
+/// checksum (0 = none, which IPv4 allows, RFC 768; the IP header checksum is unchanged since the
+/// IP header is). Returns whether the packet was one of ours with a header.
+pub fn set_explicit_feedback(ip: &mut [u8], feedback: f32) -> bool {
+    let Some(o) = explicit_offset(ip) else { return false };
+    ip[o + 28..o + 32].copy_from_slice(&feedback.to_le_bytes());
+    let ihl = (ip[0] & 0x0f) as usize * 4;
+    ip[ihl + 6] = 0;
+    ip[ihl + 7] = 0;
+    true
+}
+
 /// The ECN codepoint of a TOS byte (its two low bits, RFC 3168 §5).
 pub fn ecn_of_tos(tos: u8) -> Ecn {
     match tos & 3 {
@@ -237,6 +280,49 @@ mod tests {
                 assert_eq!(q.xfb(), -12.5);
             }
         }
+    }
+
+    #[test]
+    fn routers_read_and_lower_the_explicit_header_in_the_raw_ip_packet() {
+        let mut p = Packet::data(0, 7, MTU, Ecn::NotEct, Time(1));
+        let h = ExplicitHeader {
+            kind: ExplicitKind::Xcp,
+            cwnd: 30_000.0,
+            rtt: 0.12,
+            feedback: 900.0,
+        };
+        p.set_explicit(h);
+        let mut payload = Vec::new();
+        encode_data(&p, &mut payload);
+        let mut ip = vec![0u8; 28];
+        ip[0] = 0x45;
+        ip[9] = 17;
+        ip[26] = 0x12; // a UDP checksum
+        ip.extend_from_slice(&payload);
+        assert_eq!(explicit_of_ip(&ip), Some(h));
+        assert!(set_explicit_feedback(&mut ip, -40.0));
+        assert_eq!(explicit_of_ip(&ip).unwrap().feedback, -40.0);
+        assert_eq!(&ip[26..28], &[0, 0], "UDP checksum cleared (none)");
+        assert_eq!(
+            decode(&ip[28..], Ecn::NotEct, Time(0))
+                .unwrap()
+                .explicit()
+                .unwrap()
+                .feedback,
+            -40.0
+        );
+        // Not ours / no header / TCP / a fragment: left alone.
+        let mut tcp = ip.clone();
+        tcp[9] = 6;
+        assert!(explicit_of_ip(&tcp).is_none() && !set_explicit_feedback(&mut tcp, 1.0));
+        let mut frag = ip.clone();
+        frag[6] = 0x20;
+        assert!(explicit_of_ip(&frag).is_none());
+        let mut plain = Vec::new();
+        encode_data(&Packet::data(0, 1, MTU, Ecn::NotEct, Time(1)), &mut plain);
+        let mut ip2 = ip[..28].to_vec();
+        ip2.extend_from_slice(&plain);
+        assert!(explicit_of_ip(&ip2).is_none());
     }
 
     #[test]
