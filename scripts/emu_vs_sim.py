@@ -83,7 +83,8 @@ def main() -> None:
             # "scheme+queue" names another queue.
             ours_t, _, transport = ours.partition("@")
             scheme, _, forced = ours_t.partition("+")
-            queue = forced or ("abc" if scheme.startswith("abc") else "xcp" if scheme == "xcp" else "droptail")
+            own = "abc" if scheme.startswith("abc") else "xcp" if scheme == "xcp" else "droptail"
+            queue = forced or own
             spec = f"{queue} packets={s['buffer']}"
             qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
             sim = cli("run", "--scheme", scheme, *common, *qopt,

@@ -109,11 +109,31 @@ def test_emulate_prints_the_run_summary_and_writes_parquet(emu_bin, tmp_path):
     assert ((up["due_ns"] - up["opportunity_ns"]) == 10_000_000).all()
 
 
+def test_emulate_runs_a_scheme_without_a_kernel_implementation_on_the_user_space_transport(emu_bin):
+    r = cli("emulate", "--scheme", "vegas", "--trace", BW12, "--delay", "10", "--queue",
+            "droptail packets=60", "--duration", "2", "--set", "vegas.alpha=2", "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["transport"] == "user-udp" and s["scheme"] == "vegas" and s["scheme_args"] == "alpha=2"
+    assert 0.2 < s["utilization"] <= 1.0 + 1e-9
+    assert s["receiver"]["packets"] > 0 and s["sender"]["acks"] > 0
+    # The same scheme name on kernel TCP still means kernel TCP unless asked otherwise.
+    r = cli("emulate", "--scheme", "cubic", "--transport", "user", "--trace", BW12, "--duration", "1")
+    assert r.returncode == 0, r.stderr
+    assert "user-space transport" in r.stdout
+
+
 def test_bad_options_are_clear_errors():
     # No root needed: checked before anything is created.
     _binary()
-    r = cli("emulate", "--scheme", "vegas", "--trace", BW12)
-    assert r.returncode == 2 and "--scheme vegas" in r.stderr
+    r = cli("emulate", "--scheme", "vegass", "--trace", BW12)
+    assert r.returncode == 2 and "--scheme vegass" in r.stderr and "vegas" in r.stderr
+    r = cli("emulate", "--scheme", "vegas", "--transport", "kernel", "--trace", BW12)
+    assert r.returncode == 2 and "--scheme vegas" in r.stderr and "--transport user" in r.stderr
+    r = cli("emulate", "--scheme", "copa", "--set", "cubic.beta=0.5", "--trace", BW12)
+    assert r.returncode == 2 and "copa.KEY=VALUE" in r.stderr
+    r = cli("emulate", "--scheme", "copa", "--set", "copa.dleta=0.5", "--trace", BW12)
+    assert r.returncode != 0 and "copa.dleta" in r.stderr
     r = cli("emulate", "--trace", "/nonexistent.trace")
     assert r.returncode == 2 and "/nonexistent.trace" in r.stderr
     r = cli("shell", "--trace", BW12)

@@ -62,10 +62,13 @@ def emu_binary() -> str:
     )
 
 
-def _link_args(parser: Any) -> None:
+def _link_args(parser: Any, trace_required: bool = True) -> None:
     g = parser.add_argument_group("emulated link (Mahimahi mm-delay + mm-link)")
     g.add_argument(
-        "--trace", required=True, metavar="FILE", help="Mahimahi trace of the inner→outer direction"
+        "--trace",
+        required=trace_required,
+        metavar="FILE",
+        help="Mahimahi trace of the inner→outer direction" + ("" if trace_required else " (or --scenario)"),
     )
     g.add_argument(
         "--ack-trace", metavar="FILE", help="trace of the outer→inner direction (default: --trace)"
@@ -168,7 +171,14 @@ def register(sub: Any, fmt: Any) -> None:
         description=__doc__,
         formatter_class=fmt,
     )
-    _link_args(em)
+    _link_args(em, trace_required=False)
+    em.add_argument(
+        "--scenario",
+        metavar="FILE",
+        help="emulate a JSON or TOML scenario file in the core's schema (as `run --scenario`): one flow "
+        "over one data hop and one ACK hop, trace or constant links, the same delay both ways; its "
+        "trace, queues, delay, scheme, parameters, seed and duration replace the options",
+    )
     em.add_argument(
         "--scheme",
         default="cubic",
@@ -183,7 +193,9 @@ def register(sub: Any, fmt: Any) -> None:
         "transport running the simulator's own sender, receiver and controller over UDP; auto "
         "(default) = kernel where the kernel has the scheme, else user",
     )
-    em.add_argument("--duration", type=float, default=10.0, metavar="S", help="seconds (default 10)")
+    em.add_argument(
+        "--duration", type=float, metavar="S", help="seconds (default 10, or the scenario's duration)"
+    )
     em.add_argument(
         "--set",
         action="append",
@@ -257,6 +269,36 @@ def _run_forwarding_signals(argv: list[str]) -> int:
 
 
 def cmd_emulate(args: Any) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.scenario:
+            from accelbrake.scenarios import load_scenario_file
+
+            try:
+                sc = load_scenario_file(args.scenario)
+            except Exception as e:  # noqa: BLE001 - the loader's message names the file
+                raise CliError(str(e)) from e
+            given = emulation_of_scenario(sc, Path(tmp), where=args.scenario)
+            for k, v in given.items():
+                if k == "duration" and args.duration is not None:
+                    continue
+                if k == "sets":
+                    args.set = [*v, *args.set]
+                else:
+                    setattr(args, k, v)
+        elif args.trace is None:
+            raise CliError("emulate: give --trace FILE (a Mahimahi trace) or --scenario FILE")
+        if args.duration is None:
+            args.duration = 10.0
+        summary = emulate_summary(args)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(format_emulate(summary))
+    return 0
+
+
+def emulate_summary(args: Any) -> dict[str, Any]:
+    """Run one emulation with the ``emulate`` options in ``args``; its JSON summary."""
     scheme = args.scheme
     queue = args.queue
     if "+" in scheme:
@@ -272,7 +314,9 @@ def cmd_emulate(args: Any) -> int:
         argv = [binary, "emulate", *_forward(args, csv)]
         if user:
             if args.receiver_cc:
-                raise CliError("--receiver-cc: only for kernel TCP (the user-space transport has its own receiver)")
+                raise CliError(
+                    "--receiver-cc: only for kernel TCP (the user-space transport has its own receiver)"
+                )
             argv += ["--scheme", scheme]
             scheme_args = _scheme_args(scheme, args.set)
             if scheme_args:
@@ -294,11 +338,81 @@ def cmd_emulate(args: Any) -> int:
         if csv is not None:
             _to_parquet(csv, args.packets)
     summary["scheme"] = args.scheme
-    if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
-    print(format_emulate(summary))
-    return 0
+    return summary
+
+
+def _queue_spec(q: dict[str, Any]) -> str:
+    """A core queue object (``{"type": "abc", "packets": 250, ...}``) as ``"abc packets=250,..."``."""
+    kv = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in q.items() if k != "type"]
+    return f"{q.get('type', 'infinite')} {','.join(kv)}".strip()
+
+
+def _link_trace(link: dict[str, Any], where: str, tmp: Path, name: str) -> str:
+    """A hop's link as a Mahimahi trace file: a trace link's own file (trace offset 0), or a
+    constant rate written as a 1-s trace of 1504-byte opportunities (cumulative count rounded down
+    per millisecond, so the rate is exact when it is a whole number of opportunities per second)."""
+    kind = link.get("type")
+    if kind == "trace":
+        if link.get("offset", 0) not in (0, 0.0, None):
+            raise CliError(f"{where}.link.offset: the emulator starts traces at 0 (got {link['offset']})")
+        return str(link["path"])
+    if kind == "constant":
+        per_s = float(link["mbps"]) * 1e6 / 8 / 1504
+        if per_s < 1:
+            raise CliError(f"{where}.link.mbps: {link['mbps']} is below one opportunity per second")
+        lines, prev = [], 0
+        for ms in range(1, 1001):
+            n = int(per_s * ms / 1000 + 1e-9)
+            lines += [str(ms)] * (n - prev)
+            prev = n
+        path = tmp / f"{name}-{link['mbps']}mbps.trace"
+        path.write_text("\n".join(lines) + "\n")
+        return str(path)
+    raise CliError(f"{where}.link.type: the emulator has trace and constant links only (got {kind!r})")
+
+
+def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario") -> dict[str, Any]:
+    """The ``emulate`` options of a core scenario (checked: one flow, one data hop and one ACK hop
+    with the same delay); constant links become trace files in ``tmp``. Errors name the field."""
+    flows = sc.get("flows", [])
+    if len(flows) != 1 or int(flows[0].get("count", 1)) != 1:
+        n = sum(int(f.get("count", 1)) for f in flows)
+        raise CliError(f"{where}: flows: the emulator runs one flow (this scenario has {n})")
+    f = flows[0]
+    fwd, rev = f.get("fwd", []), f.get("rev", [])
+    if len(fwd) != 1 or len(rev) != 1:
+        raise CliError(f"{where}: flows[0].fwd/rev: the emulator has one data hop and one ACK hop")
+    hops = sc["hops"]
+    data, ack = hops[fwd[0]], hops[rev[0]]
+    d_ms, a_ms = float(data.get("delay_ms", 0)), float(ack.get("delay_ms", 0))
+    if abs(d_ms - a_ms) > 1e-9:
+        raise CliError(
+            f"{where}: hops[].delay_ms: the emulator delays both ways alike (got {d_ms} and {a_ms})"
+        )
+    for k in ("extra_delay_ms", "start_ms", "stop_ms"):
+        if f.get(k):
+            raise CliError(f"{where}: flows[0].{k}: not supported by the emulator")
+    if f.get("app", {"type": "bulk"}) not in ({"type": "bulk"}, "bulk"):
+        raise CliError(f"{where}: flows[0].app: the emulator's senders are bulk")
+    from accelbrake import catalog
+
+    scheme = f["scheme"]
+    try:
+        family = catalog.scheme(scheme).family
+    except KeyError:
+        raise CliError(f"{where}: flows[0].scheme {scheme!r} is not a scheme of ours") from None
+    return {
+        "trace": _link_trace(data["link"], f"{where}: hops[{fwd[0]}]", tmp, "data"),
+        "ack_trace": _link_trace(ack["link"], f"{where}: hops[{rev[0]}]", tmp, "ack"),
+        "queue": _queue_spec(data.get("queue", {"type": "infinite"})),
+        "ack_queue": _queue_spec(ack.get("queue", {"type": "infinite"})),
+        "delay": d_ms,
+        "scheme": scheme,
+        "sets": [f"{family}.{k}={v}" for k, v in f.get("params", {}).items()],
+        "seed": int(sc.get("seed", 1)),
+        "duration": float(sc["duration_ms"]) / 1000.0,
+        "ecn": bool(f.get("ecn", False)),
+    }
 
 
 def _user_transport(scheme: str, transport: str) -> bool:
@@ -452,3 +566,77 @@ def format_emulate(s: dict[str, Any]) -> str:
         + "link timing error p50 "
         + f"{s['timing_error_us']['p50']:.0f} µs, p99 {s['timing_error_us']['p99']:.0f} µs"
     )
+
+
+def emulate_sweep(
+    exp: Any,
+    out: Path,
+    *,
+    transport: str = "auto",
+    rt: bool = False,
+    limit: int | None = None,
+    echo: Any = print,
+) -> tuple[Path, int, int]:
+    """``sweep --emulate``: every point of an experiment through the emulator, one after another
+    (real time), resumably: each summary is written to ``OUT/emulated/<run_id>.json`` as it ends and
+    a rerun skips those there. Then ``OUT/emulated.csv``: one row per point, the point's labels
+    beside the summary's figures. Returns (table path, runs now, runs skipped)."""
+    from accelbrake.experiments.runner import run_id
+
+    points = list(exp.points())
+    scenarios = [exp.scenario(p) for p in points]
+    runs = out / "emulated"
+    runs.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        # Check every point before the first (long, real-time) run.
+        opts = [
+            emulation_of_scenario(sc, Path(tmp), where=f"{exp.source}: {p.describe()}")
+            for p, sc in zip(points, scenarios, strict=True)
+        ]
+        ran = skipped = 0
+        rows = []
+        for p, sc, o in zip(points, scenarios, opts, strict=True):
+            path = runs / f"{run_id(sc, 'emulate:' + transport)}.json"
+            if path.exists():
+                skipped += 1
+            elif limit is not None and ran >= limit:
+                continue
+            else:
+                echo(f"emulating {p.describe()} ({o['duration']:g} s)")
+                ns = argparse.Namespace(
+                    **{
+                        **o,
+                        "set": o["sets"],
+                        "transport": transport,
+                        "rt": rt,
+                        "marks": None,
+                        "log": None,
+                        "ack_log": None,
+                        "packets": None,
+                        "receiver_cc": None,
+                    }
+                )
+                summary = emulate_summary(ns)
+                path.write_text(json.dumps(summary, indent=1) + "\n")
+                ran += 1
+            s = json.loads(path.read_text())
+            rows.append(
+                {
+                    **p.labels(),
+                    "transport": s.get("transport"),
+                    "utilization": s["utilization"],
+                    "throughput_mbps": s["throughput_mbps"],
+                    "capacity_mbps": s["capacity_mbps"],
+                    "per_packet_delay_p50_ms": s["per_packet_delay_ms"]["p50"],
+                    "per_packet_delay_p95_ms": s["per_packet_delay_ms"]["p95"],
+                    "queueing_delay_p95_ms": s["queueing_delay_ms"]["p95"],
+                    "drops": s["drops"],
+                    "marks": s["marks"],
+                    "timing_error_p99_us": s["timing_error_us"]["p99"],
+                }
+            )
+    import pandas as pd
+
+    table = out / "emulated.csv"
+    pd.DataFrame(rows).to_csv(table, index=False)
+    return table, ran, skipped
