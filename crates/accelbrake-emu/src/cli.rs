@@ -320,6 +320,10 @@ pub fn main(args: Vec<String>) -> i32 {
     let Some(cmd) = args.first() else {
         return usage_err("give a subcommand: shell, emulate, saturate or check".into());
     };
+    if cmd == accelbrake_emu::pidns::INIT_SUBCOMMAND {
+        let rest = args[1..].strip_prefix(&["--".to_string()]).unwrap_or(&args[1..]);
+        return accelbrake_emu::pidns::init_main(rest);
+    }
     if cmd == "--help" || cmd == "-h" {
         println!("usage: accelbrake-emu shell|emulate|saturate|check [options] (see docs/emulation.md)");
         return 0;
@@ -423,8 +427,8 @@ fn shell(o: &Opts, cc: &str) -> Result<i32, String> {
     let outer_child = match &o.outer {
         Some(c) => Some(
             emu.outer
-                .command("sh")
-                .args(["-c", c])
+                .command_isolated("sh", &["-c".to_string(), c.clone()])
+                .map_err(|e| format!("--outer: {e}"))?
                 .spawn()
                 .map_err(|e| format!("--outer: cannot start 'sh -c {c}': {e}"))?,
         ),
@@ -432,8 +436,8 @@ fn shell(o: &Opts, cc: &str) -> Result<i32, String> {
     };
     let mut child = emu
         .inner
-        .command(&o.program[0])
-        .args(&o.program[1..])
+        .command_isolated(&o.program[0], &o.program[1..])
+        .map_err(|e| format!("cannot run '{}': {e}", o.program[0]))?
         // Mahimahi's variable for the address of the other side.
         .env("MAHIMAHI_BASE", &base)
         .env("ACCELBRAKE_PEER", &base)

@@ -31,6 +31,8 @@ pub mod emulator;
 #[cfg(target_os = "linux")]
 pub mod netns;
 #[cfg(target_os = "linux")]
+pub mod pidns;
+#[cfg(target_os = "linux")]
 pub mod tcp;
 #[cfg(target_os = "linux")]
 pub mod udp;

@@ -211,6 +211,109 @@ fn abc_in_user_space_reads_the_routers_brakes_from_the_ip_header() {
     assert!(q95 < 150.0, "queueing p95 {q95} ms (the ABC router's target is 60 ms)");
 }
 
+/// Processes whose command line is exactly `cmd` (from `/proc`, no tool needed).
+fn processes(cmd: &str) -> usize {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
+    dir.filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).replace('\0', " ").trim_end() == cmd)
+        .count()
+}
+
+/// A program's own children (here a shell's background job and its foreground command) die with
+/// the emulator even when it is killed with SIGKILL: the program runs in a PID namespace whose
+/// init dies with the emulator (`pidns.rs`). With `PR_SET_PDEATHSIG` alone only the direct child
+/// died and both sleeps survived.
+#[test]
+fn grandchildren_of_the_shells_program_die_with_a_killed_emulator() {
+    if !available("grandchildren_of_the_shells_program_die_with_a_killed_emulator") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let t = trace("bw12.mahi");
+    let (a, b) = (
+        format!("sleep 900.{}1", std::process::id()),
+        format!("sleep 900.{}2", std::process::id()),
+    );
+    let mut emu = bin()
+        .args([
+            "shell",
+            "--trace",
+            &t,
+            "--outer",
+            &format!("{a} & {a}"),
+            "--",
+            "sh",
+            "-c",
+        ])
+        .arg(format!("{b} & {b}; true"))
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while processes(&a) + processes(&b) < 4 && t0.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!((processes(&a), processes(&b)), (2, 2), "the programs did not start");
+    emu.kill().unwrap(); // SIGKILL
+    emu.wait().unwrap();
+    let t0 = std::time::Instant::now();
+    while processes(&a) + processes(&b) > 0 && t0.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!((processes(&a), processes(&b)), (0, 0), "left behind after kill -9");
+}
+
+/// The program's exit status, a missing program (127) and Ctrl-C (130) pass through the init.
+#[test]
+fn the_programs_exit_status_and_signals_pass_through_its_init() {
+    if !available("the_programs_exit_status_and_signals_pass_through_its_init") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let t = trace("bw12.mahi");
+    let st = bin()
+        .args(["shell", "--trace", &t, "--", "sh", "-c", "exit 7"])
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(7));
+    let st = bin()
+        .args(["shell", "--trace", &t, "--", "/nonexistent/prog"])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&st.stderr).contains("/nonexistent/prog"));
+    // The program is PID 2 of its namespace (its init is 1).
+    let out = bin()
+        .args(["shell", "--trace", &t, "--", "sh", "-c", "echo $$"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2");
+    let marker = format!("sleep 901.{}", std::process::id());
+    let mut emu = bin()
+        .args(["shell", "--trace", &t, "--", "sh", "-c"])
+        .arg(&marker)
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while processes(&marker) == 0 && t0.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    send_signal(emu.id(), 2); // SIGINT
+    let st = emu.wait().unwrap();
+    assert_eq!(st.code(), Some(130), "Ctrl-C: 128 + SIGINT");
+    assert_eq!(processes(&marker), 0);
+}
+
+fn send_signal(pid: u32, sig: i32) {
+    let st = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
 #[test]
 fn bad_options_name_the_parameter_without_needing_root() {
     let out = bin()
