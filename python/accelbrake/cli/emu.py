@@ -5,7 +5,10 @@ queues (Linux, root). Both run the ``accelbrake-emu`` binary of the ``accelbrake
 network namespace whose only route leaves through the emulated link; its other end (address in
 ``$MAHIMAHI_BASE``) is a second namespace where ``--outer CMD`` runs (e.g. a server).
 ``emulate`` runs a kernel TCP bulk transfer (cubic, reno, bbr: ``TCP_CONGESTION``) over the link
-and prints the same figures as ``run``. ``--scheme abc`` runs ABC's sender and receiver echo as a
+and prints the same figures as ``run``; any other scheme of ours (or any with ``--transport user``)
+runs on the user-space transport: the simulator's own sender, receiver and controller exchanging
+UDP datagrams across the link (``crates/accelbrake-emu/src/udp.rs``). ``--scenario FILE`` takes
+the setup from a scenario file; ``sweep --emulate`` emulates an experiment file's points. ``--scheme abc`` runs ABC's sender and receiver echo as a
 BPF congestion control (``crates/accelbrake-emu/bpf/abc.bpf.c``) at both ends, registered for the
 run; needs clang and libbpf (``make emu-deps``) and a kernel with BPF struct_ops.
 """
