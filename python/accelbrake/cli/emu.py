@@ -8,9 +8,10 @@ network namespace whose only route leaves through the emulated link; its other e
 and prints the same figures as ``run``; any other scheme of ours (or any with ``--transport user``)
 runs on the user-space transport: the simulator's own sender, receiver and controller exchanging
 UDP datagrams across the link (``crates/accelbrake-emu/src/udp.rs``). ``--scenario FILE`` takes
-the setup from a scenario file; ``sweep --emulate`` emulates an experiment file's points. ``--scheme abc`` runs ABC's sender and receiver echo as a
-BPF congestion control (``crates/accelbrake-emu/bpf/abc.bpf.c``) at both ends, registered for the
-run; needs clang and libbpf (``make emu-deps``) and a kernel with BPF struct_ops.
+the setup from a scenario file; ``sweep --emulate`` emulates an experiment file's points.
+``--scheme abc`` runs ABC's sender and receiver echo as a BPF congestion control
+(``crates/accelbrake-emu/bpf/abc.bpf.c``) at both ends, registered for the run; needs clang and
+libbpf (``make emu-deps``) and a kernel with BPF struct_ops.
 """
 
 from __future__ import annotations
