@@ -205,7 +205,7 @@ def test_a_scenario_maps_onto_the_emulators_options_and_what_cannot_be_emulated_
 def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_path):
     sc = tmp_path / "sc.json"
     sc.write_text(json.dumps(_scenario()))
-    r = cli("emulate", "--scenario", str(sc), "--duration", "1.5", "--json")
+    r = cli("emulate", "--scenario", str(sc), "--duration", "1.5", "--transport", "user", "--json")
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     assert s["scheme"] == "abc" and s["transport"] == "user-udp" and s["queue_args"] == "packets=250,eta=0.9"
