@@ -614,6 +614,20 @@ mod tests {
     }
 
     #[test]
+    fn the_sender_reports_the_codepoint_it_puts_on_data() {
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::Ect1,
+            App::Bulk,
+        );
+        s.start(Time::ZERO);
+        assert_eq!(s.ecn(), Ecn::Ect1);
+        assert_eq!(s.poll_transmit(Time::ZERO).unwrap().ecn, s.ecn());
+        assert_eq!(sender().ecn(), Ecn::NotEct);
+    }
+
+    #[test]
     fn initial_window_is_ten_segments() {
         let mut s = sender();
         assert_eq!(send_all(&mut s, Time::ZERO), (0..10).collect::<Vec<_>>());
