@@ -211,6 +211,44 @@ fn abc_in_user_space_reads_the_routers_brakes_from_the_ip_header() {
     assert!(q95 < 150.0, "queueing p95 {q95} ms (the ABC router's target is 60 ms)");
 }
 
+/// XCP on the user-space transport over the emulated XCP router: the router reads the header from
+/// the UDP payload and lowers H_feedback, so the sender's window settles near the BDP and the
+/// 250-packet queue neither overflows nor stands (without the feedback written back, the sender
+/// would take its own requested increases and fill the queue).
+#[test]
+fn xcp_headers_ride_in_the_payload_and_the_router_lowers_them() {
+    if !available("xcp_headers_ride_in_the_payload_and_the_router_lowers_them") {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let t = trace("bw12.mahi");
+    let v = run_json(&[
+        "emulate",
+        "--trace",
+        &t,
+        "--delay",
+        "20",
+        "--queue",
+        "xcp packets=250",
+        "--scheme",
+        "xcp",
+        "--duration",
+        "4",
+    ]);
+    assert_eq!(v["drops"], 0);
+    let u = v["utilization"].as_f64().unwrap();
+    assert!(u > 0.5, "utilisation {u}");
+    let q95 = v["queueing_delay_ms"]["p95"].as_f64().unwrap();
+    assert!(
+        q95 < 60.0,
+        "queueing p95 {q95} ms: the feedback did not hold the queue down"
+    );
+    // BDP: 1 packet/ms × 40 ms; XCP's window ends within a few BDPs (an uncontrolled one grows
+    // by its own requests every RTT).
+    let w = v["sender"]["final_cwnd"].as_f64().unwrap();
+    assert!(w < 150.0, "final window {w} segments");
+}
+
 /// Processes whose command line is exactly `cmd` (from `/proc`, no tool needed).
 fn processes(cmd: &str) -> usize {
     let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
