@@ -12,6 +12,9 @@ ABC (`abc`, `abc-cubic`): the simulator's ABC sender and router against ABC in e
 over the same ABC router in the emulator, 250 packets (goal: ±10 % utilisation and p95 delay);
 `abc-cubic+droptail`: the §4.1 sender over a 250-packet drop-tail queue (its Cubic window in control).
 
+`S@user` (e.g. `copa@user,abc@user`): scheme S on the user-space transport (`emulate --transport
+user`, the simulator's own sender, receiver and controller over UDP), against `run` (±10 % / ±10 %).
+
     sudo .venv/bin/python scripts/emu_vs_sim.py [--duration 30] [--schemes abc,cubic] [--json out.json]
 """
 
@@ -38,7 +41,16 @@ SCHEMES = {
     "abc-cubic": "abc-cubic",
     # ABC §4.1 over a non-ABC bottleneck: w_cubic in control.
     "abc-cubic+droptail": "abc-cubic",
+    # The user-space transport (`emulate --transport user`): the simulator's own sender, receiver
+    # and controller over UDP across the emulated link ("@user"; not in the default list).
+    "copa@user": "copa",
+    "vegas@user": "vegas",
+    "cubic@user": "cubic",
+    "abc@user": "abc",
+    "bbr@user": "bbr",
+    "xcp@user": "xcp",
 }
+DEFAULT_SCHEMES = [k for k in SCHEMES if not k.endswith("@user")]
 # Tolerances (utilisation, p95 per-packet delay): issue 16's ±5 % / ±10 % for kernel TCP, ±10 % /
 # ±10 % for ABC in eBPF.
 TOLERANCE = {"abc": (0.10, 0.10), "abc-cubic": (0.10, 0.10), "abc-cubic+droptail": (0.10, 0.10)}
@@ -56,7 +68,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--schemes", default=",".join(SCHEMES), help="comma-separated subset of SCHEMES")
+    ap.add_argument("--schemes", default=",".join(DEFAULT_SCHEMES), help="comma-separated subset of SCHEMES")
     ap.add_argument("--setups", default=",".join(SETUPS), help="comma-separated subset of SETUPS")
     a = ap.parse_args()
     schemes = {k: SCHEMES[k] for k in a.schemes.split(",")}
@@ -69,18 +81,21 @@ def main() -> None:
         for ours, kernel in schemes.items():
             # `run` puts each scheme behind its own queue (ABC: the ABC router), as `emulate` below;
             # "scheme+queue" names another queue.
-            scheme, _, forced = ours.partition("+")
-            queue = forced or ("abc" if scheme.startswith("abc") else "droptail")
+            ours_t, _, transport = ours.partition("@")
+            scheme, _, forced = ours_t.partition("+")
+            own = "abc" if scheme.startswith("abc") else "xcp" if scheme == "xcp" else "droptail"
+            queue = forced or own
             spec = f"{queue} packets={s['buffer']}"
             qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
             sim = cli("run", "--scheme", scheme, *common, *qopt,
                       "--duration", str(a.duration), "--set", "link.offset=0", "--json")  # fmt: skip
-            emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec,
+            topt = ["--transport", transport] if transport else []
+            emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec, *topt,
                       "--duration", str(a.duration), "--rt", "--json")  # fmt: skip
             us, ue = sim["utilization"], emu["utilization"]
             ps, pe = sim["per_packet_delay_ms"]["p95"], emu["per_packet_delay_ms"]["p95"]
             du, dp = (ue - us) / us, (pe - ps) / ps
-            tu, tp = TOLERANCE.get(ours, DEFAULT_TOLERANCE)
+            tu, tp = TOLERANCE.get(ours_t, (0.10, 0.10) if transport else DEFAULT_TOLERANCE)
             ok = abs(du) <= tu and abs(dp) <= tp
             print(
                 f"| {name} | {ours} / {kernel} | {us:.3f} | {ue:.3f} | {100 * du:+.1f} % | "

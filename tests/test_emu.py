@@ -109,11 +109,31 @@ def test_emulate_prints_the_run_summary_and_writes_parquet(emu_bin, tmp_path):
     assert ((up["due_ns"] - up["opportunity_ns"]) == 10_000_000).all()
 
 
+def test_emulate_runs_a_scheme_without_a_kernel_implementation_on_the_user_space_transport(emu_bin):
+    r = cli("emulate", "--scheme", "vegas", "--trace", BW12, "--delay", "10", "--queue",
+            "droptail packets=60", "--duration", "2", "--set", "vegas.alpha=2", "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["transport"] == "user-udp" and s["scheme"] == "vegas" and s["scheme_args"] == "alpha=2"
+    assert 0.2 < s["utilization"] <= 1.0 + 1e-9
+    assert s["receiver"]["packets"] > 0 and s["sender"]["acks"] > 0
+    # The same scheme name on kernel TCP still means kernel TCP unless asked otherwise.
+    r = cli("emulate", "--scheme", "cubic", "--transport", "user", "--trace", BW12, "--duration", "1")
+    assert r.returncode == 0, r.stderr
+    assert "user-space transport" in r.stdout
+
+
 def test_bad_options_are_clear_errors():
     # No root needed: checked before anything is created.
     _binary()
-    r = cli("emulate", "--scheme", "vegas", "--trace", BW12)
-    assert r.returncode == 2 and "--scheme vegas" in r.stderr
+    r = cli("emulate", "--scheme", "vegass", "--trace", BW12)
+    assert r.returncode == 2 and "--scheme vegass" in r.stderr and "vegas" in r.stderr
+    r = cli("emulate", "--scheme", "vegas", "--transport", "kernel", "--trace", BW12)
+    assert r.returncode == 2 and "--scheme vegas" in r.stderr and "--transport user" in r.stderr
+    r = cli("emulate", "--scheme", "copa", "--set", "cubic.beta=0.5", "--trace", BW12)
+    assert r.returncode == 2 and "copa.KEY=VALUE" in r.stderr
+    r = cli("emulate", "--scheme", "copa", "--set", "copa.dleta=0.5", "--trace", BW12)
+    assert r.returncode != 0 and "copa.dleta" in r.stderr
     r = cli("emulate", "--trace", "/nonexistent.trace")
     assert r.returncode == 2 and "/nonexistent.trace" in r.stderr
     r = cli("shell", "--trace", BW12)
@@ -140,3 +160,69 @@ def test_ctrl_c_stops_the_program_and_leaves_nothing_behind(emu_bin, tmp_path):
     assert p.returncode == 130, err
     assert subprocess.run(["pgrep", "-f", f"^sleep {marker}$"], capture_output=True).returncode == 1
     assert (tmp_path / "p.parquet").exists()
+
+
+def _scenario(**flow: object) -> dict:
+    return {
+        "duration_ms": 2000.0,
+        "seed": 3,
+        "hops": [
+            {"link": {"type": "trace", "path": BW12}, "queue": {"type": "abc", "packets": 250, "eta": 0.9},
+             "delay_ms": 10.0},
+            {"link": {"type": "constant", "mbps": 12.0}, "queue": {"type": "infinite"}, "delay_ms": 10.0},
+        ],
+        "flows": [{"scheme": "abc", "params": {"min_window": 4}, "fwd": [0], "rev": [1], **flow}],
+    }  # fmt: skip
+
+
+def test_a_scenario_maps_onto_the_emulators_options_and_what_cannot_be_emulated_is_named(tmp_path):
+    o = emu.emulation_of_scenario(_scenario(), tmp_path)
+    assert o["trace"] == BW12 and o["queue"] == "abc packets=250,eta=0.9" and o["ack_queue"] == "infinite"
+    want = (10.0, "abc", ["abc.min_window=4"], 3, 2.0)
+    assert (o["delay"], o["scheme"], o["sets"], o["seed"], o["duration"]) == want
+    # The constant 12 Mbit/s ACK link as a trace: 997 opportunities of 1504 bytes per second.
+    lines = Path(o["ack_trace"]).read_text().split()
+    assert len(lines) == int(12e6 / 8 / 1504) and lines[-1] == "1000"
+    bad = [
+        (_scenario(count=2), "flows"),
+        (_scenario(fwd=[0, 1]), "fwd"),
+        (_scenario(app={"type": "finite", "bytes": 10}), "app"),
+    ]
+    sc = _scenario()
+    sc["hops"][1]["delay_ms"] = 20.0
+    bad.append((sc, "delay_ms"))
+    sc = _scenario()
+    sc["hops"][0]["link"]["offset"] = 3.0
+    bad.append((sc, "offset"))
+    sc = _scenario()
+    sc["hops"][0]["link"] = {"type": "wifi"}
+    bad.append((sc, "link.type"))
+    for sc, field in bad:
+        with pytest.raises(Exception, match=field):
+            emu.emulation_of_scenario(sc, tmp_path)
+
+
+def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_path):
+    sc = tmp_path / "sc.json"
+    sc.write_text(json.dumps(_scenario()))
+    r = cli("emulate", "--scenario", str(sc), "--duration", "1.5", "--transport", "user", "--json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["scheme"] == "abc" and s["transport"] == "user-udp" and s["queue_args"] == "packets=250,eta=0.9"
+    assert abs(s["duration_s"] - 1.5) < 0.1 and s["marks"] > 0
+    exp = tmp_path / "e.toml"
+    exp.write_text(
+        'name = "e"\n[matrix]\nschemes = ["copa", "vegas"]\n'
+        f'traces = ["{BW12}"]\ndelay_ms = [5]\nbuffer_packets = [40]\nflows = [1]\nseeds = 1\n'
+        "[run]\nduration_s = 1\nack_mbps = 12\n"
+    )
+    out = tmp_path / "out"
+    r = cli("sweep", str(exp), "--emulate", "--out", str(out), "--limit", "1")
+    assert r.returncode == 0, r.stderr
+    assert len(list((out / "emulated").glob("*.json"))) == 1
+    r = cli("sweep", str(exp), "--emulate", "--out", str(out))
+    assert r.returncode == 0 and "1 emulated runs now, 1 already done" in r.stderr, r.stderr
+    import pandas as pd
+
+    t = pd.read_csv(out / "emulated.csv")
+    assert list(t["scheme"]) == ["copa", "vegas"] and (t["utilization"] > 0.2).all()

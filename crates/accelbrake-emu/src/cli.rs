@@ -5,6 +5,7 @@ use accelbrake_emu::direction::{Delivery, Direction, Marks};
 use accelbrake_emu::emulator::{write_packet_row, Dir, Emulator, PACKETS_HEADER};
 use accelbrake_emu::netns::{self, OUTER_ADDR};
 use accelbrake_emu::tcp;
+use accelbrake_emu::udp;
 use accelbrake_sim::link::{Trace, TraceLink, TUN_OVERHEAD};
 use accelbrake_sim::params::Given;
 use accelbrake_sim::queue::{self, Queue};
@@ -37,6 +38,8 @@ struct Opts {
     duration_s: Option<f64>,
     cc: String,
     cc_args: String,
+    scheme: Option<String>,
+    scheme_args: String,
     receiver_cc: Option<String>,
     marks: Option<Marks>,
     rate_mbps: f64,
@@ -68,6 +71,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         duration_s: None,
         cc: "cubic".into(),
         cc_args: String::new(),
+        scheme: None,
+        scheme_args: String::new(),
         receiver_cc: None,
         marks: None,
         rate_mbps: 0.0,
@@ -134,6 +139,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--duration" => o.duration_s = Some(num("--duration", val()?, 0.001, 86_400.0)?),
             "--cc" => o.cc = val()?,
             "--cc-args" => o.cc_args = val()?,
+            "--scheme" => o.scheme = Some(val()?),
+            "--scheme-args" => o.scheme_args = val()?,
             "--receiver-cc" => o.receiver_cc = Some(val()?),
             "--marks" => {
                 o.marks = Some(match val()?.as_str() {
@@ -177,9 +184,17 @@ fn abc_config(o: &Opts) -> Result<BpfConfig, String> {
     BpfConfig::from_registry(&o.cc, &given).map_err(|e| format!("--cc-args: {e}"))
 }
 
+/// The user-space transport's sender and receiver for `--scheme` (`--scheme-args k=v,...`: the
+/// scheme's registry keys without the family prefix, checked as `run` checks them).
+fn user_endpoints(o: &Opts) -> Result<(accelbrake_sim::sender::Sender, accelbrake_sim::receiver::Receiver), String> {
+    let scheme = o.scheme.as_deref().unwrap_or_default();
+    let given = given_of(&o.scheme_args, "--scheme-args")?;
+    udp::endpoints(scheme, &given, o.seed, o.ecn).map_err(|e| format!("--scheme {scheme}: {e}"))
+}
+
 /// Whether `--cc` asks for an ABC congestion control in eBPF (`abc`, `abc-cubic`).
 fn wants_abc(o: &Opts) -> bool {
-    Variant::of_scheme(&o.cc).is_some()
+    o.scheme.is_none() && Variant::of_scheme(&o.cc).is_some()
 }
 
 /// How ABC marks are written: `--marks`, else CE for kernel ABC endpoints (the only marks a kernel
@@ -240,6 +255,16 @@ fn validate(o: &Opts) -> Result<(), String> {
     }
     build_queue(&o.queue, &o.queue_args, "--queue", o.seed, 1)?;
     build_queue(&o.ack_queue, &o.ack_queue_args, "--ack-queue", o.seed, 2)?;
+    if o.scheme.is_some() {
+        user_endpoints(o)?;
+        if o.receiver_cc.is_some() || !o.cc_args.is_empty() {
+            return Err(
+                "--scheme (the user-space transport) takes --scheme-args, not --cc-args or --receiver-cc".into(),
+            );
+        }
+    } else if !o.scheme_args.is_empty() {
+        return Err("--scheme-args: give --scheme too (the user-space transport's scheme)".into());
+    }
     if wants_abc(o) {
         abc_config(o)?;
     } else if !o.cc_args.is_empty() {
@@ -251,7 +276,7 @@ fn validate(o: &Opts) -> Result<(), String> {
 /// Register ABC in eBPF when `--cc abc` asks for it (kept while the returned value lives).
 /// `Err` is the reason it cannot be done here (status 3, as other missing capabilities).
 fn register_abc(o: &Opts) -> Result<Option<AbcCc>, String> {
-    let Some(variant) = Variant::of_scheme(&o.cc) else {
+    let Some(variant) = Variant::of_scheme(&o.cc).filter(|_| wants_abc(o)) else {
         return Ok(None);
     };
     let cfg = abc_config(o)?;
@@ -295,6 +320,10 @@ pub fn main(args: Vec<String>) -> i32 {
     let Some(cmd) = args.first() else {
         return usage_err("give a subcommand: shell, emulate, saturate or check".into());
     };
+    if cmd == accelbrake_emu::pidns::INIT_SUBCOMMAND {
+        let rest = args[1..].strip_prefix(&["--".to_string()]).unwrap_or(&args[1..]);
+        return accelbrake_emu::pidns::init_main(rest);
+    }
     if cmd == "--help" || cmd == "-h" {
         println!("usage: accelbrake-emu shell|emulate|saturate|check [options] (see docs/emulation.md)");
         return 0;
@@ -398,8 +427,8 @@ fn shell(o: &Opts, cc: &str) -> Result<i32, String> {
     let outer_child = match &o.outer {
         Some(c) => Some(
             emu.outer
-                .command("sh")
-                .args(["-c", c])
+                .command_isolated("sh", &["-c".to_string(), c.clone()])
+                .map_err(|e| format!("--outer: {e}"))?
                 .spawn()
                 .map_err(|e| format!("--outer: cannot start 'sh -c {c}': {e}"))?,
         ),
@@ -407,8 +436,8 @@ fn shell(o: &Opts, cc: &str) -> Result<i32, String> {
     };
     let mut child = emu
         .inner
-        .command(&o.program[0])
-        .args(&o.program[1..])
+        .command_isolated(&o.program[0], &o.program[1..])
+        .map_err(|e| format!("cannot run '{}': {e}", o.program[0]))?
         // Mahimahi's variable for the address of the other side.
         .env("MAHIMAHI_BASE", &base)
         .env("ACCELBRAKE_PEER", &base)
@@ -536,6 +565,9 @@ fn emit(o: &Opts, v: &Value) -> Result<(), String> {
 
 fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
     let secs = o.duration_s.unwrap_or(10.0);
+    if o.scheme.is_some() {
+        return emulate_user(o, secs);
+    }
     let (mut emu, mut sig) = setup(o)?;
     // ABC's echo lives in the receiver's congestion control: both ends run it, unless
     // `--receiver-cc` says otherwise (e.g. `cubic`: RFC 3168's latched ECE, for comparison).
@@ -546,6 +578,67 @@ fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
     tcp::start_sender(&emu.inner, cc, stop.clone()).map_err(|e| e.to_string())?;
     let (c, end) = run_timed(o, &mut emu, &mut sig, secs)?;
     stop.store(true, Ordering::Relaxed);
+    let dur = end.0 as f64 / NS_PER_S as f64;
+    let mut v = summary(o, &emu, &c, end);
+    let extra = json!({
+        "transport": "kernel-tcp",
+        "cc": o.cc,
+        "cc_registered": cc,
+        "receiver_cc": rx_cc,
+        "ece_acks": c.ece_acks,
+        "acks": c.acks,
+        "goodput_mbps": received.load(Ordering::Relaxed) as f64 * 8.0 / dur / 1e6,
+    });
+    merge(&mut v, extra);
+    emit(o, &v)?;
+    Ok(0)
+}
+
+/// `emulate --scheme S`: the user-space transport ([`udp`]) running the core's sender and receiver
+/// around scheme S's controller over the link.
+fn emulate_user(o: &Opts, secs: f64) -> Result<i32, String> {
+    let (sender, receiver) = user_endpoints(o)?;
+    let (mut emu, mut sig) = setup(o)?;
+    emu.reset_clock();
+    let flow = udp::Flow::start(&emu.inner, &emu.outer, sender, receiver, emu.clock(), o.rt.then_some(9))
+        .map_err(|e| format!("user-space transport: {e}"))?;
+    let run = run_timed(o, &mut emu, &mut sig, secs);
+    let rep = flow.stop().map_err(|e| format!("user-space transport: {e}"));
+    let (c, end) = run?;
+    let rep = rep?;
+    let dur = end.0 as f64 / NS_PER_S as f64;
+    let mut v = summary(o, &emu, &c, end);
+    let s = rep.sender;
+    let extra = json!({
+        "transport": "user-udp",
+        "cc": o.scheme,
+        "scheme_args": o.scheme_args,
+        "acks": rep.acks_sent,
+        "ece_acks": rep.ce_echoes,
+        "brake_acks": rep.brake_echoes,
+        "goodput_mbps": rep.delivered_segments as f64 * accelbrake_sim::packet::MSS as f64 * 8.0 / dur / 1e6,
+        "sender": {
+            "packets_sent": s.packets_sent, "retransmits": s.retransmits, "recoveries": s.recoveries,
+            "timeouts": s.timeouts, "spurious_timeouts": s.spurious_timeouts,
+            "ecn_reactions": s.ecn_reactions, "acks": s.acks, "final_cwnd": rep.final_cwnd,
+        },
+        "receiver": {"packets": rep.received_packets, "delivered_segments": rep.delivered_segments},
+        "local_drops": rep.local_drops,
+        "foreign_datagrams": rep.foreign,
+    });
+    merge(&mut v, extra);
+    emit(o, &v)?;
+    Ok(0)
+}
+
+fn merge(v: &mut Value, extra: Value) {
+    if let (Some(m), Value::Object(e)) = (v.as_object_mut(), extra) {
+        m.extend(e);
+    }
+}
+
+/// The figures `run` reports, from the data direction's deliveries (both transports).
+fn summary(o: &Opts, emu: &Emulator, c: &Collected, end: Time) -> Value {
     let cap = emu.up.link().opportunity_bytes_between(Time::ZERO, end) as f64;
     let wire: u64 = c.up.iter().map(|d| (d.size + TUN_OVERHEAD) as u64).sum();
     let rtt_ms = 2.0 * o.delay_ms;
@@ -557,31 +650,22 @@ fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
     qd.sort_by(f64::total_cmp);
     let ppd: Vec<f64> = qd.iter().map(|q| q + rtt_ms).collect();
     let dur = end.0 as f64 / NS_PER_S as f64;
-    let marks = emu.up.counters.rewritten;
-    let v = json!({
+    json!({
         "mode": "emulate",
-        "cc": o.cc,
-        "cc_registered": cc,
-        "receiver_cc": rx_cc,
         "marks_encoding": match self::marks(o) { Marks::Ect => "ect", Marks::Ce => "ce" },
-        "ece_acks": c.ece_acks,
-        "acks": c.acks,
         "duration_s": dur,
         "trace": o.trace, "ack_trace": o.ack_trace.clone().or(o.trace.clone()),
         "delay_ms": o.delay_ms, "queue": o.queue, "queue_args": o.queue_args,
         "capacity_mbps": cap * 8.0 / dur / 1e6,
         "throughput_mbps": wire as f64 * 8.0 / dur / 1e6,
         "utilization": if cap > 0.0 { wire as f64 / cap } else { f64::NAN },
-        "goodput_mbps": received.load(Ordering::Relaxed) as f64 * 8.0 / dur / 1e6,
         "per_packet_delay_ms": {"p50": pct(&ppd, 0.5), "p95": pct(&ppd, 0.95), "mean": mean(&ppd)},
         "queueing_delay_ms": {"p50": pct(&qd, 0.5), "p95": pct(&qd, 0.95), "mean": mean(&qd)},
         "data_packets": qd.len(),
         "drops": emu.up.counters.dropped,
-        "marks": marks,
+        "marks": emu.up.counters.rewritten,
         "timing_error_us": timing(&c.up),
-    });
-    emit(o, &v)?;
-    Ok(0)
+    })
 }
 
 fn mean(v: &[f64]) -> f64 {

@@ -27,6 +27,9 @@ struct InFlight {
     opportunity: Time,
     slot: u32,
     ecn: Ecn,
+    /// H_feedback after the queue, for a data segment of the user-space transport that carries an
+    /// XCP/RCP header ([`crate::wire`]).
+    feedback: Option<f32>,
 }
 
 /// What happened to one packet, for the per-packet table.
@@ -195,7 +198,12 @@ impl Direction {
         if let Some(l) = self.log.as_mut() {
             writeln!(l, "{} + {}", Self::ms(now), bytes.len() as u32 + TUN_OVERHEAD)?;
         }
-        let pkt = Packet::data(0, slot, bytes.len() as u32, self.to_queue(ecn_in), now);
+        let mut pkt = Packet::data(0, slot, bytes.len() as u32, self.to_queue(ecn_in), now);
+        // XCP/RCP headers of the user-space transport's segments ride in the UDP payload; the
+        // routers see them as the simulator's do.
+        if let Some(h) = crate::wire::explicit_of_ip(bytes) {
+            pkt.set_explicit(h);
+        }
         if let Err(p) = self.queue.enqueue(now, pkt) {
             self.counters.dropped += 1;
             self.free.push(p.seq);
@@ -263,6 +271,7 @@ impl Direction {
                     opportunity: at,
                     slot: p.seq,
                     ecn: p.ecn,
+                    feedback: p.explicit().map(|h| h.feedback),
                 });
             },
         );
@@ -293,6 +302,11 @@ impl Direction {
                 if s.ecn_in != Some(o) && ip::set_ecn(&mut s.bytes, o) {
                     self.counters.rewritten += 1;
                     ecn_out = Some(o);
+                }
+            }
+            if let Some(fb) = f.feedback {
+                if crate::wire::explicit_of_ip(&s.bytes).is_some_and(|h| h.feedback.to_bits() != fb.to_bits()) {
+                    crate::wire::set_explicit_feedback(&mut s.bytes, fb);
                 }
             }
             let r = write(&s.bytes);

@@ -84,6 +84,11 @@ impl Emulator {
         Time(monotonic_ns().saturating_sub(self.t0))
     }
 
+    /// The emulator's clock (ns since its start), for endpoints on other threads.
+    pub fn clock(&self) -> crate::udp::Clock {
+        crate::udp::Clock { t0: self.t0 }
+    }
+
     /// Restart the emulator clock at 0 (before the first packet; traces start at the first run).
     pub fn reset_clock(&mut self) {
         self.t0 = monotonic_ns();

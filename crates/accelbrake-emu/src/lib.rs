@@ -13,6 +13,8 @@
 //! * [`direction`]: one direction of the link (pure, clock-free, every platform).
 //! * `netns`, `emulator`, `tcp` (Linux only): namespaces and TUN devices, the event loop, kernel
 //!   TCP bulk endpoints.
+//! * [`wire`]: the user-space transport's datagrams (pure); `udp` (Linux only): its endpoints, the
+//!   core's own sender and receiver around any controller of the registry, on UDP sockets.
 //! * `bpf` (Linux only): the ABC congestion control in eBPF (`bpf/abc.bpf.c`), registered as a
 //!   kernel TCP congestion control for `emulate --cc abc`.
 //!
@@ -20,6 +22,7 @@
 
 pub mod direction;
 pub mod ip;
+pub mod wire;
 
 #[cfg(target_os = "linux")]
 pub mod bpf;
@@ -28,4 +31,8 @@ pub mod emulator;
 #[cfg(target_os = "linux")]
 pub mod netns;
 #[cfg(target_os = "linux")]
+pub mod pidns;
+#[cfg(target_os = "linux")]
 pub mod tcp;
+#[cfg(target_os = "linux")]
+pub mod udp;

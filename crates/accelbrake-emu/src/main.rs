@@ -2,7 +2,9 @@
 //!
 //! ```text
 //! accelbrake-emu shell    LINK-OPTIONS [--outer 'CMD'] -- PROGRAM [ARGS...]
-//! accelbrake-emu emulate  LINK-OPTIONS --cc cubic --duration 10
+//! accelbrake-emu emulate  LINK-OPTIONS --cc cubic --duration 10          (kernel TCP)
+//! accelbrake-emu emulate  LINK-OPTIONS --scheme copa [--scheme-args k=v,...] --duration 10
+//!                                      (the user-space transport: any scheme of the registry)
 //! accelbrake-emu saturate LINK-OPTIONS --rate-mbps 30 --duration 3
 //! accelbrake-emu check
 //! LINK-OPTIONS: --trace FILE [--ack-trace FILE] [--delay MS] [--queue TYPE] [--queue-args k=v,...]

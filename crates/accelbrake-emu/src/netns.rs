@@ -71,6 +71,8 @@ impl Netns {
     pub fn command(&self, program: &str) -> Command {
         let mut c = Command::new(program);
         let fd = self.fd.as_raw_fd();
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
         // SAFETY: between fork and exec we call only async-signal-safe system calls (setns, prctl,
         // sigprocmask).
         unsafe {
@@ -86,10 +88,35 @@ impl Netns {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
                     return Err(io::Error::last_os_error());
                 }
+                // The emulator died before the death signal was set: go too.
+                if libc::getppid() != parent {
+                    return Err(io::Error::other("the emulator exited"));
+                }
                 Ok(())
             });
         }
         c
+    }
+
+    /// A command that runs `program` inside this namespace in a PID namespace of its own, under
+    /// a small init (`accelbrake-emu __init`, [`crate::pidns`]): the program and everything it
+    /// starts die with this process, even when it is killed with SIGKILL. Exit status and the
+    /// signals SIGINT/SIGTERM/SIGHUP pass through.
+    pub fn command_isolated(&self, program: &str, args: &[String]) -> io::Result<Command> {
+        let exe = std::env::current_exe()?;
+        let mut c = self.command(&exe.to_string_lossy());
+        c.arg(crate::pidns::INIT_SUBCOMMAND).arg("--").arg(program).args(args);
+        // SAFETY: unshare is async-signal-safe; it only sets the PID namespace of this process's
+        // future children.
+        unsafe {
+            c.pre_exec(|| {
+                if libc::unshare(libc::CLONE_NEWPID) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        Ok(c)
     }
 
     /// Write a sysctl of this namespace (`/proc/sys/net/...` shows the opener's namespace).

@@ -5,9 +5,13 @@ queues (Linux, root). Both run the ``accelbrake-emu`` binary of the ``accelbrake
 network namespace whose only route leaves through the emulated link; its other end (address in
 ``$MAHIMAHI_BASE``) is a second namespace where ``--outer CMD`` runs (e.g. a server).
 ``emulate`` runs a kernel TCP bulk transfer (cubic, reno, bbr: ``TCP_CONGESTION``) over the link
-and prints the same figures as ``run``. ``--scheme abc`` runs ABC's sender and receiver echo as a
-BPF congestion control (``crates/accelbrake-emu/bpf/abc.bpf.c``) at both ends, registered for the
-run; needs clang and libbpf (``make emu-deps``) and a kernel with BPF struct_ops.
+and prints the same figures as ``run``; any other scheme of ours (or any with ``--transport user``)
+runs on the user-space transport: the simulator's own sender, receiver and controller exchanging
+UDP datagrams across the link (``crates/accelbrake-emu/src/udp.rs``). ``--scenario FILE`` takes
+the setup from a scenario file; ``sweep --emulate`` emulates an experiment file's points.
+``--scheme abc`` runs ABC's sender and receiver echo as a BPF congestion control
+(``crates/accelbrake-emu/bpf/abc.bpf.c``) at both ends, registered for the run; needs clang and
+libbpf (``make emu-deps``) and a kernel with BPF struct_ops.
 """
 
 from __future__ import annotations
@@ -62,10 +66,13 @@ def emu_binary() -> str:
     )
 
 
-def _link_args(parser: Any) -> None:
+def _link_args(parser: Any, trace_required: bool = True) -> None:
     g = parser.add_argument_group("emulated link (Mahimahi mm-delay + mm-link)")
     g.add_argument(
-        "--trace", required=True, metavar="FILE", help="Mahimahi trace of the inner→outer direction"
+        "--trace",
+        required=trace_required,
+        metavar="FILE",
+        help="Mahimahi trace of the inner→outer direction" + ("" if trace_required else " (or --scenario)"),
     )
     g.add_argument(
         "--ack-trace", metavar="FILE", help="trace of the outer→inner direction (default: --trace)"
@@ -168,17 +175,38 @@ def register(sub: Any, fmt: Any) -> None:
         description=__doc__,
         formatter_class=fmt,
     )
-    _link_args(em)
+    _link_args(em, trace_required=False)
     em.add_argument(
-        "--scheme", default="cubic", help=f"kernel congestion control: {', '.join(sorted(KERNEL_CC))}"
+        "--scenario",
+        metavar="FILE",
+        help="emulate a JSON or TOML scenario file in the core's schema (as `run --scenario`): one flow "
+        "over one data hop and one ACK hop, trace or constant links, the same delay both ways; its "
+        "trace, queues, delay, scheme, parameters, seed and duration replace the options",
     )
-    em.add_argument("--duration", type=float, default=10.0, metavar="S", help="seconds (default 10)")
+    em.add_argument(
+        "--scheme",
+        default="cubic",
+        help=f"congestion control: kernel TCP for {', '.join(sorted(KERNEL_CC))}; any other scheme of "
+        "ours (`accelbrake schemes`) runs on the user-space transport",
+    )
+    em.add_argument(
+        "--transport",
+        choices=("auto", "kernel", "user"),
+        default="auto",
+        help="kernel = Linux TCP (TCP_CONGESTION, ABC in eBPF); user = the user-space datagram "
+        "transport running the simulator's own sender, receiver and controller over UDP; auto "
+        "(default) = kernel where the kernel has the scheme, else user",
+    )
+    em.add_argument(
+        "--duration", type=float, metavar="S", help="seconds (default 10, or the scenario's duration)"
+    )
     em.add_argument(
         "--set",
         action="append",
         default=[],
-        metavar="abc.KEY=VALUE",
-        help="ABC sender parameter for the BPF congestion control (registry keys: `accelbrake params abc`)",
+        metavar="FAMILY.KEY=VALUE",
+        help="scheme parameter (registry keys: `accelbrake params SCHEME`): any key of the scheme's "
+        "family on the user-space transport; abc.* for ABC's BPF congestion control",
     )
     em.add_argument(
         "--receiver-cc",
@@ -245,26 +273,66 @@ def _run_forwarding_signals(argv: list[str]) -> int:
 
 
 def cmd_emulate(args: Any) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.scenario:
+            from accelbrake.scenarios import load_scenario_file
+
+            try:
+                sc = load_scenario_file(args.scenario)
+            except Exception as e:  # noqa: BLE001 - the loader's message names the file
+                raise CliError(str(e)) from e
+            given = emulation_of_scenario(sc, Path(tmp), where=args.scenario)
+            for k, v in given.items():
+                if k == "duration" and args.duration is not None:
+                    continue
+                if k == "sets":
+                    args.set = [*v, *args.set]
+                else:
+                    setattr(args, k, v)
+        elif args.trace is None:
+            raise CliError("emulate: give --trace FILE (a Mahimahi trace) or --scenario FILE")
+        if args.duration is None:
+            args.duration = 10.0
+        summary = emulate_summary(args)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(format_emulate(summary))
+    return 0
+
+
+def emulate_summary(args: Any) -> dict[str, Any]:
+    """Run one emulation with the ``emulate`` options in ``args``; its JSON summary."""
     scheme = args.scheme
     queue = args.queue
     if "+" in scheme:
         scheme, q = scheme.split("+", 1)
         if queue == "infinite":
             queue = q
-    if scheme not in KERNEL_CC:
-        raise CliError(f"--scheme {args.scheme}: the kernel endpoints offer {', '.join(sorted(KERNEL_CC))}")
+    user = _user_transport(scheme, args.transport)
     args.queue = queue
     binary = emu_binary()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "summary.json"
         csv = str(Path(tmp) / "packets.csv") if _is_parquet(args.packets) else None
-        argv = [binary, "emulate", *_forward(args, csv), "--cc", KERNEL_CC[scheme]]
+        argv = [binary, "emulate", *_forward(args, csv)]
+        if user:
+            if args.receiver_cc:
+                raise CliError(
+                    "--receiver-cc: only for kernel TCP (the user-space transport has its own receiver)"
+                )
+            argv += ["--scheme", scheme]
+            scheme_args = _scheme_args(scheme, args.set)
+            if scheme_args:
+                argv += ["--scheme-args", scheme_args]
+        else:
+            argv += ["--cc", KERNEL_CC[scheme]]
+            cc_args = _cc_args(scheme, args.set)
+            if cc_args:
+                argv += ["--cc-args", cc_args]
+            if args.receiver_cc:
+                argv += ["--receiver-cc", args.receiver_cc]
         argv += ["--duration", str(args.duration), "--json", str(out)]
-        cc_args = _cc_args(scheme, args.set)
-        if cc_args:
-            argv += ["--cc-args", cc_args]
-        if args.receiver_cc:
-            argv += ["--receiver-cc", args.receiver_cc]
         p = subprocess.run(argv, stdout=subprocess.DEVNULL)
         if p.returncode == 3:
             raise CliError("emulate cannot run here (exit status 3; the reason is above)")
@@ -274,11 +342,122 @@ def cmd_emulate(args: Any) -> int:
         if csv is not None:
             _to_parquet(csv, args.packets)
     summary["scheme"] = args.scheme
-    if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
-    print(format_emulate(summary))
-    return 0
+    return summary
+
+
+def _queue_spec(q: dict[str, Any]) -> str:
+    """A core queue object (``{"type": "abc", "packets": 250, ...}``) as ``"abc packets=250,..."``."""
+    kv = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in q.items() if k != "type"]
+    return f"{q.get('type', 'infinite')} {','.join(kv)}".strip()
+
+
+def _link_trace(link: dict[str, Any], where: str, tmp: Path, name: str) -> str:
+    """A hop's link as a Mahimahi trace file: a trace link's own file (trace offset 0), or a
+    constant rate written as a 1-s trace of 1504-byte opportunities (cumulative count rounded down
+    per millisecond, so the rate is exact when it is a whole number of opportunities per second)."""
+    kind = link.get("type")
+    if kind == "trace":
+        if link.get("offset", 0) not in (0, 0.0, None):
+            raise CliError(f"{where}.link.offset: the emulator starts traces at 0 (got {link['offset']})")
+        return str(link["path"])
+    if kind == "constant":
+        per_s = float(link["mbps"]) * 1e6 / 8 / 1504
+        if per_s < 1:
+            raise CliError(f"{where}.link.mbps: {link['mbps']} is below one opportunity per second")
+        lines, prev = [], 0
+        for ms in range(1, 1001):
+            n = int(per_s * ms / 1000 + 1e-9)
+            lines += [str(ms)] * (n - prev)
+            prev = n
+        path = tmp / f"{name}-{link['mbps']}mbps.trace"
+        path.write_text("\n".join(lines) + "\n")
+        return str(path)
+    raise CliError(f"{where}.link.type: the emulator has trace and constant links only (got {kind!r})")
+
+
+def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario") -> dict[str, Any]:
+    """The ``emulate`` options of a core scenario (checked: one flow, one data hop and one ACK hop
+    with the same delay); constant links become trace files in ``tmp``. Errors name the field."""
+    flows = sc.get("flows", [])
+    if len(flows) != 1 or int(flows[0].get("count", 1)) != 1:
+        n = sum(int(f.get("count", 1)) for f in flows)
+        raise CliError(f"{where}: flows: the emulator runs one flow (this scenario has {n})")
+    f = flows[0]
+    fwd, rev = f.get("fwd", []), f.get("rev", [])
+    if len(fwd) != 1 or len(rev) != 1:
+        raise CliError(f"{where}: flows[0].fwd/rev: the emulator has one data hop and one ACK hop")
+    hops = sc["hops"]
+    data, ack = hops[fwd[0]], hops[rev[0]]
+    d_ms, a_ms = float(data.get("delay_ms", 0)), float(ack.get("delay_ms", 0))
+    if abs(d_ms - a_ms) > 1e-9:
+        raise CliError(
+            f"{where}: hops[].delay_ms: the emulator delays both ways alike (got {d_ms} and {a_ms})"
+        )
+    for k in ("extra_delay_ms", "start_ms", "stop_ms"):
+        if f.get(k):
+            raise CliError(f"{where}: flows[0].{k}: not supported by the emulator")
+    if f.get("app", {"type": "bulk"}) not in ({"type": "bulk"}, "bulk"):
+        raise CliError(f"{where}: flows[0].app: the emulator's senders are bulk")
+    from accelbrake import catalog
+
+    scheme = f["scheme"]
+    try:
+        family = catalog.scheme(scheme).family
+    except KeyError:
+        raise CliError(f"{where}: flows[0].scheme {scheme!r} is not a scheme of ours") from None
+    return {
+        "trace": _link_trace(data["link"], f"{where}: hops[{fwd[0]}]", tmp, "data"),
+        "ack_trace": _link_trace(ack["link"], f"{where}: hops[{rev[0]}]", tmp, "ack"),
+        "queue": _queue_spec(data.get("queue", {"type": "infinite"})),
+        "ack_queue": _queue_spec(ack.get("queue", {"type": "infinite"})),
+        "delay": d_ms,
+        "scheme": scheme,
+        "sets": [f"{family}.{k}={v}" for k, v in f.get("params", {}).items()],
+        "seed": int(sc.get("seed", 1)),
+        "duration": float(sc["duration_ms"]) / 1000.0,
+        "ecn": bool(f.get("ecn", False)),
+    }
+
+
+def _user_transport(scheme: str, transport: str) -> bool:
+    """Whether ``scheme`` runs on the user-space transport (``--transport``); errors name the option."""
+    from accelbrake import catalog
+
+    ours = {s.name for s in catalog.schemes()}
+    if transport == "kernel" or (transport == "auto" and scheme in KERNEL_CC):
+        if scheme not in KERNEL_CC:
+            raise CliError(
+                f"--scheme {scheme}: the kernel endpoints offer {', '.join(sorted(KERNEL_CC))} "
+                "(--transport user runs any scheme of ours)"
+            )
+        return False
+    if scheme not in ours:
+        from accelbrake._text import did_you_mean
+
+        raise CliError(
+            f"--scheme {scheme}: not a scheme of ours{did_you_mean(scheme, sorted(ours))} "
+            "(`accelbrake schemes`; kernel TCP offers " + ", ".join(sorted(KERNEL_CC)) + ")"
+        )
+    return True
+
+
+def _scheme_args(scheme: str, sets: list[str]) -> str:
+    """``--set family.k=v`` options as the binary's ``--scheme-args k=v,...`` (keys of the scheme's
+    parameter family; the binary checks names and ranges as `run` does)."""
+    from accelbrake import catalog
+
+    family = catalog.scheme(scheme).family
+    out = []
+    for kv in sets:
+        key, eq, value = kv.partition("=")
+        fam, dot, name = key.partition(".")
+        if not eq or not dot or fam != family:
+            raise CliError(
+                f"--set {kv}: expected {family}.KEY=VALUE with --scheme {scheme} on the user-space "
+                f"transport (see `accelbrake params {scheme}`)"
+            )
+        out.append(f"{name}={value}")
+    return ",".join(out)
 
 
 def _cc_args(scheme: str, sets: list[str]) -> str:
@@ -353,6 +532,9 @@ def check_echo(packets: Any) -> dict[str, Any]:
     return res
 
 
+_TRANSPORT = {"kernel-tcp": "kernel TCP", "user-udp": "user-space transport over UDP"}
+
+
 def format_emulate(s: dict[str, Any]) -> str:
     """The summary as the lines `run` prints."""
     from accelbrake.tables import render_table
@@ -384,6 +566,81 @@ def format_emulate(s: dict[str, Any]) -> str:
     ]
     return (
         render_table(head, rows)
-        + f"\nemulated {s['duration_s']:.1f} s (kernel TCP); link timing error p50 "
+        + f"\nemulated {s['duration_s']:.1f} s ({_TRANSPORT.get(s.get('transport', ''), 'kernel TCP')}); "
+        + "link timing error p50 "
         + f"{s['timing_error_us']['p50']:.0f} µs, p99 {s['timing_error_us']['p99']:.0f} µs"
     )
+
+
+def emulate_sweep(
+    exp: Any,
+    out: Path,
+    *,
+    transport: str = "auto",
+    rt: bool = False,
+    limit: int | None = None,
+    echo: Any = print,
+) -> tuple[Path, int, int]:
+    """``sweep --emulate``: every point of an experiment through the emulator, one after another
+    (real time), resumably: each summary is written to ``OUT/emulated/<run_id>.json`` as it ends and
+    a rerun skips those there. Then ``OUT/emulated.csv``: one row per point, the point's labels
+    beside the summary's figures. Returns (table path, runs now, runs skipped)."""
+    from accelbrake.experiments.runner import run_id
+
+    points = list(exp.points())
+    scenarios = [exp.scenario(p) for p in points]
+    runs = out / "emulated"
+    runs.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        # Check every point before the first (long, real-time) run.
+        opts = [
+            emulation_of_scenario(sc, Path(tmp), where=f"{exp.source}: {p.describe()}")
+            for p, sc in zip(points, scenarios, strict=True)
+        ]
+        ran = skipped = 0
+        rows = []
+        for p, sc, o in zip(points, scenarios, opts, strict=True):
+            path = runs / f"{run_id(sc, 'emulate:' + transport)}.json"
+            if path.exists():
+                skipped += 1
+            elif limit is not None and ran >= limit:
+                continue
+            else:
+                echo(f"emulating {p.describe()} ({o['duration']:g} s)")
+                ns = argparse.Namespace(
+                    **{
+                        **o,
+                        "set": o["sets"],
+                        "transport": transport,
+                        "rt": rt,
+                        "marks": None,
+                        "log": None,
+                        "ack_log": None,
+                        "packets": None,
+                        "receiver_cc": None,
+                    }
+                )
+                summary = emulate_summary(ns)
+                path.write_text(json.dumps(summary, indent=1) + "\n")
+                ran += 1
+            s = json.loads(path.read_text())
+            rows.append(
+                {
+                    **p.labels(),
+                    "transport": s.get("transport"),
+                    "utilization": s["utilization"],
+                    "throughput_mbps": s["throughput_mbps"],
+                    "capacity_mbps": s["capacity_mbps"],
+                    "per_packet_delay_p50_ms": s["per_packet_delay_ms"]["p50"],
+                    "per_packet_delay_p95_ms": s["per_packet_delay_ms"]["p95"],
+                    "queueing_delay_p95_ms": s["queueing_delay_ms"]["p95"],
+                    "drops": s["drops"],
+                    "marks": s["marks"],
+                    "timing_error_p99_us": s["timing_error_us"]["p99"],
+                }
+            )
+    import pandas as pd
+
+    table = out / "emulated.csv"
+    pd.DataFrame(rows).to_csv(table, index=False)
+    return table, ran, skipped

@@ -48,6 +48,21 @@ def register(sub: Any, fmt: Any) -> None:
     sw.add_argument(
         "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
     )
+    em = sw.add_argument_group("emulated runs (accelbrake emulate; Linux, root)")
+    em.add_argument(
+        "--emulate",
+        action="store_true",
+        help="run every point through the real-time emulator instead of the simulator (one at a time, "
+        "resumable), writing OUT/emulated/<run>.json and OUT/emulated.csv; each point must be one flow over "
+        "one data hop and one ACK hop (docs/emulation.md)",
+    )
+    em.add_argument(
+        "--transport",
+        choices=("auto", "kernel", "user"),
+        default="auto",
+        help="with --emulate: kernel TCP, the user-space transport, or auto (kernel where it has the scheme)",
+    )
+    em.add_argument("--rt", action="store_true", help="with --emulate: the link loop under SCHED_FIFO")
     _executor_options(sw)
     sw.set_defaults(func=cmd_sweep)
 
@@ -81,8 +96,26 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         for p in points:
             print(f"  {p.describe()}")
         return 0
-    executor = _executor(args)
     out = Path(args.out or Path("results") / exp.name)
+    if args.emulate:
+        from accelbrake.cli.emu import emulate_sweep
+
+        table, ran, skipped = emulate_sweep(
+            exp,
+            out,
+            transport=args.transport,
+            rt=args.rt,
+            limit=args.limit,
+            echo=lambda m: print(m, file=sys.stderr),
+        )
+        print(f"{ran} emulated runs now, {skipped} already done", file=sys.stderr)
+        print(table.read_text(), end="")
+        print(f"wrote {table}", file=sys.stderr)
+        return 0
+    if args.transport != "auto" or args.rt:
+        print("sweep: --transport and --rt apply to --emulate only", file=sys.stderr)
+        return 2
+    executor = _executor(args)
     outcome = run_sweep(
         exp,
         out,

@@ -238,6 +238,11 @@ impl Sender {
         }
     }
 
+    /// The ECN codepoint this sender puts on its data segments.
+    pub fn ecn(&self) -> Ecn {
+        self.ecn
+    }
+
     /// Start sending at `now`.
     pub fn start(&mut self, now: Time) {
         self.started = Some(now);
@@ -606,6 +611,20 @@ mod tests {
         }
         a.n_sack = sack.len() as u8;
         a
+    }
+
+    #[test]
+    fn the_sender_reports_the_codepoint_it_puts_on_data() {
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::Ect1,
+            App::Bulk,
+        );
+        s.start(Time::ZERO);
+        assert_eq!(s.ecn(), Ecn::Ect1);
+        assert_eq!(s.poll_transmit(Time::ZERO).unwrap().ecn, s.ecn());
+        assert_eq!(sender().ecn(), Ecn::NotEct);
     }
 
     #[test]
