@@ -59,6 +59,9 @@ pub const SS_LOSS_EXIT_W: i64 = 20;
 /// `≥ max(100, w_lost)` are dropped at the next fit (`curveStop = fmax (100, pdu->w)`, and
 /// `delayProfile_thread`'s `if (i < curveStop) … else wList[i] = -1`).
 pub const CURVE_STOP_MIN: usize = 100;
+/// D_min raise, ms, when the `> R` rule has brought `D_est` down to `D_min` with fewer than 2
+/// packets in flight (main loop: `if (dEst == dMin && wCrt < 2) dMin += 10;`).
+pub const DMIN_RAISE_MS: f64 = 10.0;
 /// EWMA weight on the old value for the profile points and the RTT (`ewma(.., 0.875)`).
 pub const EWMA_OLD: f64 = 0.875;
 /// Weight of the old `D_maxLast` (`ewma(dMaxLast, dMax, 0.2)`).
@@ -293,6 +296,8 @@ pub struct Verus {
     /// Windows of the packets in flight, in sending order, and the send count of the first.
     sent_w: VecDeque<u32>,
     sent_base: u64,
+    /// Packets in flight as the transport last reported them (the code's `wCrt`).
+    in_flight: u32,
     lost_total: u64,
     restarts: u64,
 }
@@ -320,6 +325,7 @@ impl Verus {
             loss_phase: false,
             sent_w: VecDeque::new(),
             sent_base: 0,
+            in_flight: 0,
             lost_total: 0,
             restarts: 0,
         }
@@ -489,6 +495,14 @@ impl Verus {
         if last / self.d_min > self.cfg.r {
             if !self.exit_slow_start {
                 self.d_est = (self.d_est - self.cfg.delta2_ms).max(self.d_min);
+                // The queue is drained (< 2 in flight) and the delay still R times D_min: the
+                // path's base delay has risen, so D_min rises (code `dMin += 10`). (With ≥ 2 in
+                // flight the code also skips the epoch's sends, `dMinStop`; here W maps from
+                // D_est = D_min, which keeps the transport from sending until fewer than W are in
+                // flight.)
+                if self.d_est == self.d_min && self.in_flight < 2 {
+                    self.d_min += DMIN_RAISE_MS;
+                }
             }
         } else if delta > 0.0001 {
             self.d_est = (self.d_est - self.cfg.delta1_ms).max(self.d_min);
@@ -566,14 +580,16 @@ impl CongestionControl for Verus {
         self.w_bar.max(1.0)
     }
 
-    fn on_sent(&mut self, now: Time, _in_flight: u32) {
+    fn on_sent(&mut self, now: Time, in_flight: u32) {
         self.advance(now);
+        self.in_flight = in_flight;
         self.sent_w.push_back(self.w_bar.max(1.0) as u32);
     }
 
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {
         self.advance(now);
         self.lost_total += u64::from(ack.lost);
+        self.in_flight = ack.in_flight;
         let w_sent = self.w_of_counted(ack.delivered + self.lost_total).unwrap_or(1);
         let Some(rtt) = ack.rtt else { return };
         let delay = rtt.millis_f64();
@@ -722,8 +738,20 @@ mod tests {
         v.d_est = 101.0;
         v.d_max_last = Some(700.0);
         v.epoch_delays_max = Some(700.0);
+        v.in_flight = 5;
         assert!(v.epoch(t));
         assert_eq!(v.d_est(), 100.0, "never below D_min");
+        assert_eq!(v.d_min, 100.0, "5 in flight: D_min stays");
+        // D_est at D_min and fewer than 2 packets in flight: D_min += 10 ms (and D_est follows it
+        // up at the next epoch, where it is raised again while the ratio stays above R).
+        v.in_flight = 1;
+        v.d_max_last = Some(700.0);
+        v.epoch_delays_max = Some(700.0);
+        assert!(v.epoch(t));
+        assert_eq!((v.d_est(), v.d_min), (100.0, 110.0));
+        v.epoch_delays_max = Some(700.0);
+        assert!(v.epoch(t));
+        assert_eq!((v.d_est(), v.d_min), (110.0, 120.0));
         // No ACK in the epoch: D_max = max(D_maxLast, time since the last ACK).
         let mut v = steady();
         v.d_max_last = Some(110.0);
