@@ -75,7 +75,7 @@ pub const PARAMS: &[Param] = &[
         .doc("Brownian-motion σ of the delivery rate, packets/s per √s (receiver.hh 04bd2ae: 300)", "paper §3.1"),
     Param::real("max_rate", MAX_RATE, Unit::PerS, 1.0, 1e6)
         .doc("largest delivery rate modelled, packets/s (receiver.hh 04bd2ae: 2000)", "paper §3.1"),
-    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins of the posterior (receiver.hh 04bd2ae: 64)", "paper §3.1"),
+    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins: width max_rate/bins from 0, bins + 1 of them at their midpoints (receiver.hh 04bd2ae: 64)", "paper §3.1; SampledFunction"),
     Param::real("outage_escape", OUTAGE_ESCAPE, Unit::PerS, 0.0, 1e4)
         .doc("rate of leaving the outage (λ = 0) state, 1/s (receiver.hh 04bd2ae: 5)", "paper §3.1 (λ_z)"),
 ];
