@@ -3,8 +3,9 @@
 //! paper/code constants and deviations: `docs/cellular-schemes.md`.
 //!
 //! **Receiver** ([`Forecaster`], a [`ReceiverHook`]): the link delivers packets as a Poisson
-//! process whose rate λ does a Brownian motion (σ = 200 packets/s per √s) on 256 bins over
-//! 0–1000 packets/s; the rate-0 bin is an outage, left at 1/s. Every 20 ms tick the posterior is
+//! process whose rate λ does a Brownian motion (σ = 200 packets/s per √s) on the code's grid: 257
+//! bins of 1000/256 packets/s from 0, each at its midpoint; the lowest (1.95 packets/s) is the
+//! outage state, left at 1/s. Every 20 ms tick the posterior is
 //! diffused (Gaussian kernel cut at ±5σ, the lowest and highest bins taking its tails as the
 //! code's edge bins do; from the outage bin, mass stays with probability e^(−1/s·τ)), multiplied by the Poisson likelihood of the tick's packet count, and normalised.
 //! The forecast is, for each of the next 8 ticks, the **5th percentile** of the cumulative number
@@ -19,8 +20,7 @@
 //!
 //! The forecast's count distribution is the code's (`ProcessForecastInterval`, [`CountTable`]):
 //! for each starting bin the exact distribution of the cumulative count, the process evolved tick
-//! by tick, per-tick counts of 30 or more dropped. Deviations (details in the docs): the outage
-//! bin forecasts 0 (the code's bin 0 has a rate of half a bin); per-tick forecast increments above
+//! by tick, per-tick counts of 30 or more dropped. Deviations (details in the docs): per-tick forecast increments above
 //! 31 are sent as 31 (5 bits each in
 //! the ACK). Heartbeats: a full-size packet, marked so the receiver does not count it, when
 //! nothing was sent for 50 ms (the code's heartbeats are small). On a constant link the window
@@ -38,7 +38,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Tick, ms (`TICK_LENGTH = 20`; paper §3.1 "every 20 ms").
 pub const TICK_MS: f64 = 20.0;
-/// Rate bins (paper §3.1: 256; another `keithw/sprout` receiver.hh, 04bd2ae: 64).
+/// Rate bins (paper §3.1: 256; another `keithw/sprout` receiver.hh, 04bd2ae: 64). As the code's
+/// `SampledFunction( bins, maximum_rate, 0 )`: bins of width `maximum_rate/bins` starting at 0,
+/// `bins + 1` of them (`int((max − min)/width) + 1`), each at its midpoint rate
+/// (`from_bin_mid`: `(i + 0.5)·width`), so the outage bin 0 has 1.95 packets/s and the top one
+/// 1001.95.
 pub const BINS: u32 = 256;
 /// Largest rate, packets/s (paper §3.1: 1000; receiver.hh 04bd2ae: 2000).
 pub const MAX_RATE: f64 = 1000.0;
@@ -71,7 +75,7 @@ pub const PARAMS: &[Param] = &[
         .doc("Brownian-motion σ of the delivery rate, packets/s per √s (receiver.hh 04bd2ae: 300)", "paper §3.1"),
     Param::real("max_rate", MAX_RATE, Unit::PerS, 1.0, 1e6)
         .doc("largest delivery rate modelled, packets/s (receiver.hh 04bd2ae: 2000)", "paper §3.1"),
-    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins of the posterior (receiver.hh 04bd2ae: 64)", "paper §3.1"),
+    Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins: width max_rate/bins from 0, bins + 1 of them at their midpoints (receiver.hh 04bd2ae: 64)", "paper §3.1; SampledFunction"),
     Param::real("outage_escape", OUTAGE_ESCAPE, Unit::PerS, 0.0, 1e4)
         .doc("rate of leaving the outage (λ = 0) state, 1/s (receiver.hh 04bd2ae: 5)", "paper §3.1 (λ_z)"),
 ];
@@ -264,9 +268,10 @@ impl CountTable {
 impl Forecaster {
     /// A forecaster with a uniform prior.
     pub fn new(cfg: SproutConfig) -> Forecaster {
-        let n = cfg.bins as usize;
+        // `bins + 1` bins of width `max_rate/bins` (see [`BINS`]).
+        let n = cfg.bins as usize + 1;
         let tick = Dur::from_millis_f64(TICK_MS);
-        let h = cfg.max_rate / (n - 1) as f64;
+        let h = cfg.max_rate / cfg.bins as f64;
         let s = cfg.sigma * tick.secs_f64().sqrt();
         let k = ((5.0 * s / h).ceil() as usize).max(1);
         let kernel = (0..=2 * k)
@@ -312,8 +317,10 @@ impl Forecaster {
         (k as f64 * m.ln() - m - self.ln_fact[k]).exp()
     }
 
+    /// The rate of bin `b`: its midpoint (code `from_bin_mid`), so the outage bin 0 is half a bin
+    /// (1.95 packets/s), not 0: one arrival in a tick does not rule the outage out.
     fn rate(&self, b: usize) -> f64 {
-        b as f64 * self.cfg.max_rate / (self.p.len() - 1) as f64
+        (b as f64 + 0.5) * self.cfg.max_rate / self.cfg.bins as f64
     }
 
     /// The posterior probability of each rate bin, and the bins' rates (packets/s).
@@ -768,7 +775,7 @@ mod tests {
 
     #[test]
     fn diffusion_keeps_the_mass_on_the_grid() {
-        // All mass at the top rate (1000 packets/s). One tick of Brownian motion (σ√τ = 28.3):
+        // All mass at the top rate (1001.95 packets/s). One tick of Brownian motion (σ√τ = 28.3):
         // the code's edge bins reach ±∞, so the moves above the top stay in the top bin and the
         // mean falls by E[max(0, −X)] = σ√τ/√(2π) ≈ 11.3; dropping them and renormalising would
         // condition on moving down (mean − 22.6).
@@ -778,7 +785,7 @@ mod tests {
         f.p[n - 1] = 1.0;
         f.evolve();
         let mean = f.mean_rate();
-        assert!((mean - (1000.0 - 11.3)).abs() < 2.0, "mean after one tick {mean}");
+        assert!((mean - (1001.95 - 11.3)).abs() < 2.0, "mean after one tick {mean}");
         assert!(f.p[n - 1] > 0.45, "top bin keeps the upward half: {}", f.p[n - 1]);
         // And at the bottom edge: from bin 1 the whole downward tail lands in the outage bin
         // (≈ 0.45; about 0.1 if it were dropped and the rest renormalised).
@@ -790,10 +797,39 @@ mod tests {
     }
 
     #[test]
+    fn the_grid_is_the_codes_and_the_outage_bin_has_half_a_bin() {
+        // keithw/sprout `SampledFunction( 256, 1000, 0 )`: 257 bins of 1000/256 = 3.90625 packets/s,
+        // at their midpoints: 1.953125, 5.859375, …, 1001.953125.
+        let f = Forecaster::new(SproutConfig::default());
+        let post = f.posterior();
+        assert_eq!(post.len(), 257);
+        assert_eq!(post[0].0, 1.953125);
+        assert_eq!(post[1].0, 5.859375);
+        assert_eq!(post[256].0, 1001.953125);
+        // Half the mass in the outage bin, half at bin 10 (41.02 packets/s); one arrival in a tick.
+        // Poisson likelihoods of 1 arrival: bin 0 m = 0.0390625, m·e^−m = 0.037566; bin 10
+        // m = 0.8203125, 0.361179. So the outage keeps 0.037566 / (0.037566 + 0.361179) = 0.0942
+        // (with a rate of 0 one arrival would rule it out).
+        let mut f = Forecaster::new(SproutConfig::default());
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[0] = 0.5;
+        f.p[10] = 0.5;
+        f.observe(1);
+        assert!((f.p[0] - 0.0942).abs() < 5e-4, "{}", f.p[0]);
+        // No arrival: bin 0 e^−0.039 = 0.96169, bin 10 e^−0.8203 = 0.44029 → 0.6860.
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[0] = 0.5;
+        f.p[10] = 0.5;
+        f.observe(0);
+        assert!((f.p[0] - 0.6860).abs() < 5e-4, "{}", f.p[0]);
+    }
+
+    #[test]
     fn forecast_is_the_exact_count_quantile() {
         // With (almost) no Brownian motion and no outage escape, a rate known for certain forecasts
-        // the 5th percentile of a Poisson count: 128/255·1000 = 501.96 packets/s, 10.04 per tick;
-        // P(N ≤ k) ≥ 5 % first at k = 5 (1 tick), 39 (5 ticks: mean 50.2), 66 (8 ticks: 80.3).
+        // the 5th percentile of a Poisson count: bin 128 is at 128.5·1000/256 = 501.95 packets/s,
+        // 10.04 per tick; P(N ≤ k) ≥ 5 % first at k = 5 (1 tick), 39 (5 ticks: mean 50.2), 66
+        // (8 ticks: 80.3).
         let cfg = SproutConfig {
             sigma: 1e-3,
             outage_escape: 0.0,

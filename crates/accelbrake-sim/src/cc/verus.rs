@@ -14,10 +14,12 @@
 //!   `w` restarts slow start (code: "can't map delay on delay curve");
 //! - `D_maxLast ← 0.2·D_maxLast + 0.8·D_max`.
 //!
-//! Slow start: `W += 1` per ACK until an RTT above 500 ms or a loss; then `W = 0.7·w_sent`, a loss
-//! phase, and `D_est = 0.75·R·D_min` (RTT exit) or the raw profile at the new `W` (loss exit). On a
-//! loss: `W = min(W, 0.7·w_sent)` (the window the lost packet was sent with) and `D_est = D(W)`,
-//! once per loss phase; during a loss phase the profile is not updated and
+//! Slow start: `W += 1` per ACK until an RTT above 500 ms (then `W = 0.7·w_sent`, a loss phase,
+//! `D_est = 0.75·R·D_min`) or a loss that leaves `W > 20`. On a loss: `W = min(W, 0.7·w_lost)`
+//! (the window the lost packet was sent with) and `D_est` = the delay at the new `W` (raw profile
+//! in slow start, `D(W)` after), once per loss phase; a loss in slow start that leaves `W ≤ 20`
+//! does not end it, one that leaves more does, and the first fit then drops the profile points
+//! at windows `≥ max(100, w_lost)` (`curveStop`). During a loss phase the profile is not updated and
 //! `W += 1/W` per ACK (and `D_est ≤ D(W)`); it ends at the first ACK of a packet sent with
 //! `w ≤ W`.
 //!
@@ -49,6 +51,17 @@ pub const MD: f64 = 0.7;
 pub const REFIT_S: f64 = 1.0;
 /// Slow-start exit RTT, ms (`SS_EXIT_THRESHOLD 500.0`).
 pub const SS_EXIT_MS: f64 = 500.0;
+/// A loss ends slow start only if the decreased window is above this, in whole packets
+/// (`removeExpiredPacketsFromSeqQueue`: `if (slowStart && (int)wBar > 20)`); at or below it the
+/// decrease is applied, a loss phase starts and slow start goes on.
+pub const SS_LOSS_EXIT_W: i64 = 20;
+/// Smallest `curveStop`: on a loss that ends slow start, the profile points of windows
+/// `≥ max(100, w_lost)` are dropped at the next fit (`curveStop = fmax (100, pdu->w)`, and
+/// `delayProfile_thread`'s `if (i < curveStop) … else wList[i] = -1`).
+pub const CURVE_STOP_MIN: usize = 100;
+/// D_min raise, ms, when the `> R` rule has brought `D_est` down to `D_min` with fewer than 2
+/// packets in flight (main loop: `if (dEst == dMin && wCrt < 2) dMin += 10;`).
+pub const DMIN_RAISE_MS: f64 = 10.0;
 /// EWMA weight on the old value for the profile points and the RTT (`ewma(.., 0.875)`).
 pub const EWMA_OLD: f64 = 0.875;
 /// Weight of the old `D_maxLast` (`ewma(dMaxLast, dMax, 0.2)`).
@@ -266,6 +279,9 @@ pub struct Verus {
     max_w_seen: usize,
     curve: Option<Curve>,
     next_refit: Option<Time>,
+    /// Profile points at windows `≥` this are dropped by the next fit, which then resets it
+    /// (code `curveStop`, `MAX_W_DELAY_CURVE` when unset).
+    curve_stop: usize,
     w_bar: f64,
     d_est: f64,
     d_min: f64,
@@ -280,6 +296,8 @@ pub struct Verus {
     /// Windows of the packets in flight, in sending order, and the send count of the first.
     sent_w: VecDeque<u32>,
     sent_base: u64,
+    /// Packets in flight as the transport last reported them (the code's `wCrt`).
+    in_flight: u32,
     lost_total: u64,
     restarts: u64,
 }
@@ -294,6 +312,7 @@ impl Verus {
             max_w_seen: 0,
             curve: None,
             next_refit: None,
+            curve_stop: MAX_W,
             w_bar: 1.0,
             d_est: 0.0,
             d_min: f64::INFINITY,
@@ -306,6 +325,7 @@ impl Verus {
             loss_phase: false,
             sent_w: VecDeque::new(),
             sent_base: 0,
+            in_flight: 0,
             lost_total: 0,
             restarts: 0,
         }
@@ -352,18 +372,34 @@ impl Verus {
         self.max_w_seen = self.max_w_seen.max(w);
     }
 
+    /// The window below which the next fit keeps the profile points (code `curveStop`).
+    pub fn curve_stop(&self) -> usize {
+        self.curve_stop
+    }
+
     /// Refit the delay profile (code `delayProfile_thread`); false when there are too few windows
-    /// (the code restarts slow start then).
+    /// (the code restarts slow start then). Points at windows `≥ curveStop` are dropped from the
+    /// profile for good, and `curveStop` is reset.
     pub fn refit(&mut self) -> bool {
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
         let mut max_i = 1usize;
-        for (w, &d) in self.w_list.iter().enumerate().skip(1) {
-            if d >= 0.0 {
-                xs.push(w as f64);
-                ys.push(d);
-                max_i = w;
+        let stop = self.curve_stop;
+        for (w, d) in self.w_list.iter_mut().enumerate().skip(1) {
+            if *d >= 0.0 {
+                if w < stop {
+                    xs.push(w as f64);
+                    ys.push(*d);
+                    max_i = w;
+                } else {
+                    *d = -1.0;
+                }
             }
         }
+        if stop < self.w_list.len() {
+            self.w_list.truncate(stop);
+            self.max_w_seen = max_i.min(self.max_w_seen);
+        }
+        self.curve_stop = MAX_W;
         let mut n = KNOT_SPACING;
         while (max_i as f64) / n < 5.0 {
             n -= 1.0;
@@ -388,6 +424,7 @@ impl Verus {
         self.max_w_seen = 0;
         self.curve = None;
         self.next_refit = None;
+        self.curve_stop = MAX_W;
         self.w_bar = 1.0;
         self.d_est = 0.0;
         self.d_tbar = 0.0;
@@ -400,21 +437,20 @@ impl Verus {
         self.next_epoch = now + self.cfg.epoch;
     }
 
-    /// Leave slow start at `W = 0.7·w_sent`. On an RTT above the threshold (`by_loss` false):
-    /// `D_est = 0.75·R·D_min` and the `> R` rule waits for the loss phase to end
-    /// (`exitSlowStart`), as the C2TCP copy. On a loss: `D_est` = the raw profile at the new `W`
-    /// (`dEst = wList[(int)wBar]`, both code versions), `exitSlowStart` untouched.
-    fn leave_slow_start(&mut self, now: Time, w_sent: f64, by_loss: bool) {
+    /// Leave slow start on an RTT above the threshold (receiver thread, `SS_EXIT_THRESHOLD`):
+    /// `W = 0.7·w_sent`, `D_est = 0.75·R·D_min`, a loss phase, and the `> R` rule waits for the
+    /// loss phase to end (`exitSlowStart`), as the C2TCP copy.
+    fn leave_slow_start_by_rtt(&mut self, now: Time, w_sent: f64) {
         self.w_bar = (self.cfg.md * w_sent).max(1.0);
-        if by_loss {
-            self.d_est = self.raw_profile_at(self.w_bar as usize).unwrap_or(0.75 * self.d_min * self.cfg.r);
-        } else {
-            self.d_est = 0.75 * self.d_min * self.cfg.r;
-            self.exit_slow_start = true;
-        }
+        self.d_est = 0.75 * self.d_min * self.cfg.r;
+        self.exit_slow_start = true;
         self.loss_phase = true;
+        self.end_slow_start(now);
+    }
+
+    /// Slow start is over: the profile thread fits as soon as it sees that, then every second.
+    fn end_slow_start(&mut self, now: Time) {
         self.slow_start = false;
-        // The profile thread fits as soon as slow start is over, then every second.
         if !self.refit() {
             self.restart_slow_start(now);
             return;
@@ -459,6 +495,14 @@ impl Verus {
         if last / self.d_min > self.cfg.r {
             if !self.exit_slow_start {
                 self.d_est = (self.d_est - self.cfg.delta2_ms).max(self.d_min);
+                // The queue is drained (< 2 in flight) and the delay still R times D_min: the
+                // path's base delay has risen, so D_min rises (code `dMin += 10`). (With ≥ 2 in
+                // flight the code also skips the epoch's sends, `dMinStop`; here W maps from
+                // D_est = D_min, which keeps the transport from sending until fewer than W are in
+                // flight.)
+                if self.d_est == self.d_min && self.in_flight < 2 {
+                    self.d_min += DMIN_RAISE_MS;
+                }
             }
         } else if delta > 0.0001 {
             self.d_est = (self.d_est - self.cfg.delta1_ms).max(self.d_min);
@@ -536,20 +580,22 @@ impl CongestionControl for Verus {
         self.w_bar.max(1.0)
     }
 
-    fn on_sent(&mut self, now: Time, _in_flight: u32) {
+    fn on_sent(&mut self, now: Time, in_flight: u32) {
         self.advance(now);
+        self.in_flight = in_flight;
         self.sent_w.push_back(self.w_bar.max(1.0) as u32);
     }
 
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {
         self.advance(now);
         self.lost_total += u64::from(ack.lost);
+        self.in_flight = ack.in_flight;
         let w_sent = self.w_of_counted(ack.delivered + self.lost_total).unwrap_or(1);
         let Some(rtt) = ack.rtt else { return };
         let delay = rtt.millis_f64();
         self.last_ack = now;
         if self.slow_start && delay > self.cfg.ss_exit_ms {
-            self.leave_slow_start(now, f64::from(w_sent), false);
+            self.leave_slow_start_by_rtt(now, f64::from(w_sent));
         }
         if self.loss_phase && f64::from(w_sent) <= self.w_bar {
             self.epoch_delays_max = None;
@@ -576,22 +622,31 @@ impl CongestionControl for Verus {
         }
     }
 
+    /// A loss, as the code's `removeExpiredPacketsFromSeqQueue` (for the first expired packet):
+    /// once per loss phase `W = min(W, 0.7·w_lost)` and `D_est` = the delay at the new `W` (the raw
+    /// profile in slow start, `dEst = wList[(int)wBar]`; the fitted one after, `calcDelayCurveInv`),
+    /// so the next epoch maps `D_est` to about that window instead of back to the one before the
+    /// loss. Then, in slow start, the loss ends it only if `(int)W > 20`, and the next fit drops
+    /// the profile points at windows `≥ max(100, w_lost)` (`curveStop`); at or below 20 slow
+    /// start goes on from the decreased window (in a loss phase: no profile samples, `W += 1/W`
+    /// besides slow start's `W += 1` per ACK, until an ACK of a packet sent with `w ≤ W`).
     fn on_congestion_event(&mut self, now: Time, kind: CongestionKind, _in_flight: u32) {
-        if kind != CongestionKind::Loss || self.loss_phase {
+        if kind != CongestionKind::Loss {
             return;
         }
-        let w_sent = f64::from(self.sent_w.front().copied().unwrap_or(self.w_bar as u32));
-        if self.slow_start {
-            self.leave_slow_start(now, w_sent, true);
-        } else {
-            // Code (`removeExpiredPacketsFromSeqQueue`): `wBar = min(wBar, 0.7·w_lost)` and
-            // `dEst = calcDelayCurveInv(wBar)`, the profile's delay at the new window, so the next
-            // epoch maps D_est to about that window instead of back to the one before the loss.
-            self.w_bar = self.w_bar.min(self.cfg.md * w_sent).max(1.0);
-            if let Some(c) = &self.curve {
+        let w_lost = self.sent_w.front().copied().unwrap_or(self.w_bar as u32);
+        if !self.loss_phase {
+            self.loss_phase = true;
+            self.w_bar = self.w_bar.min(self.cfg.md * f64::from(w_lost)).max(1.0);
+            if self.slow_start {
+                self.d_est = self.raw_profile_at(self.w_bar as usize).unwrap_or(self.d_est);
+            } else if let Some(c) = &self.curve {
                 self.d_est = c.at(self.w_bar);
             }
-            self.loss_phase = true;
+        }
+        if self.slow_start && (self.w_bar as i64) > SS_LOSS_EXIT_W {
+            self.curve_stop = (w_lost as usize).max(CURVE_STOP_MIN);
+            self.end_slow_start(now);
         }
     }
 
@@ -683,14 +738,122 @@ mod tests {
         v.d_est = 101.0;
         v.d_max_last = Some(700.0);
         v.epoch_delays_max = Some(700.0);
+        v.in_flight = 5;
         assert!(v.epoch(t));
         assert_eq!(v.d_est(), 100.0, "never below D_min");
+        assert_eq!(v.d_min, 100.0, "5 in flight: D_min stays");
+        // D_est at D_min and fewer than 2 packets in flight: D_min += 10 ms (and D_est follows it
+        // up at the next epoch, where it is raised again while the ratio stays above R).
+        v.in_flight = 1;
+        v.d_max_last = Some(700.0);
+        v.epoch_delays_max = Some(700.0);
+        assert!(v.epoch(t));
+        assert_eq!((v.d_est(), v.d_min), (100.0, 110.0));
+        v.epoch_delays_max = Some(700.0);
+        assert!(v.epoch(t));
+        assert_eq!((v.d_est(), v.d_min), (110.0, 120.0));
         // No ACK in the epoch: D_max = max(D_maxLast, time since the last ACK).
         let mut v = steady();
         v.d_max_last = Some(110.0);
         v.last_ack = Time::ZERO;
         assert!(v.epoch(Time::from_millis(300)));
         assert!((v.d_max_last.unwrap() - (0.2 * 110.0 + 0.8 * 300.0)).abs() < 1e-9);
+    }
+
+    fn ss_ack(rtt_ms: u64, delivered: u64, lost: u32) -> AckInfo {
+        AckInfo {
+            acked: 1,
+            rtt: Some(Dur::from_millis(rtt_ms)),
+            delivered,
+            lost,
+            ..AckInfo::default()
+        }
+    }
+
+    #[test]
+    fn a_loss_at_a_small_window_does_not_end_slow_start() {
+        // yzaki/verus, C2TCP copy `removeExpiredPacketsFromSeqQueue`: `if (slowStart && (int)wBar
+        // > 20)` after the decrease. One packet sent per ACK plus the first: after i ACKs W = i + 1
+        // and the oldest outstanding packet (number i + 1) was sent with W = i.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        v.on_sent(Time::ZERO, 1);
+        for i in 1..=20 {
+            v.on_sent(Time::ZERO, 1);
+            v.on_ack(Time::from_millis(100), &ss_ack(100, i, 0));
+        }
+        assert_eq!(v.w_bar(), 21.0);
+        // Packet 21 (sent with W = 20) is lost: W = min(21, 0.7·20) = 14, not above 20, so slow start
+        // goes on, in a loss phase, with D_est = the raw profile at 14 (100 ms) and no curve.
+        let t = Time::from_millis(150);
+        v.on_congestion_event(t, CongestionKind::Loss, 1);
+        assert!(v.in_slow_start() && v.in_loss_phase());
+        assert!((v.w_bar() - 14.0).abs() < 1e-9, "{}", v.w_bar());
+        assert_eq!(v.d_est(), 100.0);
+        assert!(v.curve().is_none());
+        // A second loss of the same phase decreases nothing and, W = 14 being ≤ 20, ends nothing.
+        v.on_congestion_event(t, CongestionKind::Loss, 1);
+        assert!(v.in_slow_start());
+        assert!((v.w_bar() - 14.0).abs() < 1e-9);
+        // The ACK of packet 22, sent with W = 14 after the loss (21 delivered + 1 lost), ends the
+        // loss phase (14 ≤ W) before the profile update: a sample at 14, then W += 1 → 15.
+        v.on_sent(t, 1);
+        v.on_ack(Time::from_millis(250), &ss_ack(100, 21, 1));
+        assert!(v.in_slow_start() && !v.in_loss_phase());
+        assert!((v.w_bar() - 15.0).abs() < 1e-9, "{}", v.w_bar());
+        // Slow start goes on one per ACK: packets 23..=47 sent with W = 15..=39, and acked.
+        for i in 22..=46u64 {
+            v.on_sent(t, 1);
+            v.on_ack(Time::from_millis(300), &ss_ack(100, i, 0));
+        }
+        assert!((v.w_bar() - 40.0).abs() < 1e-9, "{}", v.w_bar());
+        // Packet 48 (sent with W = 40) is lost: W = min(40, 28) = 28 > 20, slow start ends,
+        // curveStop = max(100, 40) = 100 (no point dropped here), and the profile is fitted.
+        v.on_sent(t, 1);
+        v.on_congestion_event(Time::from_millis(400), CongestionKind::Loss, 1);
+        assert!(!v.in_slow_start() && v.in_loss_phase());
+        assert!((v.w_bar() - 28.0).abs() < 1e-9, "{}", v.w_bar());
+        assert!(v.curve().is_some());
+        assert_eq!(v.curve_stop(), MAX_W);
+        assert_eq!(v.restarts(), 0);
+    }
+
+    #[test]
+    fn curve_stop_drops_the_slow_start_overshoot() {
+        // Slow start sampled windows 1..=200: 100 ms up to w = 120, then the queue of the overshoot
+        // (+10 ms per window). The first lost packet was sent with w = 150: W = min(200, 105) = 105
+        // > 20 ends slow start and curveStop = max(100, 150) = 150.
+        let profile = |w: usize| 100.0 + 10.0 * (w as f64 - 120.0).max(0.0);
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        for w in 1..=200usize {
+            v.profile_sample(w, profile(w));
+        }
+        v.d_min = 100.0;
+        v.w_bar = 200.0;
+        v.sent_w.push_back(150);
+        v.on_congestion_event(Time::from_millis(500), CongestionKind::Loss, 100);
+        assert!(!v.in_slow_start());
+        assert!((v.w_bar() - 105.0).abs() < 1e-9);
+        assert_eq!(v.d_est(), profile(105), "D_est = wList[(int)wBar] in slow start");
+        // The fit dropped windows 150..=200 for good (and reset curveStop): the top of the fitted
+        // profile is near the kept points' top (390 ms at 149, smoothed by the penalty), far from the
+        // 900 ms of window 200; the flat part stays at 100 ms.
+        assert_eq!(v.w_list.len(), 150);
+        assert!(v.w_list.iter().skip(1).all(|&d| d >= 0.0));
+        assert_eq!(v.curve_stop(), MAX_W);
+        let c = v.curve().unwrap();
+        assert!(c.at(149.0) > 290.0 && c.at(149.0) < 400.0, "D(149) = {}", c.at(149.0));
+        assert!((c.at(60.0) - 100.0).abs() < 10.0, "D(60) = {}", c.at(60.0));
+        // The next fit keeps every point the profile then has.
+        v.profile_sample(170, 400.0);
+        assert!(v.refit());
+        assert_eq!(v.w_list.len(), 171);
+        // Without curveStop (a loss outside slow start) nothing is dropped.
+        let mut v = steady();
+        v.w_bar = 200.0;
+        v.sent_w.push_back(150);
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
+        assert!(v.refit());
+        assert_eq!(v.w_list.len(), 201);
     }
 
     #[test]
@@ -720,6 +883,9 @@ mod tests {
         assert!(v.curve().is_some());
         assert!(v.in_loss_phase());
         assert_eq!(v.d_est(), 100.0);
+        // curveStop = max(100, w_lost = 100): the fit dropped the point of window 100 and reset it.
+        assert_eq!(v.w_list.len(), 100, "windows 1–99 kept");
+        assert_eq!(v.curve_stop(), MAX_W);
         // Leaving on an RTT above 500 ms instead: D_est = 0.75·R·D_min (the C2TCP copy), then, on
         // the same ACK, the loss phase's `D_est = min(D_est, D(W))`.
         let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
