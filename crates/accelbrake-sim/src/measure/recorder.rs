@@ -5,7 +5,7 @@
 //! The engine hands in plain values (packets, sojourns, per-flow and per-hop sample values); the
 //! recorder knows nothing of the engine's types. Delay conventions: see [`crate::measure`].
 
-use super::sketch::Dist;
+use super::sketch::{Dist, Stats};
 use crate::packet::{Kind, Packet};
 use crate::time::{Dur, Time};
 
@@ -70,6 +70,109 @@ pub struct HopMetrics {
     pub ingress_bins: Vec<u64>,
 }
 
+/// Per-bin byte counters of one flow, held from the first bin the flow touched to the last (time
+/// only moves forward, so bins are touched in order): a flow active in a few bins of a long run
+/// holds a few counters, not one per bin of the run (issue 21: memory bounded by concurrent flows).
+/// The current bin's count is kept inline (`acc`) and moved into the vector when the next bin
+/// starts, so a packet touches the flow's own struct, not a heap line per flow (cache misses with
+/// many flows).
+#[derive(Clone, Debug)]
+pub struct Bins {
+    /// Bin of `v[0]`.
+    first: usize,
+    v: Vec<u64>,
+    /// Bin of `acc` (`usize::MAX`: none yet).
+    cur: usize,
+    /// Count of bin `cur`, not yet in `v`.
+    acc: u64,
+}
+
+impl Default for Bins {
+    fn default() -> Self {
+        Bins {
+            first: 0,
+            v: Vec::new(),
+            cur: usize::MAX,
+            acc: 0,
+        }
+    }
+}
+
+impl Bins {
+    /// Add `x` to bin `b`.
+    #[inline]
+    pub fn add(&mut self, b: usize, x: u64) {
+        if b == self.cur {
+            self.acc += x;
+        } else {
+            self.start_bin(b, x);
+        }
+    }
+
+    /// Move the current bin's count into the vector and start bin `b` with `x`.
+    #[cold]
+    #[inline(never)]
+    fn start_bin(&mut self, b: usize, x: u64) {
+        if self.cur != usize::MAX {
+            self.store(self.cur, self.acc);
+        }
+        self.cur = b;
+        self.acc = x;
+    }
+
+    fn store(&mut self, b: usize, x: u64) {
+        if self.v.is_empty() {
+            self.first = b;
+        } else if b < self.first {
+            // Not reached (time moves forward); kept correct anyway.
+            let n = self.first - b;
+            self.v.splice(0..0, std::iter::repeat_n(0, n));
+            self.first = b;
+        }
+        let i = b - self.first;
+        if i >= self.v.len() {
+            self.v.resize(i + 1, 0);
+        }
+        self.v[i] += x;
+    }
+
+    /// The count of bin `b` (0 outside the bins touched).
+    #[inline]
+    pub fn get(&self, b: usize) -> u64 {
+        let held = b
+            .checked_sub(self.first)
+            .and_then(|i| self.v.get(i))
+            .copied()
+            .unwrap_or(0);
+        held + if b == self.cur { self.acc } else { 0 }
+    }
+
+    /// Sum over every bin.
+    pub fn total(&self) -> u64 {
+        self.v.iter().sum::<u64>() + self.acc
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.v.capacity() * 8
+    }
+}
+
+/// Delays buffered per flow before they go into its distributions ([`FlowMetrics::push_delays`]).
+const PENDING_DELAYS: usize = 32;
+
+/// A flow's delay figures fixed when the flow retired ([`FlowMetrics::retire`]): what the summary
+/// reads from the per-flow distributions, which are then freed.
+#[derive(Clone, Copy, Debug)]
+pub struct RetiredStats {
+    /// Queueing delay, ms.
+    pub queueing: Stats,
+    /// Per-packet delay (propagation RTT + queueing delay), ms.
+    pub per_packet: Stats,
+    /// One-way delay, ms.
+    pub one_way: Stats,
+}
+
 /// Per-flow measurements.
 #[derive(Clone, Debug, Default)]
 pub struct FlowMetrics {
@@ -82,39 +185,133 @@ pub struct FlowMetrics {
     /// One-way delay of every data packet delivered, ns.
     pub owd_ns: Dist,
     /// Data bytes (IP) received per time bin.
-    pub bins: Vec<u64>,
+    pub bins: Bins,
     /// Wire bytes of this flow's data packets that left the run's bottleneck link, per time bin
     /// (the same point where the link's capacity is measured).
-    pub egress_bins: Vec<u64>,
+    pub egress_bins: Bins,
     /// When the last data packet arrived at the receiver.
     pub last_rx: Time,
     /// Per-bin per-packet delay (propagation RTT + queueing delay) of the packets received in
     /// each bin: mean and 95th percentile (index floor(0.95·n)), ms; NaN for a bin without
     /// packets. Filled as bins close, and at the end of the run.
     pub delay_bins: DelayBins,
+    /// Set when the flow retired (finished, nothing of it left in the network): its delay figures,
+    /// computed from `qdelay_ns` and `owd_ns` before they were freed.
+    pub retired: Option<Box<RetiredStats>>,
+    /// (queueing, one-way) delays of delivered packets not yet in `qdelay_ns` and `owd_ns`: they
+    /// go in [`PENDING_DELAYS`] at a time, so that the distributions' buckets (a few kB per flow,
+    /// cache misses with hundreds of flows) are touched in bursts. Same figures (a distribution
+    /// does not depend on the order of its values); [`FlowMetrics::flush_delays`] before reading.
+    pending: Vec<(u64, u64)>,
+}
+
+impl FlowMetrics {
+    /// Record a delivered packet's queueing and one-way delays, ns.
+    #[inline]
+    pub(crate) fn push_delays(&mut self, queued_ns: u64, owd_ns: u64) {
+        if self.pending.len() >= PENDING_DELAYS {
+            self.flush_delays();
+        }
+        self.pending.push((queued_ns, owd_ns));
+    }
+
+    /// Move the buffered delays into the distributions (before reading them).
+    #[cold]
+    #[inline(never)]
+    pub fn flush_delays(&mut self) {
+        if self.pending.capacity() == 0 {
+            self.pending.reserve_exact(PENDING_DELAYS);
+        }
+        for &(q, _) in &self.pending {
+            self.qdelay_ns.push(q);
+        }
+        for &(_, o) in &self.pending {
+            self.owd_ns.push(o);
+        }
+        self.pending.clear();
+    }
+
+    /// Heap bytes held by these measurements (distributions, per-bin series, the delay buffer).
+    pub fn heap_bytes(&self) -> usize {
+        self.qdelay_ns.heap_bytes()
+            + self.owd_ns.heap_bytes()
+            + self.bins.heap_bytes()
+            + self.egress_bins.heap_bytes()
+            + self.delay_bins.heap_bytes()
+            + self.retired.as_ref().map_or(0, |_| std::mem::size_of::<RetiredStats>())
+            + self.pending.capacity() * 16
+    }
+
+    /// The flow has finished and nothing of it is left in the network: nothing more will be
+    /// recorded for it. Fix its delay figures (`prop_rtt` is its propagation RTT, the offset of
+    /// the per-packet delay), close its last delay bin and free the distributions.
+    pub(crate) fn retire(&mut self, prop_rtt: Dur) {
+        if self.retired.is_some() {
+            return;
+        }
+        self.flush_delays();
+        self.pending = Vec::new();
+        self.delay_bins.close();
+        self.delay_bins.buf = Vec::new();
+        self.retired = Some(Box::new(RetiredStats {
+            queueing: self.qdelay_ns.stats(0),
+            per_packet: self.qdelay_ns.stats(prop_rtt.0),
+            one_way: self.owd_ns.stats(0),
+        }));
+        let exact = matches!(self.qdelay_ns, Dist::Exact(_));
+        self.qdelay_ns = Dist::new(exact);
+        self.owd_ns = Dist::new(exact);
+    }
+
+    /// Queueing delay, ms (as [`Dist::stats`] with no offset). The three figures read the
+    /// distributions: [`FlowMetrics::flush_delays`] first.
+    pub fn queueing_stats(&self) -> Stats {
+        debug_assert!(self.pending.is_empty(), "read before flush_delays");
+        self.retired
+            .as_ref()
+            .map_or_else(|| self.qdelay_ns.stats(0), |r| r.queueing)
+    }
+
+    /// Per-packet delay = `prop_rtt` + queueing delay, ms.
+    pub fn per_packet_stats(&self, prop_rtt: Dur) -> Stats {
+        self.retired
+            .as_ref()
+            .map_or_else(|| self.qdelay_ns.stats(prop_rtt.0), |r| r.per_packet)
+    }
+
+    /// One-way delay, ms.
+    pub fn one_way_stats(&self) -> Stats {
+        self.retired
+            .as_ref()
+            .map_or_else(|| self.owd_ns.stats(0), |r| r.one_way)
+    }
 }
 
 /// Mean and 95th percentile of the per-packet delay of the packets a flow received in each time
-/// bin. Only the current bin's delays are held (bounded by the packets one bin can carry), so the
-/// memory is one pair of floats per bin whatever the packet count.
+/// bin. Only the current bin's delays are held (bounded by the packets one bin can carry), and
+/// the per-bin figures from the first bin with a packet to the last, so the memory is one pair of
+/// floats per bin of the flow's activity whatever the packet count.
 #[derive(Clone, Debug, Default)]
 pub struct DelayBins {
     /// Bin the buffered delays belong to.
     current: usize,
     /// Per-packet delays received in the current bin, ns.
     buf: Vec<u64>,
-    /// Mean per bin, ms.
-    pub mean_ms: Vec<f64>,
-    /// 95th percentile per bin, ms.
-    pub p95_ms: Vec<f64>,
+    /// Bin of `mean_ms[0]` and `p95_ms[0]`.
+    first: usize,
+    /// Mean per bin from `first` on, ms (NaN for a bin without packets).
+    mean_ms: Vec<f64>,
+    /// 95th percentile per bin from `first` on, ms.
+    p95_ms: Vec<f64>,
 }
 
 impl DelayBins {
-    fn push(&mut self, bin: usize, nbins: usize, delay_ns: u64) {
-        if self.mean_ms.is_empty() {
-            self.mean_ms = vec![f64::NAN; nbins];
-            self.p95_ms = vec![f64::NAN; nbins];
-        }
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.buf.capacity() + self.mean_ms.capacity() + self.p95_ms.capacity()) * 8
+    }
+
+    fn push(&mut self, bin: usize, delay_ns: u64) {
         if bin != self.current {
             self.close();
             self.current = bin;
@@ -131,9 +328,33 @@ impl DelayBins {
         let sum: u128 = self.buf.iter().map(|&d| u128::from(d)).sum();
         let k = ((0.95 * n as f64) as usize).min(n - 1);
         let (_, p95, _) = self.buf.select_nth_unstable(k);
-        self.mean_ms[self.current] = sum as f64 / n as f64 / 1e6;
-        self.p95_ms[self.current] = *p95 as f64 / 1e6;
+        let p95 = *p95 as f64 / 1e6;
+        if self.mean_ms.is_empty() {
+            self.first = self.current;
+        }
+        // Bins close in time order, so `current` ≥ `first`.
+        let i = self.current - self.first;
+        if i >= self.mean_ms.len() {
+            self.mean_ms.resize(i + 1, f64::NAN);
+            self.p95_ms.resize(i + 1, f64::NAN);
+        }
+        self.mean_ms[i] = sum as f64 / n as f64 / 1e6;
+        self.p95_ms[i] = p95;
         self.buf.clear();
+    }
+
+    /// Mean per-packet delay of bin `b`, ms (NaN for a bin without packets).
+    pub fn mean_ms(&self, b: usize) -> f64 {
+        Self::at(&self.mean_ms, self.first, b)
+    }
+
+    /// 95th percentile of the per-packet delay of bin `b`, ms (NaN for a bin without packets).
+    pub fn p95_ms(&self, b: usize) -> f64 {
+        Self::at(&self.p95_ms, self.first, b)
+    }
+
+    fn at(v: &[f64], first: usize, b: usize) -> f64 {
+        b.checked_sub(first).and_then(|i| v.get(i)).copied().unwrap_or(f64::NAN)
     }
 }
 
@@ -285,17 +506,13 @@ impl Recorder {
 
     /// A data packet of a flow with propagation RTT `prop_rtt` reached its receiver at `now`.
     pub(crate) fn delivered(&mut self, now: Time, pkt: &Packet, prop_rtt: Dur, m: &mut FlowMetrics) {
-        m.qdelay_ns.push(pkt.queued_ns);
+        m.push_delays(pkt.queued_ns, (now - pkt.ts).0);
         self.all_q.push(pkt.queued_ns);
         self.all_d.push(pkt.queued_ns + prop_rtt.0);
-        m.owd_ns.push((now - pkt.ts).0);
         m.last_rx = now;
         let b = self.bin_of(now);
-        if m.bins.is_empty() {
-            m.bins = vec![0; self.nbins];
-        }
-        m.bins[b] += pkt.size as u64;
-        m.delay_bins.push(b, self.nbins, pkt.queued_ns + prop_rtt.0);
+        m.bins.add(b, pkt.size as u64);
+        m.delay_bins.push(b, pkt.queued_ns + prop_rtt.0);
         if self.record_packets {
             let d = &mut self.deliveries;
             d.flow.push(pkt.flow as i64);
@@ -341,28 +558,30 @@ impl Recorder {
     /// `wire` bytes on the link.
     #[inline]
     pub(crate) fn egress(&mut self, now: Time, wire: u32, m: &mut FlowMetrics) {
-        if m.egress_bins.is_empty() {
-            m.egress_bins = vec![0; self.nbins];
-        }
-        m.egress_bins[self.bin_of(now)] += wire as u64;
+        let b = self.bin_of(now);
+        m.egress_bins.add(b, wire as u64);
     }
 
-    /// Close every flow's current delay bin (at the end of the run).
+    /// Close every flow's current delay bin and flush its buffered delays (at the end of the run).
     pub(crate) fn close_delay_bins<'a>(&self, flows: impl IntoIterator<Item = &'a mut FlowMetrics>) {
         for m in flows {
             m.delay_bins.close();
+            if !m.pending.is_empty() {
+                m.flush_delays();
+            }
         }
     }
 
-    /// A time-series sample at `now`: every flow's state, then every hop's, in index order.
+    /// A time-series sample at `now`: the state of the flows given (index, state), in index order,
+    /// then every hop's.
     pub(crate) fn sample(
         &mut self,
         now: Time,
-        flows: impl IntoIterator<Item = FlowSample>,
+        flows: impl IntoIterator<Item = (usize, FlowSample)>,
         hops: impl IntoIterator<Item = HopSample>,
     ) {
         let t = now.secs_f64();
-        for (i, m) in flows.into_iter().enumerate() {
+        for (i, m) in flows {
             let s = &mut self.fs;
             s.t.push(t);
             s.flow.push(i as i64);
@@ -396,8 +615,9 @@ mod tests {
         let mut p = Packet::data(0, 7, 1500, Ecn::NotEct, Time::from_millis(10));
         p.queued_ns = Dur::from_millis(5).0;
         rec.delivered(Time::from_millis(150), &p, Dur::from_millis(100), &mut m);
-        assert_eq!(m.bins.len(), 10);
-        assert_eq!(m.bins[1], 1500);
+        rec.close_delay_bins([&mut m]);
+        assert_eq!((m.bins.get(0), m.bins.get(1), m.bins.get(9)), (0, 1500, 0));
+        assert!(m.bins.heap_bytes() <= 32, "only the bins touched are held");
         assert_eq!(m.last_rx, Time::from_millis(150));
         assert_eq!(m.qdelay_ns.stats(0).p50, 5.0);
         assert_eq!(m.owd_ns.stats(0).p50, 140.0);
@@ -421,16 +641,15 @@ mod tests {
         rec.delivered(Time::from_millis(250), &p, Dur::from_millis(100), &mut m);
         rec.close_delay_bins([&mut m]);
         let db = &m.delay_bins;
-        assert_eq!(db.mean_ms.len(), 4);
-        assert_eq!(db.mean_ms[0], 110.5);
+        assert_eq!(db.mean_ms(0), 110.5);
         // floor(0.95·20) = 19: the largest of 20 values.
-        assert_eq!(db.p95_ms[0], 120.0);
-        assert!(db.mean_ms[1].is_nan() && db.p95_ms[1].is_nan());
-        assert_eq!((db.mean_ms[2], db.p95_ms[2]), (107.0, 107.0));
-        assert!(db.mean_ms[3].is_nan());
+        assert_eq!(db.p95_ms(0), 120.0);
+        assert!(db.mean_ms(1).is_nan() && db.p95_ms(1).is_nan());
+        assert_eq!((db.mean_ms(2), db.p95_ms(2)), (107.0, 107.0));
+        assert!(db.mean_ms(3).is_nan());
         // Closing twice changes nothing.
         m.delay_bins.close();
-        assert_eq!(m.delay_bins.p95_ms[2], 107.0);
+        assert_eq!(m.delay_bins.p95_ms(2), 107.0);
     }
 
     #[test]
@@ -440,7 +659,11 @@ mod tests {
         rec.egress(Time::from_millis(50), 1500, &mut m);
         rec.egress(Time::from_millis(99), 1500, &mut m);
         rec.egress(Time::from_millis(100), 40, &mut m);
-        assert_eq!(m.egress_bins, vec![3000, 40, 0]);
+        assert_eq!(
+            (m.egress_bins.get(0), m.egress_bins.get(1), m.egress_bins.get(2)),
+            (3000, 40, 0)
+        );
+        assert_eq!(m.egress_bins.total(), 3040);
     }
 
     #[test]
@@ -467,7 +690,7 @@ mod tests {
             queue_bytes: 3000,
             gauge: None,
         };
-        rec.sample(Time::from_millis(10), [f(1.0), f(2.0)], [h]);
+        rec.sample(Time::from_millis(10), [(0, f(1.0)), (1, f(2.0))], [h]);
         assert_eq!(rec.fs.flow, vec![0, 1]);
         assert_eq!(rec.fs.cwnd, vec![1.0, 2.0]);
         assert!(rec.fs.w_abc[0].is_nan());
