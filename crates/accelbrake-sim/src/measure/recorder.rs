@@ -70,59 +70,35 @@ pub struct HopMetrics {
     pub ingress_bins: Vec<u64>,
 }
 
-/// Per-bin byte counters of one flow, held from the first bin the flow touched to the last (time
-/// only moves forward, so bins are touched in order): a flow active in a few bins of a long run
-/// holds a few counters, not one per bin of the run (issue 21: memory bounded by concurrent flows).
-/// The current bin's count is kept inline (`acc`) and moved into the vector when the next bin
-/// starts, so a packet touches the flow's own struct, not a heap line per flow (cache misses with
-/// many flows).
-#[derive(Clone, Debug)]
+/// Per-bin byte counters of one flow, held from the first bin the flow touched on (time only moves
+/// forward, so bins are touched in order). The first touch reserves room up to the run's last bin
+/// (one allocation, as a whole-run vector had; long flows index it directly), and a retired flow
+/// gives back what it did not use ([`Bins::shrink`]): a short flow of a long run keeps a few
+/// counters, not one per bin of the run (issue 21: memory bounded by concurrent flows).
+#[derive(Clone, Debug, Default)]
 pub struct Bins {
     /// Bin of `v[0]`.
     first: usize,
     v: Vec<u64>,
-    /// Bin of `acc` (`usize::MAX`: none yet).
-    cur: usize,
-    /// Count of bin `cur`, not yet in `v`.
-    acc: u64,
-}
-
-impl Default for Bins {
-    fn default() -> Self {
-        Bins {
-            first: 0,
-            v: Vec::new(),
-            cur: usize::MAX,
-            acc: 0,
-        }
-    }
 }
 
 impl Bins {
-    /// Add `x` to bin `b`.
+    /// Add `x` to bin `b` of `nbins`.
     #[inline]
-    pub fn add(&mut self, b: usize, x: u64) {
-        if b == self.cur {
-            self.acc += x;
-        } else {
-            self.start_bin(b, x);
+    pub fn add(&mut self, b: usize, nbins: usize, x: u64) {
+        match self.v.get_mut(b.wrapping_sub(self.first)) {
+            Some(c) => *c += x,
+            None => self.grow(b, nbins, x),
         }
     }
 
-    /// Move the current bin's count into the vector and start bin `b` with `x`.
+    /// [`Bins::add`] to a bin not held yet.
     #[cold]
     #[inline(never)]
-    fn start_bin(&mut self, b: usize, x: u64) {
-        if self.cur != usize::MAX {
-            self.store(self.cur, self.acc);
-        }
-        self.cur = b;
-        self.acc = x;
-    }
-
-    fn store(&mut self, b: usize, x: u64) {
+    fn grow(&mut self, b: usize, nbins: usize, x: u64) {
         if self.v.is_empty() {
             self.first = b;
+            self.v.reserve_exact(nbins.saturating_sub(b).max(1));
         } else if b < self.first {
             // Not reached (time moves forward); kept correct anyway.
             let n = self.first - b;
@@ -136,20 +112,23 @@ impl Bins {
         self.v[i] += x;
     }
 
+    /// Give back the room reserved for bins never reached (a retired flow).
+    pub fn shrink(&mut self) {
+        self.v.shrink_to_fit();
+    }
+
     /// The count of bin `b` (0 outside the bins touched).
     #[inline]
     pub fn get(&self, b: usize) -> u64 {
-        let held = b
-            .checked_sub(self.first)
+        b.checked_sub(self.first)
             .and_then(|i| self.v.get(i))
             .copied()
-            .unwrap_or(0);
-        held + if b == self.cur { self.acc } else { 0 }
+            .unwrap_or(0)
     }
 
     /// Sum over every bin.
     pub fn total(&self) -> u64 {
-        self.v.iter().sum::<u64>() + self.acc
+        self.v.iter().sum()
     }
 
     /// Heap bytes held.
@@ -157,9 +136,6 @@ impl Bins {
         self.v.capacity() * 8
     }
 }
-
-/// Delays buffered per flow before they go into its distributions ([`FlowMetrics::push_delays`]).
-const PENDING_DELAYS: usize = 32;
 
 /// A flow's delay figures fixed when the flow retired ([`FlowMetrics::retire`]): what the summary
 /// reads from the per-flow distributions, which are then freed.
@@ -198,37 +174,14 @@ pub struct FlowMetrics {
     /// Set when the flow retired (finished, nothing of it left in the network): its delay figures,
     /// computed from `qdelay_ns` and `owd_ns` before they were freed.
     pub retired: Option<Box<RetiredStats>>,
-    /// (queueing, one-way) delays of delivered packets not yet in `qdelay_ns` and `owd_ns`: they
-    /// go in [`PENDING_DELAYS`] at a time, so that the distributions' buckets (a few kB per flow,
-    /// cache misses with hundreds of flows) are touched in bursts. Same figures (a distribution
-    /// does not depend on the order of its values); [`FlowMetrics::flush_delays`] before reading.
-    pending: Vec<(u64, u64)>,
 }
 
 impl FlowMetrics {
     /// Record a delivered packet's queueing and one-way delays, ns.
     #[inline]
     pub(crate) fn push_delays(&mut self, queued_ns: u64, owd_ns: u64) {
-        if self.pending.len() >= PENDING_DELAYS {
-            self.flush_delays();
-        }
-        self.pending.push((queued_ns, owd_ns));
-    }
-
-    /// Move the buffered delays into the distributions (before reading them).
-    #[cold]
-    #[inline(never)]
-    pub fn flush_delays(&mut self) {
-        if self.pending.capacity() == 0 {
-            self.pending.reserve_exact(PENDING_DELAYS);
-        }
-        for &(q, _) in &self.pending {
-            self.qdelay_ns.push(q);
-        }
-        for &(_, o) in &self.pending {
-            self.owd_ns.push(o);
-        }
-        self.pending.clear();
+        self.qdelay_ns.push(queued_ns);
+        self.owd_ns.push(owd_ns);
     }
 
     /// Heap bytes held by these measurements (distributions, per-bin series, the delay buffer).
@@ -239,7 +192,6 @@ impl FlowMetrics {
             + self.egress_bins.heap_bytes()
             + self.delay_bins.heap_bytes()
             + self.retired.as_ref().map_or(0, |_| std::mem::size_of::<RetiredStats>())
-            + self.pending.capacity() * 16
     }
 
     /// The flow has finished and nothing of it is left in the network: nothing more will be
@@ -249,10 +201,10 @@ impl FlowMetrics {
         if self.retired.is_some() {
             return;
         }
-        self.flush_delays();
-        self.pending = Vec::new();
         self.delay_bins.close();
-        self.delay_bins.buf = Vec::new();
+        self.delay_bins.shrink();
+        self.bins.shrink();
+        self.egress_bins.shrink();
         self.retired = Some(Box::new(RetiredStats {
             queueing: self.qdelay_ns.stats(0),
             per_packet: self.qdelay_ns.stats(prop_rtt.0),
@@ -263,10 +215,8 @@ impl FlowMetrics {
         self.owd_ns = Dist::new(exact);
     }
 
-    /// Queueing delay, ms (as [`Dist::stats`] with no offset). The three figures read the
-    /// distributions: [`FlowMetrics::flush_delays`] first.
+    /// Queueing delay, ms (as [`Dist::stats`] with no offset).
     pub fn queueing_stats(&self) -> Stats {
-        debug_assert!(self.pending.is_empty(), "read before flush_delays");
         self.retired
             .as_ref()
             .map_or_else(|| self.qdelay_ns.stats(0), |r| r.queueing)
@@ -311,12 +261,25 @@ impl DelayBins {
         (self.buf.capacity() + self.mean_ms.capacity() + self.p95_ms.capacity()) * 8
     }
 
-    fn push(&mut self, bin: usize, delay_ns: u64) {
+    fn push(&mut self, bin: usize, nbins: usize, delay_ns: u64) {
         if bin != self.current {
             self.close();
             self.current = bin;
         }
+        if self.mean_ms.capacity() == 0 {
+            // Room up to the run's last bin at once (see [`Bins`]).
+            self.first = bin;
+            self.mean_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
+            self.p95_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
+        }
         self.buf.push(delay_ns);
+    }
+
+    /// Give back the room reserved for bins never reached and the buffer (a retired flow).
+    fn shrink(&mut self) {
+        self.buf = Vec::new();
+        self.mean_ms.shrink_to_fit();
+        self.p95_ms.shrink_to_fit();
     }
 
     /// Fold the buffered delays into their bin's mean and 95th percentile.
@@ -511,8 +474,8 @@ impl Recorder {
         self.all_d.push(pkt.queued_ns + prop_rtt.0);
         m.last_rx = now;
         let b = self.bin_of(now);
-        m.bins.add(b, pkt.size as u64);
-        m.delay_bins.push(b, pkt.queued_ns + prop_rtt.0);
+        m.bins.add(b, self.nbins, pkt.size as u64);
+        m.delay_bins.push(b, self.nbins, pkt.queued_ns + prop_rtt.0);
         if self.record_packets {
             let d = &mut self.deliveries;
             d.flow.push(pkt.flow as i64);
@@ -559,16 +522,13 @@ impl Recorder {
     #[inline]
     pub(crate) fn egress(&mut self, now: Time, wire: u32, m: &mut FlowMetrics) {
         let b = self.bin_of(now);
-        m.egress_bins.add(b, wire as u64);
+        m.egress_bins.add(b, self.nbins, wire as u64);
     }
 
-    /// Close every flow's current delay bin and flush its buffered delays (at the end of the run).
+    /// Close every flow's current delay bin (at the end of the run).
     pub(crate) fn close_delay_bins<'a>(&self, flows: impl IntoIterator<Item = &'a mut FlowMetrics>) {
         for m in flows {
             m.delay_bins.close();
-            if !m.pending.is_empty() {
-                m.flush_delays();
-            }
         }
     }
 
@@ -617,7 +577,11 @@ mod tests {
         rec.delivered(Time::from_millis(150), &p, Dur::from_millis(100), &mut m);
         rec.close_delay_bins([&mut m]);
         assert_eq!((m.bins.get(0), m.bins.get(1), m.bins.get(9)), (0, 1500, 0));
-        assert!(m.bins.heap_bytes() <= 32, "only the bins touched are held");
+        assert_eq!(
+            m.bins.heap_bytes(),
+            9 * 8,
+            "room from the first bin touched to the last"
+        );
         assert_eq!(m.last_rx, Time::from_millis(150));
         assert_eq!(m.qdelay_ns.stats(0).p50, 5.0);
         assert_eq!(m.owd_ns.stats(0).p50, 140.0);
