@@ -322,10 +322,19 @@ impl Simulation {
     /// to it, so its delay figures are fixed and its per-flow memory freed
     /// ([`crate::measure::FlowMetrics::retire`]). Its summary row stays; it has no time-series
     /// rows after the bin it retired in. Memory then grows with concurrent flows, not arrivals.
-    #[inline]
+    #[inline(always)]
     fn maybe_retire(&mut self, f: usize) {
+        // Only finished finite flows get past this test: the rest stays out of the packet path.
+        if self.flows[f].sender.completed_at.is_some() {
+            self.retire_if_idle(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn retire_if_idle(&mut self, f: usize) {
         let fl = &mut self.flows[f];
-        if fl.sender.completed_at.is_none() || fl.in_network != 0 || fl.m.retired.is_some() {
+        if fl.in_network != 0 || fl.m.retired.is_some() {
             return;
         }
         fl.m.retire(fl.prop_rtt);

@@ -267,12 +267,18 @@ impl DelayBins {
             self.current = bin;
         }
         if self.mean_ms.capacity() == 0 {
-            // Room up to the run's last bin at once (see [`Bins`]).
-            self.first = bin;
-            self.mean_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
-            self.p95_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
+            self.reserve(bin, nbins);
         }
         self.buf.push(delay_ns);
+    }
+
+    /// Room up to the run's last bin at once, from `bin` on (see [`Bins`]).
+    #[cold]
+    #[inline(never)]
+    fn reserve(&mut self, bin: usize, nbins: usize) {
+        self.first = bin;
+        self.mean_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
+        self.p95_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
     }
 
     /// Give back the room reserved for bins never reached and the buffer (a retired flow).
