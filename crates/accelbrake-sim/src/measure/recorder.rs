@@ -137,7 +137,7 @@ impl Bins {
     }
 }
 
-/// A flow's delay figures fixed when the flow retired ([`FlowMetrics::retire`]): what the summary
+/// A flow's delay figures fixed when the flow retired (`FlowMetrics::retire`): what the summary
 /// reads from the per-flow distributions, which are then freed.
 #[derive(Clone, Copy, Debug)]
 pub struct RetiredStats {
