@@ -71,9 +71,10 @@ pub struct HopMetrics {
 }
 
 /// Per-bin byte counters of one flow, held from the first bin the flow touched on (time only moves
-/// forward, so bins are touched in order). The first touch reserves room up to the run's last bin
-/// (one allocation, as a whole-run vector had; long flows index it directly), and a retired flow
-/// gives back what it did not use ([`Bins::shrink`]): a short flow of a long run keeps a few
+/// forward, so bins are touched in order). The first touch allocates zeroed room up to the run's
+/// last bin (one allocation, as the whole-run vector had; pages are mapped only when written), so
+/// every later bin is a plain index, and a retired flow gives back the bins after its last count
+/// ([`Bins::shrink`]): a short flow of a long run keeps a few
 /// counters, not one per bin of the run (issue 21: memory bounded by concurrent flows).
 #[derive(Clone, Debug, Default)]
 pub struct Bins {
@@ -97,8 +98,10 @@ impl Bins {
     #[inline(never)]
     fn grow(&mut self, b: usize, nbins: usize, x: u64) {
         if self.v.is_empty() {
+            // Zeroed room to the run's last bin in one allocation (zero pages are mapped only
+            // when written, as with the whole-run vector before), so later bins take the fast path.
             self.first = b;
-            self.v.reserve_exact(nbins.saturating_sub(b).max(1));
+            self.v = vec![0; nbins.saturating_sub(b).max(1)];
         } else if b < self.first {
             // Not reached (time moves forward); kept correct anyway.
             let n = self.first - b;
@@ -112,8 +115,11 @@ impl Bins {
         self.v[i] += x;
     }
 
-    /// Give back the room reserved for bins never reached (a retired flow).
+    /// Give back the room for bins never reached (a retired flow): trailing empty bins read as 0
+    /// either way.
     pub fn shrink(&mut self) {
+        let used = self.v.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+        self.v.truncate(used);
         self.v.shrink_to_fit();
     }
 
