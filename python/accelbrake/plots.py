@@ -198,9 +198,17 @@ def run_figure(
     # Runs that mix schemes: each scheme's flows together, per bin (thick).
     scheme_of = {int(f["id"]): str(f.get("scheme")) for f in flows}
     if len(set(scheme_of.values())) > 1 and len(fts):
-        by = fts.assign(scheme=fts["flow"].map(scheme_of)).groupby(["scheme", "t_s"])[col].sum()
+        # Bins where no flow of a scheme has a row (none active) count as 0.
+        by = (
+            fts.assign(scheme=fts["flow"].map(scheme_of))
+            .groupby(["scheme", "t_s"])[col]
+            .sum()
+            .unstack("scheme", fill_value=0.0)
+        )
         for j, scheme in enumerate(dict.fromkeys(scheme_of.values())):
-            d = by.loc[scheme]
+            if scheme not in by.columns:
+                continue
+            d = by[scheme]
             ax.step(
                 *_to_end(d.index.to_series(), d, end),
                 where="post",

@@ -190,7 +190,10 @@ class Result:
         scenario: the scenario that was run.
         tables: every table by name (``flows_ts``, ``hops_ts``, ``delay_cdf``, ``packets``,
             ``hop_packets``).
-        flows_ts: per-flow time series, one row per flow per ``sample_ms`` (``t_s``, ``flow``,
+        flows_ts: per-flow time series, one row per flow per ``sample_ms`` bin in which the flow is
+            active (it starts before the bin ends and has not retired; a finite flow retires once
+            all its data is acknowledged and nothing of it is left in the network): no rows before
+            a flow's start bin nor after its retirement, where the rates would be 0 (``t_s``, ``flow``,
             ``throughput_mbps`` received over the bin, ``egress_mbps`` the flow's bytes leaving the
             bottleneck link over the bin (measured where ``hops_ts.capacity_mbps`` is),
             ``delay_mean_ms``/``delay_p95_ms`` of the packets received in the bin,

@@ -116,6 +116,11 @@ pub struct Receiver {
 }
 
 impl Receiver {
+    /// Give back spare heap capacity (contents unchanged).
+    pub(crate) fn shrink(&mut self) {
+        self.ooo.shrink_to_fit();
+    }
+
     /// A receiver for `flow`.
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
         Receiver {

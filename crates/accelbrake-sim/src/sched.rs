@@ -264,6 +264,11 @@ impl<T> Default for DelayLine<T> {
 }
 
 impl<T> DelayLine<T> {
+    /// Give back spare heap capacity (contents unchanged).
+    pub(crate) fn shrink(&mut self) {
+        self.q.shrink_to_fit();
+    }
+
     /// Append `value`, due at `time` (not earlier than the last value's time), and schedule
     /// `head_event` for it if it is now the head.
     #[inline]

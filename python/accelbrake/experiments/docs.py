@@ -241,9 +241,11 @@ def _c2tcp_sc(
 
 
 def _flow_rates(ts: pd.DataFrame, nflows: int, t0: float, t1: float) -> list[float]:
-    """``common.rs`` ``flow_rates``: mean throughput of each flow over the bins in [t0, t1)."""
+    """``common.rs`` ``flow_rates``: mean throughput of each flow over the bins in [t0, t1) (a bin
+    without a row for a flow, before its start or after it retired, counts as 0)."""
     w = ts[(ts["t_s"] >= t0 - 1e-9) & (ts["t_s"] < t1 - 1e-9)]
-    m = w.groupby("flow")["throughput_mbps"].mean()
+    nbins = max(int(w["t_s"].nunique()), 1)
+    m = w.groupby("flow")["throughput_mbps"].sum() / nbins
     return [float(m.get(i, 0.0)) for i in range(nflows)]
 
 

@@ -446,7 +446,8 @@ def jain_over_time(ts: pd.DataFrame, scenario: dict[str, Any]) -> tuple[np.ndarr
     }
     piv = ts.pivot_table(index="t_s", columns="flow", values="throughput_mbps", aggfunc="first").sort_index()
     t = piv.index.to_numpy(float)
-    x = piv.to_numpy(float)
+    # A flow has no rows before its start bin or after it retired: its rate there is 0.
+    x = np.nan_to_num(piv.to_numpy(float), nan=0.0)
     active = np.zeros_like(x, dtype=bool)
     for j, f in enumerate(piv.columns):
         active[:, j] = (t >= starts.get(int(f), 0.0)) & (t < stops.get(int(f), end))

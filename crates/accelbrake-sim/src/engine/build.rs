@@ -212,7 +212,7 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
                 source: "the scenario's duration_ms",
                 message: format!(
                     "flows[{i}] starts at {} ms, not before the run ends (duration_ms = {} ms): it sends \
-                     nothing and its rows are all zero",
+                     nothing, its summary row is all zero and it has no time-series rows",
                     spec.start_ms, scenario.duration_ms
                 ),
             });
@@ -312,7 +312,9 @@ impl Simulation {
         }
         check_memory_budget(scenario, &hops, end, bin)?;
         let warnings = collect_warnings(scenario, &hops, end)?;
-        let mut flows = Vec::new();
+        // Sized once: a Vec grown by doubling holds up to twice its flows while it moves them (a
+        // run with 10^4 Poisson arrivals has 10^4 flows of ~1.3 kB each).
+        let mut flows = Vec::with_capacity(scenario.flows.iter().map(|s| s.count as usize).sum());
         for spec in scenario.flows.iter() {
             for _ in 0..spec.count {
                 let id = flows.len() as u32;

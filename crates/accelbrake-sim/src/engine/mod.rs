@@ -171,6 +171,15 @@ impl Simulation {
     pub fn wake_sender(&mut self, f: usize) {
         self.pump_sender(f);
     }
+    /// Whether flow `f` has retired: finished (a finite flow with all its data acknowledged) with
+    /// nothing of it left in the network, its delay figures fixed and its per-flow memory freed.
+    pub fn flow_retired(&self, f: usize) -> bool {
+        self.flows[f].m.retired.is_some()
+    }
+    /// Heap bytes held by flow `f`'s measurements (distributions and per-bin series).
+    pub fn flow_metrics_heap_bytes(&self, f: usize) -> usize {
+        self.flows[f].m.heap_bytes()
+    }
     /// Events scheduled so far.
     pub fn events_scheduled(&self) -> u64 {
         self.events.scheduled()

@@ -141,17 +141,30 @@ impl Simulation {
                 self.schedule_receiver(f as usize);
             }
             Event::Sample => {
-                let flows = self.flows.iter().map(|f| {
-                    let m = f.sender.cc.metrics();
-                    FlowSample {
-                        cwnd: m.cwnd,
-                        w_abc: m.w_abc,
-                        w_cubic: m.w_cubic,
-                        srtt: f.sender.srtt(),
-                        pacing_rate: m.pacing_rate,
-                        in_flight: f.sender.pipe(),
-                    }
-                });
+                // A flow has a row in the bin starting now if it is active at some time in the bin:
+                // it starts before the bin ends and has not retired (issue 21: rows only for
+                // flows with something to report; a retired flow's row would repeat its final
+                // state with zero rates, and a flow that starts later has nothing yet).
+                let bin_end = self.now + self.rec.bin;
+                let flows = self
+                    .flows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.start < bin_end && f.m.retired.is_none())
+                    .map(|(i, f)| {
+                        let m = f.sender.cc.metrics();
+                        (
+                            i,
+                            FlowSample {
+                                cwnd: m.cwnd,
+                                w_abc: m.w_abc,
+                                w_cubic: m.w_cubic,
+                                srtt: f.sender.srtt(),
+                                pacing_rate: m.pacing_rate,
+                                in_flight: f.sender.pipe(),
+                            },
+                        )
+                    });
                 let hops = self.hops.iter().map(|h| HopSample {
                     queue_packets: h.queue.len_packets(),
                     queue_bytes: h.queue.len_bytes(),
@@ -277,6 +290,7 @@ impl Simulation {
                 self.send_acks(f, &mut out);
                 self.out = out;
                 self.schedule_receiver(f);
+                self.maybe_retire(f);
             }
             Kind::Ack => {
                 if fl.jitter > Dur::ZERO {
@@ -300,6 +314,34 @@ impl Simulation {
         }
         fl.sender.on_ack(self.now, &pkt);
         self.pump_sender(f);
+        self.maybe_retire(f);
+    }
+
+    /// Retire flow `f` if it has finished (a finite flow whose data was all acknowledged) and
+    /// nothing of it is left in the network (queues, links, delay lines): nothing more can happen
+    /// to it, so its delay figures are fixed and its per-flow memory freed
+    /// ([`crate::measure::FlowMetrics::retire`]). Its summary row stays; it has no time-series
+    /// rows after the bin it retired in. Memory then grows with concurrent flows, not arrivals.
+    #[inline(always)]
+    fn maybe_retire(&mut self, f: usize) {
+        // Only finished finite flows get past this test: the rest stays out of the packet path.
+        if self.flows[f].sender.completed_at.is_some() {
+            self.retire_if_idle(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn retire_if_idle(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if fl.in_network != 0 || fl.m.retired.is_some() {
+            return;
+        }
+        fl.m.retire(fl.prop_rtt);
+        fl.sender.shrink();
+        fl.receiver.shrink();
+        fl.launch_line.shrink();
+        fl.ack_line.shrink();
     }
 
     fn dropped(&mut self, h: usize, pkt: Packet) {
@@ -311,6 +353,7 @@ impl Simulation {
         } else {
             fl.m.ack_drops += 1;
         }
+        self.maybe_retire(pkt.flow as usize);
     }
 
     fn link_info(hop: &mut Hop, now: Time) -> LinkInfo {

@@ -29,7 +29,9 @@ pub mod sketch;
 pub mod summary;
 pub mod table;
 
-pub use recorder::{estimate_recorded_bytes, DelayBins, FlowMetrics, FlowSample, HopMetrics, HopSample, Recorder};
+pub use recorder::{
+    estimate_recorded_bytes, Bins, DelayBins, FlowMetrics, FlowSample, HopMetrics, HopSample, Recorder, RetiredStats,
+};
 pub use sketch::{Dist, Sketch, Stats, SKETCH_REL_ERROR};
 pub use summary::{jain, FlowSummary, HopSummary, Summary};
 pub use table::{Column, Table};

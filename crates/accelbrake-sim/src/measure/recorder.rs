@@ -5,7 +5,7 @@
 //! The engine hands in plain values (packets, sojourns, per-flow and per-hop sample values); the
 //! recorder knows nothing of the engine's types. Delay conventions: see [`crate::measure`].
 
-use super::sketch::Dist;
+use super::sketch::{Dist, Stats};
 use crate::packet::{Kind, Packet};
 use crate::time::{Dur, Time};
 
@@ -70,6 +70,91 @@ pub struct HopMetrics {
     pub ingress_bins: Vec<u64>,
 }
 
+/// Per-bin byte counters of one flow, held from the first bin the flow touched on (time only moves
+/// forward, so bins are touched in order). The first touch allocates zeroed room up to the run's
+/// last bin (one allocation, as the whole-run vector had; pages are mapped only when written), so
+/// every later bin is a plain index, and a retired flow gives back the bins after its last count
+/// ([`Bins::shrink`]): a short flow of a long run keeps a few
+/// counters, not one per bin of the run (issue 21: memory bounded by concurrent flows).
+#[derive(Clone, Debug, Default)]
+pub struct Bins {
+    /// Bin of `v[0]`.
+    first: usize,
+    v: Vec<u64>,
+}
+
+impl Bins {
+    /// Add `x` to bin `b` of `nbins`.
+    #[inline]
+    pub fn add(&mut self, b: usize, nbins: usize, x: u64) {
+        match self.v.get_mut(b.wrapping_sub(self.first)) {
+            Some(c) => *c += x,
+            None => self.grow(b, nbins, x),
+        }
+    }
+
+    /// [`Bins::add`] to a bin not held yet.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, b: usize, nbins: usize, x: u64) {
+        if self.v.is_empty() {
+            // Zeroed room to the run's last bin in one allocation (zero pages are mapped only
+            // when written, as with the whole-run vector before), so later bins take the fast path.
+            self.first = b;
+            self.v = vec![0; nbins.saturating_sub(b).max(1)];
+        } else if b < self.first {
+            // Not reached (time moves forward); kept correct anyway.
+            let n = self.first - b;
+            self.v.splice(0..0, std::iter::repeat_n(0, n));
+            self.first = b;
+        }
+        let i = b - self.first;
+        if i >= self.v.len() {
+            self.v.resize(i + 1, 0);
+        }
+        self.v[i] += x;
+    }
+
+    /// Give back the room for bins never reached (a retired flow): trailing empty bins read as 0
+    /// either way.
+    pub fn shrink(&mut self) {
+        let used = self.v.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+        self.v.truncate(used);
+        self.v.shrink_to_fit();
+    }
+
+    /// The count of bin `b` (0 outside the bins touched).
+    #[inline]
+    pub fn get(&self, b: usize) -> u64 {
+        b.checked_sub(self.first)
+            .and_then(|i| self.v.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Sum over every bin.
+    pub fn total(&self) -> u64 {
+        self.v.iter().sum()
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.v.capacity() * 8
+    }
+}
+
+/// A flow's delay figures fixed when the flow retired (`FlowMetrics::retire`): what the summary
+/// reads from the per-flow distributions, which are then freed.
+#[derive(Clone, Copy, Debug)]
+pub struct RetiredStats {
+    /// Queueing delay, ms.
+    pub queueing: Stats,
+    /// Per-packet delay (propagation RTT + queueing delay), ms.
+    pub per_packet: Stats,
+    /// One-way delay, ms.
+    pub one_way: Stats,
+}
+
 /// Per-flow measurements.
 #[derive(Clone, Debug, Default)]
 pub struct FlowMetrics {
@@ -82,44 +167,131 @@ pub struct FlowMetrics {
     /// One-way delay of every data packet delivered, ns.
     pub owd_ns: Dist,
     /// Data bytes (IP) received per time bin.
-    pub bins: Vec<u64>,
+    pub bins: Bins,
     /// Wire bytes of this flow's data packets that left the run's bottleneck link, per time bin
     /// (the same point where the link's capacity is measured).
-    pub egress_bins: Vec<u64>,
+    pub egress_bins: Bins,
     /// When the last data packet arrived at the receiver.
     pub last_rx: Time,
     /// Per-bin per-packet delay (propagation RTT + queueing delay) of the packets received in
     /// each bin: mean and 95th percentile (index floor(0.95·n)), ms; NaN for a bin without
     /// packets. Filled as bins close, and at the end of the run.
     pub delay_bins: DelayBins,
+    /// Set when the flow retired (finished, nothing of it left in the network): its delay figures,
+    /// computed from `qdelay_ns` and `owd_ns` before they were freed.
+    pub retired: Option<Box<RetiredStats>>,
+}
+
+impl FlowMetrics {
+    /// Record a delivered packet's queueing and one-way delays, ns.
+    #[inline]
+    pub(crate) fn push_delays(&mut self, queued_ns: u64, owd_ns: u64) {
+        self.qdelay_ns.push(queued_ns);
+        self.owd_ns.push(owd_ns);
+    }
+
+    /// Heap bytes held by these measurements (distributions, per-bin series, the delay buffer).
+    pub fn heap_bytes(&self) -> usize {
+        self.qdelay_ns.heap_bytes()
+            + self.owd_ns.heap_bytes()
+            + self.bins.heap_bytes()
+            + self.egress_bins.heap_bytes()
+            + self.delay_bins.heap_bytes()
+            + self.retired.as_ref().map_or(0, |_| std::mem::size_of::<RetiredStats>())
+    }
+
+    /// The flow has finished and nothing of it is left in the network: nothing more will be
+    /// recorded for it. Fix its delay figures (`prop_rtt` is its propagation RTT, the offset of
+    /// the per-packet delay), close its last delay bin and free the distributions.
+    pub(crate) fn retire(&mut self, prop_rtt: Dur) {
+        if self.retired.is_some() {
+            return;
+        }
+        self.delay_bins.close();
+        self.delay_bins.shrink();
+        self.bins.shrink();
+        self.egress_bins.shrink();
+        self.retired = Some(Box::new(RetiredStats {
+            queueing: self.qdelay_ns.stats(0),
+            per_packet: self.qdelay_ns.stats(prop_rtt.0),
+            one_way: self.owd_ns.stats(0),
+        }));
+        let exact = matches!(self.qdelay_ns, Dist::Exact(_));
+        self.qdelay_ns = Dist::new(exact);
+        self.owd_ns = Dist::new(exact);
+    }
+
+    /// Queueing delay, ms (as [`Dist::stats`] with no offset).
+    pub fn queueing_stats(&self) -> Stats {
+        self.retired
+            .as_ref()
+            .map_or_else(|| self.qdelay_ns.stats(0), |r| r.queueing)
+    }
+
+    /// Per-packet delay = `prop_rtt` + queueing delay, ms.
+    pub fn per_packet_stats(&self, prop_rtt: Dur) -> Stats {
+        self.retired
+            .as_ref()
+            .map_or_else(|| self.qdelay_ns.stats(prop_rtt.0), |r| r.per_packet)
+    }
+
+    /// One-way delay, ms.
+    pub fn one_way_stats(&self) -> Stats {
+        self.retired
+            .as_ref()
+            .map_or_else(|| self.owd_ns.stats(0), |r| r.one_way)
+    }
 }
 
 /// Mean and 95th percentile of the per-packet delay of the packets a flow received in each time
-/// bin. Only the current bin's delays are held (bounded by the packets one bin can carry), so the
-/// memory is one pair of floats per bin whatever the packet count.
+/// bin. Only the current bin's delays are held (bounded by the packets one bin can carry), and
+/// the per-bin figures from the first bin with a packet to the last, so the memory is one pair of
+/// floats per bin of the flow's activity whatever the packet count.
 #[derive(Clone, Debug, Default)]
 pub struct DelayBins {
     /// Bin the buffered delays belong to.
     current: usize,
     /// Per-packet delays received in the current bin, ns.
     buf: Vec<u64>,
-    /// Mean per bin, ms.
-    pub mean_ms: Vec<f64>,
-    /// 95th percentile per bin, ms.
-    pub p95_ms: Vec<f64>,
+    /// Bin of `mean_ms[0]` and `p95_ms[0]`.
+    first: usize,
+    /// Mean per bin from `first` on, ms (NaN for a bin without packets).
+    mean_ms: Vec<f64>,
+    /// 95th percentile per bin from `first` on, ms.
+    p95_ms: Vec<f64>,
 }
 
 impl DelayBins {
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.buf.capacity() + self.mean_ms.capacity() + self.p95_ms.capacity()) * 8
+    }
+
     fn push(&mut self, bin: usize, nbins: usize, delay_ns: u64) {
-        if self.mean_ms.is_empty() {
-            self.mean_ms = vec![f64::NAN; nbins];
-            self.p95_ms = vec![f64::NAN; nbins];
-        }
         if bin != self.current {
             self.close();
             self.current = bin;
         }
+        if self.mean_ms.capacity() == 0 {
+            self.reserve(bin, nbins);
+        }
         self.buf.push(delay_ns);
+    }
+
+    /// Room up to the run's last bin at once, from `bin` on (see [`Bins`]).
+    #[cold]
+    #[inline(never)]
+    fn reserve(&mut self, bin: usize, nbins: usize) {
+        self.first = bin;
+        self.mean_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
+        self.p95_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
+    }
+
+    /// Give back the room reserved for bins never reached and the buffer (a retired flow).
+    fn shrink(&mut self) {
+        self.buf = Vec::new();
+        self.mean_ms.shrink_to_fit();
+        self.p95_ms.shrink_to_fit();
     }
 
     /// Fold the buffered delays into their bin's mean and 95th percentile.
@@ -131,9 +303,33 @@ impl DelayBins {
         let sum: u128 = self.buf.iter().map(|&d| u128::from(d)).sum();
         let k = ((0.95 * n as f64) as usize).min(n - 1);
         let (_, p95, _) = self.buf.select_nth_unstable(k);
-        self.mean_ms[self.current] = sum as f64 / n as f64 / 1e6;
-        self.p95_ms[self.current] = *p95 as f64 / 1e6;
+        let p95 = *p95 as f64 / 1e6;
+        if self.mean_ms.is_empty() {
+            self.first = self.current;
+        }
+        // Bins close in time order, so `current` ≥ `first`.
+        let i = self.current - self.first;
+        if i >= self.mean_ms.len() {
+            self.mean_ms.resize(i + 1, f64::NAN);
+            self.p95_ms.resize(i + 1, f64::NAN);
+        }
+        self.mean_ms[i] = sum as f64 / n as f64 / 1e6;
+        self.p95_ms[i] = p95;
         self.buf.clear();
+    }
+
+    /// Mean per-packet delay of bin `b`, ms (NaN for a bin without packets).
+    pub fn mean_ms(&self, b: usize) -> f64 {
+        Self::at(&self.mean_ms, self.first, b)
+    }
+
+    /// 95th percentile of the per-packet delay of bin `b`, ms (NaN for a bin without packets).
+    pub fn p95_ms(&self, b: usize) -> f64 {
+        Self::at(&self.p95_ms, self.first, b)
+    }
+
+    fn at(v: &[f64], first: usize, b: usize) -> f64 {
+        b.checked_sub(first).and_then(|i| v.get(i)).copied().unwrap_or(f64::NAN)
     }
 }
 
@@ -285,16 +481,12 @@ impl Recorder {
 
     /// A data packet of a flow with propagation RTT `prop_rtt` reached its receiver at `now`.
     pub(crate) fn delivered(&mut self, now: Time, pkt: &Packet, prop_rtt: Dur, m: &mut FlowMetrics) {
-        m.qdelay_ns.push(pkt.queued_ns);
+        m.push_delays(pkt.queued_ns, (now - pkt.ts).0);
         self.all_q.push(pkt.queued_ns);
         self.all_d.push(pkt.queued_ns + prop_rtt.0);
-        m.owd_ns.push((now - pkt.ts).0);
         m.last_rx = now;
         let b = self.bin_of(now);
-        if m.bins.is_empty() {
-            m.bins = vec![0; self.nbins];
-        }
-        m.bins[b] += pkt.size as u64;
+        m.bins.add(b, self.nbins, pkt.size as u64);
         m.delay_bins.push(b, self.nbins, pkt.queued_ns + prop_rtt.0);
         if self.record_packets {
             let d = &mut self.deliveries;
@@ -341,10 +533,8 @@ impl Recorder {
     /// `wire` bytes on the link.
     #[inline]
     pub(crate) fn egress(&mut self, now: Time, wire: u32, m: &mut FlowMetrics) {
-        if m.egress_bins.is_empty() {
-            m.egress_bins = vec![0; self.nbins];
-        }
-        m.egress_bins[self.bin_of(now)] += wire as u64;
+        let b = self.bin_of(now);
+        m.egress_bins.add(b, self.nbins, wire as u64);
     }
 
     /// Close every flow's current delay bin (at the end of the run).
@@ -354,15 +544,16 @@ impl Recorder {
         }
     }
 
-    /// A time-series sample at `now`: every flow's state, then every hop's, in index order.
+    /// A time-series sample at `now`: the state of the flows given (index, state), in index order,
+    /// then every hop's.
     pub(crate) fn sample(
         &mut self,
         now: Time,
-        flows: impl IntoIterator<Item = FlowSample>,
+        flows: impl IntoIterator<Item = (usize, FlowSample)>,
         hops: impl IntoIterator<Item = HopSample>,
     ) {
         let t = now.secs_f64();
-        for (i, m) in flows.into_iter().enumerate() {
+        for (i, m) in flows {
             let s = &mut self.fs;
             s.t.push(t);
             s.flow.push(i as i64);
@@ -396,8 +587,13 @@ mod tests {
         let mut p = Packet::data(0, 7, 1500, Ecn::NotEct, Time::from_millis(10));
         p.queued_ns = Dur::from_millis(5).0;
         rec.delivered(Time::from_millis(150), &p, Dur::from_millis(100), &mut m);
-        assert_eq!(m.bins.len(), 10);
-        assert_eq!(m.bins[1], 1500);
+        rec.close_delay_bins([&mut m]);
+        assert_eq!((m.bins.get(0), m.bins.get(1), m.bins.get(9)), (0, 1500, 0));
+        assert_eq!(
+            m.bins.heap_bytes(),
+            9 * 8,
+            "room from the first bin touched to the last"
+        );
         assert_eq!(m.last_rx, Time::from_millis(150));
         assert_eq!(m.qdelay_ns.stats(0).p50, 5.0);
         assert_eq!(m.owd_ns.stats(0).p50, 140.0);
@@ -421,16 +617,15 @@ mod tests {
         rec.delivered(Time::from_millis(250), &p, Dur::from_millis(100), &mut m);
         rec.close_delay_bins([&mut m]);
         let db = &m.delay_bins;
-        assert_eq!(db.mean_ms.len(), 4);
-        assert_eq!(db.mean_ms[0], 110.5);
+        assert_eq!(db.mean_ms(0), 110.5);
         // floor(0.95·20) = 19: the largest of 20 values.
-        assert_eq!(db.p95_ms[0], 120.0);
-        assert!(db.mean_ms[1].is_nan() && db.p95_ms[1].is_nan());
-        assert_eq!((db.mean_ms[2], db.p95_ms[2]), (107.0, 107.0));
-        assert!(db.mean_ms[3].is_nan());
+        assert_eq!(db.p95_ms(0), 120.0);
+        assert!(db.mean_ms(1).is_nan() && db.p95_ms(1).is_nan());
+        assert_eq!((db.mean_ms(2), db.p95_ms(2)), (107.0, 107.0));
+        assert!(db.mean_ms(3).is_nan());
         // Closing twice changes nothing.
         m.delay_bins.close();
-        assert_eq!(m.delay_bins.p95_ms[2], 107.0);
+        assert_eq!(m.delay_bins.p95_ms(2), 107.0);
     }
 
     #[test]
@@ -440,7 +635,11 @@ mod tests {
         rec.egress(Time::from_millis(50), 1500, &mut m);
         rec.egress(Time::from_millis(99), 1500, &mut m);
         rec.egress(Time::from_millis(100), 40, &mut m);
-        assert_eq!(m.egress_bins, vec![3000, 40, 0]);
+        assert_eq!(
+            (m.egress_bins.get(0), m.egress_bins.get(1), m.egress_bins.get(2)),
+            (3000, 40, 0)
+        );
+        assert_eq!(m.egress_bins.total(), 3040);
     }
 
     #[test]
@@ -467,7 +666,7 @@ mod tests {
             queue_bytes: 3000,
             gauge: None,
         };
-        rec.sample(Time::from_millis(10), [f(1.0), f(2.0)], [h]);
+        rec.sample(Time::from_millis(10), [(0, f(1.0)), (1, f(2.0))], [h]);
         assert_eq!(rec.fs.flow, vec![0, 1]);
         assert_eq!(rec.fs.cwnd, vec![1.0, 2.0]);
         assert!(rec.fs.w_abc[0].is_nan());

@@ -204,6 +204,14 @@ impl Dist {
         }
     }
 
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Dist::Exact(x) => x.capacity() * 8,
+            Dist::Sketch(s) => s.heap_bytes(),
+        }
+    }
+
     /// Number of values.
     pub fn count(&self) -> u64 {
         match self {

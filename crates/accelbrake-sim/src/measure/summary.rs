@@ -227,12 +227,11 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
         }
         .min(end);
         let active = fin.saturating_since(f.start).secs_f64().max(1e-9);
-        let rx: u64 = f.m.bins.iter().sum();
+        let rx: u64 = f.m.bins.total();
         first_start = first_start.min(f.start);
         last_fin = last_fin.max(fin);
         all_rx += rx;
         let goodput_bytes = f.delivered_segments as f64 * crate::packet::MSS as f64;
-        let prop = f.prop_rtt.0;
         flow_sums.push(FlowSummary {
             id: i,
             scheme: f.scheme.to_string(),
@@ -245,9 +244,9 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
             drops: f.m.data_drops,
             timeouts: f.timeouts,
             completion_s: f.completed_at.map(|c| c.saturating_since(f.start).secs_f64()),
-            queueing_delay_ms: f.m.qdelay_ns.stats(0),
-            per_packet_delay_ms: f.m.qdelay_ns.stats(prop),
-            one_way_delay_ms: f.m.owd_ns.stats(0),
+            queueing_delay_ms: f.m.queueing_stats(),
+            per_packet_delay_ms: f.m.per_packet_stats(f.prop_rtt),
+            one_way_delay_ms: f.m.one_way_stats(),
         });
     }
     let bottleneck = flows.first().and_then(|f| {

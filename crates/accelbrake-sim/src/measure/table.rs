@@ -3,7 +3,7 @@
 //! the link capacity over the sample's bin), `delay_cdf` (quantiles of the per-packet delay), and
 //! with per-packet records `packets` and `hop_packets`.
 
-use super::recorder::Recorder;
+use super::recorder::{Bins, Recorder};
 use super::summary::{FlowInput, HopInput};
 use crate::time::{Dur, Time};
 use serde::Serialize;
@@ -78,12 +78,12 @@ pub(crate) fn build_tables(
         let b = (from.0 / bin.0) as usize;
         let span = ((from + bin).min(end.max(from + Dur(1))) - from).secs_f64().max(1e-12);
         let m = flows[fl as usize].m;
-        let at = |v: &[u64]| if b < nb { v.get(b).copied().unwrap_or(0) } else { 0 };
+        let at = |v: &Bins| if b < nb { v.get(b) } else { 0 };
         rx_mbps.push(at(&m.bins) as f64 * 8.0 / span / 1e6);
         egress_mbps.push(at(&m.egress_bins) as f64 * 8.0 / span / 1e6);
         let db = &m.delay_bins;
-        d_mean.push(db.mean_ms.get(b).copied().unwrap_or(f64::NAN));
-        d_p95.push(db.p95_ms.get(b).copied().unwrap_or(f64::NAN));
+        d_mean.push(db.mean_ms(b));
+        d_p95.push(db.p95_ms(b));
     }
     let mut t = Table::default();
     t.f64("t_s", fs.t);

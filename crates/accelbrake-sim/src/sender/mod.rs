@@ -256,6 +256,11 @@ impl Sender {
         self.avail = self.avail.min(self.sb.snd_nxt());
     }
 
+    /// Give back the heap memory of the scoreboard (a finished flow's, [`crate::engine`] retirement).
+    pub(crate) fn shrink(&mut self) {
+        self.sb.shrink();
+    }
+
     /// Segments in flight (RFC 6675 pipe).
     pub fn pipe(&self) -> u32 {
         self.sb.pipe()

@@ -53,6 +53,12 @@ pub(crate) struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// Give back spare heap capacity (contents unchanged).
+    pub(crate) fn shrink(&mut self) {
+        self.segs.shrink_to_fit();
+        self.sacked.shrink_to_fit();
+    }
+
     /// Lowest unacknowledged segment.
     pub(crate) fn snd_una(&self) -> u32 {
         self.snd_una

@@ -51,20 +51,21 @@ pub fn icol<'a>(t: &'a Table, name: &str) -> &'a [i64] {
     }
 }
 
-/// Mean throughput (Mbit/s) of each flow over `[t0, t1)` seconds from the `flows_ts` bins.
+/// Mean throughput (Mbit/s) of each flow over `[t0, t1)` seconds from the `flows_ts` bins; a bin
+/// without a row for a flow (before its start bin, after it retired) counts as 0.
 pub fn flow_rates(r: &SimResult, nflows: usize, t0: f64, t1: f64) -> Vec<f64> {
     let t = &r.tables["flows_ts"];
     let (ts, fl, th) = (col(t, "t_s"), icol(t, "flow"), col(t, "throughput_mbps"));
     let mut sum = vec![0.0; nflows];
-    let mut n = vec![0usize; nflows];
+    let mut bins: Vec<u64> = Vec::new();
     for i in 0..ts.len() {
         if ts[i] >= t0 - 1e-9 && ts[i] < t1 - 1e-9 {
             sum[fl[i] as usize] += th[i];
-            n[fl[i] as usize] += 1;
+            bins.push(ts[i].to_bits());
         }
     }
-    sum.iter()
-        .zip(n.iter())
-        .map(|(s, &k)| if k > 0 { s / k as f64 } else { 0.0 })
-        .collect()
+    bins.sort_unstable();
+    bins.dedup();
+    let n = bins.len().max(1) as f64;
+    sum.iter().map(|s| s / n).collect()
 }

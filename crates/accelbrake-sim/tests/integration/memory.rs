@@ -108,3 +108,131 @@ fn one_simulated_hour_runs_in_bounded_memory() {
     eprintln!("100 Mbit/s, records off, 100 ms bins: 10 min {ten} KiB, 60 min {hour} KiB peak RSS");
     assert!(hour.saturating_sub(ten) < 30_000 * 400 / 1024, "{ten} → {hour} KiB");
 }
+
+/// One backlogged Cubic flow and `n` finite 10 KB Cubic flows, one every 50 ms from 0.2 s, on
+/// 24 Mbit/s with a 100 ms RTT (the shape of the ABC paper's Fig. 13 short flows), 100 ms bins.
+fn short_flows(n: usize, secs: f64, records: bool) -> serde_json::Value {
+    let mut flows = vec![json!({"scheme": "cubic", "fwd": [0], "rev": [1]})];
+    for i in 0..n {
+        flows.push(
+            json!({"scheme": "cubic", "fwd": [0], "rev": [1], "start_ms": 200.0 + 50.0 * i as f64,
+                          "app": {"type": "finite", "bytes": 10000}}),
+        );
+    }
+    json!({"duration_ms": secs * 1000.0, "seed": 3, "record_packets": records, "sample_ms": 100.0,
+        "hops": [{"link": {"type": "constant", "mbps": 24}, "queue": {"type": "droptail", "packets": 200}, "delay_ms": 50},
+                 {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 50}],
+        "flows": flows})
+}
+
+/// Issue 21: a finished flow's per-flow memory is freed once nothing of it is left in the
+/// network (its summary row stays, with the same figures), and it has time-series rows only for
+/// the bins it was active in. Per-packet records are on so that the figures fixed at retirement
+/// can be checked against every packet's delay.
+#[test]
+fn finished_flows_retire_free_their_memory_and_keep_their_figures() {
+    use accelbrake_sim::metrics::Column;
+    let n = 200;
+    let s = accelbrake_sim::Scenario::from_json(&short_flows(n, 15.0, true).to_string()).unwrap();
+    let mut sim = accelbrake_sim::Simulation::new(&s).unwrap();
+    sim.run();
+    sim.check_invariants().unwrap();
+    let completed: Vec<usize> = (1..=n).filter(|&f| sim.sender(f).completed_at.is_some()).collect();
+    assert!(
+        completed.len() > n * 9 / 10,
+        "{} of {n} short flows completed",
+        completed.len()
+    );
+    for &f in &completed {
+        assert!(sim.flow_retired(f), "flow {f} completed but was not retired");
+        // What is left: a few per-bin counters and the fixed figures, not the per-packet delays.
+        let b = sim.flow_metrics_heap_bytes(f);
+        assert!(b < 512, "retired flow {f} still holds {b} heap bytes");
+    }
+    assert!(!sim.flow_retired(0), "the backlogged flow never finishes");
+    let long = sim.flow_metrics_heap_bytes(0);
+    assert!(long > 100_000, "the measure sees a live flow's memory: {long} bytes");
+    let r = sim.result();
+    // Figures fixed at retirement = the exact figures from every delivered packet.
+    let pk = &r.tables["packets"];
+    let (Some(Column::I64(flow)), Some(Column::F64(q)), Some(Column::F64(d))) = (
+        pk.get("flow"),
+        pk.get("queueing_delay_ms"),
+        pk.get("per_packet_delay_ms"),
+    ) else {
+        panic!("packets table columns")
+    };
+    let pct = |mut v: Vec<f64>, p: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((p * v.len() as f64) as usize).min(v.len() - 1)]
+    };
+    for &f in completed.iter().step_by(7) {
+        let fq: Vec<f64> = (0..flow.len()).filter(|&i| flow[i] == f as i64).map(|i| q[i]).collect();
+        let fd: Vec<f64> = (0..flow.len()).filter(|&i| flow[i] == f as i64).map(|i| d[i]).collect();
+        let fs = &r.summary.flows[f];
+        assert_eq!(fs.queueing_delay_ms.count, fq.len() as u64);
+        for (p, got) in [(0.5, fs.queueing_delay_ms.p50), (0.95, fs.queueing_delay_ms.p95)] {
+            assert!((got - pct(fq.clone(), p)).abs() < 1e-9, "flow {f} queueing p{p}: {got}");
+        }
+        let want = pct(fd.clone(), 0.95);
+        assert!(
+            (fs.per_packet_delay_ms.p95 - want).abs() < 1e-9,
+            "flow {f} per-packet p95"
+        );
+    }
+    // Time-series rows: a short flow only from its start bin to the bin it retired in.
+    let ts = &r.tables["flows_ts"];
+    let (Some(Column::F64(t)), Some(Column::I64(fl))) = (ts.get("t_s"), ts.get("flow")) else {
+        panic!("flows_ts columns")
+    };
+    let bins = 150;
+    let rows_of = |f: usize| (0..t.len()).filter(|&i| fl[i] == f as i64).count();
+    assert_eq!(rows_of(0), bins, "the backlogged flow has a row in every bin");
+    for &f in &completed {
+        let start = r.summary.flows[f].start_s;
+        let done = start + r.summary.flows[f].completion_s.unwrap();
+        let rows: Vec<f64> = (0..t.len()).filter(|&i| fl[i] == f as i64).map(|i| t[i]).collect();
+        assert!(!rows.is_empty(), "flow {f} has no rows");
+        assert!(
+            rows[0] <= start + 1e-9 && rows[0] > start - 0.1,
+            "flow {f} first row {} vs start {start}",
+            rows[0]
+        );
+        // Retirement comes after completion (the last ACKs and duplicates leave the network first),
+        // within a few RTTs.
+        assert!(
+            *rows.last().unwrap() < done + 1.0,
+            "flow {f} rows until {:?}, done at {done}",
+            rows.last()
+        );
+    }
+    assert!(t.len() < bins + completed.len() * 20, "{} rows", t.len());
+}
+
+/// Peak memory grows with concurrent flows, not with arrivals: four times as many short flows
+/// (at the same arrival rate, over a run four times as long) cost little more than their
+/// per-flow state and summary rows (before retirement each kept its delay distributions, ~10 KB,
+/// and a time-series row per bin of the run).
+#[test]
+fn memory_per_finished_flow_is_small() {
+    let heap = |n: usize, secs: f64| {
+        let s = accelbrake_sim::Scenario::from_json(&short_flows(n, secs, false).to_string()).unwrap();
+        let mut sim = accelbrake_sim::Simulation::new(&s).unwrap();
+        sim.run();
+        let bytes: usize = (0..sim.flow_count()).map(|f| sim.flow_metrics_heap_bytes(f)).sum();
+        let rows = sim.result().tables["flows_ts"].columns[0].1.len();
+        (bytes, rows)
+    };
+    let (b1, r1) = heap(100, 6.0);
+    let (b4, r4) = heap(400, 21.0);
+    let per_flow = (b4 as f64 - b1 as f64) / 300.0;
+    assert!(
+        per_flow < 300.0,
+        "{per_flow:.0} heap bytes of measurements per extra finished flow"
+    );
+    let rows_per_flow = (r4 - r1) as f64 / 300.0;
+    assert!(
+        rows_per_flow < 8.0,
+        "{rows_per_flow:.1} time-series rows per extra short flow"
+    );
+}
