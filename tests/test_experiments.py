@@ -251,6 +251,41 @@ def test_tables_have_one_row_per_run_and_flow_and_metadata(tmp_path):
     assert outcome.results is not None and len(outcome.results) == len(res)
 
 
+def test_tables_built_in_memory_equal_tables_read_back_from_the_run_files(tmp_path):
+    """Issue 18: the sweep builds its tables from the runs it holds in memory instead of reading back
+    the files it just wrote; both must give the same tables, byte for byte."""
+    import shutil
+
+    from accelbrake.experiments import runner
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["abc", "cubic"], "flows": [1, 2], "traces": [str(TRACE_UP), "const:24"]}
+    exp = parse_experiment(doc)
+    out = tmp_path / "mem"
+    seen = []
+    real = runner.write_tables
+
+    def spy(*a, **k):
+        seen.append(k.get("loaded"))
+        return real(*a, **k)
+
+    runner.write_tables = spy
+    try:
+        outcome = run_sweep(exp, out, executor=LocalExecutor(2), progress=False)
+    finally:
+        runner.write_tables = real
+    assert outcome.ran == 16 and seen and len(seen[0]) == 16, "every run's tables came from memory"
+    files = tmp_path / "files"
+    shutil.copytree(out, files)
+    order = [(runner.run_id(exp.scenario(p)), p) for p in exp.points()]
+    from_files = runner.write_tables(
+        exp, files, order, executor=LocalExecutor(2), commit=None, wall_s=0.0, stats={}
+    )
+    pd.testing.assert_frame_equal(outcome.results, from_files, check_exact=True)
+    for name in ("results.parquet", "results.csv", "timeseries.parquet"):
+        assert (out / name).read_bytes() == (files / name).read_bytes(), name
+
+
 def test_schemes_with_identical_scenarios_share_a_run_but_keep_their_rows(tmp_path):
     from accelbrake.experiments.figures import aggregate, run_level
 

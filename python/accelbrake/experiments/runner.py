@@ -206,17 +206,21 @@ def _write_run(
     payload: dict[str, Any],
     executor: str,
     commit: str | None,
-) -> None:
-    """Write one run's files; the JSON goes last and marks the run as finished."""
+) -> tuple[dict[str, Any], Any]:
+    """Write one run's files; the JSON goes last and marks the run as finished. Returns what
+    :func:`write_tables` needs of the run, so that it need not read the files back: the run's
+    document (as written) and its flow time series as a ``pyarrow.Table`` (the table written to
+    ``<run_id>.flows.parquet``)."""
     import pandas as pd
 
-    from accelbrake.results import write_parquet
+    from accelbrake.results import arrow_table
 
     runs = _runs_dir(out)
     # Straight from the core's buffers to Parquet (no DataFrame in between: a third of the main
     # process's time during a sweep went to pandas' conversion).
-    write_parquet(runs / f"{rid}.flows.parquet", "flows_ts", payload["flows_ts"])
-    write_parquet(runs / f"{rid}.hops.parquet", "hops_ts", payload["hops_ts"])
+    flows = arrow_table("flows_ts", payload["flows_ts"])
+    _write_arrow(runs / f"{rid}.flows.parquet", flows)
+    _write_arrow(runs / f"{rid}.hops.parquet", arrow_table("hops_ts", payload["hops_ts"]))
     doc = {
         "run_id": rid,
         "point": point.labels(),
@@ -235,6 +239,15 @@ def _write_run(
         },
     }
     atomic_write_json(runs / f"{rid}.json", doc)
+    return doc, flows
+
+
+def _write_arrow(path: Path, table: Any) -> None:
+    """``table`` (a ``pyarrow.Table``) to ``path`` as Parquet, atomically."""
+    import pyarrow.parquet as pq
+
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 def _remove_leftovers(out: Path) -> None:
@@ -325,6 +338,10 @@ def _run_sweep_locked(
     _remove_leftovers(out)
     commit = git_commit()
     executed: list[str] = []
+    # What the tables need of each run executed now, kept from its payload so that write_tables
+    # does not read back the files just written (that was most of the time between the last run
+    # and the report). Memory: the flow time series of every run, which the tables hold anyway.
+    fresh: dict[str, tuple[dict[str, Any], Any]] = {}
     if echo:
         echo(
             f"{exp.name}: {len(plan)} runs ({skipped} already done in {out}), running {len(todo)} on "
@@ -333,7 +350,7 @@ def _run_sweep_locked(
 
     def on_result(rid: str, payload: dict[str, Any]) -> None:
         p, sc = plan[rid]
-        _write_run(out, rid, p, sc, payload, executor.name, commit)
+        fresh[rid] = _write_run(out, rid, p, sc, payload, executor.name, commit)
         executed.append(rid)
 
     failed: list[tuple[str, str, str]] = []
@@ -371,6 +388,7 @@ def _run_sweep_locked(
             commit=commit,
             wall_s=outcome.wall_s,
             stats={"total": len(plan), "skipped": skipped, "ran": len(executed)},
+            loaded=fresh,
         )
     return outcome
 
@@ -582,7 +600,6 @@ def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) ->
     entry = exp.scheme(p.scheme)
     qtype = scenario["hops"][0]["queue"].get("type", "?")
     res = Result(summary, {}, scenario)
-    table = res.summary_table()
     ppd = summary.get("per_packet_delay_ms") or {}
     qd = summary.get("queueing_delay_ms") or {}
 
@@ -607,7 +624,7 @@ def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) ->
         "run_queueing_delay_p95_ms": num(qd.get("p95")),
     }
     rows = []
-    for rec in table.to_dict(orient="records"):
+    for rec in res.summary_rows():
         # The flow's own controller: runs that mix schemes (a `mix` entry) differ from run-level `cc`.
         rec["flow_cc"] = rec.pop("scheme", None)
         rows.append({**run_cols, **rec, **after})
@@ -623,17 +640,26 @@ def write_tables(
     commit: str | None,
     wall_s: float,
     stats: dict[str, int],
+    loaded: Mapping[str, tuple[dict[str, Any], Any]] | None = None,
 ) -> pd.DataFrame:
-    """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the run files."""
+    """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the runs:
+    those in ``loaded`` (run id → its document and flow time series as :func:`_write_run` returns
+    them, for the runs executed now) from memory, the others from their run files. Both give the
+    same tables byte for byte (``tests/python/test_sweep.py``)."""
     import pandas as pd
 
+    loaded = loaded or {}
     rows: list[dict[str, Any]] = []
     ts: list[pd.DataFrame] = []
     runs_meta = []
     for rid, p in order:
-        doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
+        if rid in loaded:
+            doc, flows = loaded[rid]
+            f = flows.to_pandas()
+        else:
+            doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
+            f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
         rows.extend(_run_rows(exp, rid, p, doc))
-        f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
         labels = p.labels()
         f.insert(0, "run_id", rid)
         for i, k in enumerate(("scheme", "trace", "delay_ms", "buffer_packets", "flows", "seed")):
