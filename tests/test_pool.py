@@ -142,15 +142,15 @@ def test_workers_die_with_a_killed_sweep(tmp_path):
     _no_process_left(proc.pid)
 
 
-_HANDOFF_WORKER = '''
+_HANDOFF_WORKER = """
 import os, time
 def work(key, d):
     open(os.path.join(d, f"start-{key}"), "w").close()
     time.sleep(0.2)
     return key, key, None
-'''
+"""
 
-_HANDOFF_MAIN = '''
+_HANDOFF_MAIN = """
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from handoff_worker import work
@@ -169,7 +169,7 @@ def on_result(key, result):
 if __name__ == "__main__":
     run_tasks([(i, d) for i in range(4)], work, jobs=2, progress=False, on_result=on_result)
     print("next task started while the caller handled a result:", waited[0])
-'''
+"""
 
 
 def test_a_freed_worker_gets_its_next_task_before_the_caller_handles_the_result(tmp_path):
