@@ -354,7 +354,15 @@ def plot_pool_context() -> Any:
     if "forkserver" not in mp.get_all_start_methods():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["accelbrake.experiments.report"])
+    # matplotlib too: figures imports it only where it draws (the main process never does).
+    ctx.set_forkserver_preload(
+        [
+            "accelbrake.experiments.report",
+            "matplotlib.figure",
+            "matplotlib.backends.backend_agg",
+            "matplotlib.ticker",
+        ]
+    )
     return ctx
 
 
