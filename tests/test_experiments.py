@@ -530,6 +530,40 @@ def report_dir(tmp_path_factory):
     return out
 
 
+def test_run_plots_drawn_during_the_sweep_equal_those_the_report_draws_after(tmp_path):
+    """Issue 18: the report's run plots are drawn while the sweep runs (EarlyPlots); the plots and
+    the plot cache must be those the report draws on its own afterwards, byte for byte."""
+    import shutil
+
+    from accelbrake.experiments.report import EarlyPlots
+
+    doc = small_doc()
+    doc["matrix"]["flows"] = [1, 2]
+    exp = parse_experiment(doc)
+    early_dir, plain_dir = tmp_path / "early", tmp_path / "plain"
+    early = EarlyPlots.for_sweep(exp, early_dir, jobs=2, svg=False, max_timeseries=4)
+    seen = []
+
+    def on_run(rid, run_doc):
+        seen.append(rid)
+        early.on_run(rid, run_doc)
+
+    try:
+        run_sweep(exp, early_dir, executor=LocalExecutor(2), progress=False, on_run=on_run)
+        assert len(seen) == 16 and len([v for v in early.started.values() if v[1] is not None]) == 4
+        build_report(early_dir, max_timeseries=4, early=early)
+    finally:
+        early.close()
+    shutil.copytree(early_dir, plain_dir)
+    shutil.rmtree(plain_dir / "plots")
+    build_report(plain_dir, max_timeseries=4)
+    names = sorted(p.name for p in (early_dir / "plots").iterdir())
+    assert names == sorted(p.name for p in (plain_dir / "plots").iterdir())
+    assert len([n for n in names if n.startswith("run-")]) == 4
+    for n in names:
+        assert (early_dir / "plots" / n).read_bytes() == (plain_dir / "plots" / n).read_bytes(), n
+
+
 def test_report_is_valid_html_with_every_plot_and_table(report_dir):
     import html5lib
 

@@ -1478,19 +1478,31 @@ def run_reproduction(
     source = f"reproduce {rep.id}{' --quick' if quick else ''}"
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)
+    jobs = getattr(executor, "jobs", None)
+    early = None
     if report:
-        from accelbrake.experiments.report import prestart_plot_workers
+        from accelbrake.experiments.report import EarlyPlots, prestart_plot_workers
 
         prestart_plot_workers()
-    outcome = run_sweep(exp, out, executor=executor, progress=progress, echo=echo)
-    if outcome.results is None:
-        why = outcome.failures_text() or f"{outcome.missing} runs missing"
-        raise ExperimentError(f"reproduce {rep.id}: {why}", key=rep.id)
-    comp = compare(rep, outcome.results, out)
-    comp["quick"] = quick
-    comp["reference_scheme"] = rep.reference
-    atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
-    with atomic_path(out / "comparison.csv") as tmp:
-        pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
-    jobs = getattr(executor, "jobs", None)
-    return comp, build_report(out, jobs=jobs, svg=svg) if report else None, outcome
+        # The runs' plots are drawn as their runs finish, while the sweep goes on (issue 18).
+        early = EarlyPlots.for_sweep(exp, out, jobs=jobs, svg=svg)
+    try:
+        outcome = run_sweep(
+            exp, out, executor=executor, progress=progress, echo=echo, on_run=early.on_run if early else None
+        )
+        if outcome.results is None:
+            why = outcome.failures_text() or f"{outcome.missing} runs missing"
+            raise ExperimentError(f"reproduce {rep.id}: {why}", key=rep.id)
+        comp = compare(rep, outcome.results, out)
+        comp["quick"] = quick
+        comp["reference_scheme"] = rep.reference
+        atomic_write_json(
+            out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference}
+        )
+        with atomic_path(out / "comparison.csv") as tmp:
+            pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
+        path = build_report(out, jobs=jobs, svg=svg, early=early) if report else None
+    finally:
+        if early is not None:
+            early.close()
+    return comp, path, outcome

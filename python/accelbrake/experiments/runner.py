@@ -295,8 +295,12 @@ def run_sweep(
     progress: bool = True,
     limit: int | None = None,
     echo: Callable[[str], Any] | None = None,
+    on_run: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> SweepOutcome:
     """Run every run of ``exp`` not yet finished in ``out_dir``, then write the tables.
+
+    ``on_run(run_id, run_document)`` is called after each run executed now has its files written
+    (the report starts drawing that run's plot then).
 
     ``limit`` runs at most that many of the missing runs (then the tables are not written and
     ``complete`` is false; run again to finish). Each finished run is written as soon as it
@@ -309,7 +313,7 @@ def run_sweep(
     """
     out = Path(out_dir)
     with _folder_lock(out):
-        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo)
+        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo, on_run)
 
 
 def _run_sweep_locked(
@@ -319,6 +323,7 @@ def _run_sweep_locked(
     progress: bool,
     limit: int | None,
     echo: Callable[[str], Any] | None,
+    on_run: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> SweepOutcome:
     from accelbrake.results import git_commit
 
@@ -352,6 +357,8 @@ def _run_sweep_locked(
         p, sc = plan[rid]
         fresh[rid] = _write_run(out, rid, p, sc, payload, executor.name, commit)
         executed.append(rid)
+        if on_run is not None:
+            on_run(rid, fresh[rid][0])
 
     failed: list[tuple[str, str, str]] = []
 
