@@ -46,7 +46,27 @@ def _pm(mean: float, sd: float, n: int, digits: int = 1, scale: float = 1.0) -> 
 def run_warnings(out: Path, results: pd.DataFrame) -> list[tuple[dict[str, Any], list[str]]]:
     """The distinct warnings of a sweep's runs (the summaries' ``warnings``), each with the runs
     it affects, described as "label on trace, delay, buffer, seed (run id)"; in order of first
-    appearance."""
+    appearance. Read once per process and sweep: the report and the console's warnings line ask
+    for the same runs (each read is a run file)."""
+    try:
+        stamp = (out / "metadata.json").stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (str(out.resolve()), stamp, tuple(dict.fromkeys(results["run_id"])))
+    if stamp is not None and key in _WARNINGS_READ:
+        return _WARNINGS_READ[key]
+    found = _read_warnings(out, results)
+    if stamp is not None:
+        _WARNINGS_READ.clear()
+        _WARNINGS_READ[key] = found
+    return found
+
+
+#: The last sweep's warnings read by :func:`run_warnings` (key: folder, tables' time stamp, runs).
+_WARNINGS_READ: dict[tuple[Any, ...], list[tuple[dict[str, Any], list[str]]]] = {}
+
+
+def _read_warnings(out: Path, results: pd.DataFrame) -> list[tuple[dict[str, Any], list[str]]]:
     runs = results.drop_duplicates("run_id")
     found: dict[str, tuple[dict[str, Any], list[str]]] = {}
     for _, r in runs.iterrows():
@@ -176,6 +196,25 @@ def make_plots(
     first (they take longest); plots whose inputs did not change since they were drawn (see
     :class:`_PlotCache`) are kept. With ``early`` (an :class:`EarlyPlots` that drew run plots while
     the sweep ran) its pool draws the rest, and the run plots it started are not drawn again."""
+    made, wait = _start_plots(
+        out, results, meta, max_timeseries=max_timeseries, jobs=jobs, svg=svg, early=early
+    )
+    wait()
+    return made
+
+
+def _start_plots(
+    out: Path,
+    results: pd.DataFrame,
+    meta: dict[str, Any],
+    *,
+    max_timeseries: int,
+    jobs: int | None,
+    svg: bool,
+    early: EarlyPlots | None,
+) -> tuple[list[tuple[str, str, Path]], Callable[[], None]]:
+    """:func:`make_plots` without the wait: the plots are being drawn when this returns; call the
+    returned function to wait for them (and write the plot cache)."""
     labels = meta.get("experiment", {}).get("labels", {})
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
@@ -252,11 +291,15 @@ def make_plots(
         drawn[stem] = key
         ts_made.append(("timeseries", spec["caption"], plots / f"{stem}.png"))
     if early is not None:
-        early.finish(todo, keep=set(drawn))
+        wait_jobs = early.finish(todo, keep=set(drawn))
     else:
-        _start_jobs(todo, jobs)()
-    cache.save(drawn)
-    return made + ts_made
+        wait_jobs = _start_jobs(todo, jobs)
+
+    def wait() -> None:
+        wait_jobs()
+        cache.save(drawn)
+
+    return made + ts_made, wait
 
 
 def _timeseries_spec(r: Any, labels: dict[str, str], style: dict[str, tuple[str, str]]) -> dict[str, str]:
@@ -353,20 +396,26 @@ class EarlyPlots:
             args = (str(self.out), rid, spec["title"], spec["colour"], self.svg, spec["stem"])
             self.started[spec["stem"]] = (key, self.pool.submit(_timeseries_job, *args))
 
-    def finish(self, todo: Sequence[tuple[Callable[..., None], tuple[Any, ...]]], keep: set[str]) -> None:
-        """Draw ``todo`` on the pool too, wait for every plot (raising the first error), delete
-        plots started here that the report does not show (``keep``: the stems it shows), and shut
-        the pool down."""
-        try:
-            futures = [self.pool.submit(fn, *a) for fn, a in todo]
-            futures += [f for _k, f in self.started.values() if f is not None]
-            for fut in futures:
-                fut.result()
-        finally:
-            self.close()
-        for stem in set(self.started) - keep:
-            for suffix in (".png", ".svg"):
-                (self.out / "plots" / f"{stem}{suffix}").unlink(missing_ok=True)
+    def finish(
+        self, todo: Sequence[tuple[Callable[..., None], tuple[Any, ...]]], keep: set[str]
+    ) -> Callable[[], None]:
+        """Draw ``todo`` on the pool too; return a function that waits for every plot (raising the
+        first error), deletes plots started here that the report does not show (``keep``: the
+        stems it shows), and shuts the pool down."""
+        futures = [self.pool.submit(fn, *a) for fn, a in todo]
+        futures += [f for _k, f in self.started.values() if f is not None]
+
+        def wait() -> None:
+            try:
+                for fut in futures:
+                    fut.result()
+            finally:
+                self.close()
+            for stem in set(self.started) - keep:
+                for suffix in (".png", ".svg"):
+                    (self.out / "plots" / f"{stem}{suffix}").unlink(missing_ok=True)
+
+        return wait
 
     def close(self) -> None:
         """Stop the pool (cancelling plots not started)."""
@@ -473,6 +522,8 @@ def plot_pool_context() -> Any:
             "matplotlib.figure",
             "matplotlib.backends.backend_agg",
             "matplotlib.ticker",
+            # Last: makes the fork server skip its interpreter teardown when it stops.
+            "accelbrake._forkserver_exit",
         ]
     )
     return ctx
@@ -743,7 +794,11 @@ def build_report(
         meta["reference_scheme"] = comp["reference_scheme"]
     exp = meta.get("experiment", {})
     labels = exp.get("labels", {})
-    plots = make_plots(out, results, meta, max_timeseries=max_timeseries, jobs=jobs, svg=svg, early=early)
+    # The plots are drawn in worker processes while this process writes the page's tables; it
+    # waits for them where the page embeds them.
+    plots, wait_plots = _start_plots(
+        out, results, meta, max_timeseries=max_timeseries, jobs=jobs, svg=svg, early=early
+    )
     agg = F.aggregate(results)
     e = html.escape
     title = f"accelbrake: {exp.get('name', out.name)}"
@@ -780,6 +835,7 @@ def build_report(
         "timeseries": "Time series of single runs",
     }
     seen = set()
+    wait_plots()
 
     def svg_note(png: Path) -> str:
         return f" SVG: plots/{e(png.stem)}.svg" if svg else ""
