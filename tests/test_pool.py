@@ -185,3 +185,25 @@ def test_a_freed_worker_gets_its_next_task_before_the_caller_handles_the_result(
     )
     assert r.returncode == 0, r.stderr
     assert "handled a result: True" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_plot_fork_server_ends_without_teardown_and_preloads_the_module():
+    """Issue 18: the plot workers' fork server (which holds the command's stdout/stderr) used to spend
+    0.3-0.7 s tearing down matplotlib and pandas after the command had exited."""
+    from accelbrake.experiments.report import plot_pool_context
+
+    ctx = plot_pool_context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        assert "accelbrake._forkserver_exit" in forkserver._forkserver._preload_modules
+    code = (
+        "import accelbrake._forkserver_exit\n"
+        "class A:\n"
+        "    def __del__(self):\n"
+        "        print('torn down', flush=True)\n"
+        "a = A()\n"
+        "raise SystemExit(3)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "torn down" not in r.stdout, (r.returncode, r.stdout, r.stderr)
