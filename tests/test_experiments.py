@@ -807,3 +807,16 @@ def test_run_time_series_draw_at_most_max_flow_lines_the_largest_flows(tmp_path,
     widths = sorted({float(line.get_ydata()[0]) for line in ax_t.get_lines()})
     assert widths == [float(i) for i in range(n - F.MAX_FLOW_LINES, n)]
     assert any(f"the {F.MAX_FLOW_LINES} flows that sent most, of {n}" in tx.get_text() for tx in ax_t.texts)
+
+
+def test_direct_reproductions_say_honestly_what_they_reused(run_cli, tmp_path):
+    """Issue 20: direct reproductions always printed "N now, 0 reused", even those that keep no run
+    files (Figs. 5, 6, 10) and those that read their finished runs back (abe-fairness)."""
+    args = ["--quick", "--set", "run.duration_s=3", "--out", str(tmp_path), "--no-progress"]
+    r = run_cli("reproduce", "abc-fig5", "abe-fairness", *args)
+    assert r.returncode == 0, r.stderr
+    assert "abc-fig5: 8 runs (all run now: this reproduction keeps no run files to reuse)" in r.stdout
+    assert "abe-fairness: 40 runs (40 now, 0 reused)" in r.stdout
+    again = run_cli("reproduce", "abe-fairness", *args)
+    assert again.returncode == 0, again.stderr
+    assert "abe-fairness: 40 runs (0 now, 40 reused)" in again.stdout

@@ -704,9 +704,11 @@ class Reproduction:
     paper: str = PAPER
     cite: str = ""
     """Where in ``paper`` the published numbers are: table or figure, and section."""
-    direct: Callable[[Path, bool, float | None], tuple[list[dict[str, Any]], int]] | None = None
+    direct: Callable[[Path, bool, float | None], tuple[Any, ...]] | None = None
     """A reproduction that is not a sweep (the Wi-Fi link's Figs. 5 and 6): runs its scenarios
-    itself into the folder (quick, duration override in s) and returns (rows, number of runs)."""
+    itself into the folder (quick, duration override in s) and returns (rows, number of runs), or
+    (rows, number of runs, runs reused) when it keeps its runs in the folder and reads finished
+    ones back (``abe-figures``, ``abe-fairness``)."""
 
 
 def _set_traces(quick: bool, override: list[str] | None, tset: TraceSet) -> tuple[list[str], str]:
@@ -988,6 +990,17 @@ class DirectOutcome:
     complete: bool = True
     wall_s: float = 0.0
     """Wall time of the runs, s (the console prints it as for a sweep)."""
+    resumable: bool = True
+    """Whether it keeps its runs in the folder and reuses them (Figs. 5, 6 and 10 do not: they run
+    everything each time)."""
+
+
+def runs_text(outcome: Any) -> str:
+    """How many runs a reproduction ran and reused, for the console: "135 runs (135 now, 0
+    reused)", or "21 runs (all run now: this reproduction keeps no run files to reuse)"."""
+    if not getattr(outcome, "resumable", True):
+        return f"{outcome.total} runs (all run now: this reproduction keeps no run files to reuse)"
+    return f"{outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused)"
 
 
 def _direct_duration(rep: Reproduction, overrides: Sequence[str]) -> float | None:
@@ -1456,7 +1469,7 @@ def run_reproduction(
                 f"reproduce {rep.id}: --traces does not apply (its scenarios are built in)", key=rep.id
             )
         t0 = time.monotonic()
-        rows, n = rep.direct(out, quick, _direct_duration(rep, overrides))
+        rows, n, *reused = rep.direct(out, quick, _direct_duration(rep, overrides))
         wall_s = time.monotonic() - t0
         comp = {
             "id": rep.id,
@@ -1474,7 +1487,11 @@ def run_reproduction(
         )
         with atomic_path(out / "comparison.csv") as tmp:
             pd.DataFrame(rows).to_csv(tmp, index=False)
-        return comp, None, DirectOutcome(total=n, ran=n, wall_s=wall_s)
+        if reused:
+            outcome = DirectOutcome(total=n, ran=n - reused[0], skipped=reused[0], wall_s=wall_s)
+        else:
+            outcome = DirectOutcome(total=n, ran=n, wall_s=wall_s, resumable=False)
+        return comp, None, outcome
     source = f"reproduce {rep.id}{' --quick' if quick else ''}"
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)

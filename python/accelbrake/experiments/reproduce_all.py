@@ -168,7 +168,7 @@ def run_all(
     "failures", "wall_s", "summary"}`` (``summary``: paper → its "N of M" line). A reproduction that
     fails is reported (``failures``) and the others still run. ``ids``: only these reproductions
     (the catalogue entries of the others then say "no data")."""
-    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction
+    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction, runs_text
     from accelbrake.experiments.spec import ExperimentError
     from accelbrake.scenarios import ScenarioError
 
@@ -203,10 +203,7 @@ def run_all(
         folders[rid] = sub
         if report and rep.direct is None:
             reports.append(out / sub)
-        echo(
-            f"{rid}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
-            f"{time.monotonic() - t1:.1f} s; {comp['summary']}"
-        )
+        echo(f"{rid}: {runs_text(outcome)}, {time.monotonic() - t1:.1f} s; {comp['summary']}")
     if reports:
         _build_reports(reports, getattr(executor, "jobs", None), echo)
     wall = time.monotonic() - t0
