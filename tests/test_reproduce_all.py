@@ -190,3 +190,32 @@ def test_experiment_file_hops_errors_name_the_key(hop, msg):
     with pytest.raises(ExperimentError) as e:
         parse_experiment(_hops_doc(**hop), source="exp.toml")
     assert msg in str(e.value) and str(e.value).startswith("exp.toml: ")
+
+
+def test_index_shows_each_experiments_main_plot(tmp_path):
+    """Issue 20: the index showed the trade-off plot for every id, even for experiments about
+    behaviour over time (abc-stability, abc-fig4); it shows the report's first plot of the id's
+    main section (reproduce.MAIN_PLOTS)."""
+    from accelbrake.experiments.reproduce import main_plot
+
+    assert main_plot("abc-stability") == main_plot("abc-fig4") == "timeseries"
+    assert main_plot("abc-table") == "tradeoff"
+    folder = tmp_path / "abc-stability"
+    (folder / "plots").mkdir(parents=True)
+    stems = ["tradeoff", "per-trace", "run-abc-const-12-seed0-aaaa", "run-abc-const-12-seed0-bbbb"]
+    for stem in stems:
+        (folder / "plots" / f"{stem}.png").write_bytes(b"png")
+    (folder / "report.html").write_text(
+        '<h2 id="tradeoff">T</h2><figure id="fig-tradeoff"></figure>'
+        '<h2 id="bars">B</h2><figure id="fig-per-trace"></figure>'
+        '<h2 id="timeseries">S</h2><figure id="fig-run-abc-const-12-seed0-bbbb"></figure>'
+        '<figure id="fig-run-abc-const-12-seed0-aaaa"></figure>',
+        encoding="utf-8",
+    )
+    # The first run plot in the report's order (not the first file name).
+    assert RA._plot_for(tmp_path, "abc-stability", "timeseries") == (
+        "abc-stability/plots/run-abc-const-12-seed0-bbbb.png"
+    )
+    assert RA._plot_for(tmp_path, "abc-stability", "tradeoff") == "abc-stability/plots/tradeoff.png"
+    # A section the report lacks: the usual order (the trade-off first).
+    assert RA._plot_for(tmp_path, "abc-stability", "fairness") == "abc-stability/plots/tradeoff.png"

@@ -1355,6 +1355,25 @@ REPRODUCTIONS["abe-fairness"] = Reproduction(
 )
 
 
+#: The plot that stands for a reproduction on the ``reproduce all`` index: the report's section
+#: (``tradeoff``, ``fairness``, ``timeseries``: the first run plot in the report's order). The
+#: default is the throughput-delay trade-off; experiments about behaviour over time show a run.
+MAIN_PLOTS: dict[str, str] = {
+    "abc-fig1": "timeseries",  # Fig. 1: each scheme over time on one trace
+    "abc-fig19": "timeseries",  # capacity alternating every 500 ms
+    "abc-fig3": "fairness",  # flows joining and leaving: Jain index over time
+    "abc-fig4": "timeseries",  # which window limits, over time
+    "abc-fig14": "timeseries",  # BBR overshooting over time
+    "abc-stability": "timeseries",  # oscillation (or not) over time
+    "proprate-nfl": "timeseries",  # the buffer delay converging to the target
+}
+
+
+def main_plot(rid: str) -> str:
+    """The report section whose first plot stands for ``rid`` on the index (:data:`MAIN_PLOTS`)."""
+    return MAIN_PLOTS.get(rid, "tradeoff")
+
+
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
     """The comparison document of a finished reproduction (written to ``comparison.json``), with the
     verdict counts (``summary``: the "N of M reproduced" line)."""

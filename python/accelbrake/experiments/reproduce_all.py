@@ -316,12 +316,30 @@ td:nth-child(1){width:9%}td:nth-child(2){width:20%}td:nth-child(3){width:11%}td:
 """
 
 
-def _plot_for(out: Path, folder: str) -> str | None:
+#: The report's first figure of a section (``<figure id="fig-STEM">`` after ``<h2 id="SECTION">``).
+_FIGURE_RE = r'<figure id="fig-([^"]+)">'
+
+
+def _plot_for(out: Path, folder: str, section: str = "tradeoff") -> str | None:
+    """The plot that stands for the reproduction in ``folder`` on the index: the first figure of
+    its report's ``section`` (:func:`accelbrake.experiments.reproduce.main_plot`), else the first
+    of :data:`_PLOT_ORDER` that exists, else any."""
+    import re
+
     plots = sorted((out / folder / "plots").glob("*.png")) if (out / folder / "plots").is_dir() else []
     if not plots:
         plots = sorted((out / folder).glob("*.png"))
     if not plots:
         return None
+    report = out / folder / "report.html"
+    if report.is_file():
+        page = report.read_text(encoding="utf-8")
+        start = page.find(f'<h2 id="{section}">')
+        if start >= 0:
+            m = re.search(_FIGURE_RE, page[start:])
+            png = out / folder / "plots" / f"{m.group(1)}.png" if m else None
+            if png is not None and png.is_file():
+                return png.relative_to(out).as_posix()
     for stem in _PLOT_ORDER:
         for p in plots:
             if stem in p.stem:
@@ -354,7 +372,10 @@ def write_index(
     wall_s: float,
     summary: dict[str, str],
 ) -> Path:
-    """``out/index.html``: per paper, per catalogue entry: claim, our plot, our numbers, verdict."""
+    """``out/index.html``: per paper, per catalogue entry: claim, our plot (the reproduction's main
+    plot), our numbers, verdict."""
+    from accelbrake.experiments.reproduce import main_plot
+
     e = html.escape
     by_key = {r.key: r for r in RESULTS}
     parts = [
@@ -387,7 +408,7 @@ def write_index(
                     else e(rid)
                 )
                 numbers = f"<small>{link}: {e(comps[rid]['summary'])}</small>{_rows_html(entry, comps[rid])}"
-                plot = _plot_for(out, folder)
+                plot = _plot_for(out, folder, main_plot(rid))
                 img = f"<a href='{e(plot)}'><img src='{e(plot)}' alt='{e(rid)}'></a>" if plot else ""
             else:
                 numbers = e(v["reason"]) if v["reason"] else ""
