@@ -219,3 +219,19 @@ def test_index_shows_each_experiments_main_plot(tmp_path):
     assert RA._plot_for(tmp_path, "abc-stability", "tradeoff") == "abc-stability/plots/tradeoff.png"
     # A section the report lacks: the usual order (the trade-off first).
     assert RA._plot_for(tmp_path, "abc-stability", "fairness") == "abc-stability/plots/tradeoff.png"
+
+
+def test_ids_run_two_at_a_time_give_the_verdicts_of_ids_run_one_by_one(run_cli, tmp_path):
+    """Issue 20: on the local pool `reproduce all` runs two ids at a time (each in a driver process
+    with the pool's workers); the verdicts and every compared number are those of the ids run one
+    after the other (--jobs 1), in the same order."""
+    common = ["reproduce", "all", "--quick", "--paper", "c2tcp", "--no-report", "--no-progress"]
+    both = run_cli(*common, "--jobs", "2", "--out", str(tmp_path / "two"), timeout=600)
+    assert both.returncode == 0, both.stderr[-3000:]
+    one = run_cli(*common, "--jobs", "1", "--out", str(tmp_path / "one"), timeout=600)
+    assert one.returncode == 0, one.stderr[-3000:]
+    for name in ("verdicts.csv", "rows.csv"):
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes(), name
+    assert both.stdout.strip().splitlines()[-1] == one.stdout.strip().splitlines()[-1]
+    ids = [rid for rid in TITLES if rid.startswith("c2tcp-")]
+    assert all(f"{rid}: " in both.stdout for rid in ids)
