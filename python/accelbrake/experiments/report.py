@@ -67,15 +67,16 @@ _WARNINGS_READ: dict[tuple[Any, ...], list[tuple[dict[str, Any], list[str]]]] = 
 
 
 def _read_warnings(out: Path, results: pd.DataFrame) -> list[tuple[dict[str, Any], list[str]]]:
+    from accelbrake.experiments.runner import run_fact
+
     runs = results.drop_duplicates("run_id")
     found: dict[str, tuple[dict[str, Any], list[str]]] = {}
     for _, r in runs.iterrows():
         rid = str(r["run_id"])
-        path = out / "runs" / f"{rid}.json"
-        if not path.is_file():
+        warnings = run_fact(out, rid, "warnings")
+        if warnings is None:
             continue
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for w in (doc.get("summary") or {}).get("warnings") or []:
+        for w in warnings:
             fields = ("code", "parameter", "value", "bound", "unit", "message")
             key = json.dumps({k: w.get(k) for k in fields}, sort_keys=True)
             parts = [str(r.get("label") or r.get("scheme"))]
@@ -132,11 +133,10 @@ def _warnings_html(warnings: list[tuple[dict[str, Any], list[str]]]) -> str:
 
 
 def _quantiles(out: Path, run_ids: Sequence[str]) -> dict[str, np.ndarray]:
-    q = {}
-    for rid in run_ids:
-        doc = json.loads((out / "runs" / f"{rid}.json").read_text(encoding="utf-8"))
-        q[rid] = np.asarray(doc.get("delay_quantiles_ms") or [], dtype=float)
-    return q
+    """Each run's per-packet delay quantile function (from this process's sweep, else its file)."""
+    from accelbrake.experiments.runner import run_fact
+
+    return {rid: np.asarray(run_fact(out, rid, "delay_quantiles_ms") or [], dtype=float) for rid in run_ids}
 
 
 def _scenario(out: Path, rid: str) -> dict[str, Any]:
@@ -234,6 +234,8 @@ def _start_plots(
     def summary_plot(stem: str, *args: Any) -> Path:
         key = cache.key(stem, data_key)
         if not cache.fresh(stem, key):
+            # An argument given as a function is computed only for a plot that is drawn.
+            args = tuple(a() if callable(a) else a for a in args)
             todo.append((_summary_job, (stem, str(out), svg, labels, *args)))
         drawn[stem] = key
         return plots / f"{stem}.png"
@@ -257,7 +259,8 @@ def _start_plots(
             png,
         )
     )
-    png = summary_plot("delay-cdf", runs)
+    # The quantiles go with the job: the worker need not parse every run's file for them.
+    png = summary_plot("delay-cdf", runs, lambda: _quantiles(out, list(runs["run_id"])))
     made.append(
         (
             "cdf",
@@ -461,8 +464,8 @@ def _summary_job(stem: str, out: str, svg: bool, labels: dict[str, str], *args: 
             (agg,) = args
             F.plot_bars(agg, dest, labels=labels)
         elif stem == "delay-cdf":
-            (runs,) = args
-            F.plot_cdfs(_quantiles(Path(out), list(runs["run_id"])), runs, dest, labels=labels)
+            runs, quantiles = args
+            F.plot_cdfs(quantiles, runs, dest, labels=labels)
         elif stem == "fairness":
             multi, schemes = args
             series = []

@@ -198,6 +198,29 @@ def _is_done(out: Path, rid: str) -> bool:
     return _parquet_ok(runs / f"{rid}.flows.parquet") and _parquet_ok(runs / f"{rid}.hops.parquet")
 
 
+#: Small facts of the runs the last sweep executed in this process (its folder → run id →
+#: ``warnings``, ``delay_quantiles_ms``), as stored in their run files: the report takes them from
+#: here instead of parsing each run's file again (megabytes for runs with thousands of flows).
+#: Holds the last sweep's runs only; :func:`run_fact` falls back to the file.
+RUN_FACTS: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def run_fact(out: Path, rid: str, key: str) -> Any:
+    """``key`` (``warnings`` or ``delay_quantiles_ms``) of the finished run ``rid`` in ``out``: from
+    :data:`RUN_FACTS` when this process ran it, else from its run file (``warnings`` is the
+    summary's). ``None`` when the run file is missing."""
+    fact = RUN_FACTS.get(str(out.resolve()), {}).get(rid)
+    if fact is not None and key in fact:
+        return fact[key]
+    path = _runs_dir(out) / f"{rid}.json"
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if key == "warnings":
+        return (doc.get("summary") or {}).get("warnings") or []
+    return doc.get(key)
+
+
 def _write_run(
     out: Path,
     rid: str,
@@ -345,8 +368,16 @@ def _run_sweep_locked(
     executed: list[str] = []
     # What the tables need of each run executed now, kept from its payload so that write_tables
     # does not read back the files just written (that was most of the time between the last run
-    # and the report). Memory: the flow time series of every run, which the tables hold anyway.
-    fresh: dict[str, tuple[dict[str, Any], Any]] = {}
+    # and the report): the run's result rows and its flow time series, which the tables hold
+    # anyway (not the run's document: a run with thousands of flows has a summary of megabytes).
+    fresh: dict[str, tuple[dict[int, list[dict[str, Any]]], Any]] = {}
+    # A run shared by matrix schemes whose scenarios coincide has rows for each (see run_level).
+    positions: dict[str, list[int]] = {}
+    for i, (rid, _p) in enumerate(order):
+        positions.setdefault(rid, []).append(i)
+    facts: dict[str, dict[str, Any]] = {}
+    RUN_FACTS.clear()  # the last sweep's only: memory stays bounded by one sweep's runs
+    RUN_FACTS[str(out.resolve())] = facts
     if echo:
         echo(
             f"{exp.name}: {len(plan)} runs ({skipped} already done in {out}), running {len(todo)} on "
@@ -355,10 +386,15 @@ def _run_sweep_locked(
 
     def on_result(rid: str, payload: dict[str, Any]) -> None:
         p, sc = plan[rid]
-        fresh[rid] = _write_run(out, rid, p, sc, payload, executor.name, commit)
+        doc, flows = _write_run(out, rid, p, sc, payload, executor.name, commit)
+        fresh[rid] = ({i: _run_rows(exp, rid, order[i][1], doc) for i in positions[rid]}, flows)
+        facts[rid] = {
+            "warnings": (doc["summary"] or {}).get("warnings") or [],
+            "delay_quantiles_ms": doc["delay_quantiles_ms"],
+        }
         executed.append(rid)
         if on_run is not None:
-            on_run(rid, fresh[rid][0])
+            on_run(rid, doc)
 
     failed: list[tuple[str, str, str]] = []
 
@@ -647,26 +683,28 @@ def write_tables(
     commit: str | None,
     wall_s: float,
     stats: dict[str, int],
-    loaded: Mapping[str, tuple[dict[str, Any], Any]] | None = None,
+    loaded: Mapping[str, tuple[Mapping[int, list[dict[str, Any]]], Any]] | None = None,
 ) -> pd.DataFrame:
     """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the runs:
-    those in ``loaded`` (run id → its document and flow time series as :func:`_write_run` returns
-    them, for the runs executed now) from memory, the others from their run files. Both give the
-    same tables byte for byte (``tests/python/test_sweep.py``)."""
+    those in ``loaded`` (run id → its result rows by position in ``order``, :func:`_run_rows`, and
+    its flow time series as :func:`_write_run` returns it, for the runs executed now) from memory,
+    the others from their run files. Both give the same tables byte for byte
+    (``tests/test_experiments.py``)."""
     import pandas as pd
 
     loaded = loaded or {}
     rows: list[dict[str, Any]] = []
     ts: list[pd.DataFrame] = []
     runs_meta = []
-    for rid, p in order:
-        if rid in loaded:
-            doc, flows = loaded[rid]
+    for i, (rid, p) in enumerate(order):
+        if rid in loaded and i in loaded[rid][0]:
+            run_rows, flows = loaded[rid]
+            rows.extend(run_rows[i])
             f = flows.to_pandas()
         else:
             doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
+            rows.extend(_run_rows(exp, rid, p, doc))
             f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
-        rows.extend(_run_rows(exp, rid, p, doc))
         labels = p.labels()
         f.insert(0, "run_id", rid)
         for i, k in enumerate(("scheme", "trace", "delay_ms", "buffer_packets", "flows", "seed")):
