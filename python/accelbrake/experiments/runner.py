@@ -683,7 +683,7 @@ def write_tables(
     commit: str | None,
     wall_s: float,
     stats: dict[str, int],
-    loaded: Mapping[str, tuple[Mapping[int, list[dict[str, Any]]], Any]] | None = None,
+    loaded: dict[str, tuple[Mapping[int, list[dict[str, Any]]], Any]] | None = None,
 ) -> pd.DataFrame:
     """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the runs:
     those in ``loaded`` (run id → its result rows by position in ``order``, :func:`_run_rows`, and
@@ -692,15 +692,23 @@ def write_tables(
     (``tests/test_experiments.py``)."""
     import pandas as pd
 
-    loaded = loaded or {}
+    # ``loaded`` is consumed: each run's entry is dropped once its last row is taken, so that its
+    # flow time series is not held twice (Arrow and pandas) while the tables are assembled.
+    loaded = loaded if loaded is not None else {}
+    remaining: dict[str, int] = {}
+    for rid, _p in order:
+        remaining[rid] = remaining.get(rid, 0) + 1
     rows: list[dict[str, Any]] = []
     ts: list[pd.DataFrame] = []
     runs_meta = []
     for i, (rid, p) in enumerate(order):
+        remaining[rid] -= 1
         if rid in loaded and i in loaded[rid][0]:
             run_rows, flows = loaded[rid]
             rows.extend(run_rows[i])
             f = flows.to_pandas()
+            if not remaining[rid] and isinstance(loaded, dict):
+                del loaded[rid]
         else:
             doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
             rows.extend(_run_rows(exp, rid, p, doc))
