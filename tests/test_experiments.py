@@ -820,3 +820,25 @@ def test_direct_reproductions_say_honestly_what_they_reused(run_cli, tmp_path):
     again = run_cli("reproduce", "abe-fairness", *args)
     assert again.returncode == 0, again.stderr
     assert "abe-fairness: 40 runs (0 now, 40 reused)" in again.stdout
+
+
+def test_run_documents_of_large_summaries_are_written_on_one_line(tmp_path, monkeypatch):
+    """A summary of thousands of flows (abc-fig13: 3-11 MB) is written with the C encoder, on one line;
+    the tables are the same either way."""
+    from accelbrake.experiments import runner
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["cubic"], "traces": ["const:12"], "seeds": [0]}
+    exp = parse_experiment(doc)
+    indented = run_sweep(exp, tmp_path / "a", progress=False)
+    monkeypatch.setattr(runner, "COMPACT_SUMMARY_CHARS", 10)
+    compact = run_sweep(exp, tmp_path / "b", progress=False)
+    (a,) = _finished(tmp_path / "a")
+    (b,) = _finished(tmp_path / "b")
+    assert a.read_text().count("\n") > 100 and b.read_text().count("\n") == 1
+    strip = ("metadata",)
+    ja, jb = json.loads(a.read_text()), json.loads(b.read_text())
+    assert {k: v for k, v in ja.items() if k not in strip} == {k: v for k, v in jb.items() if k not in strip}
+    pd.testing.assert_frame_equal(indented.results, compact.results, check_exact=True)
+    again = run_sweep(exp, tmp_path / "b", progress=False)
+    assert again.skipped == 1 and again.ran == 0, "a one-line run file is a finished run"
