@@ -6,14 +6,17 @@ on the same dumbbell (96 Mbit/s, one Cubic flow, 60 s, 250-packet drop-tail buff
 
     make bench-cli                                   # = python scripts/cli_speed.py
     python scripts/cli_speed.py --repeat 7 --reproduce
+    python scripts/cli_speed.py --repeat 5 --reproduce-only   # only issue 18's reproduce ratio
+    python scripts/cli_speed.py --repeat 1 --all              # only issue 20's `reproduce all` time
 
 Each figure is the median wall time of ``--repeat`` runs (whole processes from outside, start-up
 included, except ``simulate()``, timed inside one process, and ns-3, whose ``Simulator::Run()`` is
 timed alone). ns-3 runs when its Python bindings are installed (``pip install ns3``, see
 ``scripts/ns3_compare.py``); otherwise its time recorded in ``docs/bench/ns3.json`` is shown and
 marked as recorded. Goals (issue 18): ``run`` with default outputs >= 50x ns-3, ``simulate()`` >= 100x,
-``reproduce abc-table`` <= 1.5x its runs' wall time. Not part of ``make test``: speed is measured,
-not asserted.
+``reproduce abc-table`` <= 1.5x its runs' wall time; (issue 20) the full ``reproduce all`` under 2
+minutes on 2 cores. Each reproduce figure is printed with the load average: quote it. Not part of
+``make test``: speed is measured, not asserted.
 """
 
 from __future__ import annotations
@@ -112,11 +115,64 @@ def reproduce_ratio() -> tuple[float, float]:
     return float(m.group(1)), total
 
 
+def reproduce_all_time(quick: bool = False, report: bool = True) -> tuple[float, str]:
+    """``reproduce all`` (full unless ``quick``) from scratch in a temporary folder: (whole command
+    wall s, its closing per-paper lines). Issue 20's goal: under 2 minutes on 2 cores, full."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [*_accelbrake(), "reproduce", "all", "--out", tmp, "--no-progress"]
+        cmd += ["--quick"] * quick + ["--no-report"] * (not report)
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        total = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"reproduce all failed:\n{r.stderr[-2000:]}")
+    papers = [line for line in r.stdout.splitlines() if re.match(r"^(abc|abe|c2tcp|proprate): ", line)]
+    return total, "\n".join(papers)
+
+
+def _load() -> str:
+    """The load average (1, 5, 15 min) and CPUs, to print beside every figure."""
+    import os
+
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "load unknown"
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="runs per figure (median; default 5)")
     ap.add_argument("--reproduce", action="store_true", help="also time reproduce abc-table (about a minute)")
+    ap.add_argument(
+        "--reproduce-only",
+        action="store_true",
+        help="only time reproduce abc-table, --repeat times (ratio per repeat, then the median)",
+    )
+    ap.add_argument(
+        "--all",
+        dest="all_",
+        action="store_true",
+        help="only time the full 'reproduce all' (2-4 minutes on 2 cores), --repeat times",
+    )
     args = ap.parse_args()
+    if args.reproduce_only:
+        ratios = []
+        for i in range(args.repeat):
+            runs, total = reproduce_ratio()
+            ratios.append(total / runs)
+            print(
+                f"reproduce abc-table #{i + 1}: runs {runs:.1f} s wall, whole command {total:.1f} s "
+                f"({total / runs:.2f}× the runs; goal <= 1.5×); {_load()}"
+            )
+        print(f"median ratio {statistics.median(ratios):.2f}× over {len(ratios)} runs")
+        return
+    if args.all_:
+        for i in range(args.repeat):
+            total, papers = reproduce_all_time()
+            print(f"reproduce all #{i + 1}: {total:.1f} s wall (goal < 120 s); {_load()}\n{papers}")
+        return
     rows: list[tuple[str, float | None, str]] = []
     rows.append(("the core alone (`run` example)", core_wall(args.repeat), ""))
     rows.append(("`accelbrake.simulate()` in Python", simulate_wall(args.repeat), "inside one process"))

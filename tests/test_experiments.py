@@ -251,6 +251,41 @@ def test_tables_have_one_row_per_run_and_flow_and_metadata(tmp_path):
     assert outcome.results is not None and len(outcome.results) == len(res)
 
 
+def test_tables_built_in_memory_equal_tables_read_back_from_the_run_files(tmp_path):
+    """Issue 18: the sweep builds its tables from the runs it holds in memory instead of reading back
+    the files it just wrote; both must give the same tables, byte for byte."""
+    import shutil
+
+    from accelbrake.experiments import runner
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["abc", "cubic"], "flows": [1, 2], "traces": [str(TRACE_UP), "const:24"]}
+    exp = parse_experiment(doc)
+    out = tmp_path / "mem"
+    seen = []
+    real = runner.write_tables
+
+    def spy(*a, **k):
+        seen.append(len(k.get("loaded") or {}))  # (write_tables consumes it)
+        return real(*a, **k)
+
+    runner.write_tables = spy
+    try:
+        outcome = run_sweep(exp, out, executor=LocalExecutor(2), progress=False)
+    finally:
+        runner.write_tables = real
+    assert outcome.ran == 16 and seen == [16], "every run's tables came from memory"
+    files = tmp_path / "files"
+    shutil.copytree(out, files)
+    order = [(runner.run_id(exp.scenario(p)), p) for p in exp.points()]
+    from_files = runner.write_tables(
+        exp, files, order, executor=LocalExecutor(2), commit=None, wall_s=0.0, stats={}
+    )
+    pd.testing.assert_frame_equal(outcome.results, from_files, check_exact=True)
+    for name in ("results.parquet", "results.csv", "timeseries.parquet"):
+        assert (out / name).read_bytes() == (files / name).read_bytes(), name
+
+
 def test_schemes_with_identical_scenarios_share_a_run_but_keep_their_rows(tmp_path):
     from accelbrake.experiments.figures import aggregate, run_level
 
@@ -493,6 +528,40 @@ def report_dir(tmp_path_factory):
     run_sweep(parse_experiment(doc), out, progress=False)
     build_report(out, max_timeseries=4)
     return out
+
+
+def test_run_plots_drawn_during_the_sweep_equal_those_the_report_draws_after(tmp_path):
+    """Issue 18: the report's run plots are drawn while the sweep runs (EarlyPlots); the plots and
+    the plot cache must be those the report draws on its own afterwards, byte for byte."""
+    import shutil
+
+    from accelbrake.experiments.report import EarlyPlots
+
+    doc = small_doc()
+    doc["matrix"]["flows"] = [1, 2]
+    exp = parse_experiment(doc)
+    early_dir, plain_dir = tmp_path / "early", tmp_path / "plain"
+    early = EarlyPlots.for_sweep(exp, early_dir, jobs=2, svg=False, max_timeseries=4)
+    seen = []
+
+    def on_run(rid, run_doc):
+        seen.append(rid)
+        early.on_run(rid, run_doc)
+
+    try:
+        run_sweep(exp, early_dir, executor=LocalExecutor(2), progress=False, on_run=on_run)
+        assert len(seen) == 16 and len([v for v in early.started.values() if v[1] is not None]) == 4
+        build_report(early_dir, max_timeseries=4, early=early)
+    finally:
+        early.close()
+    shutil.copytree(early_dir, plain_dir)
+    shutil.rmtree(plain_dir / "plots")
+    build_report(plain_dir, max_timeseries=4)
+    names = sorted(p.name for p in (early_dir / "plots").iterdir())
+    assert names == sorted(p.name for p in (plain_dir / "plots").iterdir())
+    assert len([n for n in names if n.startswith("run-")]) == 4
+    for n in names:
+        assert (early_dir / "plots" / n).read_bytes() == (plain_dir / "plots" / n).read_bytes(), n
 
 
 def test_report_is_valid_html_with_every_plot_and_table(report_dir):
@@ -738,3 +807,38 @@ def test_run_time_series_draw_at_most_max_flow_lines_the_largest_flows(tmp_path,
     widths = sorted({float(line.get_ydata()[0]) for line in ax_t.get_lines()})
     assert widths == [float(i) for i in range(n - F.MAX_FLOW_LINES, n)]
     assert any(f"the {F.MAX_FLOW_LINES} flows that sent most, of {n}" in tx.get_text() for tx in ax_t.texts)
+
+
+def test_direct_reproductions_say_honestly_what_they_reused(run_cli, tmp_path):
+    """Issue 20: direct reproductions always printed "N now, 0 reused", even those that keep no run
+    files (Figs. 5, 6, 10) and those that read their finished runs back (abe-fairness)."""
+    args = ["--quick", "--set", "run.duration_s=3", "--out", str(tmp_path), "--no-progress"]
+    r = run_cli("reproduce", "abc-fig5", "abe-fairness", *args)
+    assert r.returncode == 0, r.stderr
+    assert "abc-fig5: 8 runs (all run now: this reproduction keeps no run files to reuse)" in r.stdout
+    assert "abe-fairness: 40 runs (40 now, 0 reused)" in r.stdout
+    again = run_cli("reproduce", "abe-fairness", *args)
+    assert again.returncode == 0, again.stderr
+    assert "abe-fairness: 40 runs (0 now, 40 reused)" in again.stdout
+
+
+def test_run_documents_of_large_summaries_are_written_on_one_line(tmp_path, monkeypatch):
+    """A summary of thousands of flows (abc-fig13: 3-11 MB) is written with the C encoder, on one line;
+    the tables are the same either way."""
+    from accelbrake.experiments import runner
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["cubic"], "traces": ["const:12"], "seeds": [0]}
+    exp = parse_experiment(doc)
+    indented = run_sweep(exp, tmp_path / "a", progress=False)
+    monkeypatch.setattr(runner, "COMPACT_SUMMARY_CHARS", 10)
+    compact = run_sweep(exp, tmp_path / "b", progress=False)
+    (a,) = _finished(tmp_path / "a")
+    (b,) = _finished(tmp_path / "b")
+    assert a.read_text().count("\n") > 100 and b.read_text().count("\n") == 1
+    strip = ("metadata",)
+    ja, jb = json.loads(a.read_text()), json.loads(b.read_text())
+    assert {k: v for k, v in ja.items() if k not in strip} == {k: v for k, v in jb.items() if k not in strip}
+    pd.testing.assert_frame_equal(indented.results, compact.results, check_exact=True)
+    again = run_sweep(exp, tmp_path / "b", progress=False)
+    assert again.skipped == 1 and again.ran == 0, "a one-line run file is a finished run"

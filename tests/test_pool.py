@@ -140,3 +140,70 @@ def test_workers_die_with_a_killed_sweep(tmp_path):
     proc.send_signal(signal.SIGKILL)  # no clean-up possible in the sweep itself
     proc.communicate(timeout=30)
     _no_process_left(proc.pid)
+
+
+_HANDOFF_WORKER = """
+import os, time
+def work(key, d):
+    open(os.path.join(d, f"start-{key}"), "w").close()
+    time.sleep(0.2)
+    return key, key, None
+"""
+
+_HANDOFF_MAIN = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from handoff_worker import work
+from accelbrake._pool import run_tasks
+d = sys.argv[1]
+waited = []
+def on_result(key, result):
+    if waited:
+        return
+    # The caller is busy with the first result (a sweep writes its files here): the freed worker
+    # must already have its next task.
+    t0 = time.monotonic()
+    while not os.path.exists(os.path.join(d, "start-2")) and time.monotonic() - t0 < 5:
+        time.sleep(0.01)
+    waited.append(os.path.exists(os.path.join(d, "start-2")))
+if __name__ == "__main__":
+    run_tasks([(i, d) for i in range(4)], work, jobs=2, progress=False, on_result=on_result)
+    print("next task started while the caller handled a result:", waited[0])
+"""
+
+
+def test_a_freed_worker_gets_its_next_task_before_the_caller_handles_the_result(tmp_path):
+    """Issue 18/20: a worker used to sit idle while the sweep wrote the previous run's files."""
+    (tmp_path / "handoff_worker.py").write_text(_HANDOFF_WORKER)
+    (tmp_path / "main.py").write_text(_HANDOFF_MAIN)
+    r = subprocess.run(
+        [sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "handled a result: True" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_plot_fork_server_ends_without_teardown_and_preloads_the_module():
+    """Issue 18: the plot workers' fork server (which holds the command's stdout/stderr) used to spend
+    0.3-0.7 s tearing down matplotlib and pandas after the command had exited."""
+    from accelbrake.experiments.report import plot_pool_context
+
+    ctx = plot_pool_context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        assert "accelbrake._forkserver_exit" in forkserver._forkserver._preload_modules
+    code = (
+        "import accelbrake._forkserver_exit\n"
+        "class A:\n"
+        "    def __del__(self):\n"
+        "        print('torn down', flush=True)\n"
+        "a = A()\n"
+        "raise SystemExit(3)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "torn down" not in r.stdout, (r.returncode, r.stdout, r.stderr)

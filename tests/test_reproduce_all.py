@@ -190,3 +190,48 @@ def test_experiment_file_hops_errors_name_the_key(hop, msg):
     with pytest.raises(ExperimentError) as e:
         parse_experiment(_hops_doc(**hop), source="exp.toml")
     assert msg in str(e.value) and str(e.value).startswith("exp.toml: ")
+
+
+def test_index_shows_each_experiments_main_plot(tmp_path):
+    """Issue 20: the index showed the trade-off plot for every id, even for experiments about
+    behaviour over time (abc-stability, abc-fig4); it shows the report's first plot of the id's
+    main section (reproduce.MAIN_PLOTS)."""
+    from accelbrake.experiments.reproduce import main_plot
+
+    assert main_plot("abc-stability") == main_plot("abc-fig4") == "timeseries"
+    assert main_plot("abc-table") == "tradeoff"
+    folder = tmp_path / "abc-stability"
+    (folder / "plots").mkdir(parents=True)
+    stems = ["tradeoff", "per-trace", "run-abc-const-12-seed0-aaaa", "run-abc-const-12-seed0-bbbb"]
+    for stem in stems:
+        (folder / "plots" / f"{stem}.png").write_bytes(b"png")
+    (folder / "report.html").write_text(
+        '<h2 id="tradeoff">T</h2><figure id="fig-tradeoff"></figure>'
+        '<h2 id="bars">B</h2><figure id="fig-per-trace"></figure>'
+        '<h2 id="timeseries">S</h2><figure id="fig-run-abc-const-12-seed0-bbbb"></figure>'
+        '<figure id="fig-run-abc-const-12-seed0-aaaa"></figure>',
+        encoding="utf-8",
+    )
+    # The first run plot in the report's order (not the first file name).
+    assert RA._plot_for(tmp_path, "abc-stability", "timeseries") == (
+        "abc-stability/plots/run-abc-const-12-seed0-bbbb.png"
+    )
+    assert RA._plot_for(tmp_path, "abc-stability", "tradeoff") == "abc-stability/plots/tradeoff.png"
+    # A section the report lacks: the usual order (the trade-off first).
+    assert RA._plot_for(tmp_path, "abc-stability", "fairness") == "abc-stability/plots/tradeoff.png"
+
+
+def test_ids_run_two_at_a_time_give_the_verdicts_of_ids_run_one_by_one(run_cli, tmp_path):
+    """Issue 20: on the local pool `reproduce all` runs two ids at a time (each in a driver process
+    with the pool's workers); the verdicts and every compared number are those of the ids run one
+    after the other (--jobs 1), in the same order."""
+    common = ["reproduce", "all", "--quick", "--paper", "c2tcp", "--no-report", "--no-progress"]
+    both = run_cli(*common, "--jobs", "2", "--out", str(tmp_path / "two"), timeout=600)
+    assert both.returncode == 0, both.stderr[-3000:]
+    one = run_cli(*common, "--jobs", "1", "--out", str(tmp_path / "one"), timeout=600)
+    assert one.returncode == 0, one.stderr[-3000:]
+    for name in ("verdicts.csv", "rows.csv"):
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes(), name
+    assert both.stdout.strip().splitlines()[-1] == one.stdout.strip().splitlines()[-1]
+    ids = [rid for rid in TITLES if rid.startswith("c2tcp-")]
+    assert all(f"{rid}: " in both.stdout for rid in ids)

@@ -81,9 +81,10 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> Path:
-    """Write ``obj`` as indented JSON to ``path`` atomically (NaN/inf become null)."""
-    return atomic_write_text(path, json.dumps(_finite(obj), indent=2, allow_nan=False) + "\n")
+def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> Path:
+    """Write ``obj`` as indented JSON to ``path`` atomically (NaN/inf become null); ``indent=None``
+    writes it on one line, with Python's C encoder (3-4× faster: it does not indent)."""
+    return atomic_write_text(path, json.dumps(_finite(obj), indent=indent, allow_nan=False) + "\n")
 
 
 def _finite(obj: Any) -> Any:

@@ -96,6 +96,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         format_comparison,
         resolve_ids,
         run_reproduction,
+        runs_text,
     )
 
     if [i.lower() for i in args.ids] == ["all"]:
@@ -123,7 +124,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if text := warnings_text(out):
             print(text, file=sys.stderr)
         print(
-            f"{rep.id}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused) in "
+            f"{rep.id}: {runs_text(outcome)} in "
             f"{outcome.wall_s:.1f} s wall, {time.monotonic() - t0:.1f} s with tables and report; "
             f"results in {out}/" + (f" (report: {report})" if report else "")
         )

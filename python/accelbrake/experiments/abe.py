@@ -229,9 +229,11 @@ def run_sweep(
     out_dir: str | os.PathLike[str] | None = None,
     executor: Executor | None = None,
     log: Callable[[str], Any] | None = None,
+    counts: dict[str, int] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, dict[str, Any]]]:
     """Run every scheme × AQM × RTT × β_ecn; return the table (one row per run, :data:`COLUMNS`)
-    and the scenarios by ``"scheme aqm rtt=... beta_ecn=..."``.
+    and the scenarios by ``"scheme aqm rtt=... beta_ecn=..."``. ``counts``, if given, receives
+    ``total``, ``ran`` and ``reused`` (runs read back from ``out_dir``).
 
     The runs go through :func:`accelbrake.experiments.runner.run_scenarios` on ``executor``
     (default: a local process pool of ``jobs`` workers); with ``out_dir`` each finished run is kept
@@ -261,6 +263,8 @@ def run_sweep(
         desc="abe-sweep",
         echo=log,
     )
+    if counts is not None:
+        counts.update(total=outcome.total, ran=outcome.ran, reused=outcome.skipped)
     rows = [_row(t.key, duration_s, outcome.results[t.key]) for t in tasks]  # type: ignore[arg-type]
     return pd.DataFrame(rows, columns=list(COLUMNS)), scenarios
 

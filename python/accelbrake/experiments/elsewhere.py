@@ -865,12 +865,14 @@ def run_abe_figures(
     from accelbrake.experiments import abe
 
     dur = secs or (abe.QUICK_DURATION_S if quick else abe.DURATION_S)
+    counts: dict[str, int] = {}
     table, scenarios = abe.run_sweep(
         duration_s=dur,
         betas=abe.QUICK_BETAS if quick else abe.BETAS,
         rtts_ms=(100, 400) if quick else abe.RTTS_MS,
         out_dir=out,
         progress=False,
+        counts=counts,
     )
     abe.write_outputs(
         table,
@@ -893,7 +895,7 @@ def run_abe_figures(
             rows.append(H.row(pub, hi - lo < bound, note=f"{lo:.1f} → {hi:.1f} ms"))
         else:
             rows.append(H.row(pub, hi - lo, note=f"{lo:.1f} → {hi:.1f} ms", digits=1))
-    return rows, len(table)
+    return rows, len(table), counts.get("reused", 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1024,7 +1026,7 @@ def run_abe_fairness(
         else:
             b = float(pub.metric.rsplit("β_ecn ", 1)[1])
             rows.append(H.row(pub, float(m[b])))
-    return rows, outcome.total
+    return rows, outcome.total, outcome.skipped
 
 
 # ---------------------------------------------------------------------------------------------

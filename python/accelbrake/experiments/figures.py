@@ -18,13 +18,17 @@ import contextlib
 import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# matplotlib is imported where a plot is drawn, not with this module: the tables and comparisons
+# use this module's pandas helpers in processes that never draw (a reproduction's main process
+# hands its plots to worker processes), and the import costs ~0.4 s.
 
 from accelbrake import catalog
 from accelbrake._io import atomic_path
@@ -224,6 +228,8 @@ def svg_output(on: bool) -> Iterator[None]:
 def save(fig: Figure, stem: Path, dpi: int = 110) -> list[Path]:
     """Write ``stem.png`` (and ``stem.svg`` inside :func:`svg_output(True) <svg_output>`); return the
     paths."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     FigureCanvasAgg(fig)
     out = []
     for fmt in ("png", "svg") if SVG else ("png",):
@@ -241,6 +247,8 @@ def save(fig: Figure, stem: Path, dpi: int = 110) -> list[Path]:
 
 def _log_x(ax: Any) -> None:
     """Logarithmic x axis labelled at 1, 2, 5 × 10^k in plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
@@ -254,6 +262,8 @@ def _log_delay_axis(ax: Any) -> None:
 
 
 def _grid(n: int, width: float = 4.6, height: float = 3.6) -> tuple[Figure, list[Any]]:
+    from matplotlib.figure import Figure
+
     cols = min(n, 3)
     rows = math.ceil(n / cols)
     fig = Figure(figsize=(width * cols, height * rows), layout="constrained")
@@ -356,6 +366,8 @@ def plot_bars(agg: pd.DataFrame, stem: Path, *, labels: dict[str, str] | None = 
     groups = [(_panel_title(k, cols), d) for k, d in agg.groupby(cols, sort=False)]
     n, m = len(groups), len(schemes)
     width = 0.8 / max(m, 1)
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(max(7.0, 0.9 + n * (0.35 * m + 0.5)), 6.5), layout="constrained")
     ax_u, ax_d = fig.subplots(2, 1, sharex=True)
     for j, s in enumerate(schemes):
@@ -507,6 +519,8 @@ def plot_timeseries(
     end = float(scenario.get("duration_ms", 0.0)) / 1000.0
     # A fixed layout (not "constrained", which measures every text and takes most of the drawing
     # time): the legends sit in the right margin, beside the data.
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(10, 8.5))
     fig.subplots_adjust(left=0.075, right=0.80, top=0.925, bottom=0.06, hspace=0.32)
     ax_t, ax_d, ax_q, ax_w = fig.subplots(4, 1, sharex=True)

@@ -27,7 +27,7 @@ from accelbrake.experiments.runner import load_results
 from accelbrake.experiments.verdicts import DEFAULT_TOLERANCE
 from accelbrake.tables import MISSING, render_table
 
-__all__ = ["build_report", "make_plots", "run_warnings", "warnings_text"]
+__all__ = ["EarlyPlots", "build_report", "make_plots", "run_warnings", "warnings_text"]
 
 #: Per-run time-series plots drawn at most (first seed of every scheme at whole points: see
 #: :func:`timeseries_runs`).
@@ -46,16 +46,37 @@ def _pm(mean: float, sd: float, n: int, digits: int = 1, scale: float = 1.0) -> 
 def run_warnings(out: Path, results: pd.DataFrame) -> list[tuple[dict[str, Any], list[str]]]:
     """The distinct warnings of a sweep's runs (the summaries' ``warnings``), each with the runs
     it affects, described as "label on trace, delay, buffer, seed (run id)"; in order of first
-    appearance."""
+    appearance. Read once per process and sweep: the report and the console's warnings line ask
+    for the same runs (each read is a run file)."""
+    try:
+        stamp = (out / "metadata.json").stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (str(out.resolve()), stamp, tuple(dict.fromkeys(results["run_id"])))
+    if stamp is not None and key in _WARNINGS_READ:
+        return _WARNINGS_READ[key]
+    found = _read_warnings(out, results)
+    if stamp is not None:
+        _WARNINGS_READ.clear()
+        _WARNINGS_READ[key] = found
+    return found
+
+
+#: The last sweep's warnings read by :func:`run_warnings` (key: folder, tables' time stamp, runs).
+_WARNINGS_READ: dict[tuple[Any, ...], list[tuple[dict[str, Any], list[str]]]] = {}
+
+
+def _read_warnings(out: Path, results: pd.DataFrame) -> list[tuple[dict[str, Any], list[str]]]:
+    from accelbrake.experiments.runner import run_fact
+
     runs = results.drop_duplicates("run_id")
     found: dict[str, tuple[dict[str, Any], list[str]]] = {}
     for _, r in runs.iterrows():
         rid = str(r["run_id"])
-        path = out / "runs" / f"{rid}.json"
-        if not path.is_file():
+        warnings = run_fact(out, rid, "warnings")
+        if warnings is None:
             continue
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for w in (doc.get("summary") or {}).get("warnings") or []:
+        for w in warnings:
             fields = ("code", "parameter", "value", "bound", "unit", "message")
             key = json.dumps({k: w.get(k) for k in fields}, sort_keys=True)
             parts = [str(r.get("label") or r.get("scheme"))]
@@ -112,11 +133,10 @@ def _warnings_html(warnings: list[tuple[dict[str, Any], list[str]]]) -> str:
 
 
 def _quantiles(out: Path, run_ids: Sequence[str]) -> dict[str, np.ndarray]:
-    q = {}
-    for rid in run_ids:
-        doc = json.loads((out / "runs" / f"{rid}.json").read_text(encoding="utf-8"))
-        q[rid] = np.asarray(doc.get("delay_quantiles_ms") or [], dtype=float)
-    return q
+    """Each run's per-packet delay quantile function (from this process's sweep, else its file)."""
+    from accelbrake.experiments.runner import run_fact
+
+    return {rid: np.asarray(run_fact(out, rid, "delay_quantiles_ms") or [], dtype=float) for rid in run_ids}
 
 
 def _scenario(out: Path, rid: str) -> dict[str, Any]:
@@ -167,13 +187,34 @@ def make_plots(
     max_timeseries: int = MAX_TIMESERIES,
     jobs: int | None = None,
     svg: bool = False,
+    early: EarlyPlots | None = None,
 ) -> list[tuple[str, str, Path]]:
     """Draw the plots the report shows into ``out/plots`` (PNG; SVG beside each with ``svg``);
     return ``(section, caption, png path)`` in report order.
 
     Every plot is one job in a pool of ``jobs`` processes (default: every CPU), the summary plots
     first (they take longest); plots whose inputs did not change since they were drawn (see
-    :class:`_PlotCache`) are kept."""
+    :class:`_PlotCache`) are kept. With ``early`` (an :class:`EarlyPlots` that drew run plots while
+    the sweep ran) its pool draws the rest, and the run plots it started are not drawn again."""
+    made, wait = _start_plots(
+        out, results, meta, max_timeseries=max_timeseries, jobs=jobs, svg=svg, early=early
+    )
+    wait()
+    return made
+
+
+def _start_plots(
+    out: Path,
+    results: pd.DataFrame,
+    meta: dict[str, Any],
+    *,
+    max_timeseries: int,
+    jobs: int | None,
+    svg: bool,
+    early: EarlyPlots | None,
+) -> tuple[list[tuple[str, str, Path]], Callable[[], None]]:
+    """:func:`make_plots` without the wait: the plots are being drawn when this returns; call the
+    returned function to wait for them (and write the plot cache)."""
     labels = meta.get("experiment", {}).get("labels", {})
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
@@ -186,13 +227,13 @@ def make_plots(
     made: list[tuple[str, str, Path]] = []
     todo: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
 
-    data_key = cache.key(
-        "data", results.to_json(orient="split", double_precision=15), labels, ref, F.__name__
-    )
+    data_key = cache.key("data", _frame_digest(results), labels, ref, F.__name__)
 
     def summary_plot(stem: str, *args: Any) -> Path:
         key = cache.key(stem, data_key)
         if not cache.fresh(stem, key):
+            # An argument given as a function is computed only for a plot that is drawn.
+            args = tuple(a() if callable(a) else a for a in args)
             todo.append((_summary_job, (stem, str(out), svg, labels, *args)))
         drawn[stem] = key
         return plots / f"{stem}.png"
@@ -216,7 +257,8 @@ def make_plots(
             png,
         )
     )
-    png = summary_plot("delay-cdf", runs)
+    # The quantiles go with the job: the worker need not parse every run's file for them.
+    png = summary_plot("delay-cdf", runs, lambda: _quantiles(out, list(runs["run_id"])))
     made.append(
         (
             "cdf",
@@ -238,31 +280,161 @@ def make_plots(
 
     style = F.scheme_style(schemes)
     ts_made: list[tuple[str, str, Path]] = []
+    started = early.started if early is not None else {}
     for _, r in timeseries_runs(runs, max_timeseries).iterrows():
-        name = F.display_name(r["scheme"], labels)
-        point = f"{r['trace']}, {r['delay_ms']:g} ms one-way, {r['buffer_packets']} packets"
-        if r["flows"] > 1:
-            point += f", {r['flows']} flows"
-        title = (
-            f"{name} on {point}, seed {r['seed']}: utilisation {100 * r['link_utilization']:.1f} %, "
-            f"p95 per-packet delay {r['run_per_packet_delay_p95_ms']:.0f} ms"
-        )
-        # Named by scheme, trace and seed (and the run id, which tells the other settings apart).
-        stem = f"run-{_slug(name)}-{_slug(Path(str(r['trace'])).name)}-seed{r['seed']}-{str(r['run_id'])[:8]}"
-        key = cache.key("timeseries", r["run_id"], title, style[r["scheme"]][0])
-        if not cache.fresh(stem, key):
-            todo.append((_timeseries_job, (str(out), r["run_id"], title, style[r["scheme"]][0], svg, stem)))
+        spec = _timeseries_spec(r, labels, style)
+        stem, title, colour = spec["stem"], spec["title"], spec["colour"]
+        key = cache.key("timeseries", r["run_id"], title, colour)
+        if started.get(stem, (None,))[0] == key:
+            pass  # drawn (or being drawn) by the early pool, from the same inputs
+        elif not cache.fresh(stem, key):
+            todo.append((_timeseries_job, (str(out), r["run_id"], title, colour, svg, stem)))
         drawn[stem] = key
-        ts_made.append(
-            (
-                "timeseries",
-                f"{name} on {point}, seed {r['seed']} (run {r['run_id']}).",
-                plots / f"{stem}.png",
-            )
-        )
-    _start_jobs(todo, jobs)()
-    cache.save(drawn)
-    return made + ts_made
+        ts_made.append(("timeseries", spec["caption"], plots / f"{stem}.png"))
+    if early is not None:
+        wait_jobs = early.finish(todo, keep=set(drawn))
+    else:
+        wait_jobs = _start_jobs(todo, jobs)
+
+    def wait() -> None:
+        wait_jobs()
+        cache.save(drawn)
+
+    return made + ts_made, wait
+
+
+def _timeseries_spec(r: Any, labels: dict[str, str], style: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """A run plot's file stem, title, caption and colour from its :func:`F.run_level` row (or a
+    mapping with the same keys)."""
+    name = F.display_name(r["scheme"], labels)
+    point = f"{r['trace']}, {r['delay_ms']:g} ms one-way, {r['buffer_packets']} packets"
+    if r["flows"] > 1:
+        point += f", {r['flows']} flows"
+    title = (
+        f"{name} on {point}, seed {r['seed']}: utilisation {100 * r['link_utilization']:.1f} %, "
+        f"p95 per-packet delay {r['run_per_packet_delay_p95_ms']:.0f} ms"
+    )
+    # Named by scheme, trace and seed (and the run id, which tells the other settings apart).
+    trace = _slug(Path(str(r["trace"])).name)
+    return {
+        "stem": f"run-{_slug(name)}-{trace}-seed{r['seed']}-{str(r['run_id'])[:8]}",
+        "title": title,
+        "caption": f"{name} on {point}, seed {r['seed']} (run {r['run_id']}).",
+        "colour": style[r["scheme"]][0],
+    }
+
+
+class EarlyPlots:
+    """Run plots drawn while the sweep is still running (issue 18).
+
+    Which runs the report plots (:func:`timeseries_runs`) depends only on the matrix, so it is known
+    before the first run; each of those runs' plot is handed to a pool of plot workers as soon as
+    the run's files are written (:meth:`on_run`), filling the cores the sweep leaves idle (its tail,
+    the main process writing files), and the report then draws only the summary plots.
+    :func:`make_plots` reuses a plot started here only when its cache key (inputs, title, colour)
+    is the one it computes itself; a plot started here that the report does not show (a run with no
+    flow rows) is deleted."""
+
+    def __init__(
+        self,
+        out: Path,
+        planned: Any,
+        labels: dict[str, str],
+        *,
+        jobs: int | None,
+        svg: bool,
+        max_timeseries: int = MAX_TIMESERIES,
+    ) -> None:
+        import concurrent.futures as cf
+
+        self.out = out
+        self.svg = svg
+        self.labels = labels
+        (out / "plots").mkdir(parents=True, exist_ok=True)
+        self.cache = _PlotCache(out / "plots", svg)
+        self.style = F.scheme_style(list(dict.fromkeys(planned["scheme"])))
+        chosen = timeseries_runs(planned, max_timeseries)
+        self.wanted: dict[str, list[Any]] = {}
+        for _, r in chosen.iterrows():
+            self.wanted.setdefault(str(r["run_id"]), []).append(r)
+        #: stem → (cache key, future or None when the plot was fresh already)
+        self.started: dict[str, tuple[str, Any]] = {}
+        n = max(1, jobs or os.cpu_count() or 1)
+        self.pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=plot_pool_context())
+
+    @classmethod
+    def for_sweep(
+        cls, exp: Any, out: Path, *, jobs: int | None, svg: bool, max_timeseries: int = MAX_TIMESERIES
+    ) -> EarlyPlots:
+        """For the sweep of experiment ``exp`` into ``out``: the planned runs from its matrix."""
+        from accelbrake.experiments.runner import run_id
+
+        rows = []
+        seen = set()
+        for p in exp.points():
+            rid = run_id(exp.scenario(p))
+            if (rid, p.scheme) not in seen:  # run_level's rows: one per run and matrix scheme
+                seen.add((rid, p.scheme))
+                rows.append({"run_id": rid, **p.labels()})
+        labels = {sch.name: sch.label for sch in exp.schemes}
+        return cls(out, pd.DataFrame(rows), labels, jobs=jobs, svg=svg, max_timeseries=max_timeseries)
+
+    def on_run(self, rid: str, doc: dict[str, Any]) -> None:
+        """A run's files are written: start its plot if the report shows it."""
+        summary = doc["summary"]
+        for r in self.wanted.get(rid, ()):
+            ppd = summary.get("per_packet_delay_ms") or {}
+            row = {
+                **r.to_dict(),
+                "link_utilization": _num(summary.get("utilization")),
+                "run_per_packet_delay_p95_ms": _num(ppd.get("p95")),
+            }
+            spec = _timeseries_spec(row, self.labels, self.style)
+            key = self.cache.key("timeseries", rid, spec["title"], spec["colour"])
+            if self.cache.fresh(spec["stem"], key):
+                self.started[spec["stem"]] = (key, None)
+                continue
+            args = (str(self.out), rid, spec["title"], spec["colour"], self.svg, spec["stem"])
+            self.started[spec["stem"]] = (key, self.pool.submit(_timeseries_job, *args))
+
+    def finish(
+        self, todo: Sequence[tuple[Callable[..., None], tuple[Any, ...]]], keep: set[str]
+    ) -> Callable[[], None]:
+        """Draw ``todo`` on the pool too; return a function that waits for every plot (raising the
+        first error), deletes plots started here that the report does not show (``keep``: the
+        stems it shows), and shuts the pool down."""
+        futures = [self.pool.submit(fn, *a) for fn, a in todo]
+        futures += [f for _k, f in self.started.values() if f is not None]
+
+        def wait() -> None:
+            try:
+                for fut in futures:
+                    fut.result()
+            finally:
+                self.close()
+            for stem in set(self.started) - keep:
+                for suffix in (".png", ".svg"):
+                    (self.out / "plots" / f"{stem}{suffix}").unlink(missing_ok=True)
+
+        return wait
+
+    def close(self) -> None:
+        """Stop the pool (cancelling plots not started)."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _num(v: Any) -> float:
+    return float("nan") if v is None else float(v)
+
+
+def _frame_digest(frame: pd.DataFrame) -> str:
+    """SHA-256 of a table's columns, dtypes and values (pandas' row hashes: 10× faster than the
+    JSON text the plot cache used to hash, which took 0.15 s per 44 000 rows)."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps([list(map(str, frame.columns)), list(map(str, frame.dtypes))]).encode())
+    h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return h.hexdigest()
 
 
 def timeseries_runs(runs: pd.DataFrame, limit: int) -> pd.DataFrame:
@@ -300,8 +472,8 @@ def _summary_job(stem: str, out: str, svg: bool, labels: dict[str, str], *args: 
             (agg,) = args
             F.plot_bars(agg, dest, labels=labels)
         elif stem == "delay-cdf":
-            (runs,) = args
-            F.plot_cdfs(_quantiles(Path(out), list(runs["run_id"])), runs, dest, labels=labels)
+            runs, quantiles = args
+            F.plot_cdfs(quantiles, runs, dest, labels=labels)
         elif stem == "fairness":
             multi, schemes = args
             series = []
@@ -354,7 +526,17 @@ def plot_pool_context() -> Any:
     if "forkserver" not in mp.get_all_start_methods():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["accelbrake.experiments.report"])
+    # matplotlib too: figures imports it only where it draws (the main process never does).
+    ctx.set_forkserver_preload(
+        [
+            "accelbrake.experiments.report",
+            "matplotlib.figure",
+            "matplotlib.backends.backend_agg",
+            "matplotlib.ticker",
+            # Last: makes the fork server skip its interpreter teardown when it stops.
+            "accelbrake._forkserver_exit",
+        ]
+    )
     return ctx
 
 
@@ -610,10 +792,11 @@ def build_report(
     max_timeseries: int = MAX_TIMESERIES,
     jobs: int | None = None,
     svg: bool = False,
+    early: EarlyPlots | None = None,
 ) -> Path:
     """Draw the plots and write ``report.html`` (or ``html_path``) for the sweep in ``out_dir``
     (time-series plots in ``jobs`` processes, default every CPU; SVGs beside the PNGs with
-    ``svg``)."""
+    ``svg``; with ``early``, the run plots it started during the sweep are used)."""
     out = Path(out_dir)
     results, meta = load_results(out)
     comp_path = out / "comparison.json"
@@ -622,7 +805,11 @@ def build_report(
         meta["reference_scheme"] = comp["reference_scheme"]
     exp = meta.get("experiment", {})
     labels = exp.get("labels", {})
-    plots = make_plots(out, results, meta, max_timeseries=max_timeseries, jobs=jobs, svg=svg)
+    # The plots are drawn in worker processes while this process writes the page's tables; it
+    # waits for them where the page embeds them.
+    plots, wait_plots = _start_plots(
+        out, results, meta, max_timeseries=max_timeseries, jobs=jobs, svg=svg, early=early
+    )
     agg = F.aggregate(results)
     e = html.escape
     title = f"accelbrake: {exp.get('name', out.name)}"
@@ -659,6 +846,7 @@ def build_report(
         "timeseries": "Time series of single runs",
     }
     seen = set()
+    wait_plots()
 
     def svg_note(png: Path) -> str:
         return f" SVG: plots/{e(png.stem)}.svg" if svg else ""

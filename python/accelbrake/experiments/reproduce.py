@@ -705,9 +705,11 @@ class Reproduction:
     paper: str = PAPER
     cite: str = ""
     """Where in ``paper`` the published numbers are: table or figure, and section."""
-    direct: Callable[[Path, bool, float | None], tuple[list[dict[str, Any]], int]] | None = None
+    direct: Callable[[Path, bool, float | None], tuple[Any, ...]] | None = None
     """A reproduction that is not a sweep (the Wi-Fi link's Figs. 5 and 6): runs its scenarios
-    itself into the folder (quick, duration override in s) and returns (rows, number of runs)."""
+    itself into the folder (quick, duration override in s) and returns (rows, number of runs), or
+    (rows, number of runs, runs reused) when it keeps its runs in the folder and reads finished
+    ones back (``abe-figures``, ``abe-fairness``)."""
 
 
 def _set_traces(quick: bool, override: list[str] | None, tset: TraceSet) -> tuple[list[str], str]:
@@ -989,6 +991,17 @@ class DirectOutcome:
     complete: bool = True
     wall_s: float = 0.0
     """Wall time of the runs, s (the console prints it as for a sweep)."""
+    resumable: bool = True
+    """Whether it keeps its runs in the folder and reuses them (Figs. 5, 6 and 10 do not: they run
+    everything each time)."""
+
+
+def runs_text(outcome: Any) -> str:
+    """How many runs a reproduction ran and reused, for the console: "135 runs (135 now, 0
+    reused)", or "21 runs (all run now: this reproduction keeps no run files to reuse)"."""
+    if not getattr(outcome, "resumable", True):
+        return f"{outcome.total} runs (all run now: this reproduction keeps no run files to reuse)"
+    return f"{outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused)"
 
 
 def _direct_duration(rep: Reproduction, overrides: Sequence[str]) -> float | None:
@@ -1376,6 +1389,25 @@ REPRODUCTIONS["abe-convergence"] = Reproduction(
 )
 
 
+#: The plot that stands for a reproduction on the ``reproduce all`` index: the report's section
+#: (``tradeoff``, ``fairness``, ``timeseries``: the first run plot in the report's order). The
+#: default is the throughput-delay trade-off; experiments about behaviour over time show a run.
+MAIN_PLOTS: dict[str, str] = {
+    "abc-fig1": "timeseries",  # Fig. 1: each scheme over time on one trace
+    "abc-fig19": "timeseries",  # capacity alternating every 500 ms
+    "abc-fig3": "fairness",  # flows joining and leaving: Jain index over time
+    "abc-fig4": "timeseries",  # which window limits, over time
+    "abc-fig14": "timeseries",  # BBR overshooting over time
+    "abc-stability": "timeseries",  # oscillation (or not) over time
+    "proprate-nfl": "timeseries",  # the buffer delay converging to the target
+}
+
+
+def main_plot(rid: str) -> str:
+    """The report section whose first plot stands for ``rid`` on the index (:data:`MAIN_PLOTS`)."""
+    return MAIN_PLOTS.get(rid, "tradeoff")
+
+
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
     """The comparison document of a finished reproduction (written to ``comparison.json``), with the
     verdict counts (``summary``: the "N of M reproduced" line)."""
@@ -1490,7 +1522,7 @@ def run_reproduction(
                 f"reproduce {rep.id}: --traces does not apply (its scenarios are built in)", key=rep.id
             )
         t0 = time.monotonic()
-        rows, n = rep.direct(out, quick, _direct_duration(rep, overrides))
+        rows, n, *reused = rep.direct(out, quick, _direct_duration(rep, overrides))
         wall_s = time.monotonic() - t0
         comp = {
             "id": rep.id,
@@ -1508,23 +1540,39 @@ def run_reproduction(
         )
         with atomic_path(out / "comparison.csv") as tmp:
             pd.DataFrame(rows).to_csv(tmp, index=False)
-        return comp, None, DirectOutcome(total=n, ran=n, wall_s=wall_s)
+        if reused:
+            outcome = DirectOutcome(total=n, ran=n - reused[0], skipped=reused[0], wall_s=wall_s)
+        else:
+            outcome = DirectOutcome(total=n, ran=n, wall_s=wall_s, resumable=False)
+        return comp, None, outcome
     source = f"reproduce {rep.id}{' --quick' if quick else ''}"
     doc = apply_overrides(rep.document(quick, traces), overrides, source=source)
     exp = parse_experiment(doc, source=source)
+    jobs = getattr(executor, "jobs", None)
+    early = None
     if report:
-        from accelbrake.experiments.report import prestart_plot_workers
+        from accelbrake.experiments.report import EarlyPlots, prestart_plot_workers
 
         prestart_plot_workers()
-    outcome = run_sweep(exp, out, executor=executor, progress=progress, echo=echo)
-    if outcome.results is None:
-        why = outcome.failures_text() or f"{outcome.missing} runs missing"
-        raise ExperimentError(f"reproduce {rep.id}: {why}", key=rep.id)
-    comp = compare(rep, outcome.results, out)
-    comp["quick"] = quick
-    comp["reference_scheme"] = rep.reference
-    atomic_write_json(out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference})
-    with atomic_path(out / "comparison.csv") as tmp:
-        pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
-    jobs = getattr(executor, "jobs", None)
-    return comp, build_report(out, jobs=jobs, svg=svg) if report else None, outcome
+        # The runs' plots are drawn as their runs finish, while the sweep goes on (issue 18).
+        early = EarlyPlots.for_sweep(exp, out, jobs=jobs, svg=svg)
+    try:
+        outcome = run_sweep(
+            exp, out, executor=executor, progress=progress, echo=echo, on_run=early.on_run if early else None
+        )
+        if outcome.results is None:
+            why = outcome.failures_text() or f"{outcome.missing} runs missing"
+            raise ExperimentError(f"reproduce {rep.id}: {why}", key=rep.id)
+        comp = compare(rep, outcome.results, out)
+        comp["quick"] = quick
+        comp["reference_scheme"] = rep.reference
+        atomic_write_json(
+            out / "comparison.json", {"reproductions": [comp], "reference_scheme": rep.reference}
+        )
+        with atomic_path(out / "comparison.csv") as tmp:
+            pd.DataFrame(comp["rows"]).to_csv(tmp, index=False)
+        path = build_report(out, jobs=jobs, svg=svg, early=early) if report else None
+    finally:
+        if early is not None:
+            early.close()
+    return comp, path, outcome

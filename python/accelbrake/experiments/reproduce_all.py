@@ -1,9 +1,11 @@
 """``accelbrake reproduce all``: every reproduction of the four papers, one index page of verdicts.
 
 Runs every reproduction id of the selected papers (:data:`accelbrake.experiments.catalog.TITLES`;
-``--paper abc|abe|c2tcp|proprate``) one after the other, each on the executor (the local process
-pool or Ray) into ``OUT/<id>`` (``OUT/<id>-quick``): resumable, since each sweep keeps its finished
-runs and a rerun only reads them back. Then it judges the papers' catalogue of published results
+``--paper abc|abe|c2tcp|proprate``) into ``OUT/<id>`` (``OUT/<id>-quick``): resumable, since each
+sweep keeps its finished runs and a rerun only reads them back. On the local process pool two ids
+run at a time (:data:`DRIVERS`), each in a process of its own with the pool's workers and drawing
+its own report, so that one id's serial parts overlap the other's runs; on Ray, one after the other,
+the reports at the end. Then it judges the papers' catalogue of published results
 (:mod:`accelbrake.experiments.paper_results`): one verdict per catalogue entry, from the comparison
 rows of the reproduction that covers it, and "not implemented" (with the reason) for an entry no
 reproduction covers yet. It writes
@@ -168,7 +170,8 @@ def run_all(
     "failures", "wall_s", "summary"}`` (``summary``: paper → its "N of M" line). A reproduction that
     fails is reported (``failures``) and the others still run. ``ids``: only these reproductions
     (the catalogue entries of the others then say "no data")."""
-    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction
+    from accelbrake.experiments.executors import LocalExecutor
+    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction, runs_text
     from accelbrake.experiments.spec import ExperimentError
     from accelbrake.scenarios import ScenarioError
 
@@ -179,7 +182,23 @@ def run_all(
     failures: dict[str, str] = {}
     folders: dict[str, str] = {}
     reports: list[Path] = []
-    for rid in ids if ids is not None else ids_for(paper):
+    todo = list(ids if ids is not None else ids_for(paper))
+    local = executor is None or isinstance(executor, LocalExecutor)
+    jobs = (executor.jobs if executor is not None else None) or os.cpu_count() or 1
+    if local and min(DRIVERS, jobs, len(todo)) > 1:
+        _run_concurrently(
+            out,
+            todo,
+            quick=quick,
+            executor=executor or LocalExecutor(),
+            progress=progress,
+            report=report,
+            echo=echo,
+            log=log,
+            results=(comps, failures, folders),
+        )
+        todo = []
+    for rid in todo:
         rep = REPRODUCTIONS[rid]
         sub = rid + ("-quick" if quick else "")
         t1 = time.monotonic()
@@ -203,10 +222,7 @@ def run_all(
         folders[rid] = sub
         if report and rep.direct is None:
             reports.append(out / sub)
-        echo(
-            f"{rid}: {outcome.total} runs ({outcome.ran} now, {outcome.skipped} reused), "
-            f"{time.monotonic() - t1:.1f} s; {comp['summary']}"
-        )
+        echo(f"{rid}: {runs_text(outcome)}, {time.monotonic() - t1:.1f} s; {comp['summary']}")
     if reports:
         _build_reports(reports, getattr(executor, "jobs", None), echo)
     wall = time.monotonic() - t0
@@ -222,6 +238,122 @@ def run_all(
         "wall_s": wall,
         "summary": summary,
     }
+
+
+#: Reproductions run at the same time by ``reproduce all`` on the local process pool, each with
+#: the whole pool's workers: one id's serial parts (planning, tables, comparison, report, and the
+#: direct reproductions that run in one process) overlap the other's runs, so no core idles.
+DRIVERS = 2
+
+#: The ids that take longest, started first so that the others fill the second driver beside them
+#: instead of leaving them to finish alone (full `reproduce all`, 2026-11-27: abc-fig13 took 60 %
+#: of the wall time, abe-figures and c2tcp-table1 came next). The outputs keep the catalogue order.
+LONG_FIRST = ("abc-fig13", "abe-figures", "c2tcp-table1")
+
+
+def _run_concurrently(
+    out: Path,
+    ids: Sequence[str],
+    *,
+    quick: bool,
+    executor: Any,
+    progress: bool,
+    report: bool,
+    echo: Callable[[str], Any],
+    log: Callable[[str], Any] | None,
+    results: tuple[dict[str, Any], dict[str, str], dict[str, str]],
+) -> None:
+    """Run ``ids`` :data:`DRIVERS` at a time, each in a driver process of its own (the pool of
+    :mod:`accelbrake._pool`: a driver that dies fails its id alone, none outlives this process)
+    that runs the id's sweep on a local pool of ``executor.jobs`` workers and draws its report.
+    Fills ``results`` (comparisons, failures, folders) in ``ids`` order."""
+    from accelbrake._pool import run_tasks
+    from accelbrake.experiments.reproduce import runs_text
+
+    comps, failures, folders = results
+    done: dict[str, tuple[str, Any]] = {}
+    settings = {
+        "out": str(out),
+        "quick": quick,
+        "jobs": executor.jobs,
+        "memory_mb": getattr(executor, "worker_memory_mb", None),
+        "report": report,
+        "log": log is not None,
+    }
+
+    def on_result(rid: str, res: dict[str, Any]) -> None:
+        if res.get("failure"):
+            done[rid] = ("failure", res["failure"])
+            echo(f"{rid}: failed: {res['failure']}")
+            return
+        done[rid] = ("ok", res)
+        echo(
+            f"{rid}: {runs_text(_Counts(**res['outcome']))}, {res['seconds']:.1f} s; {res['comp']['summary']}"
+        )
+
+    def on_failure(rid: str, reason: str) -> None:
+        done[rid] = ("failure", reason)
+        echo(f"{rid}: failed: {reason}")
+
+    order = sorted(ids, key=lambda rid: LONG_FIRST.index(rid) if rid in LONG_FIRST else len(LONG_FIRST))
+    run_tasks(
+        [(rid, json.dumps(settings)) for rid in order],
+        _drive,
+        jobs=min(DRIVERS, len(ids)),
+        progress=progress,
+        desc="reproductions",
+        on_result=on_result,
+        on_failure=on_failure,
+    )
+    for rid in ids:
+        kind, res = done.get(rid, ("failure", "did not run"))
+        if kind == "failure":
+            failures[rid] = res
+        else:
+            comps[rid] = res["comp"]
+            folders[rid] = rid + ("-quick" if quick else "")
+
+
+class _Counts:
+    """A driver's run counts, shaped like the runner's outcome for :func:`runs_text`."""
+
+    def __init__(self, total: int, ran: int, skipped: int, resumable: bool) -> None:
+        self.total, self.ran, self.skipped, self.resumable = total, ran, skipped, resumable
+
+
+def _drive(rid: str, settings_json: str) -> tuple[str, dict[str, Any] | None, str | None]:
+    """One reproduction in a driver process (see :func:`_run_concurrently`): its runs, comparison
+    and report. Returns ``(rid, {"comp", "outcome", "seconds"} or {"failure"}, None)``."""
+    import sys
+
+    from accelbrake.experiments.executors import LocalExecutor
+    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction
+    from accelbrake.experiments.spec import ExperimentError
+    from accelbrake.scenarios import ScenarioError
+
+    cfg = json.loads(settings_json)
+    rep = REPRODUCTIONS[rid]
+    t1 = time.monotonic()
+    sub = Path(cfg["out"]) / (rid + ("-quick" if cfg["quick"] else ""))
+    try:
+        comp, _path, outcome = run_reproduction(
+            rep,
+            sub,
+            quick=cfg["quick"],
+            executor=LocalExecutor(cfg["jobs"], cfg["memory_mb"]),
+            progress=False,
+            report=cfg["report"] and rep.direct is None,
+            echo=(lambda m: print(m, file=sys.stderr, flush=True)) if cfg["log"] else (lambda _m: None),
+        )
+    except (ExperimentError, ScenarioError, RuntimeError, OSError, ValueError, KeyError) as e:
+        return rid, {"failure": f"{type(e).__name__}: {e}"}, None
+    counts = {
+        "total": outcome.total,
+        "ran": outcome.ran,
+        "skipped": outcome.skipped,
+        "resumable": getattr(outcome, "resumable", True),
+    }
+    return rid, {"comp": comp, "outcome": counts, "seconds": time.monotonic() - t1}, None
 
 
 def _build_reports(folders: Sequence[Path], jobs: int | None, echo: Callable[[str], Any]) -> None:
@@ -319,12 +451,30 @@ td:nth-child(1){width:9%}td:nth-child(2){width:20%}td:nth-child(3){width:11%}td:
 """
 
 
-def _plot_for(out: Path, folder: str) -> str | None:
+#: The report's first figure of a section (``<figure id="fig-STEM">`` after ``<h2 id="SECTION">``).
+_FIGURE_RE = r'<figure id="fig-([^"]+)">'
+
+
+def _plot_for(out: Path, folder: str, section: str = "tradeoff") -> str | None:
+    """The plot that stands for the reproduction in ``folder`` on the index: the first figure of
+    its report's ``section`` (:func:`accelbrake.experiments.reproduce.main_plot`), else the first
+    of :data:`_PLOT_ORDER` that exists, else any."""
+    import re
+
     plots = sorted((out / folder / "plots").glob("*.png")) if (out / folder / "plots").is_dir() else []
     if not plots:
         plots = sorted((out / folder).glob("*.png"))
     if not plots:
         return None
+    report = out / folder / "report.html"
+    if report.is_file():
+        page = report.read_text(encoding="utf-8")
+        start = page.find(f'<h2 id="{section}">')
+        if start >= 0:
+            m = re.search(_FIGURE_RE, page[start:])
+            png = out / folder / "plots" / f"{m.group(1)}.png" if m else None
+            if png is not None and png.is_file():
+                return png.relative_to(out).as_posix()
     for stem in _PLOT_ORDER:
         for p in plots:
             if stem in p.stem:
@@ -357,7 +507,10 @@ def write_index(
     wall_s: float,
     summary: dict[str, str],
 ) -> Path:
-    """``out/index.html``: per paper, per catalogue entry: claim, our plot, our numbers, verdict."""
+    """``out/index.html``: per paper, per catalogue entry: claim, our plot (the reproduction's main
+    plot), our numbers, verdict."""
+    from accelbrake.experiments.reproduce import main_plot
+
     e = html.escape
     by_key = {r.key: r for r in RESULTS}
     parts = [
@@ -390,7 +543,7 @@ def write_index(
                     else e(rid)
                 )
                 numbers = f"<small>{link}: {e(comps[rid]['summary'])}</small>{_rows_html(entry, comps[rid])}"
-                plot = _plot_for(out, folder)
+                plot = _plot_for(out, folder, main_plot(rid))
                 img = f"<a href='{e(plot)}'><img src='{e(plot)}' alt='{e(rid)}'></a>" if plot else ""
             else:
                 numbers = e(v["reason"]) if v["reason"] else ""

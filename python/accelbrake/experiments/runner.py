@@ -4,7 +4,8 @@ Layout of a results folder (every file written atomically)::
 
     OUT/runs/<run_id>.json            one finished run: point, scenario, summary, delay quantiles,
                                       metadata (version, git commit, host, seed); written last, so
-                                      its presence means the run is complete
+                                      its presence means the run is complete (indented, or on one
+                                      line when the summary exceeds 1 MB: thousands of flows)
     OUT/runs/<run_id>.flows.parquet   per-flow time series (throughput, cwnd, RTT, binned delay)
     OUT/runs/<run_id>.hops.parquet    per-hop time series (capacity, throughput, queue)
     OUT/results.parquet, results.csv  the tidy table: one row per run × flow
@@ -198,6 +199,29 @@ def _is_done(out: Path, rid: str) -> bool:
     return _parquet_ok(runs / f"{rid}.flows.parquet") and _parquet_ok(runs / f"{rid}.hops.parquet")
 
 
+#: Small facts of the runs the last sweep executed in this process (its folder → run id →
+#: ``warnings``, ``delay_quantiles_ms``), as stored in their run files: the report takes them from
+#: here instead of parsing each run's file again (megabytes for runs with thousands of flows).
+#: Holds the last sweep's runs only; :func:`run_fact` falls back to the file.
+RUN_FACTS: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def run_fact(out: Path, rid: str, key: str) -> Any:
+    """``key`` (``warnings`` or ``delay_quantiles_ms``) of the finished run ``rid`` in ``out``: from
+    :data:`RUN_FACTS` when this process ran it, else from its run file (``warnings`` is the
+    summary's). ``None`` when the run file is missing."""
+    fact = RUN_FACTS.get(str(out.resolve()), {}).get(rid)
+    if fact is not None and key in fact:
+        return fact[key]
+    path = _runs_dir(out) / f"{rid}.json"
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if key == "warnings":
+        return (doc.get("summary") or {}).get("warnings") or []
+    return doc.get(key)
+
+
 def _write_run(
     out: Path,
     rid: str,
@@ -206,17 +230,21 @@ def _write_run(
     payload: dict[str, Any],
     executor: str,
     commit: str | None,
-) -> None:
-    """Write one run's files; the JSON goes last and marks the run as finished."""
+) -> tuple[dict[str, Any], Any]:
+    """Write one run's files; the JSON goes last and marks the run as finished. Returns what
+    :func:`write_tables` needs of the run, so that it need not read the files back: the run's
+    document (as written) and its flow time series as a ``pyarrow.Table`` (the table written to
+    ``<run_id>.flows.parquet``)."""
     import pandas as pd
 
-    from accelbrake.results import write_parquet
+    from accelbrake.results import arrow_table
 
     runs = _runs_dir(out)
     # Straight from the core's buffers to Parquet (no DataFrame in between: a third of the main
     # process's time during a sweep went to pandas' conversion).
-    write_parquet(runs / f"{rid}.flows.parquet", "flows_ts", payload["flows_ts"])
-    write_parquet(runs / f"{rid}.hops.parquet", "hops_ts", payload["hops_ts"])
+    flows = arrow_table("flows_ts", payload["flows_ts"])
+    _write_arrow(runs / f"{rid}.flows.parquet", flows)
+    _write_arrow(runs / f"{rid}.hops.parquet", arrow_table("hops_ts", payload["hops_ts"]))
     doc = {
         "run_id": rid,
         "point": point.labels(),
@@ -234,7 +262,24 @@ def _write_run(
             "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         },
     }
-    atomic_write_json(runs / f"{rid}.json", doc)
+    # Indented for reading, except a summary of more than 1 MB (thousands of flows: abc-fig13's are
+    # 3-11 MB), which Python's pure-Python indenting encoder took 0.3-0.5 s of the main process to
+    # write, twice the time the core took to simulate the run; on one line the C encoder does it.
+    compact = len(payload["summary"]) > COMPACT_SUMMARY_CHARS
+    atomic_write_json(runs / f"{rid}.json", doc, indent=None if compact else 2)
+    return doc, flows
+
+
+#: Run documents whose summary (the core's JSON text) is longer than this are written on one line.
+COMPACT_SUMMARY_CHARS = 1_000_000
+
+
+def _write_arrow(path: Path, table: Any) -> None:
+    """``table`` (a ``pyarrow.Table``) to ``path`` as Parquet, atomically."""
+    import pyarrow.parquet as pq
+
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 def _remove_leftovers(out: Path) -> None:
@@ -282,8 +327,12 @@ def run_sweep(
     progress: bool = True,
     limit: int | None = None,
     echo: Callable[[str], Any] | None = None,
+    on_run: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> SweepOutcome:
     """Run every run of ``exp`` not yet finished in ``out_dir``, then write the tables.
+
+    ``on_run(run_id, run_document)`` is called after each run executed now has its files written
+    (the report starts drawing that run's plot then).
 
     ``limit`` runs at most that many of the missing runs (then the tables are not written and
     ``complete`` is false; run again to finish). Each finished run is written as soon as it
@@ -296,7 +345,7 @@ def run_sweep(
     """
     out = Path(out_dir)
     with _folder_lock(out):
-        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo)
+        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo, on_run)
 
 
 def _run_sweep_locked(
@@ -306,6 +355,7 @@ def _run_sweep_locked(
     progress: bool,
     limit: int | None,
     echo: Callable[[str], Any] | None,
+    on_run: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> SweepOutcome:
     from accelbrake.results import git_commit
 
@@ -325,6 +375,18 @@ def _run_sweep_locked(
     _remove_leftovers(out)
     commit = git_commit()
     executed: list[str] = []
+    # What the tables need of each run executed now, kept from its payload so that write_tables
+    # does not read back the files just written (that was most of the time between the last run
+    # and the report): the run's result rows and its flow time series, which the tables hold
+    # anyway (not the run's document: a run with thousands of flows has a summary of megabytes).
+    fresh: dict[str, tuple[dict[int, list[dict[str, Any]]], Any]] = {}
+    # A run shared by matrix schemes whose scenarios coincide has rows for each (see run_level).
+    positions: dict[str, list[int]] = {}
+    for i, (rid, _p) in enumerate(order):
+        positions.setdefault(rid, []).append(i)
+    facts: dict[str, dict[str, Any]] = {}
+    RUN_FACTS.clear()  # the last sweep's only: memory stays bounded by one sweep's runs
+    RUN_FACTS[str(out.resolve())] = facts
     if echo:
         echo(
             f"{exp.name}: {len(plan)} runs ({skipped} already done in {out}), running {len(todo)} on "
@@ -333,8 +395,15 @@ def _run_sweep_locked(
 
     def on_result(rid: str, payload: dict[str, Any]) -> None:
         p, sc = plan[rid]
-        _write_run(out, rid, p, sc, payload, executor.name, commit)
+        doc, flows = _write_run(out, rid, p, sc, payload, executor.name, commit)
+        fresh[rid] = ({i: _run_rows(exp, rid, order[i][1], doc) for i in positions[rid]}, flows)
+        facts[rid] = {
+            "warnings": (doc["summary"] or {}).get("warnings") or [],
+            "delay_quantiles_ms": doc["delay_quantiles_ms"],
+        }
         executed.append(rid)
+        if on_run is not None:
+            on_run(rid, doc)
 
     failed: list[tuple[str, str, str]] = []
 
@@ -371,6 +440,7 @@ def _run_sweep_locked(
             commit=commit,
             wall_s=outcome.wall_s,
             stats={"total": len(plan), "skipped": skipped, "ran": len(executed)},
+            loaded=fresh,
         )
     return outcome
 
@@ -582,7 +652,6 @@ def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) ->
     entry = exp.scheme(p.scheme)
     qtype = scenario["hops"][0]["queue"].get("type", "?")
     res = Result(summary, {}, scenario)
-    table = res.summary_table()
     ppd = summary.get("per_packet_delay_ms") or {}
     qd = summary.get("queueing_delay_ms") or {}
 
@@ -607,7 +676,7 @@ def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) ->
         "run_queueing_delay_p95_ms": num(qd.get("p95")),
     }
     rows = []
-    for rec in table.to_dict(orient="records"):
+    for rec in res.summary_rows():
         # The flow's own controller: runs that mix schemes (a `mix` entry) differ from run-level `cc`.
         rec["flow_cc"] = rec.pop("scheme", None)
         rows.append({**run_cols, **rec, **after})
@@ -623,17 +692,36 @@ def write_tables(
     commit: str | None,
     wall_s: float,
     stats: dict[str, int],
+    loaded: dict[str, tuple[Mapping[int, list[dict[str, Any]]], Any]] | None = None,
 ) -> pd.DataFrame:
-    """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the run files."""
+    """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the runs:
+    those in ``loaded`` (run id → its result rows by position in ``order``, :func:`_run_rows`, and
+    its flow time series as :func:`_write_run` returns it, for the runs executed now) from memory,
+    the others from their run files. Both give the same tables byte for byte
+    (``tests/test_experiments.py``)."""
     import pandas as pd
 
+    # ``loaded`` is consumed: each run's entry is dropped once its last row is taken, so that its
+    # flow time series is not held twice (Arrow and pandas) while the tables are assembled.
+    loaded = loaded if loaded is not None else {}
+    remaining: dict[str, int] = {}
+    for rid, _p in order:
+        remaining[rid] = remaining.get(rid, 0) + 1
     rows: list[dict[str, Any]] = []
     ts: list[pd.DataFrame] = []
     runs_meta = []
-    for rid, p in order:
-        doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
-        rows.extend(_run_rows(exp, rid, p, doc))
-        f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
+    for i, (rid, p) in enumerate(order):
+        remaining[rid] -= 1
+        if rid in loaded and i in loaded[rid][0]:
+            run_rows, flows = loaded[rid]
+            rows.extend(run_rows[i])
+            f = flows.to_pandas()
+            if not remaining[rid] and isinstance(loaded, dict):
+                del loaded[rid]
+        else:
+            doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
+            rows.extend(_run_rows(exp, rid, p, doc))
+            f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
         labels = p.labels()
         f.insert(0, "run_id", rid)
         for i, k in enumerate(("scheme", "trace", "delay_ms", "buffer_packets", "flows", "seed")):
