@@ -483,4 +483,21 @@ mod tests {
         assert_eq!(b.next_lost(), None);
         assert_eq!(b.lost_pending(), 0);
     }
+
+    /// The SACKed ranges wholly below `snd_una` are dropped on cumulative ACKs (memory stays
+    /// bounded by the outstanding window), a range straddling it is kept.
+    #[test]
+    fn cumulative_acks_prune_the_sacked_ranges_below_snd_una() {
+        let mut b = board(10);
+        b.sack(2, 4, |_| {});
+        b.sack(6, 8, |_| {});
+        assert_eq!(b.sacked, [(2, 4), (6, 8)]);
+        assert_eq!(b.ack_cumulative(5, |_| {}), 3, "0, 1 and 4");
+        assert_eq!(b.sacked, [(6, 8)]);
+        assert_eq!(b.ack_cumulative(7, |_| {}), 1, "5");
+        assert_eq!(b.sacked, [(6, 8)], "straddles snd_una = 7");
+        assert_eq!(b.ack_cumulative(8, |_| {}), 0);
+        assert!(b.sacked.is_empty());
+        assert_eq!((b.pipe(), b.snd_una()), (2, 8));
+    }
 }
