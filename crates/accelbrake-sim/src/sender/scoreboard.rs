@@ -500,4 +500,18 @@ mod tests {
         assert!(b.sacked.is_empty());
         assert_eq!((b.pipe(), b.snd_una()), (2, 8));
     }
+
+    /// The DupThresh highest SACKed segments, not the first or the latest SACKed, set the loss
+    /// threshold when SACK blocks arrive out of order (hand-worked).
+    #[test]
+    fn loss_threshold_is_the_third_highest_sacked_segment_whatever_the_order() {
+        let mut b = board(12);
+        b.sack(9, 10, |_| {});
+        b.sack(1, 3, |_| {});
+        b.sack(6, 8, |_| {});
+        assert_eq!(b.top_sacked, [Some(9), Some(7), Some(6)]);
+        assert_eq!(b.mark_lost(), 4, "0, 3, 4 and 5: unSACKed below 6");
+        assert_eq!((b.lost_pending(), b.pipe()), (4, 3));
+        assert_eq!(b.next_lost(), Some(0));
+    }
 }
