@@ -1109,4 +1109,37 @@ mod tests {
             "over the first nanosecond"
         );
     }
+
+    #[test]
+    fn tun_overhead_is_charged_per_packet() {
+        // Two 750-byte packets are 2 · 754 = 1508 bytes with Mahimahi's 4-byte TUN header: more
+        // than one 1504-byte opportunity, so the second finishes in the next one (at 2 ms).
+        let tr = Arc::new(Trace::parse("x", "1\n2\n").unwrap());
+        let mut l = TraceLink::new(tr, false);
+        let mut q: std::collections::VecDeque<Packet> = [sized(0, 750), sized(1, 750)].into();
+        let mut tx = None;
+        let mut out = Vec::new();
+        l.serve_timed(
+            Time::from_millis(2),
+            &mut tx,
+            |_| q.pop_front(),
+            |t, p| out.push((t.0 / NS_PER_MS, p.seq)),
+        );
+        assert_eq!(out, vec![(1, 0), (2, 1)]);
+    }
+
+    #[test]
+    fn trace_load_refuses_a_file_over_1_gib_from_its_size() {
+        // A sparse file: nothing is written or read.
+        let path = std::env::temp_dir().join(format!("accelbrake-link-big-{}.up", std::process::id()));
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(MAX_TRACE_BYTES + 1).unwrap();
+        drop(f);
+        let e = Trace::load(path.to_str().unwrap()).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            e.contains("1073741825 bytes; a trace file may have at most 1073741824 bytes"),
+            "{e}"
+        );
+    }
 }
