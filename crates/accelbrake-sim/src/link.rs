@@ -1038,6 +1038,17 @@ mod tests {
         assert_eq!(l.finish_time(Time::ZERO, 1500), Time::from_millis(1));
         assert_eq!(l.finish_time(Time::ZERO, 3000), Time::MAX);
         assert_eq!(l.finish_time(Time::from_millis(2), 1), Time::MAX);
+        // Full segments and ACKs take the general path too (only a constant link has a shortcut):
+        // from 0.5 ms, half a segment fits before the rate drops to zero.
+        assert_eq!(l.finish_time(Time::from_nanos(500_000), crate::packet::MTU), Time::MAX);
+        assert_eq!(
+            l.finish_time(Time::from_nanos(990_000), crate::packet::ACK_BYTES),
+            Time::MAX
+        );
+        assert_eq!(
+            l.finish_time(Time::from_nanos(900_000), crate::packet::ACK_BYTES),
+            Time::from_nanos(934_667)
+        );
     }
 
     #[test]
