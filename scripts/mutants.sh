@@ -13,6 +13,10 @@
 #                     the diff mode's default is 1200); over it the run stops and says so
 #   MUTANTS_ALL_TESTS=1  also run the integration tests (slower; catches a few more)
 #   MUTANTS_OUT       output directory (default target/mutants-out)
+#   MUTANTS_FILTER    run only the lib tests whose names contain this (e.g. `receiver::`): much
+#                     faster per mutant, and a lower bound on what the whole suite catches
+#                     (recheck the survivors without it, with `MUTANTS_ITERATE=1`)
+#   MUTANTS_ITERATE=1 skip the mutants an earlier run into the same MUTANTS_OUT caught (--iterate)
 # Exit status: cargo-mutants' own (0 all caught, 2 some missed, 3 timeouts, 4 baseline failed);
 # the diff mode exits 0 with a message when the change touches no core source line.
 set -euo pipefail
@@ -40,6 +44,12 @@ args=(-j "$JOBS" --timeout "${MUTANTS_TIMEOUT:-120}" -o "$OUT")
 if [[ -n "${MUTANTS_ALL_TESTS:-}" ]]; then
     # .cargo/mutants.toml without its `--lib`.
     args+=(--no-config --test-tool cargo --test-package accelbrake-sim --copy-target true --profile mutants)
+fi
+if [[ -n "${MUTANTS_FILTER:-}" ]]; then
+    args+=(--cargo-test-arg "$MUTANTS_FILTER")
+fi
+if [[ -n "${MUTANTS_ITERATE:-}" ]]; then
+    args+=(--iterate)
 fi
 budget=${MUTANTS_BUDGET:-}
 

@@ -799,8 +799,23 @@ mod tests {
     fn idle_serving_skips_like_taking_opportunities_one_by_one() {
         // Wasted opportunities are skipped in bulk; the link ends up exactly where taking them
         // one at a time would leave it, with the same capacity windows.
+        idle_bulk_matches_single(0, false);
+    }
+
+    /// As above, for links that start into their trace or play it once.
+    #[test]
+    fn idle_serving_with_an_offset_or_once_skips_like_taking_opportunities_one_by_one() {
+        for (offset, once) in [(2, false), (4, false), (0, true), (2, true), (5, true)] {
+            idle_bulk_matches_single(offset, once);
+        }
+    }
+
+    fn idle_bulk_matches_single(offset: u64, once: bool) {
         let tr = Arc::new(Trace::parse("x", "0\n1\n1\n1\n2\n5\n5\n").unwrap());
-        let (mut bulk, mut single) = (TraceLink::new(tr.clone(), false), TraceLink::new(tr, false));
+        let (mut bulk, mut single) = (
+            TraceLink::with_offset(tr.clone(), once, offset),
+            TraceLink::with_offset(tr, once, offset),
+        );
         bulk.keep_window(Dur::from_millis(3));
         single.keep_window(Dur::from_millis(3));
         for now_ms in [0, 1, 4, 5, 9, 17, 18] {
@@ -809,13 +824,17 @@ mod tests {
             while single.next_opportunity().is_some_and(|t| t <= now) {
                 single.take_opportunity();
             }
-            assert_eq!(bulk.next_opportunity(), single.next_opportunity(), "at {now_ms} ms");
+            assert_eq!(
+                bulk.next_opportunity(),
+                single.next_opportunity(),
+                "at {now_ms} ms, offset {offset}, once {once}"
+            );
             for w in [1, 2, 3] {
                 let w = Dur::from_millis(w);
                 assert_eq!(
                     bulk.capacity_bytes(now, w),
                     single.capacity_bytes(now, w),
-                    "at {now_ms} ms"
+                    "at {now_ms} ms, offset {offset}, once {once}"
                 );
             }
         }
@@ -870,5 +889,268 @@ mod tests {
         )
         .is_err());
         assert!(RateLink::constant(Rate(f64::NAN)).is_err());
+    }
+
+    #[test]
+    fn trace_limits_and_mean_rate() {
+        // The largest timestamp is accepted, one more is refused on its own line.
+        assert_eq!(Trace::parse("f", "1000000000\n").unwrap().period_ms(), 1_000_000_000);
+        let e = Trace::parse("f", "5\n1000000001\n").unwrap_err();
+        assert!(matches!(e, Error::Trace { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("larger than the maximum"), "{e}");
+        assert_eq!(Trace::parse("f", "1\n2\n\n").unwrap().ms, vec![1, 2]);
+        // Three 1504-byte opportunities every 4 ms: 3 · 1504 · 8 bit / 4 ms = 9.024 Mbit/s.
+        let t = Trace::parse("t", "1\n1\n4\n").unwrap();
+        assert_eq!(t.period_ms(), 4);
+        assert!((t.mean_mbps() - 9.024).abs() < 1e-12, "{}", t.mean_mbps());
+        let l = Link::Trace(TraceLink::new(Arc::new(t), false));
+        assert!((l.mean_rate(Time::from_secs(3)) - 1_128_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn trace_load_reads_regular_files_and_names_what_it_refuses() {
+        let dir = std::env::temp_dir().join(format!("accelbrake-link-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.up");
+        std::fs::write(&good, "1\n1\n3\n").unwrap();
+        let path = good.to_str().unwrap();
+        let t = Trace::load(path).unwrap();
+        assert_eq!((t.name.as_str(), t.ms.clone()), (path, vec![1, 1, 3]));
+        let bad = dir.join("bad.up");
+        std::fs::write(&bad, [b'1', b'\n', 0xff, b'\n']).unwrap();
+        let e = Trace::load(bad.to_str().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("valid UTF-8") && e.contains("bad.up"), "{e}");
+        let e = Trace::load(dir.to_str().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("not a regular file (it is a directory)"), "{e}");
+        let e = Trace::load(dir.join("missing.up").to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot read") && e.contains("missing.up"), "{e}");
+        #[cfg(unix)]
+        {
+            let e = Trace::load("/dev/null").unwrap_err().to_string();
+            assert!(e.contains("(it is a character device)"), "{e}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn capacity_window_prunes_at_the_horizon_and_keeps_one_entry_per_timestamp() {
+        let tr = Arc::new(Trace::parse("x", "1\n1\n2\n3\n4\n").unwrap());
+        let mut l = TraceLink::new(tr, false);
+        l.keep_window(Dur::from_millis(1));
+        l.keep_window(Dur::from_millis(3));
+        l.keep_window(Dur::from_millis(2)); // the longest window is kept
+        while l.next_opportunity().is_some_and(|t| t <= Time::from_millis(8)) {
+            l.take_opportunity();
+        }
+        // Opportunities at 1,1,2,3,4 | 5,5,6,7,8: one entry per timestamp.
+        let at = |ms: u64| Time::from_millis(ms);
+        let recent: Vec<(Time, u64)> = l.recent.iter().copied().collect();
+        assert_eq!(recent[..2], [(at(1), 2 * 1504), (at(2), 1504)]);
+        assert_eq!(recent.len(), 8);
+        // (5, 8] holds 6, 7, 8; the two at exactly 5 ms are out (and pruned).
+        assert_eq!(l.capacity_bytes(at(8), Dur::from_millis(3)), 3 * 1504);
+        assert_eq!(l.recent.front(), Some(&(at(6), 1504)));
+        assert_eq!(l.capacity_bytes(at(8), Dur::from_millis(2)), 2 * 1504);
+        assert_eq!(l.capacity_bytes(at(8), Dur::from_millis(1)), 1504);
+        assert_eq!(l.capacity_bytes(at(9), Dur::from_millis(3)), 2 * 1504);
+        assert_eq!(l.capacity_bytes(at(9), Dur::from_millis(1)), 0);
+        // A link nobody asks about records nothing.
+        let mut quiet = TraceLink::new(Arc::new(Trace::parse("x", "1\n").unwrap()), false);
+        quiet.take_opportunity();
+        assert!(quiet.recent.is_empty());
+    }
+
+    #[test]
+    fn serve_timed_reports_the_opportunity_that_finished_each_packet() {
+        let tr = Arc::new(Trace::parse("x", "1\n1\n3\n").unwrap());
+        let mut l = TraceLink::new(tr, false);
+        let mut q: std::collections::VecDeque<Packet> = [sized(0, 1500), sized(1, 1000), sized(2, 1000)].into();
+        let mut tx = None;
+        let mut out = Vec::new();
+        l.serve_timed(
+            Time::from_millis(3),
+            &mut tx,
+            |_| q.pop_front(),
+            |t, p| out.push((t.0 / NS_PER_MS, p.seq)),
+        );
+        // 1504 fills the first opportunity at 1 ms; 1004 + 500 of the next 1004 fill the second;
+        // the rest (504) goes at 3 ms.
+        assert_eq!(out, vec![(1, 0), (1, 1), (3, 2)]);
+        assert!(tx.is_none());
+        assert_eq!(l.next_opportunity(), Some(Time::from_millis(4)));
+    }
+
+    fn step(ms: u64, mbps: f64) -> Step {
+        Step {
+            at: Time::from_millis(ms),
+            rate: Rate::from_mbps(mbps),
+        }
+    }
+
+    #[test]
+    fn constant_rate_link_times_every_size_exactly() {
+        use crate::packet::{ACK_BYTES, MTU};
+        // 12 Mbit/s: 1500 B in 1 ms, 52 B in 34 666.7 ns (rounded up), 1000 B in 666 666.7 ns.
+        let l = RateLink::constant(Rate::from_mbps(12.0)).unwrap();
+        let t0 = Time::from_millis(5);
+        assert_eq!(l.finish_time(t0, MTU), Time::from_millis(6));
+        assert_eq!(l.finish_time(t0, ACK_BYTES), Time::from_nanos(5_034_667));
+        assert_eq!(l.finish_time(t0, 1000), Time::from_nanos(5_666_667));
+        assert_eq!(l.rate_at(Time::from_secs(100)), Rate::from_mbps(12.0));
+        // A one-step schedule that repeats takes the general path, with the same results.
+        let p = RateLink::schedule(vec![step(0, 12.0)], Some(Dur::from_millis(7))).unwrap();
+        for b in [MTU, ACK_BYTES, 1000] {
+            assert_eq!(p.finish_time(t0, b), l.finish_time(t0, b), "{b} B");
+        }
+    }
+
+    #[test]
+    fn repeating_schedule_worked_by_hand() {
+        // 12 Mbit/s in [0, 1) ms and 24 Mbit/s in [1, 2) ms, every 2 ms.
+        let l = RateLink::schedule(vec![step(0, 12.0), step(1, 24.0)], Some(Dur::from_millis(2))).unwrap();
+        let ms = |x: f64| Time::from_nanos((x * 1e6).round() as u64);
+        // 1500 B = 12 000 bit: 0.5 ms at 24 Mbit/s.
+        assert_eq!(l.finish_time(ms(1.0), 1500), ms(1.5));
+        assert_eq!(l.finish_time(ms(3.5), 1500), ms(4.0));
+        // From 3.75 ms: 6000 bit at 24 Mbit/s until 4 ms, then 6000 bit at 12 Mbit/s: 4.5 ms.
+        let f = l.finish_time(ms(3.75), 1500);
+        assert!(f.0.abs_diff(ms(4.5).0) <= 1, "{f:?}");
+        for (t, want) in [
+            (0.0, 12.0),
+            (0.999, 12.0),
+            (1.0, 24.0),
+            (4.0, 12.0),
+            (4.9, 12.0),
+            (5.2, 24.0),
+        ] {
+            assert_eq!(l.rate_at(ms(t)), Rate::from_mbps(want), "at {t} ms");
+        }
+        // [0.5, 4.5) ms: 0.5·12 + 24 + 12 + 24 + 0.5·12 = 72 kbit = 9000 B.
+        assert!((l.capacity_bytes_between(ms(0.5), ms(4.5)) - 9000.0).abs() < 1e-6);
+        assert_eq!(l.capacity_bytes_between(ms(3.0), ms(3.0)), 0.0);
+    }
+
+    #[test]
+    fn a_schedule_ending_at_rate_zero_never_finishes_what_it_cannot_send() {
+        let l = RateLink::schedule(vec![step(0, 12.0), step(1, 0.0)], None).unwrap();
+        assert_eq!(l.finish_time(Time::ZERO, 1500), Time::from_millis(1));
+        assert_eq!(l.finish_time(Time::ZERO, 3000), Time::MAX);
+        assert_eq!(l.finish_time(Time::from_millis(2), 1), Time::MAX);
+        // Full segments and ACKs take the general path too (only a constant link has a shortcut):
+        // from 0.5 ms, half a segment fits before the rate drops to zero.
+        assert_eq!(l.finish_time(Time::from_nanos(500_000), crate::packet::MTU), Time::MAX);
+        assert_eq!(
+            l.finish_time(Time::from_nanos(990_000), crate::packet::ACK_BYTES),
+            Time::MAX
+        );
+        assert_eq!(
+            l.finish_time(Time::from_nanos(900_000), crate::packet::ACK_BYTES),
+            Time::from_nanos(934_667)
+        );
+    }
+
+    #[test]
+    fn rate_schedule_validation_names_each_problem() {
+        let msg = |steps: Vec<Step>, period: Option<Dur>| match RateLink::schedule(steps, period) {
+            Err(Error::Param { key, msg }) => {
+                assert_eq!(key, "link.steps");
+                msg
+            }
+            other => panic!("accepted: {other:?}"),
+        };
+        assert!(msg(vec![], None).contains("at least one step"));
+        assert!(msg(vec![step(1, 12.0)], None).contains("start at time 0"));
+        assert!(msg(vec![step(0, 12.0), step(0, 24.0)], None).contains("strictly increasing"));
+        assert!(msg(vec![step(0, 12.0), step(2, 24.0), step(1, 6.0)], None).contains("strictly increasing"));
+        for bad in [-1.0, f64::INFINITY, f64::NAN] {
+            let steps = vec![
+                step(0, 12.0),
+                Step {
+                    at: Time::from_millis(1),
+                    rate: Rate(bad),
+                },
+            ];
+            assert!(msg(steps, None).contains("finite non-negative"), "{bad}");
+        }
+        assert!(msg(vec![step(0, 0.0), step(1, 0.0)], None).contains("positive rate"));
+        let p = Some(Dur::from_millis(1));
+        assert!(msg(vec![step(0, 12.0), step(1, 24.0)], p).contains("repeat period"));
+        assert!(RateLink::schedule(vec![step(0, 0.0), step(1, 24.0)], Some(Dur::from_nanos(1_000_001))).is_ok());
+    }
+
+    #[test]
+    fn link_capacity_overhead_and_mean_rate_per_kind() {
+        use crate::queue::LinkSchedule;
+        let trace = || TraceLink::new(Arc::new(Trace::parse("x", "1\n").unwrap()), false);
+        let mut tl = Link::Trace(trace());
+        // 24 Mbit/s from 10 ms on, 12 before.
+        let mut rl = Link::Rate(RateLink::schedule(vec![step(0, 12.0), step(10, 24.0)], None).unwrap());
+        assert_eq!((tl.wire_bytes(1500), rl.wire_bytes(1500)), (1504, 1500));
+        assert_eq!((LinkSchedule::overhead(&tl), LinkSchedule::overhead(&rl)), (4, 0));
+        assert_eq!(LinkSchedule::overhead(&trace()), 4);
+        assert_eq!((tl.held(), rl.held()), (0, 0));
+        let (a, b) = (Time::from_millis(1), Time::from_millis(5));
+        // Trace: opportunities at 1, 2, 3, 4 ms in [1, 5).
+        assert_eq!(tl.capacity_between(a, b), 4.0 * 1504.0);
+        assert_eq!(LinkSchedule::capacity_between(&tl, a, b), 4.0 * 1504.0);
+        assert_eq!(LinkSchedule::capacity_between(&trace(), a, b), 4.0 * 1504.0);
+        // Rate: 4 ms at 12 Mbit/s.
+        assert!((rl.capacity_between(a, b) - 6000.0).abs() < 1e-9);
+        assert!((LinkSchedule::capacity_between(&rl, a, b) - 6000.0).abs() < 1e-9);
+        // μ over the last 2 ms: 12 Mbit/s = 1.5 MB/s before the step, 3 MB/s after it.
+        assert!((rl.capacity_rate(Time::from_millis(10), Dur::from_millis(2)) - 1.5e6).abs() < 1e-3);
+        assert!((rl.capacity_rate(Time::from_millis(12), Dur::from_millis(2)) - 3e6).abs() < 1e-3);
+        assert!((rl.capacity_rate(Time::from_millis(11), Dur::from_millis(2)) - 2.25e6).abs() < 1e-3);
+        // A zero window is one nanosecond.
+        assert!((rl.capacity_rate(Time::from_millis(5), Dur::ZERO) - 1.5e6).abs() < 1e-3);
+        // Trace: 2 opportunities in (2, 4] ms.
+        if let Link::Trace(l) = &mut tl {
+            l.keep_window(Dur::from_millis(2));
+            while l.next_opportunity().is_some_and(|t| t <= Time::from_millis(4)) {
+                l.take_opportunity();
+            }
+        }
+        assert!((tl.capacity_rate(Time::from_millis(4), Dur::from_millis(2)) - 1_504_000.0).abs() < 1e-6);
+        // Mean rate of the schedule over [0, 20 ms): (10·12 + 10·24) kbit / 8 / 20 ms.
+        assert!((rl.mean_rate(Time::from_millis(20)) - 2.25e6).abs() < 1e-3);
+        assert!(
+            (rl.mean_rate(Time::ZERO) - 1.5e6).abs() < 1e-3,
+            "over the first nanosecond"
+        );
+    }
+
+    #[test]
+    fn tun_overhead_is_charged_per_packet() {
+        // Two 750-byte packets are 2 · 754 = 1508 bytes with Mahimahi's 4-byte TUN header: more
+        // than one 1504-byte opportunity, so the second finishes in the next one (at 2 ms).
+        let tr = Arc::new(Trace::parse("x", "1\n2\n").unwrap());
+        let mut l = TraceLink::new(tr, false);
+        let mut q: std::collections::VecDeque<Packet> = [sized(0, 750), sized(1, 750)].into();
+        let mut tx = None;
+        let mut out = Vec::new();
+        l.serve_timed(
+            Time::from_millis(2),
+            &mut tx,
+            |_| q.pop_front(),
+            |t, p| out.push((t.0 / NS_PER_MS, p.seq)),
+        );
+        assert_eq!(out, vec![(1, 0), (2, 1)]);
+    }
+
+    #[test]
+    fn trace_load_refuses_a_file_over_1_gib_from_its_size() {
+        // A sparse file: nothing is written or read.
+        let path = std::env::temp_dir().join(format!("accelbrake-link-big-{}.up", std::process::id()));
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(MAX_TRACE_BYTES + 1).unwrap();
+        drop(f);
+        let e = Trace::load(path.to_str().unwrap()).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            e.contains("1073741825 bytes; a trace file may have at most 1073741824 bytes"),
+            "{e}"
+        );
     }
 }

@@ -410,4 +410,236 @@ mod tests {
         let echoes: Vec<Echo> = out.iter().map(|a| a.echo).collect();
         assert_eq!(echoes, vec![Echo::Ce, Echo::Ce, Echo::None]);
     }
+
+    /// What an ACK says: (cumulative ACK, echo, TSecr in ms, receiver timestamp in ns, SACK blocks).
+    fn said(a: &Packet) -> (u32, Echo, u64, u64, Vec<(u32, u32)>) {
+        let blocks = a.sack_blocks().iter().map(|b| (b.start, b.end)).collect();
+        (a.seq, a.echo, a.ts.0 / 1_000_000, a.rx_ts.0, blocks)
+    }
+
+    fn receiver(echo: EchoMode, ack_every: u32) -> Receiver {
+        Receiver::new(
+            7,
+            ReceiverConfig {
+                echo,
+                ack_every,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The delayed-ACK timer is armed by the first unacknowledged segment only (a later one does
+    /// not push it back), fires exactly at its deadline and not before, and the ACK it sends
+    /// echoes the newest covered segment's send time and arrival (rounded down to 1 ms).
+    #[test]
+    fn delayed_ack_timer_is_armed_once_and_fires_at_its_deadline() {
+        let mut r = receiver(EchoMode::PerPacket, 3);
+        let mut out = Vec::new();
+        r.on_data(Time::from_nanos(1_200_000), &seg(0, Ecn::Ect1), &mut out);
+        assert_eq!(r.next_wakeup(), Some(Time::from_nanos(41_200_000)));
+        r.on_data(Time::from_nanos(5_700_000), &seg(1, Ecn::Ect1), &mut out);
+        assert_eq!(r.next_wakeup(), Some(Time::from_nanos(41_200_000)), "not pushed back");
+        r.on_timer(Time::from_nanos(41_199_999), &mut out);
+        assert!(out.is_empty(), "not before the deadline");
+        assert_eq!(r.next_wakeup(), Some(Time::from_nanos(41_200_000)));
+        r.on_timer(Time::from_nanos(41_200_000), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(said(&out[0]), (2, Echo::Accelerate, 1, 5_000_000, vec![]));
+        assert_eq!((out[0].flow, out[0].feedback), (7, [0; 6]));
+        assert_eq!(r.next_wakeup(), None);
+        // Nothing pending: the timer has nothing to send.
+        r.on_timer(Time::from_millis(100), &mut out);
+        assert_eq!(out.len(), 1);
+        // The third segment of a new round is the one that is acknowledged at once.
+        for q in 2..5 {
+            r.on_data(Time::from_millis(200), &seg(q, Ecn::Ect1), &mut out);
+        }
+        assert_eq!(out.len(), 2);
+        assert_eq!(said(&out[1]), (5, Echo::Accelerate, 4, 200_000_000, vec![]));
+        assert_eq!(r.next_wakeup(), None);
+        assert_eq!((r.stats.acks, r.stats.packets, r.stats.delivered_segments), (2, 5, 5));
+        assert_eq!(r.stats.bytes, 5 * u64::from(MTU));
+    }
+
+    /// The receiver timestamp is the arrival time rounded down to the configured granularity;
+    /// a zero granularity keeps it exact.
+    #[test]
+    fn receiver_timestamps_are_rounded_down_to_the_granularity() {
+        for (g, want) in [(Dur::from_micros(250), 3_750_000), (Dur::ZERO, 3_999_999)] {
+            let mut r = Receiver::new(
+                0,
+                ReceiverConfig {
+                    ack_every: 1,
+                    ts_granularity: g,
+                    ..Default::default()
+                },
+            );
+            let mut out = Vec::new();
+            r.on_data(Time::from_nanos(3_999_999), &seg(0, Ecn::NotEct), &mut out);
+            assert_eq!(out[0].rx_ts, Time::from_nanos(want), "granularity {g:?}");
+        }
+    }
+
+    /// Per-packet echo maps each codepoint to its own echo.
+    #[test]
+    fn per_packet_echo_of_every_codepoint() {
+        let mut r = receiver(EchoMode::PerPacket, 1);
+        let mut out = Vec::new();
+        for (q, ecn) in [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce, Ecn::NotEct]
+            .into_iter()
+            .enumerate()
+        {
+            r.on_data(Time::from_millis(1), &seg(q as u32, ecn), &mut out);
+        }
+        let echoes: Vec<Echo> = out.iter().map(|a| a.echo).collect();
+        assert_eq!(
+            echoes,
+            [Echo::None, Echo::Accelerate, Echo::Brake, Echo::Ce, Echo::None]
+        );
+    }
+
+    /// Classic echo: CE sets ECE (even on a segment that also carries CWR), CWR alone clears it.
+    #[test]
+    fn classic_ce_with_cwr_still_sets_ece() {
+        let mut r = receiver(EchoMode::Classic, 1);
+        let mut out = Vec::new();
+        let mut ce_cwr = seg(0, Ecn::Ce);
+        ce_cwr.cwr = true;
+        r.on_data(Time::from_millis(1), &ce_cwr, &mut out);
+        r.on_data(Time::from_millis(1), &seg(1, Ecn::Ect0), &mut out);
+        let mut cwr = seg(2, Ecn::Ect0);
+        cwr.cwr = true;
+        r.on_data(Time::from_millis(1), &cwr, &mut out);
+        r.on_data(Time::from_millis(1), &seg(3, Ecn::Ect0), &mut out);
+        let echoes: Vec<Echo> = out.iter().map(|a| a.echo).collect();
+        assert_eq!(echoes, [Echo::Ce, Echo::Ce, Echo::None, Echo::None]);
+    }
+
+    /// Out-of-order arrivals, hand-worked: a block grows at its end and at its start, two blocks
+    /// merge when the segment between them arrives, a segment inside a block and one below
+    /// `rcv_nxt` are duplicates, and each ACK lists the block of the triggering segment first, then
+    /// the highest others, at most three.
+    #[test]
+    fn out_of_order_blocks_grow_merge_and_are_reported_latest_first() {
+        let mut r = receiver(EchoMode::PerPacket, 2);
+        let mut out = Vec::new();
+        let t = Time::from_millis(1);
+        let mut last = |r: &mut Receiver, q: u32| {
+            out.clear();
+            r.on_data(t, &seg(q, Ecn::NotEct), &mut out);
+            assert_eq!(out.len(), 1, "segment {q}: one immediate ACK");
+            let a = said(&out[0]);
+            (a.0, a.4)
+        };
+        assert_eq!(last(&mut r, 2), (0, vec![(2, 3)]));
+        assert_eq!(last(&mut r, 3), (0, vec![(2, 4)]), "grows at its end");
+        assert_eq!(last(&mut r, 6), (0, vec![(6, 7), (2, 4)]));
+        assert_eq!(last(&mut r, 5), (0, vec![(5, 7), (2, 4)]), "grows at its start");
+        assert_eq!(last(&mut r, 9), (0, vec![(9, 10), (5, 7), (2, 4)]));
+        assert_eq!(
+            last(&mut r, 12),
+            (0, vec![(12, 13), (9, 10), (5, 7)]),
+            "three blocks at most"
+        );
+        assert_eq!(
+            last(&mut r, 3),
+            (0, vec![(2, 4), (12, 13), (9, 10)]),
+            "a duplicate inside a block reports that block first"
+        );
+        assert_eq!(r.stats.duplicates, 1);
+        assert_eq!(
+            last(&mut r, 4),
+            (0, vec![(2, 7), (12, 13), (9, 10)]),
+            "4 merges 2..4 and 5..7"
+        );
+        assert_eq!(last(&mut r, 8), (0, vec![(8, 10), (12, 13), (2, 7)]));
+        assert_eq!(last(&mut r, 7), (0, vec![(2, 10), (12, 13)]));
+        // Segment 0 is in order and fills part of the gap (RFC 5681 §4.2): ACKed at once.
+        assert_eq!(last(&mut r, 0), (1, vec![(12, 13), (2, 10)]));
+        assert_eq!(r.rcv_nxt(), 1);
+        // Segment 1 fills the hole: everything up to 10 is delivered and acknowledged at once.
+        assert_eq!(last(&mut r, 1), (10, vec![(12, 13)]));
+        assert_eq!(r.rcv_nxt(), 10);
+        assert_eq!(r.stats.delivered_segments, 10);
+        assert_eq!(last(&mut r, 4), (10, vec![(12, 13)]), "below rcv_nxt: a duplicate");
+        assert_eq!(r.stats.duplicates, 2);
+        // 10 arrives in order with a block still above (the hole at 11 stays): ACKed at once.
+        assert_eq!(last(&mut r, 10), (11, vec![(12, 13)]));
+        assert_eq!(last(&mut r, 11), (13, vec![]));
+        assert_eq!(r.stats.delivered_segments, 13);
+        assert_eq!(r.stats.packets, 15);
+        assert_eq!(r.stats.acks, 15);
+    }
+
+    fn explicit_seg(seq: u32, kind: crate::packet::ExplicitKind, feedback: f32) -> Packet {
+        let mut p = seg(seq, Ecn::NotEct);
+        p.set_explicit(crate::packet::ExplicitHeader {
+            kind,
+            cwnd: 10_000.0,
+            rtt: 0.05,
+            feedback,
+        });
+        p
+    }
+
+    /// One ACK for two segments echoes the sum of their XCP feedback, or the smaller of their
+    /// RCP rates; the next ACK starts afresh.
+    #[test]
+    fn explicit_feedback_of_the_covered_segments_adds_up_or_takes_the_minimum() {
+        use crate::packet::ExplicitKind::{Rcp, Xcp};
+        for (kind, a, b, want) in [(Xcp, 300.0, -100.0, 200.0), (Rcp, 5e6, 2e6, 2e6), (Rcp, 2e6, 5e6, 2e6)] {
+            let mut r = receiver(EchoMode::PerPacket, 2);
+            let mut out = Vec::new();
+            let t = Time::from_millis(1);
+            r.on_data(t, &explicit_seg(0, kind, a), &mut out);
+            r.on_data(t, &explicit_seg(1, kind, b), &mut out);
+            r.on_data(t, &seg(2, Ecn::NotEct), &mut out);
+            r.on_data(t, &explicit_seg(3, kind, a), &mut out);
+            r.on_data(t, &seg(4, Ecn::NotEct), &mut out);
+            r.on_data(t, &seg(5, Ecn::NotEct), &mut out);
+            assert_eq!(out.len(), 3);
+            assert_eq!(out[0].xfb(), want, "{kind:?}");
+            assert_eq!(out[1].xfb(), a, "{kind:?}: only segment 3's");
+            assert!(out[2].xfb().is_nan(), "{kind:?}: none");
+        }
+    }
+
+    #[derive(Debug, Clone, Default)]
+    struct Counting {
+        seen: Vec<u32>,
+    }
+
+    impl ReceiverHook for Counting {
+        fn on_data(&mut self, _now: Time, pkt: &Packet) {
+            self.seen.push(pkt.seq);
+        }
+        fn feedback(&mut self, now: Time) -> [u8; 6] {
+            let n = self.seen.len() as u8;
+            [n, *self.seen.last().unwrap() as u8, (now.0 / 1_000_000) as u8, 0, 0, 9]
+        }
+        fn clone_box(&self) -> Box<dyn ReceiverHook> {
+            Box::new(self.clone())
+        }
+    }
+
+    /// A hook sees every data packet (duplicates and out-of-order ones too) and fills the
+    /// feedback of every ACK; a clone of the receiver carries its own copy of the hook.
+    #[test]
+    fn a_hook_sees_every_packet_and_fills_every_ack() {
+        let mut r = receiver(EchoMode::PerPacket, 2).with_hook(Box::<Counting>::default());
+        let mut out = Vec::new();
+        r.on_data(Time::from_millis(1), &seg(0, Ecn::NotEct), &mut out);
+        r.on_data(Time::from_millis(2), &seg(2, Ecn::NotEct), &mut out);
+        r.on_data(Time::from_millis(3), &seg(0, Ecn::NotEct), &mut out);
+        let mut c = r.clone();
+        c.on_data(Time::from_millis(4), &seg(1, Ecn::NotEct), &mut out);
+        let fb: Vec<[u8; 6]> = out.iter().map(|a| a.feedback).collect();
+        assert_eq!(fb, [[2, 2, 2, 0, 0, 9], [3, 0, 3, 0, 0, 9], [4, 1, 4, 0, 0, 9]]);
+        r.on_data(Time::from_millis(5), &seg(1, Ecn::NotEct), &mut out);
+        assert_eq!(
+            out[3].feedback,
+            [4, 1, 5, 0, 0, 9],
+            "the original's hook did not see the clone's"
+        );
+    }
 }

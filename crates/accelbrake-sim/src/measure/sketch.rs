@@ -391,4 +391,59 @@ mod tests {
         assert_eq!(s.count, 0);
         assert!(s.p50.is_nan() && s.mean.is_nan());
     }
+
+    #[test]
+    fn buckets_and_their_bounds_worked_by_hand() {
+        // Below 256 a bucket per value; in [2^e, 2^(e+1)) 256 buckets of width 2^(e-8).
+        for (v, bucket, lo, w) in [
+            (0, (0, 0), 0, 1),
+            (255, (0, 255), 255, 1),
+            (256, (1, 0), 256, 1),
+            (511, (1, 255), 511, 1),
+            (512, (2, 0), 512, 2),
+            (1000, (2, 244), 1000, 2),
+            (1001, (2, 244), 1000, 2),
+            (3000, (4, 119), 3000, 8),
+            (70_000, (9, 17), 69_888, 256),
+            (u64::MAX, (56, 255), u64::MAX - (1 << 55) + 1, 1 << 55),
+        ] {
+            assert_eq!(Sketch::bucket(v), bucket, "{v}");
+            assert_eq!(Sketch::bounds(bucket.0, bucket.1), (lo, w), "{v}");
+        }
+    }
+
+    /// Five values, hand-worked: each percentile is its bucket's midpoint, clamped to the exact
+    /// minimum and maximum; count, mean and max are exact; the offset shifts every value.
+    #[test]
+    fn sketch_percentiles_worked_by_hand() {
+        let values = [3001, 1000, 70_000, 3000, 1001];
+        let (mut sketch, mut exact) = (Dist::new(false), Dist::new(true));
+        for v in values {
+            sketch.push(v);
+            exact.push(v);
+        }
+        assert_eq!((sketch.count(), exact.count()), (5, 5));
+        // Ranks floor(q·5): 0, 1, 2, 4 (q = 1 is the last).
+        let levels = [0.0, 0.2, 0.5, 1.0];
+        // 1000 and 1001 share the bucket [1000, 1002) (midpoint 1001); 3000 is in [3000, 3008)
+        // (3004); 70 000 in [69 888, 70 144), whose midpoint 70 016 is clamped to the max.
+        assert_eq!(sketch.quantiles_ms(&levels), [1001e-6, 1001e-6, 3004e-6, 70_000e-6]);
+        assert_eq!(exact.quantiles_ms(&levels), [1000e-6, 1001e-6, 3000e-6, 70_000e-6]);
+        let s = sketch.stats(100);
+        let e = exact.stats(100);
+        assert_eq!(
+            (s.count, s.p50, s.p95, s.p99, s.max),
+            (5, 3104e-6, 70_100e-6, 70_100e-6, 70_100e-6)
+        );
+        assert_eq!(
+            (e.count, e.p50, e.p95, e.p99, e.max),
+            (5, 3100e-6, 70_100e-6, 70_100e-6, 70_100e-6)
+        );
+        // Mean (78 002 / 5 + 100) ns.
+        assert!((s.mean - 15_700.4e-6).abs() < 1e-15 && (e.mean - 15_700.4e-6).abs() < 1e-15);
+        // The minimum clamps a midpoint from below: 1000 alone reports 1000, not 1001.
+        let mut one = Sketch::default();
+        one.push(1000);
+        assert_eq!(one.stats(0).p50, 1000e-6);
+    }
 }

@@ -126,4 +126,37 @@ mod tests {
         p.on_sent(Time::ZERO, 1500, Some(rate), 1);
         assert!(p.next_send() > Time::ZERO);
     }
+
+    #[test]
+    fn bursts_are_capped_at_64_segments_and_so_is_the_minimum_burst() {
+        // 1 GB/s: 1 ms is 651 segments of 1500 B, capped at 64, which are then spaced over
+        // 64 · 1500 B / 1 GB/s = 96 µs.
+        for (rate, min_burst, gap) in [(1e9, 2, Dur::from_micros(96)), (300e3, 500, Dur::from_millis(320))] {
+            let mut p = Pacer::default();
+            p.release_at(Time::from_millis(7));
+            let t0 = Time::from_millis(7);
+            for i in 0..64 {
+                assert_eq!(p.next_send(), t0, "segment {i} of the burst at {rate} B/s");
+                p.on_sent(t0, 1500, Some(rate), min_burst);
+            }
+            assert_eq!(p.next_send(), t0 + gap, "{rate} B/s");
+            // Closing a burst that is already closed changes nothing.
+            p.end_burst();
+            assert_eq!(p.next_send(), t0 + gap);
+        }
+    }
+
+    #[test]
+    fn an_unpaced_or_invalid_rate_drops_the_burst_in_progress() {
+        for bad in [None, Some(0.0), Some(-5.0), Some(f64::NAN)] {
+            let mut p = Pacer::default();
+            p.release_at(Time::from_millis(3));
+            assert_eq!(p.next_send(), Time::from_millis(3));
+            // The first of a burst of 9 (15 MB/s), then a segment without a usable rate.
+            p.on_sent(Time::from_millis(3), 1500, Some(15e6), 2);
+            p.on_sent(Time::from_millis(3), 1500, bad, 2);
+            p.end_burst();
+            assert_eq!(p.next_send(), Time::from_millis(3), "{bad:?}: nothing left to space");
+        }
+    }
 }

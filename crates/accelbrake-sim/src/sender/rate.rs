@@ -179,4 +179,65 @@ mod tests {
         assert!(s.is_app_limited);
         assert_eq!(r.app_limited_until(), 0);
     }
+
+    /// Hand-worked after Linux `tcp_rate.c`: each send records the delivered count and the
+    /// interval start of the latest delivery; the sample comes from the most recently sent of
+    /// the segments an ACK delivers, whatever their order.
+    #[test]
+    fn records_follow_the_latest_delivery_and_the_latest_sent_segment_gives_the_sample() {
+        let ms = Time::from_millis;
+        let mut r = RateSampler::default();
+        let tx0 = r.on_sent(ms(0), true);
+        let tx1 = r.on_sent(ms(10), false);
+        let mut rs = RateState::default();
+        r.on_delivered(ms(40), &tx0, &mut rs);
+        let tx2 = r.on_sent(ms(45), false);
+        assert_eq!((tx2.delivered, tx2.delivered_time, tx2.first_sent), (1, ms(40), ms(0)));
+        r.on_delivered(ms(50), &tx1, &mut rs);
+        let tx3 = r.on_sent(ms(55), false);
+        assert_eq!((tx3.delivered, tx3.delivered_time, tx3.first_sent), (2, ms(50), ms(10)));
+        assert!(!tx3.app_limited);
+        // Both delivered by one ACK at 100 ms, the later-sent one first.
+        let mut rs = RateState::default();
+        r.on_delivered(ms(100), &tx3, &mut rs);
+        r.on_delivered(ms(100), &tx2, &mut rs);
+        let s = r.sample(ms(100), &rs, Some(Dur::from_millis(50))).expect("a sample");
+        // From tx3: 4 − 2 delivered over max(55 − 10, 100 − 50) = 50 ms (= min RTT: valid).
+        assert_eq!(
+            (s.delivered, s.interval, s.prior_delivered),
+            (2, Dur::from_millis(50), 2)
+        );
+        assert!((s.delivery_rate - 2.0 * MSS as f64 / 0.05).abs() < 1e-6);
+        assert!(!s.is_app_limited);
+    }
+
+    #[test]
+    fn a_first_segment_sent_at_time_zero_gives_a_sample_and_a_zero_interval_none() {
+        let mut r = RateSampler::default();
+        let tx = r.on_sent(Time::ZERO, true);
+        let mut rs = RateState::default();
+        r.on_delivered(Time::from_millis(50), &tx, &mut rs);
+        let s = r.sample(Time::from_millis(50), &rs, None).expect("a sample");
+        assert_eq!((s.delivered, s.interval), (1, Dur::from_millis(50)));
+        // Sent and delivered at the same instant: no interval, no sample.
+        let mut r = RateSampler::default();
+        let tx = r.on_sent(Time::from_millis(10), true);
+        let mut rs = RateState::default();
+        r.on_delivered(Time::from_millis(10), &tx, &mut rs);
+        assert!(r.sample(Time::from_millis(10), &rs, None).is_none());
+    }
+
+    #[test]
+    fn app_limited_mark_is_delivered_plus_pipe_and_never_zero() {
+        let mut r = RateSampler::default();
+        r.mark_app_limited(0);
+        assert_eq!(r.app_limited_until(), 1);
+        let tx = r.on_sent(Time::ZERO, true);
+        let mut rs = RateState::default();
+        for _ in 0..3 {
+            r.on_delivered(Time::from_millis(5), &tx, &mut rs);
+        }
+        r.mark_app_limited(2);
+        assert_eq!(r.app_limited_until(), 5);
+    }
 }

@@ -146,4 +146,26 @@ mod tests {
         r.reset_backoff();
         assert_eq!(r.backed_off_rto(), Dur::from_millis(300));
     }
+
+    #[test]
+    fn a_third_sample_and_the_upper_bound() {
+        let mut r = RttEstimator::default();
+        for ms in [100, 20, 130] {
+            r.sample(Dur::from_millis(ms));
+        }
+        // RTTVAR = 3/4 · 57.5 + 1/4 · |90 − 130| = 53.125 ms; SRTT = 7/8 · 90 + 1/8 · 130 = 95 ms.
+        assert_eq!(r.srtt(), Some(Dur::from_millis(95)));
+        assert_eq!(r.rto(), Dur::from_micros(95_000 + 4 * 53_125));
+        assert_eq!(r.min_rtt(), Some(Dur::from_millis(20)));
+        assert_eq!(r.latest(), Some(Dur::from_millis(130)));
+        // A 100 s sample: RTO = 100 + 4 · 50 = 300 s, capped at Linux's 120 s.
+        let mut r = RttEstimator::default();
+        r.sample(Dur::from_secs(100));
+        assert_eq!(r.rto(), RTO_MAX);
+        // The backoff stops doubling at 1024 (no overflow however many expiries).
+        for _ in 0..40 {
+            r.back_off();
+        }
+        assert_eq!(r.backoff, MAX_BACKOFF);
+    }
 }

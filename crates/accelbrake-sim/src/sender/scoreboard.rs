@@ -341,8 +341,21 @@ mod tests {
     /// cumulative ACKs, sends, retransmissions and RTOs.
     #[test]
     fn sack_ranges_match_a_segment_by_segment_walk() {
+        random_walk(7, 20_000, None, false);
+    }
+
+    /// A shorter walk with spurious-RTO undos every 13 steps, checking after every step that
+    /// `lost_pending` and `next_lost` agree with the per-segment flags (the lost segments not
+    /// retransmitted nor SACKed: their number, and the lowest).
+    #[test]
+    fn next_lost_and_lost_pending_follow_the_flags_over_a_random_walk() {
+        random_walk(8, 4_000, Some(13), true);
+    }
+
+    /// A random walk over the scoreboard's operations (seeded), checked against a naive model.
+    fn random_walk(seed: u64, steps: u32, undo_every: Option<u32>, check_lost: bool) {
         use crate::time::Time;
-        let mut rng = crate::rng::Rng::stream(7, 0);
+        let mut rng = crate::rng::Rng::stream(seed, 0);
         let mut b = Scoreboard::default();
         let mut naive: std::collections::BTreeSet<u32> = Default::default();
         let tx = |seq: u32| TxRecord {
@@ -352,7 +365,7 @@ mod tests {
         for _ in 0..200 {
             b.push(tx(b.snd_nxt()));
         }
-        for step in 0..20_000u32 {
+        for step in 0..steps {
             let (una, nxt) = (b.snd_una(), b.snd_nxt());
             match rng.below(10) {
                 0 => {
@@ -371,6 +384,7 @@ mod tests {
                     }
                 }
                 1 if step % 997 == 0 => b.mark_all_lost(),
+                1 if undo_every.is_some_and(|k| step % k == 0) => b.undo_lost(),
                 2 => {
                     b.mark_lost();
                     if let Some(q) = b.next_lost() {
@@ -405,6 +419,105 @@ mod tests {
                 .filter(|&q| in_pipe(b.segs[(q - b.snd_una()) as usize].flags))
                 .count();
             assert_eq!(pipe as u32, b.pipe(), "step {step}");
+            if !check_lost {
+                continue;
+            }
+            // The lost segments awaiting a retransmission, from the flags: their number is
+            // `lost_pending` and the lowest is what `next_lost` returns.
+            let pending: Vec<u32> = (b.snd_una()..b.snd_nxt())
+                .filter(|&q| b.segs[(q - b.snd_una()) as usize].flags & (LOST | RETRANS | SACKED) == LOST)
+                .collect();
+            assert_eq!(pending.len() as u32, b.lost_pending(), "step {step}");
+            assert_eq!(b.next_lost(), pending.first().copied(), "step {step}");
         }
+    }
+
+    /// Hand-worked: after a spurious RTO is undone, a segment already retransmitted stays
+    /// retransmitted (in flight, not lost again) when SACK-based loss marking looks again.
+    #[test]
+    fn undo_keeps_retransmissions_and_loss_marking_skips_them() {
+        let mut b = board(10);
+        assert_eq!(b.sack(4, 7, |_| {}), 3);
+        assert_eq!(b.mark_lost(), 4, "0..4 lost below the third-highest SACKed segment");
+        assert_eq!((b.lost_pending(), b.pipe()), (4, 3));
+        assert_eq!(b.next_lost(), Some(0));
+        b.retransmitted(0, TxRecord::default());
+        assert_eq!((b.lost_pending(), b.pipe()), (3, 4));
+        assert_eq!(b.segs[0].flags, LOST | RETRANS);
+        b.undo_lost();
+        assert_eq!((b.lost_pending(), b.pipe()), (0, 7), "1, 2, 3 in flight again");
+        assert_eq!(b.next_lost(), None);
+        assert_eq!(b.mark_lost(), 3, "1, 2, 3 lost again; the retransmitted 0 is not");
+        assert_eq!((b.lost_pending(), b.pipe()), (3, 4));
+        assert_eq!(b.next_lost(), Some(1));
+        let flags: Vec<u8> = b.segs.iter().map(|s| s.flags).collect();
+        assert_eq!(
+            flags,
+            [LOST | RETRANS, LOST, LOST, LOST, SACKED, SACKED, SACKED, 0, 0, 0]
+        );
+    }
+
+    /// A lost segment that is SACKed later needs no retransmission: it leaves `lost_pending`
+    /// and `next_lost` passes over it (hand-worked).
+    #[test]
+    fn a_lost_segment_sacked_later_is_not_retransmitted() {
+        let mut b = board(12);
+        b.sack(4, 7, |_| {});
+        assert_eq!(b.mark_lost(), 4);
+        assert_eq!(b.next_lost(), Some(0));
+        b.retransmitted(0, TxRecord::default());
+        assert_eq!(b.sack(1, 2, |_| {}), 1);
+        assert_eq!((b.lost_pending(), b.pipe()), (2, 6));
+        assert_eq!(b.next_lost(), Some(2));
+        b.retransmitted(2, TxRecord::default());
+        assert_eq!(b.next_lost(), Some(3));
+        // A cumulative ACK over the lost 3 (never retransmitted) also settles it.
+        let mut n = 0;
+        assert_eq!(b.ack_cumulative(4, |_| n += 1), 3, "0, 2 and 3; 1 was SACKed");
+        assert_eq!(n, 3);
+        assert_eq!((b.lost_pending(), b.pipe()), (0, 5));
+        assert_eq!(b.next_lost(), None);
+    }
+
+    /// `next_lost` resynchronises a counter that claims lost segments where none is left (the
+    /// guard of its loop end, which the bookkeeping above never needs) instead of reading past
+    /// the outstanding segments.
+    #[test]
+    fn next_lost_resynchronises_a_drifted_counter() {
+        let mut b = board(3);
+        b.lost_pending = 2;
+        assert_eq!(b.next_lost(), None);
+        assert_eq!(b.lost_pending(), 0);
+    }
+
+    /// The SACKed ranges wholly below `snd_una` are dropped on cumulative ACKs (memory stays
+    /// bounded by the outstanding window), a range straddling it is kept.
+    #[test]
+    fn cumulative_acks_prune_the_sacked_ranges_below_snd_una() {
+        let mut b = board(10);
+        b.sack(2, 4, |_| {});
+        b.sack(6, 8, |_| {});
+        assert_eq!(b.sacked, [(2, 4), (6, 8)]);
+        assert_eq!(b.ack_cumulative(5, |_| {}), 3, "0, 1 and 4");
+        assert_eq!(b.sacked, [(6, 8)]);
+        assert_eq!(b.ack_cumulative(7, |_| {}), 1, "5");
+        assert_eq!(b.sacked, [(6, 8)], "straddles snd_una = 7");
+        assert_eq!(b.ack_cumulative(8, |_| {}), 0);
+        assert!(b.sacked.is_empty());
+        assert_eq!((b.pipe(), b.snd_una()), (2, 8));
+    }
+
+    /// The DupThresh highest SACKed segments, not the first or the latest SACKed, set the loss
+    /// threshold when SACK blocks arrive out of order (hand-worked).
+    #[test]
+    fn loss_threshold_is_the_third_highest_sacked_segment_whatever_the_order() {
+        let mut b = board(12);
+        b.sack(9, 10, |_| {});
+        b.sack(1, 3, |_| {});
+        b.sack(6, 8, |_| {});
+        assert_eq!(b.top_sacked, [Some(9), Some(7), Some(6)]);
+        assert_eq!(b.mark_lost(), 4, "0, 3, 4 and 5: unSACKed below 6");
+        assert_eq!((b.lost_pending(), b.pipe()), (4, 3));
+        assert_eq!(b.next_lost(), Some(0));
     }
 }
