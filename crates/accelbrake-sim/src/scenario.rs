@@ -59,8 +59,9 @@ pub const NETWORK: &[Param] = &[
         "ABC paper §7.3 (one backlogged flow)",
     ),
     Param::real("memory_budget_mb", DEFAULT_MEMORY_BUDGET_MB, Unit::None, 1.0, 1e9).doc(
-        "most memory, in MB, a run's recorded data may take (time series, and per-packet records \
-         when on): a run estimated above it is refused before it starts",
+        "most memory, in MB, a run's recorded data may take (time series: flows' rows while they \
+         are active and hops' rows; a fixed part per flow; per-packet records when on): a run \
+         estimated above it is refused before it starts",
         "our choice: 2 GiB, a quarter of a small laptop's memory",
     ),
     Param::whole("seed", 0, Unit::None, 0, u64::MAX).doc(

@@ -26,13 +26,13 @@ pub const DELIVERY_BYTES: f64 = 128.0;
 /// Bytes one hop departure costs with per-packet records (record, table row, copy).
 pub const DEPARTURE_BYTES: f64 = 96.0;
 
-/// Bytes a flow costs for the whole run whatever it does, once its endpoints are dropped or
-/// before they are built: its run-time entry (paths, counters, fixed delay figures), its summary
-/// row and that row's copy handed to Python. Calibrated with the `run` example on an abc-fig13
-/// scenario with every short flow moved past the end of the run (14,494 flows that never start:
-/// peak RSS 53 MB before endpoints were built lazily, see docs/performance.md "Many flows"),
-/// rounded up.
-pub const FLOW_FIXED_BYTES: f64 = 1024.0;
+/// Bytes a flow costs for the whole run whatever it does, before its endpoints are built and
+/// after they are dropped: its run-time entry (paths, counters, measurement state), its scenario
+/// entry (the caller's and the simulation's copies) and its summary row. Calibrated with the `run`
+/// example (`--bench`, peak RSS) on an abc-fig13 scenario with every one of its 14,494 short flows
+/// moved past the end of the run: 44.7 MB, against 4.1 MB for its 6 long flows alone, i.e. 2.8 kB
+/// per flow; rounded up.
+pub const FLOW_FIXED_BYTES: f64 = 3072.0;
 
 /// Estimated bytes of a run's recorded data: `flow_rows` time-series rows of flows (a flow has a
 /// row only in the bins it is active in, see [`crate::engine`]), `nhops` hops' rows over `nbins`

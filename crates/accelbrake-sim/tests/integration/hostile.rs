@@ -555,7 +555,7 @@ fn the_memory_budget_counts_the_rows_flows_keep() {
     v["flows"][1]["start_ms"] = json!(4e6);
     v["flows"][1]["stop_ms"] = json!(5e6);
     assert!(build(&v).is_ok());
-    // ... which is enough to refuse them with a small budget (20,000 × 1 kB = 20 MB > 10 MB).
+    // ... which is enough to refuse them with a small budget (20,000 × 3 kB = 60 MB > 10 MB).
     v["memory_budget_mb"] = json!(10.0);
     let Err(Error::Param { key, .. }) = build(&v) else {
         panic!("20,000 flows over a 10 MB budget must be refused")
