@@ -35,7 +35,7 @@ pub const DEPARTURE_BYTES: f64 = 96.0;
 pub const FLOW_FIXED_BYTES: f64 = 3072.0;
 
 /// Estimated bytes of a run's recorded data: `flow_rows` time-series rows of flows (a flow has a
-/// row only in the bins it is active in, see [`crate::engine`]), `nhops` hops' rows over `nbins`
+/// row only in the bins it is active in), `nhops` hops' rows over `nbins`
 /// bins, the fixed cost of `nflows` flows ([`FLOW_FIXED_BYTES`]), and with `record_packets` the
 /// records of `data_packets` deliveries and of their departures from `hops_per_packet` hops (data
 /// and ACK paths).
