@@ -117,8 +117,10 @@ impl Simulation {
                 self.pump_sender(f as usize);
             }
             Event::Stop(f) => {
+                // Built already unless it retired (a flow that finished before its stop time:
+                // nothing to stop); `Start` comes first even at the same instant.
+                self.ensure_live(f as usize);
                 let fl = &mut self.flows[f as usize];
-                // A flow that finished before its stop time has retired: nothing to stop.
                 let Some(l) = fl.live.as_deref_mut() else { return };
                 l.sender.stop(self.now);
                 self.pump_sender(f as usize);
