@@ -809,7 +809,10 @@ impl Stepper {
 
     /// Window (segments) and pacing rate (bytes/s or None) the agent's sender uses now.
     fn window_and_rate(&self) -> (f64, Option<f64>) {
-        let cc = &self.sim.sender(self.agent).cc;
+        let Some(s) = self.sim.sender(self.agent) else {
+            return (0.0, None); // unreachable: an external scheme's sender exists for the whole run
+        };
+        let cc = &s.cc;
         (cc.window(), cc.pacing_rate())
     }
 

@@ -59,8 +59,9 @@ pub const NETWORK: &[Param] = &[
         "ABC paper §7.3 (one backlogged flow)",
     ),
     Param::real("memory_budget_mb", DEFAULT_MEMORY_BUDGET_MB, Unit::None, 1.0, 1e9).doc(
-        "most memory, in MB, a run's recorded data may take (time series, and per-packet records \
-         when on): a run estimated above it is refused before it starts",
+        "most memory, in MB, a run's recorded data may take (time series: flows' rows while they \
+         are active and hops' rows; a fixed part per flow; per-packet records when on): a run \
+         estimated above it is refused before it starts",
         "our choice: 2 GiB, a quarter of a small laptop's memory",
     ),
     Param::whole("seed", 0, Unit::None, 0, u64::MAX).doc(
@@ -521,8 +522,30 @@ fn rekey(e: Error, from: &str, to: &str) -> Error {
 
 /// Most flows in one scenario.
 const MAX_FLOWS: u64 = 100_000;
-/// Most time-series rows (flows + hops) × bins: 5·10^7 rows of the flow table are about 4 GB.
+/// Most time-series rows (flows' and hops'): 5·10^7 rows of the flow table are about 4 GB.
 const MAX_SERIES_ROWS: f64 = 5e7;
+
+/// Refuse `rows` time-series rows (flows' rows in the bins they are active in, hops' in every
+/// bin) above [`MAX_SERIES_ROWS`], before they are allocated (an allocation failure would abort
+/// the process).
+pub(crate) fn series_rows_within_limit(
+    sample_ms: f64,
+    duration_ms: f64,
+    nflows: u64,
+    nhops: usize,
+    rows: f64,
+) -> Result<()> {
+    if rows > MAX_SERIES_ROWS {
+        return Err(Error::Param {
+            key: "sample_ms".into(),
+            msg: format!(
+                "{sample_ms} ms bins over {duration_ms} ms for {nflows} flows and {nhops} hops make \
+                 {rows:.3e} time-series rows; at most {MAX_SERIES_ROWS:.0e} (use a larger sample_ms)"
+            ),
+        });
+    }
+    Ok(())
+}
 
 /// Longest simulated duration accepted (one week).
 const MAX_DURATION_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
@@ -669,20 +692,29 @@ impl Scenario {
                 msg: format!("{nflows} flows in all; at most {MAX_FLOWS}"),
             });
         }
-        let rows = (self.duration_ms / self.sample_ms).ceil() * (nflows + self.hops.len() as u64) as f64;
-        if rows > MAX_SERIES_ROWS {
-            return Err(Error::Param {
-                key: "sample_ms".into(),
-                msg: format!(
-                    "{} ms bins over {} ms for {} flows and {} hops make {rows:.3e} time-series rows; \
-                     at most {MAX_SERIES_ROWS:.0e} (use a larger sample_ms)",
-                    self.sample_ms,
-                    self.duration_ms,
-                    nflows,
-                    self.hops.len()
-                ),
-            });
-        }
+        // A flow has rows only in the bins it is active in: here, without the links' capacities,
+        // the flows that are not finite from their start bin to their stop (or the end); finite
+        // flows are added by the engine's estimate, which checks the same limit again
+        // (`engine::build::check_memory_budget`).
+        let bins = (self.duration_ms / self.sample_ms).ceil();
+        let flow_rows: f64 = self
+            .flows
+            .iter()
+            .filter(|f| !matches!(f.app, AppSpec::Finite { .. }) && f.start_ms < self.duration_ms)
+            .map(|f| {
+                let last = f.stop_ms.map_or(self.duration_ms, |s| s.min(self.duration_ms));
+                let first_bin = (f.start_ms / self.sample_ms).floor();
+                let last_bin = ((last / self.sample_ms).ceil() - 1.0).max(first_bin);
+                f64::from(f.count) * (last_bin - first_bin + 1.0)
+            })
+            .sum();
+        series_rows_within_limit(
+            self.sample_ms,
+            self.duration_ms,
+            nflows,
+            self.hops.len(),
+            bins * self.hops.len() as f64 + flow_rows,
+        )?;
         for (i, f) in self.flows.iter().enumerate() {
             let k = format!("flows[{i}]");
             // Parameter errors name the scenario's spelling: flows[i].params.<name>.

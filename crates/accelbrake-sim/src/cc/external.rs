@@ -738,7 +738,7 @@ mod tests {
                 st.acked > 0 && st.rtt_count > 0 && st.rtt_min >= 0.04,
                 "{mode:?}: {st:?}"
             );
-            let cc = &sim.sender(0).cc;
+            let cc = &sim.sender(0).expect("an external flow is built with the simulation").cc;
             match mode {
                 SteerMode::Rate => {
                     // 500 kB/s = 4 Mbit/s of payload: about 345 segments per second.

@@ -5,7 +5,7 @@
 //! Random streams are derived from the scenario's seed, one per consumer (see `QUEUE_STREAMS`,
 //! `CC_STREAMS`), so that adding a flow or a hop does not change the others' randomness.
 
-use super::{Event, Flow, Hop, RunStats, Simulation};
+use super::{EndpointCounters, Event, Flow, Hop, Live, RunStats, Simulation};
 use crate::cc;
 use crate::error::{Error, Result};
 use crate::link::{Link, RateLink, Step, Trace, TraceLink};
@@ -14,7 +14,7 @@ use crate::packet::Ecn;
 use crate::queue::Queue;
 use crate::receiver::{EchoMode, Receiver, ReceiverConfig};
 use crate::rng::Rng;
-use crate::scenario::{AppSpec, LinkSpec, QueueSpec, Scenario};
+use crate::scenario::{AppSpec, FlowSpec, LinkSpec, QueueSpec, Scenario};
 use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{App, Sender};
 use crate::time::{Dur, Rate, Time};
@@ -56,10 +56,61 @@ fn drawn_offset_ms(scenario: &Scenario, traces: &mut HashMap<String, Arc<Trace>>
     })
 }
 
+/// How long after its stop time a stopped flow is counted as active by the memory estimate: time
+/// to drain its queue and recover losses, with two backed-off minimum RTOs (1 s, RFC 6298 (2.4)).
+const STOP_DRAIN: f64 = 3.0;
+/// A finite flow is counted as active for `FINITE_SLACK` times its transfer time alone on its
+/// bottleneck (its size at the bottleneck's mean rate plus slow-start rounds of its propagation
+/// RTT from an initial window of 10 segments, RFC 6928), plus [`STOP_DRAIN`] for losses. The
+/// factor stands for sharing the bottleneck; a flow that takes longer (starved) has more rows
+/// than estimated, so the estimate is a guide, not a bound, for finite flows.
+const FINITE_SLACK: f64 = 4.0;
+
+/// The time-series rows the flows of `scenario` will have (a flow has a row in each bin it is
+/// active in, from its start bin to the bin it retires in): a flow that runs to the end has a row
+/// in every bin from its start; a stopped one until [`STOP_DRAIN`] after its stop; a finite one
+/// for its estimated lifetime ([`FINITE_SLACK`]); one that starts after the end, none.
+fn estimate_flow_rows(scenario: &Scenario, hops: &[Hop], caps: &[f64], end: Time, bin: Dur) -> f64 {
+    let end_s = end.secs_f64();
+    let bin_s = bin.secs_f64().max(1e-9);
+    let run_s = end_s.max(1e-9);
+    let mut rows = 0.0;
+    for f in &scenario.flows {
+        let start = f.start_ms / 1e3;
+        if start >= end_s || f.count == 0 {
+            continue;
+        }
+        let prop_rtt: f64 = f
+            .fwd
+            .iter()
+            .chain(f.rev.iter())
+            .map(|&h| hops[h].delay.secs_f64())
+            .sum::<f64>()
+            + f.extra_delay_ms / 1e3;
+        let mut last = end_s;
+        if let Some(stop) = f.stop_ms {
+            last = last.min(stop / 1e3 + STOP_DRAIN);
+        }
+        if let AppSpec::Finite { bytes } = f.app {
+            // Bottleneck: the least mean rate along the data path (bytes/s).
+            let rate = f.fwd.iter().map(|&h| caps[h] / run_s).fold(f64::INFINITY, f64::min);
+            let segs = (bytes as f64 / crate::packet::MSS as f64).max(1.0);
+            let rounds = (segs / 10.0 + 1.0).log2().ceil() + 1.0;
+            let transfer = if rate > 0.0 { bytes as f64 / rate } else { end_s };
+            last = last.min(start + FINITE_SLACK * (transfer + rounds * prop_rtt) + STOP_DRAIN);
+        }
+        let first_bin = (start / bin_s).floor();
+        let last_bin = ((last / bin_s).ceil() - 1.0).max(first_bin);
+        rows += f64::from(f.count) * (last_bin - first_bin + 1.0);
+    }
+    rows
+}
+
 /// Refuse a run whose recorded data would exceed the scenario's `memory_budget_mb`, before any
 /// of it is allocated (an allocation failure mid-run would abort the process). The estimate (see
 /// [`crate::measure::estimate_recorded_bytes`]) takes the data packets as the capacity of each
-/// flow's least-capacity hop over the run in full-size packets, one ACK per data packet.
+/// flow's least-capacity hop over the run in full-size packets, one ACK per data packet, and the
+/// flows' time-series rows from when each flow is active ([`estimate_flow_rows`]).
 fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -> Result<()> {
     let nflows: u64 = scenario.flows.iter().map(|f| u64::from(f.count)).sum();
     let mut bottlenecks: Vec<usize> = Vec::new();
@@ -76,8 +127,17 @@ fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -
     }
     let data_packets: f64 = bottlenecks.iter().map(|&h| caps[h] / crate::packet::MTU as f64).sum();
     let nbins = end.0.div_ceil(bin.0.max(1)).max(1);
+    let flow_rows = estimate_flow_rows(scenario, hops, &caps, end, bin);
+    crate::scenario::series_rows_within_limit(
+        scenario.sample_ms,
+        scenario.duration_ms,
+        nflows,
+        hops.len(),
+        flow_rows + (nbins * hops.len() as u64) as f64,
+    )?;
     let est = crate::measure::estimate_recorded_bytes(
         nbins,
+        flow_rows,
         nflows,
         hops.len() as u64,
         data_packets,
@@ -97,8 +157,8 @@ fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -
             )
         } else {
             format!(
-                "the run's time series would take about {mb:.0} MB ({nbins} bins × {nflows} flows and {} \
-                 hops), over the memory budget of {} MB; use a larger sample_ms (--sample), shorten the \
+                "the run's time series and flows would take about {mb:.0} MB (~{flow_rows:.3e} flow rows \
+                 for {nflows} flows, {nbins} bins × {} hops), over the memory budget of {} MB; use a larger sample_ms (--sample), shorten the \
                  run, or raise memory_budget_mb (--memory-budget-mb)",
                 hops.len(),
                 scenario.memory_budget_mb
@@ -245,7 +305,96 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
     Ok(out)
 }
 
+/// Flow `id`'s endpoints (controller, sender, receiver) from its scenario entry. The controller's
+/// random stream is the flow's own (`CC_STREAMS + id`), so building it at the flow's start instead
+/// of with the simulation draws exactly the same numbers.
+fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::external::Externals>) -> Result<Live> {
+    let start = Time(Dur::from_millis_f64(spec.start_ms).0);
+    let cc_rng = Rng::stream(seed, CC_STREAMS + id as u64);
+    let (controller, marking) = match externals.and_then(|x| x.get(&spec.scheme).map(|f| (x, f))) {
+        Some((x, factory)) => {
+            let info = cc::external::BuildInfo {
+                flow: id,
+                params: &spec.params,
+                start,
+                seed,
+                stream: CC_STREAMS + id as u64,
+            };
+            (factory.build(info, &x.failure)?, cc::Marking::None)
+        }
+        None => {
+            let scheme = cc::lookup(&spec.scheme)?;
+            (
+                (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?,
+                scheme.marking,
+            )
+        }
+    };
+    // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.
+    let abc = matches!(marking, cc::Marking::Abc | cc::Marking::Vcp);
+    let ecn = if abc {
+        Ecn::ACCELERATE
+    } else if spec.ecn || marking == cc::Marking::Ecn {
+        Ecn::Ect0
+    } else {
+        Ecn::NotEct
+    };
+    let app = match spec.app {
+        AppSpec::Bulk => App::Bulk,
+        AppSpec::Finite { bytes } => App::Finite { bytes },
+        AppSpec::Rate { mbps } => App::RateLimited {
+            bytes_per_sec: mbps * 1e6 / 8.0,
+        },
+        AppSpec::Onoff { mbps, on_ms, off_ms } => App::OnOff {
+            bytes_per_sec: mbps * 1e6 / 8.0,
+            on: Dur::from_millis_f64(on_ms).max(Dur(1)),
+            off: Dur::from_millis_f64(off_ms),
+        },
+    };
+    let rcfg = ReceiverConfig {
+        echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
+        ack_every: if spec.delayed_ack { 2 } else { 1 },
+        ts_granularity: Dur::from_micros_f64(spec.rx_ts_granularity_us).max(Dur(1)),
+        ..ReceiverConfig::default()
+    };
+    let mut receiver = Receiver::new(id, rcfg);
+    if let Some(hook) = controller.receiver_hook() {
+        receiver = receiver.with_hook(hook);
+    }
+    let mut sender = Sender::new(id, controller, ecn, app);
+    sender.prr_ecn = spec.ecn_prr;
+    sender.explicit = marking == cc::Marking::Explicit;
+    Ok(Live { sender, receiver })
+}
+
 impl Simulation {
+    /// Build flow `f`'s endpoints if they are not built yet (its start, or the first time-series
+    /// sample it has a row in). A registry scheme's controller was built once from the same
+    /// parameters by [`Simulation::with_externals`], so this cannot fail.
+    pub(super) fn ensure_live(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if fl.live.is_some() || fl.m.retired.is_some() {
+            return;
+        }
+        let spec = &self.scenario.flows[fl.spec as usize];
+        let live = build_live(spec, f as u32, self.scenario.seed, None)
+            .expect("the flow's parameters were checked by building its controller with the simulation");
+        fl.live = Some(Box::new(live));
+    }
+
+    /// Drop retired flow `f`'s endpoints (not an external scheme's), keeping their counters.
+    pub(super) fn drop_live(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if fl.external {
+            let l = fl.live();
+            l.sender.shrink();
+            l.receiver.shrink();
+            return;
+        }
+        fl.kept = fl.counters();
+        fl.live = None;
+    }
+
     /// Build a simulation (reads trace files).
     pub fn new(scenario: &Scenario) -> Result<Simulation> {
         Simulation::with_externals(scenario, None)
@@ -315,56 +464,22 @@ impl Simulation {
         // Sized once: a Vec grown by doubling holds up to twice its flows while it moves them (a
         // run with 10^4 Poisson arrivals has 10^4 flows of ~1.3 kB each).
         let mut flows = Vec::with_capacity(scenario.flows.iter().map(|s| s.count as usize).sum());
-        for spec in scenario.flows.iter() {
+        for (k, spec) in scenario.flows.iter().enumerate() {
+            let external = externals.is_some_and(|x| x.get(&spec.scheme).is_some());
+            if !external && spec.count > 0 {
+                // The endpoints are built when the flow starts (`Simulation::build_live`): build
+                // one here and drop it, so that bad parameters are still refused before the run.
+                // Whether a controller builds depends only on its parameters (`start` and the
+                // random stream do not make it fail), so one per entry is enough.
+                drop(build_live(spec, flows.len() as u32, scenario.seed, None)?);
+            }
             for _ in 0..spec.count {
                 let id = flows.len() as u32;
                 let start = Time(Dur::from_millis_f64(spec.start_ms).0);
-                let cc_rng = Rng::stream(scenario.seed, CC_STREAMS + id as u64);
-                let (controller, marking) = match externals.and_then(|x| x.get(&spec.scheme).map(|f| (x, f))) {
-                    Some((x, factory)) => {
-                        let info = cc::external::BuildInfo {
-                            flow: id,
-                            params: &spec.params,
-                            start,
-                            seed: scenario.seed,
-                            stream: CC_STREAMS + id as u64,
-                        };
-                        (factory.build(info, &x.failure)?, cc::Marking::None)
-                    }
-                    None => {
-                        let scheme = cc::lookup(&spec.scheme)?;
-                        (
-                            (scheme.build)(&scheme.values(&spec.params)?, start, cc_rng)?,
-                            scheme.marking,
-                        )
-                    }
-                };
-                // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.
-                let abc = matches!(marking, cc::Marking::Abc | cc::Marking::Vcp);
-                let ecn = if abc {
-                    Ecn::ACCELERATE
-                } else if spec.ecn || marking == cc::Marking::Ecn {
-                    Ecn::Ect0
+                let live = if external {
+                    Some(Box::new(build_live(spec, id, scenario.seed, externals)?))
                 } else {
-                    Ecn::NotEct
-                };
-                let app = match spec.app {
-                    AppSpec::Bulk => App::Bulk,
-                    AppSpec::Finite { bytes } => App::Finite { bytes },
-                    AppSpec::Rate { mbps } => App::RateLimited {
-                        bytes_per_sec: mbps * 1e6 / 8.0,
-                    },
-                    AppSpec::Onoff { mbps, on_ms, off_ms } => App::OnOff {
-                        bytes_per_sec: mbps * 1e6 / 8.0,
-                        on: Dur::from_millis_f64(on_ms).max(Dur(1)),
-                        off: Dur::from_millis_f64(off_ms),
-                    },
-                };
-                let rcfg = ReceiverConfig {
-                    echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
-                    ack_every: if spec.delayed_ack { 2 } else { 1 },
-                    ts_granularity: Dur::from_micros_f64(spec.rx_ts_granularity_us).max(Dur(1)),
-                    ..ReceiverConfig::default()
+                    None
                 };
                 let extra_delay = Dur::from_millis_f64(spec.extra_delay_ms);
                 let fwd: Vec<u32> = spec.fwd.iter().map(|&h| h as u32).collect();
@@ -373,17 +488,12 @@ impl Simulation {
                     .iter()
                     .chain(rev.iter())
                     .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
-                let mut receiver = Receiver::new(id, rcfg);
-                if let Some(hook) = controller.receiver_hook() {
-                    receiver = receiver.with_hook(hook);
-                }
-                let mut sender = Sender::new(id, controller, ecn, app);
-                sender.prr_ecn = spec.ecn_prr;
-                sender.explicit = marking == cc::Marking::Explicit;
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
-                    sender,
-                    receiver,
+                    spec: k as u32,
+                    live,
+                    external,
+                    kept: EndpointCounters::default(),
                     fwd,
                     rev,
                     extra_delay,

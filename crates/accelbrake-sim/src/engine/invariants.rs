@@ -28,14 +28,14 @@ impl Simulation {
             ));
         }
         for (i, f) in self.flows.iter().enumerate() {
-            let sent = f.sender.stats.packets_sent;
-            let acks = f.receiver.stats.acks;
-            let accounted =
-                f.receiver.stats.packets + f.m.data_drops + f.sender.stats.acks + f.m.ack_drops + f.in_network;
+            let c = f.counters();
+            let sent = c.sender.packets_sent;
+            let acks = c.receiver.acks;
+            let accounted = c.receiver.packets + f.m.data_drops + c.sender.acks + f.m.ack_drops + f.in_network;
             if sent + acks != accounted {
                 return Err(format!(
                     "flow {i}: {sent} data packets + {acks} ACKs sent, but {} data delivered + {} data dropped + {} ACKs delivered + {} ACKs dropped + {} in the network",
-                    f.receiver.stats.packets, f.m.data_drops, f.sender.stats.acks, f.m.ack_drops, f.in_network
+                    c.receiver.packets, f.m.data_drops, c.sender.acks, f.m.ack_drops, f.in_network
                 ));
             }
         }

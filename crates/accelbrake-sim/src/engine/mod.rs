@@ -24,11 +24,11 @@ use crate::measure::table::{build_tables, Table};
 use crate::measure::{FlowMetrics, HopMetrics, Recorder, Summary};
 use crate::packet::Packet;
 use crate::queue::Queue;
-use crate::receiver::Receiver;
+use crate::receiver::{Receiver, ReceiverStats};
 use crate::rng::Rng;
 use crate::scenario::Scenario;
 use crate::sched::{DelayLine, EventQueue};
-use crate::sender::Sender;
+use crate::sender::{Sender, SenderStats};
 use crate::time::{Dur, Time};
 use crate::warning::Warning;
 use std::collections::BTreeMap;
@@ -86,11 +86,37 @@ pub(crate) struct Hop {
     pub(crate) m: HopMetrics,
 }
 
+/// A flow's endpoints: built when the flow starts (or when the first time-series bin it has a row
+/// in is sampled, whichever comes first), not when the run is built, and dropped when it retires,
+/// so that a run's memory follows its concurrent flows, not every flow it will ever have (issue
+/// 14). Controllers of external schemes ([`crate::cc::external`]) are the exception: they are built with
+/// the simulation, as before, and kept to the end (their factories may fail and are called in
+/// flow order from [`Simulation::with_externals`]).
+pub(crate) struct Live {
+    pub(crate) sender: Sender,
+    pub(crate) receiver: Receiver,
+}
+
+/// What a flow's summary row needs from its endpoints; kept when the endpoints are dropped.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct EndpointCounters {
+    pub(crate) completed_at: Option<Time>,
+    pub(crate) sender: SenderStats,
+    pub(crate) receiver: ReceiverStats,
+}
+
 /// A flow at run time.
 pub(crate) struct Flow {
     pub(crate) scheme: String,
-    pub(crate) sender: Sender,
-    pub(crate) receiver: Receiver,
+    /// Index of the scenario's `flows[]` entry this flow was expanded from (its endpoints are
+    /// built from it).
+    spec: u32,
+    /// Its endpoints while it exists: `None` before it starts and after it retires.
+    pub(crate) live: Option<Box<Live>>,
+    /// An external scheme's flow: endpoints built with the simulation and never dropped.
+    external: bool,
+    /// The endpoints' counters as they were when they were dropped (zero before the flow starts).
+    kept: EndpointCounters,
     pub(crate) fwd: Vec<u32>,
     pub(crate) rev: Vec<u32>,
     pub(crate) extra_delay: Dur,
@@ -113,6 +139,29 @@ pub(crate) struct Flow {
     /// Data packets and ACKs of this flow inside the network (queues, links, delay lines).
     pub(crate) in_network: u64,
     pub(crate) m: FlowMetrics,
+}
+
+impl Flow {
+    /// The endpoints of a flow that has packets in the network or events of its own: built at its
+    /// start and kept until it retires, after which it has neither.
+    #[inline]
+    pub(crate) fn live(&mut self) -> &mut Live {
+        self.live
+            .as_deref_mut()
+            .expect("a flow's endpoints exist from its start until it retires")
+    }
+
+    /// Its endpoints' counters, live or kept.
+    pub(crate) fn counters(&self) -> EndpointCounters {
+        match &self.live {
+            Some(l) => EndpointCounters {
+                completed_at: l.sender.completed_at,
+                sender: l.sender.stats,
+                receiver: l.receiver.stats,
+            },
+            None => self.kept,
+        }
+    }
 }
 
 /// Counters about the run itself.
@@ -157,9 +206,16 @@ impl Simulation {
     pub fn flow_count(&self) -> usize {
         self.flows.len()
     }
-    /// The sender of flow `f` (its controller, counters, RTT estimates).
-    pub fn sender(&self, f: usize) -> &crate::sender::Sender {
-        &self.flows[f].sender
+    /// The sender of flow `f` (its controller, counters, RTT estimates); `None` before the flow's
+    /// endpoints are built (they are built when it starts) and after it retired (they are
+    /// dropped). An external scheme's flow has one from the start to the end of the run.
+    pub fn sender(&self, f: usize) -> Option<&crate::sender::Sender> {
+        self.flows[f].live.as_deref().map(|l| &l.sender)
+    }
+    /// Whether flow `f`'s endpoints (sender, receiver, controller) exist now (see
+    /// [`Simulation::sender`]).
+    pub fn flow_built(&self, f: usize) -> bool {
+        self.flows[f].live.is_some()
     }
     /// The end of the run (the scenario's duration).
     pub fn end(&self) -> Time {
@@ -171,8 +227,9 @@ impl Simulation {
     pub fn wake_sender(&mut self, f: usize) {
         self.pump_sender(f);
     }
-    /// Whether flow `f` has retired: finished (a finite flow with all its data acknowledged) with
-    /// nothing of it left in the network, its delay figures fixed and its per-flow memory freed.
+    /// Whether flow `f` has retired: finished (a finite flow with all its data acknowledged) or
+    /// stopped (past its `stop_ms` with all it sent acknowledged), with nothing of it left in the
+    /// network; its delay figures fixed, its per-flow memory and its endpoints freed.
     pub fn flow_retired(&self, f: usize) -> bool {
         self.flows[f].m.retired.is_some()
     }
@@ -225,18 +282,21 @@ impl Simulation {
         let flows: Vec<FlowInput> = self
             .flows
             .iter()
-            .map(|f| FlowInput {
-                scheme: &f.scheme,
-                start: f.start,
-                stop: f.stop,
-                prop_rtt: f.prop_rtt,
-                fwd: &f.fwd,
-                completed_at: f.sender.completed_at,
-                delivered_segments: f.receiver.stats.delivered_segments,
-                packets_sent: f.sender.stats.packets_sent,
-                retransmits: f.sender.stats.retransmits,
-                timeouts: f.sender.stats.timeouts,
-                m: &f.m,
+            .map(|f| {
+                let c = f.counters();
+                FlowInput {
+                    scheme: &f.scheme,
+                    start: f.start,
+                    stop: f.stop,
+                    prop_rtt: f.prop_rtt,
+                    fwd: &f.fwd,
+                    completed_at: c.completed_at,
+                    delivered_segments: c.receiver.delivered_segments,
+                    packets_sent: c.sender.packets_sent,
+                    retransmits: c.sender.retransmits,
+                    timeouts: c.sender.timeouts,
+                    m: &f.m,
+                }
             })
             .collect();
         let mut summary = summarize(&self.rec, &run, &hops, &flows);

@@ -112,12 +112,19 @@ impl Simulation {
                 self.schedule_queue(h as usize);
             }
             Event::Start(f) => {
-                self.flows[f as usize].sender.start(self.now);
+                self.ensure_live(f as usize);
+                self.flows[f as usize].live().sender.start(self.now);
                 self.pump_sender(f as usize);
             }
             Event::Stop(f) => {
-                self.flows[f as usize].sender.stop(self.now);
+                // Built already unless it retired (a flow that finished before its stop time:
+                // nothing to stop); `Start` comes first even at the same instant.
+                self.ensure_live(f as usize);
+                let fl = &mut self.flows[f as usize];
+                let Some(l) = fl.live.as_deref_mut() else { return };
+                l.sender.stop(self.now);
                 self.pump_sender(f as usize);
+                self.maybe_retire(f as usize);
             }
             Event::SenderWake(f) => {
                 let fl = &mut self.flows[f as usize];
@@ -125,7 +132,10 @@ impl Simulation {
                     return; // stale
                 }
                 fl.sender_wake = None;
-                fl.sender.on_timer(self.now);
+                // A timer still pending when the flow retired finds no endpoints: nothing of the
+                // flow is left to act on.
+                let Some(l) = fl.live.as_deref_mut() else { return };
+                l.sender.on_timer(self.now);
                 self.pump_sender(f as usize);
             }
             Event::ReceiverWake(f) => {
@@ -134,8 +144,9 @@ impl Simulation {
                     return;
                 }
                 fl.receiver_wake = None;
+                let Some(l) = fl.live.as_deref_mut() else { return };
                 let mut out = std::mem::take(&mut self.out);
-                fl.receiver.on_timer(self.now, &mut out);
+                l.receiver.on_timer(self.now, &mut out);
                 self.send_acks(f as usize, &mut out);
                 self.out = out;
                 self.schedule_receiver(f as usize);
@@ -146,22 +157,32 @@ impl Simulation {
                 // flows with something to report; a retired flow's row would repeat its final
                 // state with zero rates, and a flow that starts later has nothing yet).
                 let bin_end = self.now + self.rec.bin;
+                // Flows with a row in this bin that start later in it get their endpoints now (a
+                // row samples the controller's initial state, as when every flow was built with
+                // the simulation).
+                for i in 0..self.flows.len() {
+                    let f = &self.flows[i];
+                    if f.start < bin_end && f.live.is_none() && f.m.retired.is_none() {
+                        self.ensure_live(i);
+                    }
+                }
                 let flows = self
                     .flows
                     .iter()
                     .enumerate()
                     .filter(|(_, f)| f.start < bin_end && f.m.retired.is_none())
                     .map(|(i, f)| {
-                        let m = f.sender.cc.metrics();
+                        let s = &f.live.as_deref().expect("built above").sender;
+                        let m = s.cc.metrics();
                         (
                             i,
                             FlowSample {
                                 cwnd: m.cwnd,
                                 w_abc: m.w_abc,
                                 w_cubic: m.w_cubic,
-                                srtt: f.sender.srtt(),
+                                srtt: s.srtt(),
                                 pacing_rate: m.pacing_rate,
-                                in_flight: f.sender.pipe(),
+                                in_flight: s.pipe(),
                             },
                         )
                     });
@@ -183,7 +204,10 @@ impl Simulation {
     pub(super) fn pump_sender(&mut self, f: usize) {
         let now = self.now;
         let mut sent = false;
-        while let Some(pkt) = self.flows[f].sender.poll_transmit(now) {
+        if self.flows[f].live.is_none() {
+            return; // retired (a steered flow's `wake_sender` after its end)
+        }
+        while let Some(pkt) = self.flows[f].live().sender.poll_transmit(now) {
             sent = true;
             self.stats.data_packets += 1;
             let fl = &mut self.flows[f];
@@ -197,7 +221,7 @@ impl Simulation {
             }
         }
         let fl = &mut self.flows[f];
-        if let Some(t) = fl.sender.next_wakeup(now) {
+        if let Some(t) = fl.live().sender.next_wakeup(now) {
             // Safety net against a sender that asks to be woken now but then sends nothing: that
             // would repeat forever at one timestamp. Such a request is a bug (unless a wake-up for
             // now is already pending, e.g. an RTO due at the instant the flow stops, which that
@@ -232,7 +256,7 @@ impl Simulation {
 
     fn schedule_receiver(&mut self, f: usize) {
         let fl = &mut self.flows[f];
-        if let Some(t) = fl.receiver.next_wakeup() {
+        if let Some(t) = fl.live.as_deref().and_then(|l| l.receiver.next_wakeup()) {
             let t = t.max(self.now);
             if fl.receiver_wake.is_none_or(|s| t < s) {
                 fl.receiver_wake = Some(t);
@@ -286,7 +310,7 @@ impl Simulation {
             Kind::Data => {
                 self.rec.delivered(now, &pkt, fl.prop_rtt, &mut fl.m);
                 let mut out = std::mem::take(&mut self.out);
-                fl.receiver.on_data(now, &pkt, &mut out);
+                fl.live().receiver.on_data(now, &pkt, &mut out);
                 self.send_acks(f, &mut out);
                 self.out = out;
                 self.schedule_receiver(f);
@@ -312,21 +336,29 @@ impl Simulation {
         if fl.jitter > Dur::ZERO {
             fl.in_network -= 1;
         }
-        fl.sender.on_ack(self.now, &pkt);
+        fl.live().sender.on_ack(self.now, &pkt);
         self.pump_sender(f);
         self.maybe_retire(f);
     }
 
-    /// Retire flow `f` if it has finished (a finite flow whose data was all acknowledged) and
-    /// nothing of it is left in the network (queues, links, delay lines): nothing more can happen
-    /// to it, so its delay figures are fixed and its per-flow memory freed
-    /// ([`crate::measure::FlowMetrics::retire`]). Its summary row stays; it has no time-series
-    /// rows after the bin it retired in. Memory then grows with concurrent flows, not arrivals.
+    /// Retire flow `f` if it is over and nothing of it is left in the network (queues, links,
+    /// delay lines). Over means either
+    /// * finished: a finite flow whose data was all acknowledged, or
+    /// * stopped: past its `stop_ms` (it sends no new data) with every segment it sent
+    ///   acknowledged (`snd_una = snd_nxt`: nothing left to retransmit either).
+    ///
+    /// Nothing more can then happen to it, so its delay figures are fixed and its per-flow memory
+    /// freed ([`crate::measure::FlowMetrics::retire`]) and its endpoints dropped (their counters
+    /// kept for its summary row, see [`super::Flow::counters`]). Its summary row stays; it has no
+    /// time-series rows after the bin it retired in. Memory then grows with concurrent flows, not
+    /// arrivals.
     #[inline(always)]
     fn maybe_retire(&mut self, f: usize) {
-        // Only finished finite flows get past this test: the rest stays out of the packet path.
-        if self.flows[f].sender.completed_at.is_some() {
-            self.retire_if_idle(f);
+        // Only finished or stopped flows get past this test: the rest stays out of the packet path.
+        if let Some(l) = self.flows[f].live.as_deref() {
+            if l.sender.completed_at.is_some() || l.sender.is_stopped() {
+                self.retire_if_idle(f);
+            }
         }
     }
 
@@ -337,11 +369,14 @@ impl Simulation {
         if fl.in_network != 0 || fl.m.retired.is_some() {
             return;
         }
+        let s = &fl.live().sender;
+        if s.completed_at.is_none() && s.snd_una() != s.snd_nxt() {
+            return; // stopped with data still to recover (lost, to be retransmitted on RTO)
+        }
         fl.m.retire(fl.prop_rtt);
-        fl.sender.shrink();
-        fl.receiver.shrink();
         fl.launch_line.shrink();
         fl.ack_line.shrink();
+        self.drop_live(f);
     }
 
     fn dropped(&mut self, h: usize, pkt: Packet) {

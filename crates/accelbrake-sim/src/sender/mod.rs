@@ -256,6 +256,11 @@ impl Sender {
         self.avail = self.avail.min(self.sb.snd_nxt());
     }
 
+    /// Whether the flow's stop time has passed ([`Sender::stop`]): it sends no new data.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
     /// Give back the heap memory of the scoreboard (a finished flow's, [`crate::engine`] retirement).
     pub(crate) fn shrink(&mut self) {
         self.sb.shrink();

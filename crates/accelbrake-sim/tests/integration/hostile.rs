@@ -511,3 +511,54 @@ fn values_above_a_range_name_the_upper_bound() {
         other => panic!("expected a parameter error, got {other:?}"),
     }
 }
+
+/// Issue 14 follow-up: the budget counts the time-series rows flows will have (from their start,
+/// until their stop or estimated completion), not every flow in every bin, so an hour of 20,000
+/// short flows is built; and it still refuses a run whose flows alone are too many.
+#[test]
+fn the_memory_budget_counts_the_rows_flows_keep() {
+    let build = |v: &Value| Scenario::from_json(&v.to_string()).and_then(|s| accelbrake_sim::Simulation::new(&s));
+    let mut v = on_link(
+        json!({"type": "constant", "mbps": 96}),
+        json!({"type": "droptail", "packets": 250}),
+        3600.0,
+    );
+    v["sample_ms"] = json!(100.0);
+    let long = v["flows"][0].clone();
+    let mut short = long.clone();
+    short["app"] = json!({"type": "finite", "bytes": 10000});
+    short["count"] = json!(20_000);
+    short["start_ms"] = json!(1000.0);
+    v["flows"] = json!([long.clone(), short]);
+    // Counting every flow in every bin: 36,000 bins × 20,001 flows × 320 B = 230 GB, refused
+    // before; each short flow is counted for a few seconds instead (~13 MB of rows per second of
+    // lifetime for all of them), well under 2 GiB.
+    assert!(build(&v).is_ok(), "{:?}", build(&v).err().map(|e| e.to_string()));
+    // As backlogged flows from 1 s to the end: 7.2·10^8 rows, over the row limit (validation).
+    v["flows"][1]["app"] = json!({"type": "bulk"});
+    let Err(Error::Param { key, .. }) = build(&v) else {
+        panic!("20,000 backlogged flows for an hour in 100 ms bins must be refused")
+    };
+    assert_eq!(key, "sample_ms");
+    // 1,000 of them: 3.6·10^7 rows, under the row limit but ~11.5 GB, over the budget.
+    v["flows"][1]["count"] = json!(1000);
+    let Err(Error::Param { key, msg }) = build(&v) else {
+        panic!("1,000 backlogged flows for an hour in 100 ms bins must be refused")
+    };
+    assert_eq!(key, "memory_budget_mb");
+    assert!(msg.contains("1001 flows") && msg.contains("sample_ms"), "{msg}");
+    // 20,000 that stop after 2 s are built: rows until 3 s after the stop.
+    v["flows"][1]["count"] = json!(20_000);
+    v["flows"][1]["stop_ms"] = json!(3000.0);
+    assert!(build(&v).is_ok());
+    // Flows that start after the end have no rows: only their fixed cost is counted.
+    v["flows"][1]["start_ms"] = json!(4e6);
+    v["flows"][1]["stop_ms"] = json!(5e6);
+    assert!(build(&v).is_ok());
+    // ... which is enough to refuse them with a small budget (20,000 × 3 kB = 60 MB > 10 MB).
+    v["memory_budget_mb"] = json!(10.0);
+    let Err(Error::Param { key, .. }) = build(&v) else {
+        panic!("20,000 flows over a 10 MB budget must be refused")
+    };
+    assert_eq!(key, "memory_budget_mb");
+}

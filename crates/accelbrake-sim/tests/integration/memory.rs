@@ -137,14 +137,16 @@ fn finished_flows_retire_free_their_memory_and_keep_their_figures() {
     let mut sim = accelbrake_sim::Simulation::new(&s).unwrap();
     sim.run();
     sim.check_invariants().unwrap();
-    let completed: Vec<usize> = (1..=n).filter(|&f| sim.sender(f).completed_at.is_some()).collect();
+    // Retired flows have dropped their endpoints (issue 14 follow-up); which flows completed is
+    // checked against the summary below.
+    let completed: Vec<usize> = (1..=n).filter(|&f| sim.flow_retired(f)).collect();
     assert!(
         completed.len() > n * 9 / 10,
         "{} of {n} short flows completed",
         completed.len()
     );
     for &f in &completed {
-        assert!(sim.flow_retired(f), "flow {f} completed but was not retired");
+        assert!(!sim.flow_built(f), "retired flow {f} still holds its endpoints");
         // What is left: a few per-bin counters and the fixed figures, not the per-packet delays.
         let b = sim.flow_metrics_heap_bytes(f);
         assert!(b < 512, "retired flow {f} still holds {b} heap bytes");
@@ -153,6 +155,8 @@ fn finished_flows_retire_free_their_memory_and_keep_their_figures() {
     let long = sim.flow_metrics_heap_bytes(0);
     assert!(long > 100_000, "the measure sees a live flow's memory: {long} bytes");
     let r = sim.result();
+    let done: Vec<usize> = (1..=n).filter(|&f| r.summary.flows[f].completion_s.is_some()).collect();
+    assert_eq!(done, completed, "the flows that completed are exactly the retired ones");
     // Figures fixed at retirement = the exact figures from every delivered packet.
     let pk = &r.tables["packets"];
     let (Some(Column::I64(flow)), Some(Column::F64(q)), Some(Column::F64(d))) = (
@@ -235,4 +239,99 @@ fn memory_per_finished_flow_is_small() {
         rows_per_flow < 8.0,
         "{rows_per_flow:.1} time-series rows per extra short flow"
     );
+}
+
+/// Issue 14 follow-up: a flow's endpoints (sender, receiver, controller) are built when it
+/// starts (or when the bin it first has a row in is sampled), not with the simulation, and
+/// dropped when it retires; bad parameters of a flow that starts late are still refused up front.
+#[test]
+fn flows_are_built_when_they_start_and_dropped_when_they_retire() {
+    let n = 100;
+    let s = accelbrake_sim::Scenario::from_json(&short_flows(n, 10.0, false).to_string()).unwrap();
+    let mut sim = accelbrake_sim::Simulation::new(&s).unwrap();
+    assert!((0..=n).all(|f| !sim.flow_built(f)), "no flow is built before the run");
+    // Flow i (1-based) starts at 150 + 50 i ms; run to 1 s: samples at 0..=0.9 s cover starts < 1 s.
+    sim.run_until(accelbrake_sim::time::Time::from_millis(1000));
+    for f in 1..=n {
+        let start_ms = 150 + 50 * f as u64;
+        if start_ms >= 1000 {
+            assert!(
+                !sim.flow_built(f),
+                "flow {f} (start {start_ms} ms) built before its bin"
+            );
+        } else if !sim.flow_retired(f) {
+            assert!(
+                sim.flow_built(f),
+                "flow {f} (start {start_ms} ms) started but not built"
+            );
+        }
+    }
+    sim.run();
+    sim.check_invariants().unwrap();
+    assert!(sim.flow_built(0), "the backlogged flow lives to the end");
+    let live = (1..=n).filter(|&f| sim.flow_built(f)).count();
+    assert!(live < 5, "{live} finished short flows still hold their endpoints");
+
+    // A bad parameter of a flow that would be built only at 9 s is refused when the run is built.
+    let mut v = short_flows(1, 10.0, false);
+    v["flows"][1]["start_ms"] = json!(9000.0);
+    v["flows"][1]["params"] = json!({"beta": 7.0});
+    let built = accelbrake_sim::Scenario::from_json(&v.to_string()).and_then(|s| accelbrake_sim::Simulation::new(&s));
+    let e = built.err().expect("refused");
+    assert!(e.to_string().contains("flows[1].params.beta"), "{e}");
+}
+
+/// Issue 14 follow-up: a flow stopped with `stop_ms` retires once everything it sent is
+/// acknowledged and nothing of it is in the network; its summary keeps its figures and it has no
+/// time-series rows after the bin it retired in.
+#[test]
+fn stopped_flows_retire() {
+    use accelbrake_sim::metrics::Column;
+    let v = json!({"duration_ms": 6000.0, "seed": 2, "sample_ms": 100.0,
+        "hops": [{"link": {"type": "constant", "mbps": 24}, "queue": {"type": "droptail", "packets": 100}, "delay_ms": 20},
+                 {"link": {"type": "constant", "mbps": 100}, "queue": {"type": "infinite"}, "delay_ms": 20}],
+        "flows": [{"scheme": "cubic", "fwd": [0], "rev": [1]},
+                  {"scheme": "cubic", "fwd": [0], "rev": [1], "start_ms": 500.0, "stop_ms": 2000.0}]});
+    let s = accelbrake_sim::Scenario::from_json(&v.to_string()).unwrap();
+    let mut sim = accelbrake_sim::Simulation::new(&s).unwrap();
+    sim.run_until(accelbrake_sim::time::Time::from_millis(1999));
+    assert!(!sim.flow_retired(1), "retired before its stop time");
+    sim.run();
+    sim.check_invariants().unwrap();
+    assert!(
+        sim.flow_retired(1),
+        "a stopped flow with nothing left in the network retires"
+    );
+    assert!(!sim.flow_built(1));
+    assert!(!sim.flow_retired(0));
+    // What is left: its per-bin counters over its ~16 bins and the fixed figures.
+    assert!(
+        sim.flow_metrics_heap_bytes(1) < 1024,
+        "{}",
+        sim.flow_metrics_heap_bytes(1)
+    );
+    assert!(
+        sim.flow_metrics_heap_bytes(0) > 10_000,
+        "a live flow: {}",
+        sim.flow_metrics_heap_bytes(0)
+    );
+    let r = sim.result();
+    let f1 = &r.summary.flows[1];
+    assert!(
+        f1.packets_sent > 100 && f1.completion_s.is_none(),
+        "{} packets",
+        f1.packets_sent
+    );
+    assert!(f1.queueing_delay_ms.count > 100);
+    let ts = &r.tables["flows_ts"];
+    let (Some(Column::F64(t)), Some(Column::I64(fl))) = (ts.get("t_s"), ts.get("flow")) else {
+        panic!("flows_ts columns")
+    };
+    let rows: Vec<f64> = (0..t.len()).filter(|&i| fl[i] == 1).map(|i| t[i]).collect();
+    // From its start bin (0.5 s) to the bin it retired in: within a few RTTs (40 ms propagation,
+    // at most 100 packets of queue at 24 Mbit/s = 50 ms) of its stop at 2 s.
+    assert!((rows[0] - 0.5).abs() < 1e-9, "{rows:?}");
+    let last = *rows.last().unwrap();
+    assert!((1.9..=2.2).contains(&last), "last row at {last} s");
+    assert_eq!(rows.len(), ((last - 0.5) / 0.1).round() as usize + 1, "contiguous rows");
 }
