@@ -161,3 +161,30 @@ def test_utilization_is_spelled_one_way_in_identifiers_with_an_alias(small_resul
 
     assert "utilization" in abe.COLUMNS and "utilisation" not in abe.COLUMNS
     assert "utilization" in figures.METRICS.values()
+
+
+def test_compact_json_is_the_standard_encoders_value(tmp_path):
+    """The one-line run documents (orjson) parse to what the indented ones (json + _finite) do:
+    non-finite floats null, numpy scalars and int keys as json gives them; loads() parses both."""
+    import json
+
+    import numpy as np
+
+    from accelbrake._io import atomic_write_json, loads
+
+    doc = {
+        "a": [1, 2.5, float("nan"), float("inf"), -float("inf"), 1e-5, 0.1 + 0.2],
+        "np": {"f": np.float64(3.25), "i": np.int64(7), "nan": np.float64("nan")},
+        3: "int key",
+        "text": "μ and ≤",
+        "nested": [{"x": None, "y": True}],
+    }
+    compact = atomic_write_json(tmp_path / "c.json", doc, indent=None)
+    indented = atomic_write_json(tmp_path / "i.json", doc, indent=2)
+    expected = json.loads(indented.read_text(encoding="utf-8"))
+    assert json.loads(compact.read_text(encoding="utf-8")) == expected
+    assert loads(compact.read_bytes()) == expected == loads(indented.read_text(encoding="utf-8"))
+    assert expected["a"][2:5] == [None, None, None] and expected["np"]["nan"] is None
+    assert "\n" not in compact.read_text(encoding="utf-8").rstrip("\n")
+    with pytest.raises(ValueError):
+        loads("{not json")

@@ -83,8 +83,38 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
 
 def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> Path:
     """Write ``obj`` as indented JSON to ``path`` atomically (NaN/inf become null); ``indent=None``
-    writes it on one line, with Python's C encoder (3-4× faster: it does not indent)."""
+    writes it on one line, with orjson where it is installed (a dependency; NaN/inf become null
+    there too), else Python's C encoder (both many times faster than indenting)."""
+    if indent is None:
+        fast = _orjson_dumps(obj)
+        if fast is not None:
+            return atomic_write(path, lambda p: p.write_bytes(fast + b"\n"))
     return atomic_write_text(path, json.dumps(_finite(obj), indent=indent, allow_nan=False) + "\n")
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` with orjson where it is installed (3-4× faster on the multi-megabyte run
+    documents of sweeps with thousands of flows). The same values: both parse floats correctly
+    rounded; errors are ``ValueError`` either way (orjson's subclasses ``json.JSONDecodeError``)."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is a dependency
+        return json.loads(text)
+    return orjson.loads(text)
+
+
+def _orjson_dumps(obj: Any) -> bytes | None:
+    """``obj`` as compact JSON by orjson (non-finite floats → null, numpy scalars and arrays as
+    numbers, non-string keys as strings, as ``json.dumps(_finite(obj))`` gives), or ``None`` when
+    orjson is missing or cannot encode an object that the standard encoder might."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is a dependency
+        return None
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return None
 
 
 def _finite(obj: Any) -> Any:

@@ -16,7 +16,6 @@ The experiment documents use the ``mix``/``arrivals``/``apps`` keys of a scheme 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -137,10 +136,12 @@ def doc_fig13(quick: bool, traces: list[str] | None) -> dict[str, Any]:
 
 def _runs(results: pd.DataFrame, out: Path) -> list[tuple[pd.Series, dict[str, Any], dict[str, Any]]]:
     """(run row, summary, scenario) of every run."""
+    from accelbrake._io import loads
+
     runs = results.drop_duplicates("run_id")
     docs = []
     for _, r in runs.iterrows():
-        d = json.loads((out / "runs" / f"{r['run_id']}.json").read_text(encoding="utf-8"))
+        d = loads((out / "runs" / f"{r['run_id']}.json").read_bytes())
         docs.append((r, d["summary"], d["scenario"]))
     return docs
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from accelbrake import __version__
-from accelbrake._io import TEMP_PREFIX, _finite, atomic_path, atomic_write_json
+from accelbrake._io import TEMP_PREFIX, _finite, atomic_path, atomic_write_json, loads
 from accelbrake.experiments.executors import Executor, LocalExecutor
 from accelbrake.experiments.spec import Experiment, ExperimentError, RunPoint
 
@@ -189,7 +189,7 @@ def _is_done(out: Path, rid: str) -> bool:
     these is run again (its files are overwritten)."""
     runs = _runs_dir(out)
     try:
-        doc = json.loads((runs / f"{rid}.json").read_text(encoding="utf-8"))
+        doc = loads((runs / f"{rid}.json").read_bytes())
     except (OSError, ValueError):
         return False
     if not isinstance(doc, dict) or doc.get("run_id") != rid or any(k not in doc for k in _RUN_KEYS):
@@ -250,7 +250,7 @@ def _write_run(
         "point": point.labels(),
         "seed": point.seed,
         "scenario": scenario,
-        "summary": json.loads(payload["summary"]),
+        "summary": loads(payload["summary"]),
         "delay_quantiles_ms": payload["delay_quantiles_ms"],
         "metadata": {
             "accelbrake_version": __version__,
