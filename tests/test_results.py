@@ -169,7 +169,6 @@ def test_compact_json_is_the_standard_encoders_value(tmp_path):
     import json
 
     import numpy as np
-
     from accelbrake._io import atomic_write_json, loads
 
     doc = {
