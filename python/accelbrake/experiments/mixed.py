@@ -149,8 +149,9 @@ def _runs(results: pd.DataFrame, out: Path) -> list[tuple[pd.Series, dict[str, A
 def digest_fig13(doc: dict[str, Any]) -> dict[str, Any]:
     """What :func:`cmp_fig13` needs of one run's document: its per-scheme long-flow aggregates and
     its short flows' completion times. Taken by the sweep from each run's document as it is written
-    (``run_sweep(digest=...)``), so that the comparison does not parse the 50 run documents of
-    3-11 MB again (most of its time); computed from the file for runs reused from an earlier sweep."""
+    (``run_sweep(digest=...)``) and stored in its index (``runs/<id>.done``), so that the comparison
+    does not parse the 50 run documents of 3-11 MB again (most of its time, and of a rerun's);
+    computed from the file for runs whose index lacks it (an older folder, other Python code)."""
     summary, scenario = doc["summary"], doc["scenario"]
     cap = float(summary["hops"][int(summary["bottleneck_hop"])]["capacity_mbps"])
     return {
@@ -161,14 +162,15 @@ def digest_fig13(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _digests(results: pd.DataFrame, out: Path) -> dict[str, list[dict[str, Any]]]:
     """:func:`digest_fig13` of every run by scheme (in the results' order): from the sweep's memory
-    when this process ran the run, else from its file (one document parsed at a time)."""
+    or the run's index (:func:`~accelbrake.experiments.runner.stored_digest`), else from its file
+    (one document parsed at a time)."""
     from accelbrake._io import loads
-    from accelbrake.experiments.runner import memo_fact
+    from accelbrake.experiments.runner import stored_digest
 
     by: dict[str, list[dict[str, Any]]] = {}
     for _, r in results.drop_duplicates("run_id").iterrows():
         rid = str(r["run_id"])
-        d = memo_fact(out, rid, "digest")
+        d = stored_digest(out, rid)
         if d is None:
             d = digest_fig13(loads((out / "runs" / f"{rid}.json").read_bytes()))
         by.setdefault(str(r["scheme"]), []).append(d)

@@ -195,8 +195,9 @@ def _facts_path(out: Path, rid: str) -> Path:
     return _runs_dir(out) / f"{rid}{FACTS_SUFFIX}"
 
 
-def _write_facts(out: Path, rid: str, doc: Mapping[str, Any]) -> None:
-    """Write the run's index file for its document just written (see :data:`FACTS_SUFFIX`)."""
+def _write_facts(out: Path, rid: str, doc: Mapping[str, Any], digest: Any = None) -> None:
+    """Write the run's index file for its document just written (see :data:`FACTS_SUFFIX`), with
+    the sweep's ``digest`` of it if any (tagged with :func:`code_digest`)."""
     data = (_runs_dir(out) / f"{rid}.json").read_bytes()
     facts = {
         "run_id": rid,
@@ -205,7 +206,41 @@ def _write_facts(out: Path, rid: str, doc: Mapping[str, Any]) -> None:
         "warnings": (doc.get("summary") or {}).get("warnings") or [],
         "delay_quantiles_ms": doc.get("delay_quantiles_ms"),
     }
+    if digest is not None:
+        # As Python's JSON text inside the index: it keeps NaN (a mean of no values), which the
+        # standard JSON of the index would turn into null.
+        facts["digest_json"] = json.dumps(digest)
+        facts["digest_code"] = code_digest()
     atomic_write_json(_facts_path(out, rid), facts, indent=None)
+
+
+_CODE_DIGEST: list[str] = []
+
+
+def code_digest() -> str:
+    """SHA-256 of accelbrake's Python sources (every ``.py`` file of the package, by path): a
+    digest stored in a run's index is used only by the code that computed it (any change to the
+    Python code, e.g. of a comparison, makes the comparison parse the run documents again)."""
+    if not _CODE_DIGEST:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        for f in sorted(root.rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+        _CODE_DIGEST.append(h.hexdigest())
+    return _CODE_DIGEST[0]
+
+
+def stored_digest(out: Path, rid: str) -> Any:
+    """The sweep's digest of run ``rid`` in ``out`` (see :func:`run_sweep`): from memory when this
+    process ran it, else from the run's index when that matches the run's document and was written
+    by this very code (:func:`code_digest`); ``None`` otherwise (compute it from the document)."""
+    d = memo_fact(out, rid, "digest")
+    if d is not None:
+        return d
+    facts = _read_facts(out, rid, verify=False)
+    if facts is not None and facts.get("digest_code") == code_digest() and "digest_json" in facts:
+        return json.loads(facts["digest_json"])
+    return None
 
 
 def _read_facts(out: Path, rid: str, *, verify: bool) -> dict[str, Any] | None:
@@ -326,7 +361,6 @@ def _write_run(
     # write, twice the time the core took to simulate the run; on one line the C encoder does it.
     compact = len(payload["summary"]) > COMPACT_SUMMARY_CHARS
     atomic_write_json(runs / f"{rid}.json", doc, indent=None if compact else 2)
-    _write_facts(out, rid, doc)
     return doc, flows
 
 
@@ -468,6 +502,7 @@ def _run_sweep_locked(
         }
         if digest is not None:
             facts[rid]["digest"] = digest(doc)
+        _write_facts(out, rid, doc, facts[rid].get("digest"))
         executed.append(rid)
         if on_run is not None:
             on_run(rid, doc)
