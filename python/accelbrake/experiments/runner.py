@@ -529,8 +529,13 @@ def _run_sweep_locked(
     # abc-fig13, 50 documents of 3-11 MB). The folder is locked, so nothing else changed them since.
     written = set(executed)
     complete = all(rid in written or rid not in todo_set for rid in plan)
+    # The scenarios are not needed any more: free them before the tables are assembled (where the
+    # peak memory is); a later sweep of the same experiment builds them again.
+    total = len(plan)
+    plan.clear()
+    exp._planned.clear()
     outcome = SweepOutcome(
-        out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed, failed
+        out, total, skipped, len(executed), time.monotonic() - t0, complete, None, executed, failed
     )
     reused = _current_tables(exp, out, order) if complete and not executed else None
     if reused is not None:
@@ -544,7 +549,7 @@ def _run_sweep_locked(
             executor=executor,
             commit=commit,
             wall_s=outcome.wall_s,
-            stats={"total": len(plan), "skipped": skipped, "ran": len(executed)},
+            stats={"total": total, "skipped": skipped, "ran": len(executed)},
             loaded=fresh,
         )
     return outcome
