@@ -900,11 +900,11 @@ def test_each_scenario_and_run_id_is_built_once(monkeypatch):
     monkeypatch.setattr(Experiment, "scenario", lambda self, p: built.append(p) or real_sc(self, p))
     monkeypatch.setattr(runner, "run_id", lambda sc, kind="point": hashed.append(1) or real_id(sc, kind))
     points = list(exp.points())
-    first = [exp.planned(p) for p in points]
-    second = [exp.planned(p) for p in points]
+    first = [runner.planned(exp, p) for p in points]
+    second = [runner.planned(exp, p) for p in points]
     assert not built, "built once, by the check"
     assert len(hashed) == len(points)
     assert [r for _s, r in first] == [r for _s, r in second] == [real_id(real_sc(exp, p)) for p in points]
     copy = dataclasses.replace(exp, name="other")  # a changed experiment starts afresh
-    copy.planned(points[0])
+    runner.planned(copy, points[0])
     assert len(built) == 1

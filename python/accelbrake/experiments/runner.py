@@ -111,6 +111,18 @@ def run_id(scenario: Mapping[str, Any], kind: str = "point") -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def planned(exp: Experiment, p: RunPoint) -> tuple[dict[str, Any], str]:
+    """The run's scenario and run id (:func:`run_id`), each built once per experiment (abc-fig13's
+    scenarios have ~4 750 flows each: building one and hashing it cost as much as simulating it,
+    and the check, the sweep and the report each did it). The scenario is shared: do not modify it
+    (``exp.scenario(p)`` builds a fresh one)."""
+    sc, rid = exp._planned.get(p) or (exp.scenario(p), None)
+    if rid is None:
+        rid = run_id(sc)
+        exp._planned[p] = (sc, rid)
+    return sc, rid
+
+
 @dataclass
 class SweepOutcome:
     """What :func:`run_sweep` did."""
@@ -462,7 +474,7 @@ def _run_sweep_locked(
     plan: dict[str, tuple[RunPoint, dict[str, Any]]] = {}
     order: list[tuple[str, RunPoint]] = []
     for p in exp.points():
-        sc, rid = exp.planned(p)
+        sc, rid = planned(exp, p)
         plan.setdefault(rid, (p, sc))
         order.append((rid, p))
     todo = [rid for rid in plan if not _is_done(out, rid)]

@@ -252,20 +252,8 @@ class Experiment:
     _planned: dict[RunPoint, tuple[dict[str, Any], str | None]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
-    """:meth:`planned`'s cache (not an init field: ``dataclasses.replace`` starts an empty one)."""
-
-    def planned(self, p: RunPoint) -> tuple[dict[str, Any], str]:
-        """The run's scenario and run id (:func:`~accelbrake.experiments.runner.run_id`), each built
-        once per experiment (abc-fig13's scenarios have ~4 750 flows each: building one and hashing
-        it cost as much as simulating it, and the check, the sweep and the report each did it).
-        The scenario is shared: do not modify it (:meth:`scenario` builds a fresh one)."""
-        from accelbrake.experiments.runner import run_id
-
-        sc, rid = self._planned.get(p) or (self.scenario(p), None)
-        if rid is None:
-            rid = run_id(sc)
-            self._planned[p] = (sc, rid)
-        return sc, rid
+    """Each run's scenario and run id, built once (:func:`accelbrake.experiments.runner.planned`'s
+    cache; not an init field: ``dataclasses.replace`` starts an empty one)."""
 
     @property
     def scheme_names(self) -> list[str]:
@@ -872,7 +860,7 @@ def parse_experiment(
         )
     # Build every scenario once, so that any remaining problem shows before the first run.
     for p in exp.points():
-        exp._planned[p] = (exp.scenario(p), None)  # kept for the sweep (see Experiment.planned)
+        exp._planned[p] = (exp.scenario(p), None)  # kept for the sweep (see runner.planned)
     return exp
 
 
