@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html.parser
 import json
 import os
@@ -842,3 +843,68 @@ def test_run_documents_of_large_summaries_are_written_on_one_line(tmp_path, monk
     pd.testing.assert_frame_equal(indented.results, compact.results, check_exact=True)
     again = run_sweep(exp, tmp_path / "b", progress=False)
     assert again.skipped == 1 and again.ran == 0, "a one-line run file is a finished run"
+
+
+def test_finished_run_index_stands_for_parsing_and_is_checked(tmp_path, monkeypatch):
+    """Issue 20: each finished run has a small index (runs/<id>.done: the document's size and
+    SHA-256, its warnings and delay quantiles), so resuming neither parses every run document nor
+    trusts an index whose document changed (then the document is parsed and checked as before)."""
+    from accelbrake.experiments import runner
+
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["cubic"], "traces": ["const:12"], "seeds": [0, 1]}
+    exp = parse_experiment(doc)
+    out = tmp_path / "o"
+    first = run_sweep(exp, out, progress=False)
+    rid, other = first.executed
+    runs = out / "runs"
+    index = json.loads((runs / f"{rid}{runner.FACTS_SUFFIX}").read_text(encoding="utf-8"))
+    stored = json.loads((runs / f"{rid}.json").read_text(encoding="utf-8"))
+    assert index["run_id"] == rid and index["json_bytes"] == (runs / f"{rid}.json").stat().st_size
+    assert index["delay_quantiles_ms"] == stored["delay_quantiles_ms"]
+    assert index["warnings"] == (stored["summary"].get("warnings") or [])
+    runner.RUN_FACTS.clear()
+    for key in ("warnings", "delay_quantiles_ms"):  # from the index, as from the document
+        assert runner.run_fact(out, rid, key) == (index[key])
+    # Resuming parses no run document while every index matches.
+    real = runner.loads
+    parsed = []
+    monkeypatch.setattr(
+        runner, "loads", lambda b: parsed.append(b if isinstance(b, bytes) else b.encode()) or real(b)
+    )
+    again = run_sweep(exp, out, progress=False)
+    assert (again.ran, again.skipped) == (0, 2)
+    assert len(parsed) == 2 and not [b for b in parsed if b'"summary"' in b], "only the indexes were parsed"
+    # A document replaced by another run's (same size or not): the index no longer matches, the
+    # document is parsed, found wrong, and the run is redone.
+    (runs / f"{rid}.json").write_bytes((runs / f"{other}.json").read_bytes())
+    assert runner._read_facts(out, rid, verify=True) is None
+    third = run_sweep(exp, out, progress=False)
+    assert (third.ran, third.executed) == (1, [rid])
+    # A folder from before the index: the documents are parsed, the runs are kept.
+    for p in runs.glob(f"*{runner.FACTS_SUFFIX}"):
+        p.unlink()
+    fourth = run_sweep(exp, out, progress=False)
+    assert (fourth.ran, fourth.skipped) == (0, 2)
+
+
+def test_each_scenario_and_run_id_is_built_once(monkeypatch):
+    """Issue 20: the check, the sweep's plan and the early plots share each run's scenario and run id
+    (abc-fig13's have ~4 750 flows: building and hashing one cost as much as simulating it)."""
+    from accelbrake.experiments import runner
+    from accelbrake.experiments.spec import Experiment
+
+    exp = parse_experiment(small_doc())
+    built, hashed = [], []
+    real_sc, real_id = Experiment.scenario, runner.run_id
+    monkeypatch.setattr(Experiment, "scenario", lambda self, p: built.append(p) or real_sc(self, p))
+    monkeypatch.setattr(runner, "run_id", lambda sc, kind="point": hashed.append(1) or real_id(sc, kind))
+    points = list(exp.points())
+    first = [runner.planned(exp, p) for p in points]
+    second = [runner.planned(exp, p) for p in points]
+    assert not built, "built once, by the check"
+    assert len(hashed) == len(points)
+    assert [r for _s, r in first] == [r for _s, r in second] == [real_id(real_sc(exp, p)) for p in points]
+    copy = dataclasses.replace(exp, name="other")  # a changed experiment starts afresh
+    runner.planned(copy, points[0])
+    assert len(built) == 1

@@ -318,3 +318,35 @@ def test_plot_of_a_mixed_run_draws_each_schemes_total():
     col = "egress_mbps" if "egress_mbps" in ts.columns else "throughput_mbps"
     abc = ts[ts["flow"].isin([0, 1])].groupby("t_s")[col].sum().to_numpy()
     assert abs(float(total["all abc flows"][: len(abc)].sum()) - float(abc.sum())) < 1e-6
+
+
+def test_fig13_comparison_from_memory_equals_from_files(tmp_path):
+    """Issue 20: abc-fig13's comparison takes each run's digest as the sweep writes the run (kept in
+    memory and in the run's index) instead of parsing its multi-megabyte document again; the verdict
+    rows are the same from memory, from the indexes (a rerun) and from the documents."""
+    from accelbrake.experiments import reproduce as R
+    from accelbrake.experiments import runner
+
+    rep = R.REPRODUCTIONS["abc-fig13"]
+    out = tmp_path / "o"
+    comp, _path, outcome = R.run_reproduction(
+        rep,
+        out,
+        quick=True,
+        overrides=["run.duration_s=4", "matrix.seeds=1"],
+        progress=False,
+        report=False,
+        echo=lambda _s: None,
+    )
+    assert outcome.ran == 5
+    assert all(runner.memo_fact(out, rid, "digest") is not None for rid in outcome.executed)
+    runner.RUN_FACTS.clear()  # now every digest comes from the runs' index files (a rerun)
+    assert runner.memo_fact(out, outcome.executed[0], "digest") is None
+    assert runner.stored_digest(out, outcome.executed[0]) is not None
+    again = R.compare(rep, outcome.results, out)
+    assert again["rows"] == comp["rows"]
+    for p in (out / "runs").glob("*" + runner.FACTS_SUFFIX):  # and from the run documents
+        p.unlink()
+    assert runner.stored_digest(out, outcome.executed[0]) is None
+    assert R.compare(rep, outcome.results, out)["rows"] == comp["rows"]
+    assert any(r.get("verdict") not in (None, "not compared") for r in comp["rows"]), "rows that compare"

@@ -146,26 +146,49 @@ def _runs(results: pd.DataFrame, out: Path) -> list[tuple[pd.Series, dict[str, A
     return docs
 
 
-def _by_scheme(results: pd.DataFrame, out: Path) -> dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]:
-    by: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
-    for r, summary, scenario in _runs(results, out):
-        by.setdefault(str(r["scheme"]), []).append((summary, scenario))
+def digest_fig13(doc: dict[str, Any]) -> dict[str, Any]:
+    """What :func:`cmp_fig13` needs of one run's document: its per-scheme long-flow aggregates and
+    its short flows' completion times. Taken by the sweep from each run's document as it is written
+    (``run_sweep(digest=...)``) and stored in its index (``runs/<id>.done``), so that the comparison
+    does not parse the 50 run documents of 3-11 MB again (most of its time, and of a rerun's);
+    computed from the file for runs whose index lacks it (an older folder, other Python code)."""
+    summary, scenario = doc["summary"], doc["scenario"]
+    cap = float(summary["hops"][int(summary["bottleneck_hop"])]["capacity_mbps"])
+    return {
+        "agg": {a["scheme"]: a for a in scheme_aggregates(summary, scenario)},
+        "fcts": fct_stats(summary, scenario, cap),
+    }
+
+
+def _digests(results: pd.DataFrame, out: Path) -> dict[str, list[dict[str, Any]]]:
+    """:func:`digest_fig13` of every run by scheme (in the results' order): from the sweep's memory
+    or the run's index (:func:`~accelbrake.experiments.runner.stored_digest`), else from its file
+    (one document parsed at a time)."""
+    from accelbrake._io import loads
+    from accelbrake.experiments.runner import stored_digest
+
+    by: dict[str, list[dict[str, Any]]] = {}
+    for _, r in results.drop_duplicates("run_id").iterrows():
+        rid = str(r["run_id"])
+        d = stored_digest(out, rid)
+        if d is None:
+            d = digest_fig13(loads((out / "runs" / f"{rid}.json").read_bytes()))
+        by.setdefault(str(r["scheme"]), []).append(d)
     return by
 
 
 def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
-    by = _by_scheme(results, out)
+    by = _digests(results, out)
     pubs = PUBLISHED["abc-fig13"]
     rows: list[dict[str, Any]] = []
     for scheme, runs in by.items():
         abc, cubic, std, fcts = [], [], [], []
-        for summary, scenario in runs:
-            agg = {a["scheme"]: a for a in scheme_aggregates(summary, scenario)}
+        for d in runs:
+            agg = d["agg"]
             abc.append(agg.get("abc", {}).get("mean_mbps", math.nan))
             cubic.append(agg.get("cubic", {}).get("mean_mbps", math.nan))
             std.append(agg.get("abc", {}).get("rel_std", math.nan))
-            cap = float(summary["hops"][int(summary["bottleneck_hop"])]["capacity_mbps"])
-            fcts.append(fct_stats(summary, scenario, cap))
+            fcts.append(d["fcts"])
         a, c = float(np.nanmean(abc)), float(np.nanmean(cubic))
         ratio = a / c if c > 0 else math.nan
         note = f"ABC long flows {a:.2f} Mbit/s, Cubic long flows {c:.2f} Mbit/s (mean over {len(runs)} runs)"

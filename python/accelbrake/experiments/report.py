@@ -367,12 +367,12 @@ class EarlyPlots:
         cls, exp: Any, out: Path, *, jobs: int | None, svg: bool, max_timeseries: int = MAX_TIMESERIES
     ) -> EarlyPlots:
         """For the sweep of experiment ``exp`` into ``out``: the planned runs from its matrix."""
-        from accelbrake.experiments.runner import run_id
+        from accelbrake.experiments.runner import planned
 
         rows = []
         seen = set()
         for p in exp.points():
-            rid = run_id(exp.scenario(p))
+            _sc, rid = planned(exp, p)
             if (rid, p.scheme) not in seen:  # run_level's rows: one per run and matrix scheme
                 seen.add((rid, p.scheme))
                 rows.append({"run_id": rid, **p.labels()})

@@ -710,6 +710,9 @@ class Reproduction:
     itself into the folder (quick, duration override in s) and returns (rows, number of runs), or
     (rows, number of runs, runs reused) when it keeps its runs in the folder and reads finished
     ones back (``abe-figures``, ``abe-fairness``)."""
+    digest: Callable[[dict[str, Any]], Any] | None = None
+    """What ``compare`` needs of a run's document, kept as each run is written (``run_sweep``'s
+    ``digest``) so that the comparison need not parse the documents again (``abc-fig13``)."""
 
 
 def _set_traces(quick: bool, override: list[str] | None, tset: TraceSet) -> tuple[list[str], str]:
@@ -1246,6 +1249,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                 "weighting (Cubic 17-165 % ahead in the paper) is not implemented",
             ),
             cite="Fig. 13, §4.3 and §7.5",
+            digest=M.digest_fig13,
         ),
         Reproduction(
             "abc-fig11",
@@ -1558,7 +1562,13 @@ def run_reproduction(
         early = EarlyPlots.for_sweep(exp, out, jobs=jobs, svg=svg)
     try:
         outcome = run_sweep(
-            exp, out, executor=executor, progress=progress, echo=echo, on_run=early.on_run if early else None
+            exp,
+            out,
+            executor=executor,
+            progress=progress,
+            echo=echo,
+            on_run=early.on_run if early else None,
+            digest=rep.digest,
         )
         if outcome.results is None:
             why = outcome.failures_text() or f"{outcome.missing} runs missing"

@@ -111,6 +111,18 @@ def run_id(scenario: Mapping[str, Any], kind: str = "point") -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def planned(exp: Experiment, p: RunPoint) -> tuple[dict[str, Any], str]:
+    """The run's scenario and run id (:func:`run_id`), each built once per experiment (abc-fig13's
+    scenarios have ~4 750 flows each: building one and hashing it cost as much as simulating it,
+    and the check, the sweep and the report each did it). The scenario is shared: do not modify it
+    (``exp.scenario(p)`` builds a fresh one)."""
+    sc, rid = exp._planned.get(p) or (exp.scenario(p), None)
+    if rid is None:
+        rid = run_id(sc)
+        exp._planned[p] = (sc, rid)
+    return sc, rid
+
+
 @dataclass
 class SweepOutcome:
     """What :func:`run_sweep` did."""
@@ -183,11 +195,96 @@ def _parquet_ok(path: Path) -> bool:
     return head == b"PAR1" and tail == b"PAR1"
 
 
+#: A finished run's index file, ``runs/<run_id>.done`` (JSON, written after its document): the
+#: document's size and SHA-256, and the small facts the report needs (``warnings``,
+#: ``delay_quantiles_ms``), so that resuming a sweep neither parses every run's document (for
+#: abc-fig13, 50 documents of 3-11 MB: most of a resumed sweep's time) to know it is whole nor to
+#: draw the report. Folders written before it existed fall back to parsing the documents.
+FACTS_SUFFIX = ".done"  # not .json: runs/*.json are the run documents
+
+
+def _facts_path(out: Path, rid: str) -> Path:
+    return _runs_dir(out) / f"{rid}{FACTS_SUFFIX}"
+
+
+def _write_facts(out: Path, rid: str, doc: Mapping[str, Any], digest: Any = None) -> None:
+    """Write the run's index file for its document just written (see :data:`FACTS_SUFFIX`), with
+    the sweep's ``digest`` of it if any (tagged with :func:`code_digest`)."""
+    data = (_runs_dir(out) / f"{rid}.json").read_bytes()
+    facts = {
+        "run_id": rid,
+        "json_bytes": len(data),
+        "json_sha256": hashlib.sha256(data).hexdigest(),
+        "warnings": (doc.get("summary") or {}).get("warnings") or [],
+        "delay_quantiles_ms": doc.get("delay_quantiles_ms"),
+    }
+    if digest is not None:
+        # As Python's JSON text inside the index: it keeps NaN (a mean of no values), which the
+        # standard JSON of the index would turn into null.
+        facts["digest_json"] = json.dumps(digest)
+        facts["digest_code"] = code_digest()
+    atomic_write_json(_facts_path(out, rid), facts, indent=None)
+
+
+_CODE_DIGEST: list[str] = []
+
+
+def code_digest() -> str:
+    """SHA-256 of accelbrake's Python sources (every ``.py`` file of the package, by path): a
+    digest stored in a run's index is used only by the code that computed it (any change to the
+    Python code, e.g. of a comparison, makes the comparison parse the run documents again)."""
+    if not _CODE_DIGEST:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        for f in sorted(root.rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+        _CODE_DIGEST.append(h.hexdigest())
+    return _CODE_DIGEST[0]
+
+
+def stored_digest(out: Path, rid: str) -> Any:
+    """The sweep's digest of run ``rid`` in ``out`` (see :func:`run_sweep`): from memory when this
+    process ran it, else from the run's index when that matches the run's document and was written
+    by this very code (:func:`code_digest`); ``None`` otherwise (compute it from the document)."""
+    d = memo_fact(out, rid, "digest")
+    if d is not None:
+        return d
+    facts = _read_facts(out, rid, verify=False)
+    if facts is not None and facts.get("digest_code") == code_digest() and "digest_json" in facts:
+        return json.loads(facts["digest_json"])
+    return None
+
+
+def _read_facts(out: Path, rid: str, *, verify: bool) -> dict[str, Any] | None:
+    """The run's index file when it belongs to its current document (same run id and size; with
+    ``verify``, also the same SHA-256, i.e. the very bytes that were written whole), else ``None``."""
+    try:
+        facts = loads(_facts_path(out, rid).read_bytes())
+        path = _runs_dir(out) / f"{rid}.json"
+        if not isinstance(facts, dict) or facts.get("run_id") != rid:
+            return None
+        if verify:
+            data = path.read_bytes()
+            if len(data) != facts.get("json_bytes") or hashlib.sha256(data).hexdigest() != facts.get(
+                "json_sha256"
+            ):
+                return None
+        elif path.stat().st_size != facts.get("json_bytes"):
+            return None
+    except (OSError, ValueError):
+        return None
+    return facts
+
+
 def _is_done(out: Path, rid: str) -> bool:
     """Whether the run is stored whole: its JSON (written last) parses, is a run's document for
     this run id, and both time-series files are complete Parquet files. A run that fails any of
-    these is run again (its files are overwritten)."""
+    these is run again (its files are overwritten). When the run's index file (:data:`FACTS_SUFFIX`)
+    holds the document's SHA-256, matching it stands for parsing: the document is byte for byte the
+    one written whole (from a run's document with every key) after its Parquet files."""
     runs = _runs_dir(out)
+    if _read_facts(out, rid, verify=True) is not None:
+        return _parquet_ok(runs / f"{rid}.flows.parquet") and _parquet_ok(runs / f"{rid}.hops.parquet")
     try:
         doc = loads((runs / f"{rid}.json").read_bytes())
     except (OSError, ValueError):
@@ -206,11 +303,20 @@ def _is_done(out: Path, rid: str) -> bool:
 RUN_FACTS: dict[str, dict[str, dict[str, Any]]] = {}
 
 
+def memo_fact(out: Path, rid: str, key: str) -> Any:
+    """``key`` of :data:`RUN_FACTS` for run ``rid`` in ``out`` (e.g. ``digest``, see
+    :func:`run_sweep`), or ``None`` when this process did not run it in the last sweep."""
+    return RUN_FACTS.get(str(out.resolve()), {}).get(rid, {}).get(key)
+
+
 def run_fact(out: Path, rid: str, key: str) -> Any:
     """``key`` (``warnings`` or ``delay_quantiles_ms``) of the finished run ``rid`` in ``out``: from
     :data:`RUN_FACTS` when this process ran it, else from its run file (``warnings`` is the
     summary's). ``None`` when the run file is missing."""
     fact = RUN_FACTS.get(str(out.resolve()), {}).get(rid)
+    if fact is not None and key in fact:
+        return fact[key]
+    fact = _read_facts(out, rid, verify=False)
     if fact is not None and key in fact:
         return fact[key]
     path = _runs_dir(out) / f"{rid}.json"
@@ -328,8 +434,12 @@ def run_sweep(
     limit: int | None = None,
     echo: Callable[[str], Any] | None = None,
     on_run: Callable[[str, dict[str, Any]], Any] | None = None,
+    digest: Callable[[dict[str, Any]], Any] | None = None,
 ) -> SweepOutcome:
     """Run every run of ``exp`` not yet finished in ``out_dir``, then write the tables.
+
+    ``digest(run_document)``, for each run executed now, is kept in :data:`RUN_FACTS` (read it with
+    :func:`memo_fact`): what a comparison needs of a run whose document is too large to parse again.
 
     ``on_run(run_id, run_document)`` is called after each run executed now has its files written
     (the report starts drawing that run's plot then).
@@ -345,7 +455,7 @@ def run_sweep(
     """
     out = Path(out_dir)
     with _folder_lock(out):
-        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo, on_run)
+        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo, on_run, digest)
 
 
 def _run_sweep_locked(
@@ -356,6 +466,7 @@ def _run_sweep_locked(
     limit: int | None,
     echo: Callable[[str], Any] | None,
     on_run: Callable[[str, dict[str, Any]], Any] | None = None,
+    digest: Callable[[dict[str, Any]], Any] | None = None,
 ) -> SweepOutcome:
     from accelbrake.results import git_commit
 
@@ -363,12 +474,12 @@ def _run_sweep_locked(
     plan: dict[str, tuple[RunPoint, dict[str, Any]]] = {}
     order: list[tuple[str, RunPoint]] = []
     for p in exp.points():
-        sc = exp.scenario(p)
-        rid = run_id(sc)
+        sc, rid = planned(exp, p)
         plan.setdefault(rid, (p, sc))
         order.append((rid, p))
     todo = [rid for rid in plan if not _is_done(out, rid)]
     skipped = len(plan) - len(todo)
+    todo_set = set(todo)
     if limit is not None:
         todo = todo[: max(0, limit)]
     _runs_dir(out).mkdir(parents=True, exist_ok=True)
@@ -401,6 +512,9 @@ def _run_sweep_locked(
             "warnings": (doc["summary"] or {}).get("warnings") or [],
             "delay_quantiles_ms": doc["delay_quantiles_ms"],
         }
+        if digest is not None:
+            facts[rid]["digest"] = digest(doc)
+        _write_facts(out, rid, doc, facts[rid].get("digest"))
         executed.append(rid)
         if on_run is not None:
             on_run(rid, doc)
@@ -423,9 +537,17 @@ def _run_sweep_locked(
     )
     if not failed:
         (out / FAILURES_NAME).unlink(missing_ok=True)
-    complete = all(_is_done(out, rid) for rid in plan)
+    # Done before (checked above) or written now: no need to parse every run's document again (for
+    # abc-fig13, 50 documents of 3-11 MB). The folder is locked, so nothing else changed them since.
+    written = set(executed)
+    complete = all(rid in written or rid not in todo_set for rid in plan)
+    # The scenarios are not needed any more: free them before the tables are assembled (where the
+    # peak memory is); a later sweep of the same experiment builds them again.
+    total = len(plan)
+    plan.clear()
+    exp._planned.clear()
     outcome = SweepOutcome(
-        out, len(plan), skipped, len(executed), time.monotonic() - t0, complete, None, executed, failed
+        out, total, skipped, len(executed), time.monotonic() - t0, complete, None, executed, failed
     )
     reused = _current_tables(exp, out, order) if complete and not executed else None
     if reused is not None:
@@ -439,7 +561,7 @@ def _run_sweep_locked(
             executor=executor,
             commit=commit,
             wall_s=outcome.wall_s,
-            stats={"total": len(plan), "skipped": skipped, "ran": len(executed)},
+            stats={"total": total, "skipped": skipped, "ran": len(executed)},
             loaded=fresh,
         )
     return outcome

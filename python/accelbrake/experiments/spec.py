@@ -249,6 +249,11 @@ class Experiment:
     hop as core JSON."""
     source: str = "<experiment>"
     document: dict[str, Any] = field(default_factory=dict, compare=False)
+    _planned: dict[RunPoint, tuple[dict[str, Any], str | None]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    """Each run's scenario and run id, built once (:func:`accelbrake.experiments.runner.planned`'s
+    cache; not an init field: ``dataclasses.replace`` starts an empty one)."""
 
     @property
     def scheme_names(self) -> list[str]:
@@ -855,7 +860,7 @@ def parse_experiment(
         )
     # Build every scenario once, so that any remaining problem shows before the first run.
     for p in exp.points():
-        exp.scenario(p)
+        exp._planned[p] = (exp.scenario(p), None)  # kept for the sweep (see runner.planned)
     return exp
 
 
