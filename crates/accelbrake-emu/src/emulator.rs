@@ -34,6 +34,20 @@ pub fn monotonic_ns() -> u64 {
     t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64
 }
 
+/// The emulator's clock, shared by the endpoints: ns since `t0` on `CLOCK_MONOTONIC`.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    /// `CLOCK_MONOTONIC` reading of time zero.
+    pub t0: u64,
+}
+
+impl Clock {
+    /// Time now.
+    pub fn now(&self) -> Time {
+        Time(monotonic_ns().saturating_sub(self.t0))
+    }
+}
+
 /// Which way a delivery went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dir {
@@ -81,12 +95,12 @@ impl Emulator {
 
     /// Emulator time now.
     pub fn now(&self) -> Time {
-        Time(monotonic_ns().saturating_sub(self.t0))
+        self.clock().now()
     }
 
     /// The emulator's clock (ns since its start), for endpoints on other threads.
-    pub fn clock(&self) -> crate::udp::Clock {
-        crate::udp::Clock { t0: self.t0 }
+    pub fn clock(&self) -> Clock {
+        Clock { t0: self.t0 }
     }
 
     /// Restart the emulator clock at 0 (before the first packet; traces start at the first run).

@@ -27,7 +27,7 @@
 //! jitter); a datagram the local stack refuses (`ENOBUFS`/`EAGAIN`) is lost as a link loss would
 //! be and counted (`local_drops`); clocks are shared (one process), as in the simulator.
 
-use crate::emulator::monotonic_ns;
+use crate::emulator::Clock;
 use crate::netns::{Netns, OUTER_ADDR};
 use crate::wire;
 use accelbrake_sim::cc::{self, Marking};
@@ -83,20 +83,6 @@ pub fn endpoints(scheme: &str, given: &Given, seed: u64, ecn: bool) -> Result<(S
     let mut sender = Sender::new(0, controller, codepoint, App::Bulk);
     sender.explicit = s.marking == Marking::Explicit;
     Ok((sender, receiver))
-}
-
-/// The emulator's clock, shared by the endpoints: ns since `t0` on `CLOCK_MONOTONIC`.
-#[derive(Clone, Copy, Debug)]
-pub struct Clock {
-    /// `CLOCK_MONOTONIC` reading of time zero.
-    pub t0: u64,
-}
-
-impl Clock {
-    /// Time now.
-    pub fn now(&self) -> Time {
-        Time(monotonic_ns().saturating_sub(self.t0))
-    }
 }
 
 /// What the endpoints report when they stop.
