@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import html.parser
+import io
 import json
 import os
 import re
@@ -192,13 +193,15 @@ def test_process_pool_and_ray_give_identical_tables(tmp_path):
     from accelbrake.experiments.executors import RayExecutor
 
     exp = parse_experiment(small_doc())
-    local = run_sweep(exp, tmp_path / "local", executor=LocalExecutor(2), progress=False)
+    local = run_sweep(exp, tmp_path / "local", executor=LocalExecutor(2), progress=False, csv=True)
     assert local.complete and local.ran == 8
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     try:
-        on_ray = run_sweep(exp, tmp_path / "ray", executor=RayExecutor(), progress=False)
+        on_ray = run_sweep(exp, tmp_path / "ray", executor=RayExecutor(), progress=False, csv=True)
         # Traces shipped through the object store, as for a cluster without shared files.
-        shipped = run_sweep(exp, tmp_path / "shipped", executor=RayExecutor(ship_traces=True), progress=False)
+        shipped = run_sweep(
+            exp, tmp_path / "shipped", executor=RayExecutor(ship_traces=True), progress=False, csv=True
+        )
     finally:
         ray.shutdown()
     assert on_ray.ran == 8 and shipped.ran == 8
@@ -219,7 +222,7 @@ def test_tables_have_one_row_per_run_and_flow_and_metadata(tmp_path):
     doc = small_doc()
     doc["matrix"] |= {"schemes": ["abc"], "flows": [1, 3], "traces": ["const:24"]}
     out = tmp_path / "o"
-    outcome = run_sweep(parse_experiment(doc), out, progress=False)
+    outcome = run_sweep(parse_experiment(doc), out, progress=False, csv=True)
     res = pd.read_csv(out / "results.csv")
     assert len(res) == (1 + 3) * 2
     assert list(res.columns[:13]) == [
@@ -272,7 +275,7 @@ def test_tables_built_in_memory_equal_tables_read_back_from_the_run_files(tmp_pa
 
     runner.write_tables = spy
     try:
-        outcome = run_sweep(exp, out, executor=LocalExecutor(2), progress=False)
+        outcome = run_sweep(exp, out, executor=LocalExecutor(2), progress=False, csv=True)
     finally:
         runner.write_tables = real
     assert outcome.ran == 16 and seen == [16], "every run's tables came from memory"
@@ -280,11 +283,31 @@ def test_tables_built_in_memory_equal_tables_read_back_from_the_run_files(tmp_pa
     shutil.copytree(out, files)
     order = [(runner.run_id(exp.scenario(p)), p) for p in exp.points()]
     from_files = runner.write_tables(
-        exp, files, order, executor=LocalExecutor(2), commit=None, wall_s=0.0, stats={}
+        exp, files, order, executor=LocalExecutor(2), commit=None, wall_s=0.0, stats={}, csv=True
     )
     pd.testing.assert_frame_equal(outcome.results, from_files, check_exact=True)
     for name in ("results.parquet", "results.csv", "timeseries.parquet"):
         assert (out / name).read_bytes() == (files / name).read_bytes(), name
+
+
+def test_csv_only_on_request_and_never_stale(tmp_path):
+    """Parquet by default, CSV on request (issue 18): a sweep writes results.csv only with
+    csv=True, a later sweep without it removes the old one (it would no longer match), and the
+    unchanged-tables shortcut does not skip a sweep whose CSV presence must change."""
+    doc = small_doc()
+    doc["matrix"] |= {"schemes": ["abc"], "traces": ["const:12"], "seeds": [0]}
+    exp = parse_experiment(doc)
+    out = tmp_path / "o"
+    run_sweep(exp, out, progress=False)
+    assert (out / "results.parquet").is_file() and not (out / "results.csv").exists()
+    again = run_sweep(exp, out, progress=False, csv=True)
+    assert again.ran == 0, "the runs are reused; only the tables are written again"
+    csv = pd.read_csv(out / "results.csv")
+    pd.testing.assert_frame_equal(
+        csv, pd.read_csv(io.StringIO(pd.read_parquet(out / "results.parquet").to_csv(index=False)))
+    )
+    run_sweep(exp, out, progress=False)
+    assert not (out / "results.csv").exists()
 
 
 def test_schemes_with_identical_scenarios_share_a_run_but_keep_their_rows(tmp_path):

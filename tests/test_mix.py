@@ -280,7 +280,7 @@ def test_sweep_results_name_each_flows_own_controller(tmp_path):
     run_sweep(exp, tmp_path / "o", progress=False)
     import pandas as pd
 
-    res = pd.read_csv(tmp_path / "o" / "results.csv")
+    res = pd.read_parquet(tmp_path / "o" / "results.parquet")
     assert res["flow_cc"].tolist() == ["abc", "cubic", "cubic"]
     assert set(res["cc"]) == {"abc"}
 

@@ -72,6 +72,9 @@ def register(sub: Any, fmt: Any) -> None:
     )
     rep.add_argument("--no-report", action="store_true", help="no plots or HTML report")
     rep.add_argument(
+        "--csv", action="store_true", help="also write each sweep's results.csv (Parquet only by default)"
+    )
+    rep.add_argument(
         "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
     )
     rep.add_argument("--list", action="store_true", help="list the ids and exit")
@@ -120,6 +123,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             report=not args.no_report,
             svg=args.svg,
             echo=lambda m: print(m, file=sys.stderr),
+            csv=args.csv,
         )
         if text := warnings_text(out):
             print(text, file=sys.stderr)
@@ -151,6 +155,7 @@ def _reproduce_all(args: argparse.Namespace) -> int:
         report=not args.no_report,
         echo=print,
         log=lambda m: print(m, file=sys.stderr),
+        csv=args.csv,
     )
     print()
     print(f"index: {out / 'index.html'}; verdicts: {out / 'verdicts.csv'} ({result['wall_s']:.1f} s wall)")

@@ -46,6 +46,9 @@ def register(sub: Any, fmt: Any) -> None:
     )
     sw.add_argument("--no-report", action="store_true", help="write the tables but no plots or report")
     sw.add_argument(
+        "--csv", action="store_true", help="also write results.csv beside results.parquet (Parquet only by default)"
+    )
+    sw.add_argument(
         "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
     )
     em = sw.add_argument_group("emulated runs (accelbrake emulate; Linux, root)")
@@ -123,6 +126,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         limit=args.limit,
         echo=lambda m: print(m, file=sys.stderr),
+        csv=args.csv,
     )
     print(
         f"{outcome.ran} runs now, {outcome.skipped} already done, {outcome.missing} missing "

@@ -1511,8 +1511,10 @@ def run_reproduction(
     report: bool = True,
     svg: bool = False,
     echo: Callable[[str], Any] = print,
+    csv: bool = False,
 ) -> tuple[dict[str, Any], Path | None, Any]:
-    """Run one reproduction into ``out_dir``; write ``comparison.json``/``.csv`` and the report.
+    """Run one reproduction into ``out_dir``; write ``comparison.json``/``.csv`` and the report
+    (and, with ``csv``, the sweep's ``results.csv`` beside its Parquet tables).
 
     ``overrides`` are ``--set`` items as for ``accelbrake sweep`` (``run.duration_s=5``). Returns
     ``(comparison, report path or None, sweep outcome)``."""
@@ -1569,6 +1571,7 @@ def run_reproduction(
             echo=echo,
             on_run=early.on_run if early else None,
             digest=rep.digest,
+            csv=csv,
         )
         if outcome.results is None:
             why = outcome.failures_text() or f"{outcome.missing} runs missing"

@@ -164,6 +164,7 @@ def run_all(
     report: bool = True,
     echo: Callable[[str], Any] = print,
     log: Callable[[str], Any] | None = None,
+    csv: bool = False,
 ) -> dict[str, Any]:
     """Run every reproduction of ``paper`` (all papers with ``None``) into ``out_dir``, judge the
     catalogue and write the verdict tables and the index page. Returns ``{"verdicts", "comparisons",
@@ -196,6 +197,7 @@ def run_all(
             echo=echo,
             log=log,
             results=(comps, failures, folders),
+            csv=csv,
         )
         todo = []
     for rid in todo:
@@ -213,6 +215,7 @@ def run_all(
                 # between the sweeps they left a core idle for most of their time.
                 report=False,
                 echo=log or (lambda _m: None),
+                csv=csv,
             )
         except (ExperimentError, ScenarioError, RuntimeError, OSError, ValueError, KeyError) as e:
             failures[rid] = f"{type(e).__name__}: {e}"
@@ -262,6 +265,7 @@ def _run_concurrently(
     echo: Callable[[str], Any],
     log: Callable[[str], Any] | None,
     results: tuple[dict[str, Any], dict[str, str], dict[str, str]],
+    csv: bool = False,
 ) -> None:
     """Run ``ids`` :data:`DRIVERS` at a time, each in a driver process of its own (the pool of
     :mod:`accelbrake._pool`: a driver that dies fails its id alone, none outlives this process)
@@ -279,6 +283,7 @@ def _run_concurrently(
         "memory_mb": getattr(executor, "worker_memory_mb", None),
         "report": report,
         "log": log is not None,
+        "csv": csv,
     }
 
     def on_result(rid: str, res: dict[str, Any]) -> None:
@@ -344,6 +349,7 @@ def _drive(rid: str, settings_json: str) -> tuple[str, dict[str, Any] | None, st
             progress=False,
             report=cfg["report"] and rep.direct is None,
             echo=(lambda m: print(m, file=sys.stderr, flush=True)) if cfg["log"] else (lambda _m: None),
+            csv=cfg["csv"],
         )
     except (ExperimentError, ScenarioError, RuntimeError, OSError, ValueError, KeyError) as e:
         return rid, {"failure": f"{type(e).__name__}: {e}"}, None

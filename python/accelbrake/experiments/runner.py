@@ -8,7 +8,9 @@ Layout of a results folder (every file written atomically)::
                                       line when the summary exceeds 1 MB: thousands of flows)
     OUT/runs/<run_id>.flows.parquet   per-flow time series (throughput, cwnd, RTT, binned delay)
     OUT/runs/<run_id>.hops.parquet    per-hop time series (capacity, throughput, queue)
-    OUT/results.parquet, results.csv  the tidy table: one row per run × flow
+    OUT/results.parquet               the tidy table: one row per run × flow
+    OUT/results.csv                   the same table as CSV, only when asked (``csv=True``,
+                                      ``--csv``); removed otherwise, so that it never lags behind
     OUT/timeseries.parquet            every run's flow time series, with run_id and the point
     OUT/metadata.json                 experiment, versions, git commit, machine, executor, runs
 
@@ -435,8 +437,12 @@ def run_sweep(
     echo: Callable[[str], Any] | None = None,
     on_run: Callable[[str, dict[str, Any]], Any] | None = None,
     digest: Callable[[dict[str, Any]], Any] | None = None,
+    csv: bool = False,
 ) -> SweepOutcome:
     """Run every run of ``exp`` not yet finished in ``out_dir``, then write the tables.
+
+    The tables are Parquet; ``csv`` also writes ``results.csv`` (a stale one from an earlier sweep
+    into the same folder is removed when ``csv`` is false).
 
     ``digest(run_document)``, for each run executed now, is kept in :data:`RUN_FACTS` (read it with
     :func:`memo_fact`): what a comparison needs of a run whose document is too large to parse again.
@@ -455,7 +461,9 @@ def run_sweep(
     """
     out = Path(out_dir)
     with _folder_lock(out):
-        return _run_sweep_locked(exp, out, executor or LocalExecutor(), progress, limit, echo, on_run, digest)
+        return _run_sweep_locked(
+            exp, out, executor or LocalExecutor(), progress, limit, echo, on_run, digest, csv
+        )
 
 
 def _run_sweep_locked(
@@ -467,6 +475,7 @@ def _run_sweep_locked(
     echo: Callable[[str], Any] | None,
     on_run: Callable[[str, dict[str, Any]], Any] | None = None,
     digest: Callable[[dict[str, Any]], Any] | None = None,
+    csv: bool = False,
 ) -> SweepOutcome:
     from accelbrake.results import git_commit
 
@@ -549,7 +558,7 @@ def _run_sweep_locked(
     outcome = SweepOutcome(
         out, total, skipped, len(executed), time.monotonic() - t0, complete, None, executed, failed
     )
-    reused = _current_tables(exp, out, order) if complete and not executed else None
+    reused = _current_tables(exp, out, order, csv) if complete and not executed else None
     if reused is not None:
         # Nothing ran and the tables are this matrix's: keep them as they are (nothing recomputed).
         outcome.results = reused
@@ -563,6 +572,7 @@ def _run_sweep_locked(
             wall_s=outcome.wall_s,
             stats={"total": total, "skipped": skipped, "ran": len(executed)},
             loaded=fresh,
+            csv=csv,
         )
     return outcome
 
@@ -815,8 +825,11 @@ def write_tables(
     wall_s: float,
     stats: dict[str, int],
     loaded: dict[str, tuple[Mapping[int, list[dict[str, Any]]], Any]] | None = None,
+    csv: bool = False,
 ) -> pd.DataFrame:
-    """Assemble ``results.parquet/csv``, ``timeseries.parquet`` and ``metadata.json`` from the runs:
+    """Assemble ``results.parquet`` (and ``results.csv`` with ``csv``; without it an old
+    ``results.csv`` is removed with the others' update), ``timeseries.parquet`` and
+    ``metadata.json`` from the runs:
     those in ``loaded`` (run id → its result rows by position in ``order``, :func:`_run_rows`, and
     its flow time series as :func:`_write_run` returns it, for the runs executed now) from memory,
     the others from their run files. Both give the same tables byte for byte
@@ -875,13 +888,15 @@ def write_tables(
     # are written are they moved into place, so a failure while writing (a full disk, an error)
     # leaves the previous tables, never a mix of two states. The stack renames in reverse order
     # of entry: metadata.json, entered first, is moved last.
+    names = ["metadata.json", "results.parquet", "timeseries.parquet"] + (["results.csv"] if csv else [])
+    if not csv:
+        # Gone before the new tables appear: a CSV of an earlier sweep must not sit beside them.
+        (out / "results.csv").unlink(missing_ok=True)
     with contextlib.ExitStack() as stack:
-        tmps = {
-            name: stack.enter_context(atomic_path(out / name))
-            for name in ("metadata.json", "results.parquet", "results.csv", "timeseries.parquet")
-        }
+        tmps = {name: stack.enter_context(atomic_path(out / name)) for name in names}
         results.to_parquet(tmps["results.parquet"], index=False)
-        results.to_csv(tmps["results.csv"], index=False)
+        if csv:
+            results.to_csv(tmps["results.csv"], index=False)
         timeseries.to_parquet(tmps["timeseries.parquet"], index=False)
         tmps["metadata.json"].write_text(
             json.dumps(_finite(meta), indent=2, allow_nan=False) + "\n", encoding="utf-8"
@@ -909,15 +924,18 @@ COLUMN_DOCS = {
 }
 
 
-def _current_tables(exp: Experiment, out: Path, order: list[tuple[str, RunPoint]]) -> pd.DataFrame | None:
+def _current_tables(
+    exp: Experiment, out: Path, order: list[tuple[str, RunPoint]], csv: bool = False
+) -> pd.DataFrame | None:
     """The sweep's tables when they were written for exactly these runs (the same run ids, which
     hash each run's scenario, in the same order), the same experiment document and this version of
-    accelbrake; else ``None`` (they must be written again)."""
+    accelbrake, with ``results.csv`` exactly when ``csv`` asks for it; else ``None`` (they must be
+    written again)."""
     try:
         results, meta = load_results(out)
     except (OSError, ValueError):
         return None
-    if not (_parquet_ok(out / "timeseries.parquet") and (out / "results.csv").is_file()):
+    if not _parquet_ok(out / "timeseries.parquet") or (out / "results.csv").is_file() != csv:
         return None
     same = (
         [r.get("run_id") for r in meta.get("runs", [])] == [rid for rid, _ in order]
