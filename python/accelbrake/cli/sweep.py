@@ -46,7 +46,7 @@ def register(sub: Any, fmt: Any) -> None:
     )
     sw.add_argument("--no-report", action="store_true", help="write the tables but no plots or report")
     sw.add_argument(
-        "--csv", action="store_true", help="also write results.csv beside results.parquet (Parquet only by default)"
+        "--csv", action="store_true", help="also write results.csv (Parquet only by default)"
     )
     sw.add_argument(
         "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
