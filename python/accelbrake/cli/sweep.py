@@ -45,9 +45,7 @@ def register(sub: Any, fmt: Any) -> None:
         help="run at most N of the missing runs, then stop (run again to continue)",
     )
     sw.add_argument("--no-report", action="store_true", help="write the tables but no plots or report")
-    sw.add_argument(
-        "--csv", action="store_true", help="also write results.csv (Parquet only by default)"
-    )
+    sw.add_argument("--csv", action="store_true", help="also write results.csv (Parquet only by default)")
     sw.add_argument(
         "--svg", action="store_true", help="write an SVG beside each plot's PNG (slower; PNG only by default)"
     )
