@@ -226,3 +226,21 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
 
     t = pd.read_csv(out / "emulated.csv")
     assert list(t["scheme"]) == ["copa", "vegas"] and (t["utilization"] > 0.2).all()
+
+
+def test_emulate_defaults_to_the_router_a_scheme_needs():
+    """`emulate --scheme xcp` without --queue must not run XCP over an infinite queue that writes no
+    feedback (nor ABC without marks, nor ABE without ECN marks): the scheme's router, as `run`
+    pairs it; other schemes keep Mahimahi's infinite queue, and --queue / S+QUEUE still win."""
+    assert emu._scheme_queue("xcp") == "xcp"
+    assert emu._scheme_queue("abc") == emu._scheme_queue("abc-cubic") == "abc"
+    assert emu._scheme_queue("vcp") == "vcp" and emu._scheme_queue("rcp") == "rcp"
+    assert emu._scheme_queue("cubic-abe") == "codel ecn=1"
+    assert emu._scheme_queue("cubic") == emu._scheme_queue("copa") == "infinite"
+    import argparse
+
+    p = argparse.ArgumentParser()
+    emu.register(p.add_subparsers(), argparse.HelpFormatter)
+    assert p.parse_args(["emulate", "--trace", "t"]).queue is None  # resolved per scheme
+    assert p.parse_args(["shell", "--trace", "t", "--", "true"]).queue == "infinite"
+    assert p.parse_args(["emulate", "--trace", "t", "--queue", "droptail"]).queue == "droptail"

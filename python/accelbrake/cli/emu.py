@@ -66,7 +66,9 @@ def emu_binary() -> str:
     )
 
 
-def _link_args(parser: Any, trace_required: bool = True) -> None:
+def _link_args(parser: Any, trace_required: bool = True, scheme_queue: bool = False) -> None:
+    """The link options of ``shell`` and ``emulate``; with ``scheme_queue`` (``emulate``) the data
+    queue defaults to the scheme's own (as in ``run``) where that is a router the scheme needs."""
     g = parser.add_argument_group("emulated link (Mahimahi mm-delay + mm-link)")
     g.add_argument(
         "--trace",
@@ -82,10 +84,15 @@ def _link_args(parser: Any, trace_required: bool = True) -> None:
     )
     g.add_argument(
         "--queue",
-        default="infinite",
+        default=None if scheme_queue else "infinite",
         metavar="SPEC",
         help='queue of the inner→outer direction, "TYPE k=v,..." as in `run` (e.g. "abc packets=250"; '
-        "default infinite, Mahimahi's default)",
+        + (
+            "default: the scheme's router where it needs one, as `run` picks it (abc, xcp, xcp-w, rcp, "
+            "vcp, pk-abc, abc-predict; CoDel with ECN for the ABE schemes), else infinite, Mahimahi's)"
+            if scheme_queue
+            else "default infinite, Mahimahi's default)"
+        ),
     )
     g.add_argument("--ack-queue", default="infinite", metavar="SPEC", help="queue of the other direction")
     g.add_argument("--ecn", action="store_true", help="kernel TCP negotiates ECN (net.ipv4.tcp_ecn=1)")
@@ -175,7 +182,7 @@ def register(sub: Any, fmt: Any) -> None:
         description=__doc__,
         formatter_class=fmt,
     )
-    _link_args(em, trace_required=False)
+    _link_args(em, trace_required=False, scheme_queue=True)
     em.add_argument(
         "--scenario",
         metavar="FILE",
@@ -307,8 +314,10 @@ def emulate_summary(args: Any) -> dict[str, Any]:
     queue = args.queue
     if "+" in scheme:
         scheme, q = scheme.split("+", 1)
-        if queue == "infinite":
+        if queue is None:
             queue = q
+    if queue is None:
+        queue = _scheme_queue(scheme)
     user = _user_transport(scheme, args.transport)
     args.queue = queue
     binary = emu_binary()
@@ -417,6 +426,23 @@ def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario"
         "duration": float(sc["duration_ms"]) / 1000.0,
         "ecn": bool(f.get("ecn", False)),
     }
+
+
+def _scheme_queue(scheme: str) -> str:
+    """The data queue of ``emulate --scheme S`` without ``--queue``: the scheme's own router where its
+    preset has one other than drop-tail (ABC's marks, XCP/RCP/VCP headers, the ABE schemes' CoDel
+    with ECN: without it the scheme would run open-loop or never see a mark), else Mahimahi's
+    infinite queue, as before."""
+    from accelbrake.errors import ScenarioError
+    from accelbrake.schemes import AQM_QUEUES, scheme_preset
+
+    try:
+        preset = scheme_preset(scheme)
+    except ScenarioError:
+        return "infinite"  # an unknown scheme: _user_transport names the problem
+    if preset.queue in ("droptail", "infinite"):
+        return "infinite"
+    return f"{preset.queue} ecn=1" if preset.ecn and preset.queue in AQM_QUEUES else preset.queue
 
 
 def _user_transport(scheme: str, transport: str) -> bool:
@@ -566,7 +592,8 @@ def format_emulate(s: dict[str, Any]) -> str:
     ]
     return (
         render_table(head, rows)
-        + f"\nemulated {s['duration_s']:.1f} s ({_TRANSPORT.get(s.get('transport', ''), 'kernel TCP')}); "
+        + f"\nemulated {s['duration_s']:.1f} s ({_TRANSPORT.get(s.get('transport', ''), 'kernel TCP')}) "
+        + f"over queue {(str(s.get('queue', '?')) + ' ' + str(s.get('queue_args') or '')).strip()}; "
         + "link timing error p50 "
         + f"{s['timing_error_us']['p50']:.0f} µs, p99 {s['timing_error_us']['p99']:.0f} µs"
     )
