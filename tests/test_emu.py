@@ -244,3 +244,24 @@ def test_emulate_defaults_to_the_router_a_scheme_needs():
     assert p.parse_args(["emulate", "--trace", "t"]).queue is None  # resolved per scheme
     assert p.parse_args(["shell", "--trace", "t", "--", "true"]).queue == "infinite"
     assert p.parse_args(["emulate", "--trace", "t", "--queue", "droptail"]).queue == "droptail"
+
+
+def test_auto_transport_falls_back_to_user_space_abc_without_bpf(monkeypatch, capsys):
+    """Issue 16: `emulate --scheme abc` (auto) on a machine where ABC's BPF congestion control cannot
+    be registered runs ABC's own sender on the user-space transport and says why; --transport kernel
+    still insists, and schemes the kernel has natively never ask."""
+    asked = []
+
+    def no_bpf(binary, scheme):
+        asked.append(scheme)
+        return "ABC in eBPF was not compiled in (no libbpf)"
+
+    monkeypatch.setattr(emu, "_bpf_unavailable", no_bpf)
+    assert emu._choose_transport("abc", "auto", "bin") is True
+    assert "not compiled in" in capsys.readouterr().err
+    assert emu._choose_transport("abc-cubic", "kernel", "bin") is False
+    assert emu._choose_transport("cubic", "auto", "bin") is False
+    assert emu._choose_transport("copa", "auto", "bin") is True
+    assert asked == ["abc"]
+    monkeypatch.setattr(emu, "_bpf_unavailable", lambda binary, scheme: None)
+    assert emu._choose_transport("abc", "auto", "bin") is False

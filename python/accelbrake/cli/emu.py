@@ -318,9 +318,9 @@ def emulate_summary(args: Any) -> dict[str, Any]:
             queue = q
     if queue is None:
         queue = _scheme_queue(scheme)
-    user = _user_transport(scheme, args.transport)
     args.queue = queue
     binary = emu_binary()
+    user = _choose_transport(scheme, args.transport, binary)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "summary.json"
         csv = str(Path(tmp) / "packets.csv") if _is_parquet(args.packets) else None
@@ -443,6 +443,38 @@ def _scheme_queue(scheme: str) -> str:
     if preset.queue in ("droptail", "infinite"):
         return "infinite"
     return f"{preset.queue} ecn=1" if preset.ecn and preset.queue in AQM_QUEUES else preset.queue
+
+
+#: Kernel schemes that are our own BPF congestion controls (registered by the emulator per run).
+BPF_SCHEMES = frozenset({"abc", "abc-cubic"})
+
+
+def _bpf_unavailable(binary: str, scheme: str) -> str | None:
+    """Why ABC's BPF congestion control cannot be registered here (the emulator's ``check``: no
+    libbpf when it was built, a kernel that refuses it, no namespaces), or ``None`` when it can."""
+    r = subprocess.run([binary, "check", "--cc", KERNEL_CC[scheme]], capture_output=True, text=True)
+    if r.returncode == 0:
+        return None
+    return r.stderr.strip().removeprefix("accelbrake-emu: ") or f"exit status {r.returncode}"
+
+
+def _choose_transport(scheme: str, transport: str, binary: str) -> bool:
+    """Whether ``emulate`` runs ``scheme`` on the user-space transport. With ``--transport auto``,
+    ABC (and abc-cubic) take the kernel's BPF congestion control where it can be registered and
+    otherwise fall back, with a note, to their own sender on the user-space transport (before, auto
+    mode stopped with "unavailable here" on a machine without libbpf); ``--transport kernel``
+    insists on the kernel."""
+    user = _user_transport(scheme, transport)
+    if not user and transport == "auto" and scheme in BPF_SCHEMES:
+        why = _bpf_unavailable(binary, scheme)
+        if why is not None:
+            print(
+                f"emulate: ABC in eBPF is not available ({why}); --scheme {scheme} runs its own sender "
+                "on the user-space transport instead (--transport kernel to insist on the kernel's)",
+                file=sys.stderr,
+            )
+            return True
+    return user
 
 
 def _user_transport(scheme: str, transport: str) -> bool:
