@@ -112,6 +112,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{ran} emulated runs now, {skipped} already done", file=sys.stderr)
         print(table.read_text(), end="")
         print(f"wrote {table}", file=sys.stderr)
+        if not args.no_report and (ran or skipped):
+            from accelbrake.experiments.emulated import write_emulated_report
+
+            page = write_emulated_report(out, title=f"{exp.name}, emulated")
+            extra = " and emulated-vs-sim.csv" if (out / "emulated-vs-sim.csv").is_file() else ""
+            print(f"report: {page}{extra}", file=sys.stderr)
         return 0
     if args.transport != "auto" or args.rt:
         print("sweep: --transport and --rt apply to --emulate only", file=sys.stderr)

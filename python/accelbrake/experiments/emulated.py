@@ -1,0 +1,196 @@
+"""Tables, plots and a report page for ``sweep --emulate`` (issue 16).
+
+An emulated sweep leaves ``OUT/emulated.csv`` (one row per point: the point's labels and the
+emulator's summary). This module turns it into what a simulated sweep has:
+
+* ``OUT/plots/emulated-tradeoff.png`` and ``OUT/plots/emulated-per-trace.png`` — the same
+  throughput–delay and per-trace plots as the simulator's report, from the emulated runs (seed
+  means ± sd);
+* ``OUT/emulated-vs-sim.csv`` — when the same folder also holds the simulated sweep of the same
+  experiment (``accelbrake sweep EXP --out OUT`` and ``sweep EXP --out OUT --emulate``), each
+  point's utilisation and p95 per-packet delay both ways, their ratio, and whether they agree
+  within the tolerances the emulation issue sets (utilisation ±5 %, p95 delay ±10 %);
+* ``OUT/emulated.html`` — one self-contained page with both tables and both plots.
+
+Matplotlib is imported only when the plots are drawn.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from accelbrake._io import atomic_path, atomic_write_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Agreement between simulator and emulator asked for by the emulation issue ("Simulator vs real
+#: kernel": utilisation within ±5 %, p95 per-packet delay within ±10 %).
+UTIL_TOLERANCE = 0.05
+P95_TOLERANCE = 0.10
+
+#: emulated.csv column → the simulator's aggregate name (figures.METRICS' short names).
+_EMU_METRICS = {
+    "utilization": "utilization",
+    "throughput_mbps": "throughput_mbps",
+    "per_packet_delay_p95_ms": "p95_delay_ms",
+    "queueing_delay_p95_ms": "p95_queueing_ms",
+}
+
+
+def emulated_aggregate(rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean, sd and count over seeds of the emulated metrics, per scheme × point, with the column
+    names of :func:`accelbrake.experiments.figures.aggregate` (so its plots draw them)."""
+    import pandas as pd
+
+    from accelbrake.experiments.figures import AXES
+
+    keys = ["scheme", *[a for a in AXES if a in rows.columns]]
+    g = rows.groupby(keys, sort=False, dropna=False)
+    parts = []
+    for col, short in _EMU_METRICS.items():
+        s = g[col].agg(["mean", "std", "count"])
+        s.columns = [f"{short}_mean", f"{short}_std", f"{short}_n"]
+        parts.append(s)
+    out = pd.concat(parts, axis=1).reset_index()
+    out["seeds"] = g["seed"].nunique().to_numpy() if "seed" in rows else 1
+    return out
+
+
+def emulated_vs_sim(rows: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Each emulated point beside the simulated run of the same point (scheme, axes, seed): the
+    simulator's link utilisation and p95 per-packet delay over all flows, the emulator's, their
+    ratios (emulated / simulated) and whether each is within its tolerance. Points the simulated
+    sweep lacks are left out."""
+    from accelbrake.experiments.figures import AXES, run_level
+
+    sim = run_level(results)
+    keys = ["scheme", *[a for a in AXES if a in rows.columns and a in sim.columns], "seed"]
+    sim = sim[[*keys, "link_utilization", "run_per_packet_delay_p95_ms"]].rename(
+        columns={"link_utilization": "sim_utilization", "run_per_packet_delay_p95_ms": "sim_p95_ms"}
+    )
+    emu = rows[[*keys, "transport", "utilization", "per_packet_delay_p95_ms"]].rename(
+        columns={"utilization": "emu_utilization", "per_packet_delay_p95_ms": "emu_p95_ms"}
+    )
+    # Labels written to CSV and read back: the same types on both sides before joining.
+    for k in keys:
+        if emu[k].dtype != sim[k].dtype:
+            emu[k] = emu[k].astype(str)
+            sim[k] = sim[k].astype(str)
+    t = emu.merge(sim, on=keys, how="inner", validate="one_to_one")
+    t["utilization_ratio"] = t["emu_utilization"] / t["sim_utilization"]
+    t["p95_ratio"] = t["emu_p95_ms"] / t["sim_p95_ms"]
+    t["utilization_agrees"] = (t["utilization_ratio"] - 1).abs() <= UTIL_TOLERANCE
+    t["p95_agrees"] = (t["p95_ratio"] - 1).abs() <= P95_TOLERANCE
+    return t
+
+
+def write_emulated_report(out_dir: str | Path, *, title: str = "emulated sweep") -> Path:
+    """Plots, the sim-vs-emulation table (when ``OUT/results.parquet`` is there) and
+    ``OUT/emulated.html`` for the emulated sweep in ``out_dir``; returns the page's path."""
+    import pandas as pd
+
+    from accelbrake.experiments import figures as F
+    from accelbrake.experiments.report import _CSS, _img
+
+    out = Path(out_dir)
+    table = out / "emulated.csv"
+    if not table.is_file():
+        raise FileNotFoundError(2, "no emulated.csv (run `accelbrake sweep EXP --emulate` first)", str(table))
+    rows = pd.read_csv(table)
+    if "flow_rtts_ms" in rows:  # "" (one RTT for all flows) reads back as NaN
+        rows["flow_rtts_ms"] = rows["flow_rtts_ms"].astype(object).fillna("").astype(str)
+    agg = emulated_aggregate(rows)
+    plots = out / "plots"
+    plots.mkdir(parents=True, exist_ok=True)
+    tradeoff = F.plot_tradeoff(agg, plots / "emulated-tradeoff")[0]
+    bars = F.plot_bars(agg, plots / "emulated-per-trace")[0]
+    e = html.escape
+    body = [f"<h1>accelbrake: {e(title)}</h1>"]
+    body.append(
+        f'<p class="note">{len(rows)} emulated runs (real time, over the emulated link; '
+        "<code>accelbrake sweep --emulate</code>). Utilisation = bytes that left the data link / its "
+        "opportunities; delays in ms; ± is one standard deviation over seeds.</p>"
+    )
+    body.append('<h2 id="points">Per scheme and setting (emulated)</h2>')
+    body.append(_agg_html(agg))
+    results = out / "results.parquet"
+    (out / "emulated-vs-sim.csv").unlink(missing_ok=True)  # never one of an earlier simulated sweep
+    if results.is_file():
+        cmp = emulated_vs_sim(rows, pd.read_parquet(results))
+        with atomic_path(out / "emulated-vs-sim.csv") as tmp:
+            cmp.to_csv(tmp, index=False)
+        body.append('<h2 id="vs-sim">Emulated vs simulated, point by point</h2>')
+        body.append(
+            f'<p class="note">Ratio = emulated / simulated. Agreement: utilisation within '
+            f"±{UTIL_TOLERANCE:.0%}, p95 per-packet delay within ±{P95_TOLERANCE:.0%} (the emulation "
+            f"issue's tolerances). {int(cmp['utilization_agrees'].sum())} of {len(cmp)} utilisations "
+            f"and {int(cmp['p95_agrees'].sum())} of {len(cmp)} p95 delays agree.</p>"
+        )
+        body.append(_cmp_html(cmp))
+    body.append('<h2 id="tradeoff">Throughput–delay trade-off (emulated)</h2>')
+    body.append(f"<figure>{_img(tradeoff, 'emulated trade-off')}</figure>")
+    body.append('<h2 id="bars">Per trace (emulated)</h2>')
+    body.append(f"<figure>{_img(bars, 'emulated per trace')}</figure>")
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    page = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + f'\n<p class="note">Written by accelbrake sweep --emulate, {e(stamp)}.</p>\n</body>\n</html>\n'
+    )
+    dest = out / "emulated.html"
+    atomic_write_text(dest, page)
+    return dest
+
+
+def _num(v: Any, fmt: str) -> str:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return html.escape(str(v))
+    return "—" if math.isnan(x) else format(x, fmt)
+
+
+def _agg_html(agg: pd.DataFrame) -> str:
+    from accelbrake.experiments.figures import varying_axes
+
+    cols = varying_axes(agg) or ["trace"]
+    head = ["scheme", *cols, "utilisation", "throughput Mbit/s", "p95 per-packet delay ms", "seeds"]
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    for _, r in agg.iterrows():
+        cells = [html.escape(str(r["scheme"])), *(html.escape(str(r[c])) for c in cols)]
+        cells.append(f"{_num(r['utilization_mean'], '.3f')} ± {_num(r['utilization_std'], '.3f')}")
+        cells.append(f"{_num(r['throughput_mbps_mean'], '.2f')}")
+        cells.append(f"{_num(r['p95_delay_ms_mean'], '.0f')} ± {_num(r['p95_delay_ms_std'], '.0f')}")
+        cells.append(str(int(r["seeds"])))
+        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return "\n".join([*out, "</table>"])
+
+
+def _cmp_html(cmp: pd.DataFrame) -> str:
+    head = ["scheme", "trace", "seed", "transport"]
+    head += ["utilisation sim / emu", "ratio", "p95 ms sim / emu", "ratio"]
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    for _, r in cmp.iterrows():
+
+        def verdict(ok: bool) -> str:
+            return "agrees" if ok else "differs"
+
+        cells = [
+            html.escape(str(r["scheme"])),
+            html.escape(str(r.get("trace", ""))),
+            html.escape(str(r["seed"])),
+            html.escape(str(r["transport"])),
+            f"{_num(r['sim_utilization'], '.3f')} / {_num(r['emu_utilization'], '.3f')}",
+            f"{_num(r['utilization_ratio'], '.3f')} ({verdict(bool(r['utilization_agrees']))})",
+            f"{_num(r['sim_p95_ms'], '.0f')} / {_num(r['emu_p95_ms'], '.0f')}",
+            f"{_num(r['p95_ratio'], '.3f')} ({verdict(bool(r['p95_agrees']))})",
+        ]
+        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return "\n".join([*out, "</table>"])
