@@ -228,22 +228,32 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
     assert list(t["scheme"]) == ["copa", "vegas"] and (t["utilization"] > 0.2).all()
 
 
-def test_emulate_defaults_to_the_router_a_scheme_needs():
-    """`emulate --scheme xcp` without --queue must not run XCP over an infinite queue that writes no
-    feedback (nor ABC without marks, nor ABE without ECN marks): the scheme's router, as `run`
-    pairs it; other schemes keep Mahimahi's infinite queue, and --queue / S+QUEUE still win."""
-    assert emu._scheme_queue("xcp") == "xcp"
-    assert emu._scheme_queue("abc") == emu._scheme_queue("abc-cubic") == "abc"
-    assert emu._scheme_queue("vcp") == "vcp" and emu._scheme_queue("rcp") == "rcp"
-    assert emu._scheme_queue("cubic-abe") == "codel ecn=1"
-    assert emu._scheme_queue("cubic") == emu._scheme_queue("copa") == "infinite"
+def test_emulate_defaults_are_runs(tmp_path):
+    """`emulate` takes `run`'s defaults (issue 16: "the same scenarios and options as run"): the
+    scheme's own queue with 250 packets (XCP's router for xcp, ABC's for abc, CoDel with ECN for
+    the ABE schemes: an infinite queue never marks nor writes feedback), 50 ms each way, the Verizon
+    uplink, ACKs over a constant 12 Mbit/s link; `shell` keeps Mahimahi's."""
+    assert emu._scheme_queue("xcp") == "xcp packets=250"
+    assert emu._scheme_queue("abc") == emu._scheme_queue("abc-cubic") == "abc packets=250"
+    assert emu._scheme_queue("vcp") == "vcp packets=250" and emu._scheme_queue("rcp") == "rcp packets=250"
+    assert emu._scheme_queue("cubic-abe") == "codel packets=250,ecn=1"
+    assert emu._scheme_queue("cubic") == emu._scheme_queue("copa") == "droptail packets=250"
     import argparse
 
     p = argparse.ArgumentParser()
     emu.register(p.add_subparsers(), argparse.HelpFormatter)
-    assert p.parse_args(["emulate", "--trace", "t"]).queue is None  # resolved per scheme
-    assert p.parse_args(["shell", "--trace", "t", "--", "true"]).queue == "infinite"
-    assert p.parse_args(["emulate", "--trace", "t", "--queue", "droptail"]).queue == "droptail"
+    a = p.parse_args(["emulate"])
+    assert (a.queue, a.delay, a.ack_mbps, a.trace, a.ack_trace) == (None, 50.0, 12.0, None, None)
+    emu._apply_run_defaults(a, tmp_path)
+    assert Path(a.trace).name == "Verizon-LTE-short.up" and Path(a.trace).is_file()
+    lines = Path(a.ack_trace).read_text().split()
+    assert len(lines) == 997 and lines[-1] == "1000"  # 12 Mbit/s = 997 opportunities of 1504 B per s
+    s = p.parse_args(["shell", "--trace", "t", "--", "true"])
+    assert (s.queue, s.delay, s.ack_trace) == ("infinite", 0.0, None)
+    assert p.parse_args(["emulate", "--queue", "droptail"]).queue == "droptail"
+    bad = p.parse_args(["emulate", "--trace", "no-such.trace"])
+    with pytest.raises(emu.CliError, match="--trace no-such.trace: no such trace file"):
+        emu._apply_run_defaults(bad, tmp_path)
 
 
 def test_auto_transport_falls_back_to_user_space_abc_without_bpf(monkeypatch, capsys):

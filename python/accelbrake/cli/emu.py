@@ -66,34 +66,67 @@ def emu_binary() -> str:
     )
 
 
-def _link_args(parser: Any, trace_required: bool = True, scheme_queue: bool = False) -> None:
-    """The link options of ``shell`` and ``emulate``; with ``scheme_queue`` (``emulate``) the data
-    queue defaults to the scheme's own (as in ``run``) where that is a router the scheme needs."""
+def _link_args(parser: Any, trace_required: bool = True, run_defaults: bool = False) -> None:
+    """The link options of ``shell`` (Mahimahi's defaults: no delay, the same trace both ways, an
+    infinite queue) and, with ``run_defaults``, of ``emulate`` (``run``'s defaults: the Verizon
+    uplink, 50 ms each way, ACKs over a constant 12 Mbit/s link, the scheme's queue of 250 packets;
+    resolved by :func:`_apply_run_defaults`)."""
     g = parser.add_argument_group("emulated link (Mahimahi mm-delay + mm-link)")
-    g.add_argument(
-        "--trace",
-        required=trace_required,
-        metavar="FILE",
-        help="Mahimahi trace of the inner→outer direction" + ("" if trace_required else " (or --scenario)"),
-    )
-    g.add_argument(
-        "--ack-trace", metavar="FILE", help="trace of the outer→inner direction (default: --trace)"
-    )
-    g.add_argument(
-        "--delay", type=float, default=0.0, metavar="MS", help="one-way propagation delay, ms (default 0)"
-    )
-    g.add_argument(
-        "--queue",
-        default=None if scheme_queue else "infinite",
-        metavar="SPEC",
-        help='queue of the inner→outer direction, "TYPE k=v,..." as in `run` (e.g. "abc packets=250"; '
-        + (
-            "default: the scheme's router where it needs one, as `run` picks it (abc, xcp, xcp-w, rcp, "
-            "vcp, pk-abc, abc-predict; CoDel with ECN for the ABE schemes), else infinite, Mahimahi's)"
-            if scheme_queue
-            else "default infinite, Mahimahi's default)"
-        ),
-    )
+    if run_defaults:
+        g.add_argument(
+            "--trace",
+            metavar="FILE",
+            help="Mahimahi trace of the inner→outer (data) direction: a file or a bundled trace's name "
+            f"(default: {RUN_DEFAULT_TRACE}, as `run`; or --scenario)",
+        )
+        g.add_argument(
+            "--ack-trace",
+            metavar="FILE",
+            help="trace of the outer→inner (ACK) direction (default: a constant --ack-mbps link, as `run`)",
+        )
+        g.add_argument(
+            "--ack-mbps",
+            type=float,
+            default=RUN_DEFAULT_ACK_MBPS,
+            metavar="RATE",
+            help="ACK link rate when there is no --ack-trace, Mbit/s (default: 12, as `run`: the ABC "
+            "artifact's bw12.mahi)",
+        )
+        g.add_argument(
+            "--delay",
+            type=float,
+            default=RUN_DEFAULT_DELAY_MS,
+            metavar="MS",
+            help="one-way propagation delay, ms (default 50, as `run`)",
+        )
+        g.add_argument(
+            "--queue",
+            default=None,
+            metavar="SPEC",
+            help='queue of the data direction, "TYPE k=v,..." as in `run` (e.g. "abc packets=250"; '
+            "default: the scheme's own queue with 250 packets, as `run` pairs them: drop-tail, ABC's "
+            "router for abc, XCP's for xcp, CoDel with ECN for the ABE schemes, ...)",
+        )
+    else:
+        g.add_argument(
+            "--trace",
+            required=trace_required,
+            metavar="FILE",
+            help="Mahimahi trace of the inner→outer direction",
+        )
+        g.add_argument(
+            "--ack-trace", metavar="FILE", help="trace of the outer→inner direction (default: --trace)"
+        )
+        g.add_argument(
+            "--delay", type=float, default=0.0, metavar="MS", help="one-way propagation delay, ms (default 0)"
+        )
+        g.add_argument(
+            "--queue",
+            default="infinite",
+            metavar="SPEC",
+            help='queue of the inner→outer direction, "TYPE k=v,..." as in `run` (e.g. "abc packets=250"; '
+            "default infinite, Mahimahi's default)",
+        )
     g.add_argument("--ack-queue", default="infinite", metavar="SPEC", help="queue of the other direction")
     g.add_argument("--ecn", action="store_true", help="kernel TCP negotiates ECN (net.ipv4.tcp_ecn=1)")
     g.add_argument(
@@ -182,7 +215,7 @@ def register(sub: Any, fmt: Any) -> None:
         description=__doc__,
         formatter_class=fmt,
     )
-    _link_args(em, trace_required=False, scheme_queue=True)
+    _link_args(em, trace_required=False, run_defaults=True)
     em.add_argument(
         "--scenario",
         metavar="FILE",
@@ -296,8 +329,8 @@ def cmd_emulate(args: Any) -> int:
                     args.set = [*v, *args.set]
                 else:
                     setattr(args, k, v)
-        elif args.trace is None:
-            raise CliError("emulate: give --trace FILE (a Mahimahi trace) or --scenario FILE")
+        else:
+            _apply_run_defaults(args, Path(tmp))
         if args.duration is None:
             args.duration = 10.0
         summary = emulate_summary(args)
@@ -428,21 +461,46 @@ def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario"
     }
 
 
+#: `run`'s defaults, which `emulate` shares ("the same scenarios and options as run").
+RUN_DEFAULT_TRACE = "Verizon-LTE-short.up"
+RUN_DEFAULT_DELAY_MS = 50.0
+RUN_DEFAULT_ACK_MBPS = 12.0
+RUN_DEFAULT_BUFFER = 250
+
+
+def _apply_run_defaults(args: Any, tmp: Path) -> None:
+    """``emulate`` without a scenario: ``run``'s defaults for what is not given (the data trace, a
+    constant ``--ack-mbps`` ACK link written as a trace file in ``tmp``), and trace names looked up
+    as ``run`` looks them up (bundled traces by name from any directory)."""
+    from accelbrake.scenarios import resolve_trace
+
+    if args.trace is None:
+        args.trace = RUN_DEFAULT_TRACE
+    for opt in ("trace", "ack_trace"):
+        given = getattr(args, opt)
+        if given is not None:
+            found = resolve_trace(given)
+            if found is None:
+                raise CliError(f"--{opt.replace('_', '-')} {given}: no such trace file (nor a bundled trace)")
+            setattr(args, opt, found)
+    if args.ack_trace is None:
+        args.ack_trace = _link_trace({"type": "constant", "mbps": args.ack_mbps}, "--ack-mbps", tmp, "ack")
+
+
 def _scheme_queue(scheme: str) -> str:
-    """The data queue of ``emulate --scheme S`` without ``--queue``: the scheme's own router where its
-    preset has one other than drop-tail (ABC's marks, XCP/RCP/VCP headers, the ABE schemes' CoDel
-    with ECN: without it the scheme would run open-loop or never see a mark), else Mahimahi's
-    infinite queue, as before."""
+    """The data queue of ``emulate --scheme S`` without ``--queue``, as ``run`` pairs them: the
+    scheme's own queue (drop-tail; ABC's router, whose marks ABC needs; XCP/RCP/VCP's, which write
+    their headers; CoDel with ECN for the ABE schemes) with ``run``'s 250-packet buffer. (Before,
+    the default was Mahimahi's infinite queue, which never marks nor writes feedback.)"""
     from accelbrake.errors import ScenarioError
     from accelbrake.schemes import AQM_QUEUES, scheme_preset
 
     try:
         preset = scheme_preset(scheme)
     except ScenarioError:
-        return "infinite"  # an unknown scheme: _user_transport names the problem
-    if preset.queue in ("droptail", "infinite"):
-        return "infinite"
-    return f"{preset.queue} ecn=1" if preset.ecn and preset.queue in AQM_QUEUES else preset.queue
+        return f"droptail packets={RUN_DEFAULT_BUFFER}"  # an unknown scheme: _user_transport says so
+    ecn = ",ecn=1" if preset.ecn and preset.queue in AQM_QUEUES else ""
+    return f"{preset.queue} packets={RUN_DEFAULT_BUFFER}{ecn}"
 
 
 #: Kernel schemes that are our own BPF congestion controls (registered by the emulator per run).
