@@ -931,3 +931,25 @@ def test_each_scenario_and_run_id_is_built_once(monkeypatch):
     copy = dataclasses.replace(exp, name="other")  # a changed experiment starts afresh
     runner.planned(copy, points[0])
     assert len(built) == 1
+
+
+@pytest.mark.parametrize("rid", ["abe-figures", "abe-fairness", "abe-fig8", "abe-convergence"])
+def test_direct_reproductions_run_on_the_given_executor(rid, tmp_path, monkeypatch):
+    """`reproduce ID --jobs N` (and `reproduce all`'s per-driver pool) reaches the reproductions
+    that run their scenarios themselves: they used to build a default pool of every CPU."""
+    from accelbrake.experiments import runner
+
+    class Stop(Exception):
+        pass
+
+    seen = []
+
+    def spy(tasks, out, *, executor=None, **kw):
+        seen.append(executor)
+        raise Stop
+
+    monkeypatch.setattr(runner, "run_scenarios", spy)
+    mine = LocalExecutor(1)
+    with pytest.raises(Stop):
+        R.run_reproduction(R.REPRODUCTIONS[rid], tmp_path, quick=True, executor=mine, progress=False)
+    assert seen == [mine]

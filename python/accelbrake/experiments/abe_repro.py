@@ -157,7 +157,9 @@ def fig8_verdicts(H: Helpers, d: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def run_fig8(H: Helpers, out: Path, quick: bool, secs: float | None) -> tuple[list[dict[str, Any]], int]:
+def run_fig8(
+    H: Helpers, out: Path, quick: bool, secs: float | None, *, executor: Any = None
+) -> tuple[list[dict[str, Any]], int]:
     """Run Fig. 8 into ``out`` (resumable) and judge it. Full: β_ecn 0.5-0.95 × RTT 100/200/400 ms,
     :data:`FIG8_DURATION_S`; quick: β_ecn 0.5/0.8/0.95 × RTT 100/400 ms, :data:`FIG8_QUICK_DURATION_S`."""
     from accelbrake.experiments import abe
@@ -173,7 +175,7 @@ def run_fig8(H: Helpers, out: Path, quick: bool, secs: float | None) -> tuple[li
             sc = abe.abe_scenario("newreno-abe", "codel", rtt, b, dur, record_packets=False, mbps=FIG8_MBPS)
             labels = {"rtt_ms": rtt, "beta_ecn": b}
             tasks.append(Task((rtt, b), sc, f"abe-fig8 RTT {rtt} ms β_ecn {b:g}", labels))
-    outcome = run_scenarios(tasks, out, kind="summary", executor=LocalExecutor(), progress=False)
+    outcome = run_scenarios(tasks, out, kind="summary", executor=executor or LocalExecutor(), progress=False)
     table = []
     for t in tasks:
         rtt, b = t.key  # type: ignore[misc]

@@ -857,7 +857,7 @@ def _abe_published() -> list[tuple[Published, tuple[str, str, int, float, float,
 
 
 def run_abe_figures(
-    H: Helpers, out: Path, quick: bool, secs: float | None
+    H: Helpers, out: Path, quick: bool, secs: float | None, *, executor: Any = None
 ) -> tuple[list[dict[str, Any]], int]:
     """Run the ABE grid into ``out`` (resumable: ``out/runs``) and judge Figs. 4-7's numbers. Full: the
     paper's grid (β_ecn 0.5-0.95, RTT 100/200/400 ms, 600 s); quick: the β_ecn values and RTTs the
@@ -873,6 +873,7 @@ def run_abe_figures(
         out_dir=out,
         progress=False,
         counts=counts,
+        executor=executor,
     )
     abe.write_outputs(
         table,
@@ -959,7 +960,7 @@ def abe_fairness_scenario(aqm: str, rtt_ms: int, beta: float, duration_s: float,
 
 
 def run_abe_fairness(
-    H: Helpers, out: Path, quick: bool, secs: float | None
+    H: Helpers, out: Path, quick: bool, secs: float | None, *, executor: Any = None
 ) -> tuple[list[dict[str, Any]], int]:
     """Run Figs. 11/12 into ``out`` (resumable) and judge them. Full: RTT 20/80/160/320 ms, 330 s (the
     paper's ~5 minutes after slow start plus 30 s), seeds 0-2; quick: 120 s, seed 0."""
@@ -979,7 +980,7 @@ def run_abe_fairness(
                     tasks.append(
                         Task(key, sc, f"abe-fairness {aqm} RTT {rtt} ms β_ecn {b:g} seed {seed}", labels)
                     )
-    outcome = run_scenarios(tasks, out, kind="summary", executor=LocalExecutor(), progress=False)
+    outcome = run_scenarios(tasks, out, kind="summary", executor=executor or LocalExecutor(), progress=False)
     table = []
     for t in tasks:
         aqm, rtt, b, seed = t.key  # type: ignore[misc]

@@ -705,9 +705,11 @@ class Reproduction:
     paper: str = PAPER
     cite: str = ""
     """Where in ``paper`` the published numbers are: table or figure, and section."""
-    direct: Callable[[Path, bool, float | None], tuple[Any, ...]] | None = None
+    direct: Callable[[Path, bool, float | None, Any], tuple[Any, ...]] | None = None
     """A reproduction that is not a sweep (the Wi-Fi link's Figs. 5 and 6): runs its scenarios
-    itself into the folder (quick, duration override in s) and returns (rows, number of runs), or
+    itself into the folder (quick, duration override in s, the executor of ``--executor/--jobs`` or
+    ``None`` for the default local pool; those that simulate in their own process ignore it) and
+    returns (rows, number of runs), or
     (rows, number of runs, runs reused) when it keeps its runs in the folder and reads finished
     ones back (``abe-figures``, ``abe-fairness``)."""
     digest: Callable[[dict[str, Any]], Any] | None = None
@@ -1196,7 +1198,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _no_document,
             _no_compare,
             cite="Fig. 5, §5.1",
-            direct=lambda out, quick, secs: W.run_fig5(_WIFI, out, quick, secs),
+            direct=lambda out, quick, secs, _ex: W.run_fig5(_WIFI, out, quick, secs),
         ),
         Reproduction(
             "abc-fig6",
@@ -1208,7 +1210,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _no_document,
             _no_compare,
             cite="Fig. 6, §5.1",
-            direct=lambda out, quick, secs: W.run_fig6(_WIFI, out, quick, secs),
+            direct=lambda out, quick, secs, _ex: W.run_fig6(_WIFI, out, quick, secs),
         ),
         Reproduction(
             "abc-fig9",
@@ -1285,7 +1287,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _no_document,
             _no_compare,
             cite="Fig. 10, §7.4",
-            direct=lambda out, quick, secs: M.run_fig10(_MIXED, out, quick, secs),
+            direct=lambda out, quick, secs, _ex: M.run_fig10(_MIXED, out, quick, secs),
         ),
     )
 }
@@ -1342,7 +1344,7 @@ REPRODUCTIONS["abe-figures"] = Reproduction(
     reference="newreno-abe",
     paper=PAPER_ABE,
     cite="Figs. 4-7, §IV-B",
-    direct=lambda out, quick, secs: ELSEWHERE.run_abe_figures(_WIFI, out, quick, secs),
+    direct=lambda out, quick, secs, ex: ELSEWHERE.run_abe_figures(_WIFI, out, quick, secs, executor=ex),
 )
 REPRODUCTIONS["abe-fairness"] = Reproduction(
     "abe-fairness",
@@ -1356,7 +1358,7 @@ REPRODUCTIONS["abe-fairness"] = Reproduction(
     reference="cubic-abe",
     paper=PAPER_ABE,
     cite="Figs. 11 and 12, §IV-D",
-    direct=lambda out, quick, secs: ELSEWHERE.run_abe_fairness(_WIFI, out, quick, secs),
+    direct=lambda out, quick, secs, ex: ELSEWHERE.run_abe_fairness(_WIFI, out, quick, secs, executor=ex),
 )
 
 REPRODUCTIONS["abe-fig8"] = Reproduction(
@@ -1372,7 +1374,7 @@ REPRODUCTIONS["abe-fig8"] = Reproduction(
     reference="newreno-abe",
     paper=PAPER_ABE,
     cite="Fig. 8, §IV-B",
-    direct=lambda out, quick, secs: ABE_REPRO.run_fig8(_WIFI, out, quick, secs),
+    direct=lambda out, quick, secs, ex: ABE_REPRO.run_fig8(_WIFI, out, quick, secs, executor=ex),
 )
 REPRODUCTIONS["abe-convergence"] = Reproduction(
     "abe-convergence",
@@ -1389,7 +1391,7 @@ REPRODUCTIONS["abe-convergence"] = Reproduction(
     reference="newreno-abe",
     paper=PAPER_ABE,
     cite="Figs. 9 and 10, §IV-C",
-    direct=lambda out, quick, secs: ABE_REPRO.run_convergence(_WIFI, out, quick, secs),
+    direct=lambda out, quick, secs, ex: ABE_REPRO.run_convergence(_WIFI, out, quick, secs, executor=ex),
 )
 
 
@@ -1528,7 +1530,7 @@ def run_reproduction(
                 f"reproduce {rep.id}: --traces does not apply (its scenarios are built in)", key=rep.id
             )
         t0 = time.monotonic()
-        rows, n, *reused = rep.direct(out, quick, _direct_duration(rep, overrides))
+        rows, n, *reused = rep.direct(out, quick, _direct_duration(rep, overrides), executor)
         wall_s = time.monotonic() - t0
         comp = {
             "id": rep.id,
