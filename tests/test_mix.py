@@ -338,7 +338,7 @@ def test_fig13_comparison_from_memory_equals_from_files(tmp_path):
         report=False,
         echo=lambda _s: None,
     )
-    assert outcome.ran == 5
+    assert outcome.ran == 7  # 5 routers and loads, and RCP's zombie-list baseline at two loads
     assert all(runner.memo_fact(out, rid, "digest") is not None for rid in outcome.executed)
     runner.RUN_FACTS.clear()  # now every digest comes from the runs' index files (a rerun)
     assert runner.memo_fact(out, outcome.executed[0], "digest") is None

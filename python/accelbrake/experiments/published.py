@@ -563,6 +563,16 @@ PUBLISHED.update(
                 low=0.0,
                 high=0.10,
             ),
+            Published(
+                "abc-fig13",
+                "Cubic vs ABC",
+                "Cubic / ABC mean long-flow throughput, RCP zombie-list weights",
+                "zombie",
+                "with RCP's zombie list, Cubic flows get 17-165 % more than ABC flows, more as the "
+                "load grows (§7.5, Fig. 13b)",
+                low=1.17,
+                high=2.65,
+            ),
         ],
         "abc-fig11": [
             Published(

@@ -27,6 +27,19 @@
 //! empty. Deviations: the artifact measures rates with an exact per-port EWMA (α = 0.25/1000), here
 //! Space-Saving as in the paper; it multiplies demands by 1.1 by port number, here (1 + X) on every
 //! top-K flow; it recomputes w on every dequeue, here every `update_ms`. See docs/coexistence.md.
+//!
+//! `variant = rcp-zombie` is the baseline the paper compares against in Fig. 13b: RCP's way of
+//! sharing a link with other traffic, which sets each queue's weight in proportion to its number of
+//! flows, counted with SRED's zombie list (Ott, Lakshman & Wong, INFOCOM 1999): each arriving data
+//! packet is compared with a random entry of its queue's list of M recent flows ("zombies"); a hit
+//! moves the EWMA P(hit) towards 1, a miss towards 0 and, with probability p, writes the packet's
+//! flow over that entry; 1/P(hit) estimates the number of active flows (for flows of unequal
+//! rates, the effective number 1/Σ sᵢ² of their packet shares sᵢ). M = 1000 and p = 0.25 as in
+//! the artifact's `weighted_packet_queue.cc` (per the authors' artifact digest), the EWMA gain
+//! p/M as in SRED; weights N_q / (N_0 + N_1) every `update_ms`, served as in the paper variant
+//! (weighted fair service), and ABC's μ its share. The ABC paper (§4.3) explains why this is unfair
+//! to ABC: many short Cubic flows raise the Cubic queue's count and so its weight, and the long
+//! Cubic flows take what the short ones cannot use.
 
 use super::abc::{AbcQueue, AbcRouterConfig};
 use super::{Fifo, LimitRule, LinkInfo, LinkSchedule, Queue, QueueKind, QueueStats};
@@ -151,6 +164,62 @@ pub fn water_fill(capacity: f64, demands: &[f64]) -> Vec<f64> {
     out
 }
 
+/// SRED's zombie list (Ott, Lakshman & Wong, "SRED: Stabilized RED", INFOCOM 1999): M recently
+/// seen flows and the EWMA of the probability that an arriving packet's flow is the one in a
+/// randomly chosen entry; 1/P(hit) estimates the number of active flows.
+#[derive(Clone, Debug)]
+pub struct ZombieList {
+    slots: Vec<Option<u32>>,
+    /// Probability that a miss overwrites the entry it was compared with.
+    replace: f64,
+    /// EWMA gain per arrival (SRED: p/M).
+    gain: f64,
+    /// EWMA of P(hit).
+    hit: f64,
+    /// Arrivals since the last [`ZombieList::take_arrivals`].
+    arrivals: u64,
+}
+
+impl ZombieList {
+    /// A list of `m` empty entries with replacement probability `p` (gain p/m).
+    pub fn new(m: usize, p: f64) -> ZombieList {
+        ZombieList {
+            slots: vec![None; m.max(1)],
+            replace: p,
+            gain: p / m.max(1) as f64,
+            hit: 0.0,
+            arrivals: 0,
+        }
+    }
+
+    /// One arriving packet of `flow`; `r1` chooses the entry and `r2` decides the overwrite (both
+    /// uniform in [0, 1)). An empty entry is always filled (and counts as a miss).
+    pub fn observe(&mut self, flow: u32, r1: f64, r2: f64) {
+        let j = ((r1 * self.slots.len() as f64) as usize).min(self.slots.len() - 1);
+        let hit = self.slots[j] == Some(flow);
+        if !hit && (self.slots[j].is_none() || r2 < self.replace) {
+            self.slots[j] = Some(flow);
+        }
+        self.hit += self.gain * (f64::from(u8::from(hit)) - self.hit);
+        self.arrivals += 1;
+    }
+
+    /// The EWMA of P(hit).
+    pub fn hit_probability(&self) -> f64 {
+        self.hit
+    }
+
+    /// Estimated number of active flows, 1/P(hit); `None` before the first hit.
+    pub fn flows(&self) -> Option<f64> {
+        (self.hit > 0.0).then(|| 1.0 / self.hit)
+    }
+
+    /// Arrivals since the last call (and reset).
+    pub fn take_arrivals(&mut self) -> u64 {
+        std::mem::take(&mut self.arrivals)
+    }
+}
+
 /// How the two queues share the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -158,6 +227,8 @@ pub enum Variant {
     Paper,
     /// The authors' artifact: weights clamped around the measured share, probabilistic service.
     Artifact,
+    /// RCP's baseline of Fig. 13b: weights ∝ each queue's flow count from a SRED zombie list.
+    RcpZombie,
 }
 
 /// The coexistence router's own parameters (`abc-coexist.<key>`); the ABC sub-queue takes the ABC
@@ -180,10 +251,19 @@ pub const PARAMS: &[Param] = &[
     ),
     Param::real("headroom", 0.1, Unit::None, 0.0, 10.0)
         .doc("X: a top-K flow demands (1 + X) times its rate", "ABC paper §4.3: X = 10 %"),
-    Param::choice("variant", "paper", &["paper", "artifact"]).doc(
+    Param::choice("variant", "paper", &["paper", "artifact", "rcp-zombie"]).doc(
         "paper: weighted fair service by the water-fill's weights; artifact: weight clamped to \
-         [0.8, 1.2]× its measured share and [0.05, 0.95], probabilistic service",
-        "ABC paper §4.3; artifact weighted_packet_queue.cc",
+         [0.8, 1.2]× its measured share and [0.05, 0.95], probabilistic service; rcp-zombie: \
+         weights ∝ each queue's flow count from a SRED zombie list (the Fig. 13b baseline)",
+        "ABC paper §4.3, §7.5, Fig. 13b; artifact weighted_packet_queue.cc",
+    ),
+    Param::whole("zombies", 1000, Unit::None, 1, 1_000_000).doc(
+        "rcp-zombie: entries M of each queue's zombie list",
+        "artifact weighted_packet_queue.cc (per the authors' artifact digest): 1000",
+    ),
+    Param::real("zombie_p", 0.25, Unit::None, 1e-6, 1.0).doc(
+        "rcp-zombie: probability that a miss overwrites the entry (EWMA gain p/M, SRED)",
+        "artifact: 0.25; SRED (Ott, Lakshman & Wong, INFOCOM 1999) gain p/M",
     ),
     super::abc::PARAMS[7],
     super::abc::PARAMS[8],
@@ -215,6 +295,10 @@ pub struct CoexistConfig {
     pub headroom: f64,
     /// Variant.
     pub variant: Variant,
+    /// rcp-zombie: M.
+    pub zombies: usize,
+    /// rcp-zombie: p.
+    pub zombie_p: f64,
 }
 
 impl CoexistConfig {
@@ -227,8 +311,11 @@ impl CoexistConfig {
             headroom: v.real("headroom"),
             variant: match v.word("variant") {
                 "artifact" => Variant::Artifact,
+                "rcp-zombie" => Variant::RcpZombie,
                 _ => Variant::Paper,
             },
+            zombies: v.whole("zombies") as usize,
+            zombie_p: v.real("zombie_p"),
         }
     }
 }
@@ -260,6 +347,8 @@ pub struct CoexistQueue {
     period_start: Time,
     /// Artifact: EWMA of the non-ABC queue's share of departures.
     share: f64,
+    /// rcp-zombie: each queue's zombie list (empty for the other variants).
+    zombies: Vec<ZombieList>,
     rng: Rng,
     stats: QueueStats,
 }
@@ -275,6 +364,11 @@ impl CoexistQueue {
             tops: [SpaceSaving::new(cfg.top_k), SpaceSaving::new(cfg.top_k)],
             period_start: Time::ZERO,
             share: 0.5,
+            zombies: if cfg.variant == Variant::RcpZombie {
+                vec![ZombieList::new(cfg.zombies, cfg.zombie_p); 2]
+            } else {
+                Vec::new()
+            },
             rng,
             stats: QueueStats::default(),
             cfg,
@@ -306,6 +400,10 @@ impl CoexistQueue {
 
     /// Recompute the weights from the period's measurements and capacity (bytes/s).
     fn update_weights(&mut self, secs: f64, capacity: f64) {
+        if self.cfg.variant == Variant::RcpZombie {
+            self.update_zombie_weights();
+            return;
+        }
         let d0 = self.demands(OTHER, secs);
         let d1 = self.demands(ABCQ, secs);
         let all: Vec<f64> = d0.iter().chain(d1.iter()).copied().collect();
@@ -325,10 +423,23 @@ impl CoexistQueue {
         self.tops[ABCQ].clear();
     }
 
+    /// rcp-zombie: weights ∝ estimated flow counts. A queue with no arrivals in the period has no
+    /// flows (weight 0: the other takes the link, and the scheduler stays work conserving); while
+    /// a queue's list has seen no hit yet its count is unknown and the weights stay as they are.
+    fn update_zombie_weights(&mut self) {
+        let active = [self.zombies[OTHER].take_arrivals() > 0, self.zombies[ABCQ].take_arrivals() > 0];
+        let n = |q: usize| if active[q] { self.zombies[q].flows() } else { Some(0.0) };
+        if let (Some(n0), Some(n1)) = (n(OTHER), n(ABCQ)) {
+            if n0 + n1 > 0.0 {
+                self.weights = [n0 / (n0 + n1), n1 / (n0 + n1)];
+            }
+        }
+    }
+
     /// Which queue serves next, both being non-empty.
     fn pick(&mut self) -> usize {
         match self.cfg.variant {
-            Variant::Paper => {
+            Variant::Paper | Variant::RcpZombie => {
                 let key = |q: usize| self.served[q] / self.weights[q].max(MIN_WEIGHT);
                 if key(ABCQ) < key(OTHER) {
                     ABCQ
@@ -353,6 +464,11 @@ impl Queue for CoexistQueue {
     }
 
     fn enqueue(&mut self, now: Time, pkt: Packet) -> std::result::Result<(), Packet> {
+        if !self.zombies.is_empty() {
+            let q = if Self::is_abc(&pkt) { ABCQ } else { OTHER };
+            let (r1, r2) = (self.rng.next_f64(), self.rng.next_f64());
+            self.zombies[q].observe(pkt.flow, r1, r2);
+        }
         let r = if Self::is_abc(&pkt) {
             self.abc.enqueue(now, pkt)
         } else {
@@ -533,6 +649,8 @@ mod tests {
             update: Dur::from_millis(100),
             headroom: 0.1,
             variant,
+            zombies: 100,
+            zombie_p: 0.25,
         };
         cfg.abc.limit = Limit::Packets(1000);
         CoexistQueue::new(cfg, Rng::stream(1, 1))
@@ -577,6 +695,88 @@ mod tests {
         let frac = s[1] as f64 / (s[0] + s[1]) as f64;
         assert!((frac - 0.25).abs() < 0.03, "ABC share {frac}");
         assert!((q.weights()[ABCQ] - 0.25).abs() < 0.03, "weights {:?}", q.weights());
+    }
+
+    #[test]
+    fn zombie_list_hand_worked() {
+        // M = 2, p = 1 (every miss overwrites), gain p/M = 0.5.
+        let mut z = ZombieList::new(2, 1.0);
+        assert_eq!(z.flows(), None);
+        z.observe(7, 0.1, 0.9); // entry 0 empty: filled with 7, a miss
+        assert_eq!(z.hit_probability(), 0.0);
+        z.observe(7, 0.2, 0.9); // entry 0 holds 7: a hit
+        assert_eq!(z.hit_probability(), 0.5);
+        z.observe(8, 0.3, 0.9); // entry 0 holds 7: a miss, overwritten with 8 (0.9 < p = 1)
+        assert_eq!(z.hit_probability(), 0.25);
+        z.observe(8, 0.99, 0.0); // entry 1 empty: filled, a miss
+        assert_eq!(z.hit_probability(), 0.125);
+        z.observe(8, 0.99, 0.0); // entry 1 holds 8: a hit
+        assert_eq!(z.hit_probability(), 0.5625);
+        assert_eq!(z.flows(), Some(1.0 / 0.5625));
+        assert_eq!(z.take_arrivals(), 5);
+        assert_eq!(z.take_arrivals(), 0);
+        // p = 0.5: a miss overwrites only when r2 < 0.5.
+        let mut z = ZombieList::new(1, 0.5);
+        z.observe(1, 0.0, 0.9);
+        z.observe(2, 0.0, 0.7); // miss, kept (0.7 ≥ 0.5)
+        z.observe(1, 0.0, 0.7); // hit: 1 is still there
+        assert!(z.hit_probability() > 0.0);
+        z.observe(2, 0.0, 0.2); // miss, overwritten
+        z.observe(2, 0.0, 0.9); // hit on 2
+        assert_eq!(z.slots, vec![Some(2)]);
+    }
+
+    #[test]
+    fn zombie_list_estimates_the_effective_number_of_flows() {
+        // In steady state an entry holds flow i with probability sᵢ (its packet share), so
+        // P(hit) = Σ sᵢ² and 1/P(hit) is the number of flows when they are equal (SRED).
+        let mut rng = Rng::stream(7, 0);
+        for (shares, expect) in [(vec![1.0; 5], 5.0), (vec![2.0, 1.0, 1.0], 1.0 / 0.375)] {
+            let total: f64 = shares.iter().sum();
+            let mut z = ZombieList::new(200, 0.25);
+            for _ in 0..400_000 {
+                let mut x = rng.next_f64() * total;
+                let mut flow = 0u32;
+                for (i, w) in shares.iter().enumerate() {
+                    flow = i as u32;
+                    if x < *w {
+                        break;
+                    }
+                    x -= w;
+                }
+                let (r1, r2) = (rng.next_f64(), rng.next_f64());
+                z.observe(flow, r1, r2);
+            }
+            let n = z.flows().unwrap();
+            assert!((n / expect - 1.0).abs() < 0.08, "{shares:?}: {n} flows, expected {expect}");
+        }
+    }
+
+    #[test]
+    fn rcp_zombie_weights_follow_the_flow_counts() {
+        // 1 ABC flow against 3 others, all backlogged: weights ∝ counts, ABC about a quarter.
+        let mut q = queue(Variant::RcpZombie);
+        let s = serve(&mut q, 1, 3, 30_000);
+        let n = [q.zombies[OTHER].flows().unwrap(), q.zombies[ABCQ].flows().unwrap()];
+        assert!((n[ABCQ] - 1.0).abs() < 0.01 && (n[OTHER] / 3.0 - 1.0).abs() < 0.15, "counts {n:?}");
+        assert!((q.weights()[ABCQ] - 0.25).abs() < 0.04, "weights {:?}", q.weights());
+        let frac = s[1] as f64 / (s[0] + s[1]) as f64;
+        assert!((frac - 0.25).abs() < 0.05, "ABC share {frac}");
+        // The weights are the counts' shares, and a queue without arrivals gets none.
+        let n = [q.zombies[OTHER].flows().unwrap(), q.zombies[ABCQ].flows().unwrap()];
+        q.zombies[OTHER].observe(0, 0.5, 1.0);
+        q.zombies[ABCQ].observe(100, 0.5, 1.0);
+        let n2 = [q.zombies[OTHER].flows().unwrap(), q.zombies[ABCQ].flows().unwrap()];
+        q.update_zombie_weights();
+        let w = q.weights();
+        assert!((w[ABCQ] - n2[ABCQ] / (n2[OTHER] + n2[ABCQ])).abs() < 1e-12, "{w:?} {n2:?}");
+        assert!((w[OTHER] + w[ABCQ] - 1.0).abs() < 1e-12);
+        let before = q.weights();
+        q.zombies[ABCQ].observe(100, 0.0, 1.0);
+        q.update_zombie_weights(); // no non-ABC arrival since the last update
+        assert_eq!(q.weights(), [0.0, 1.0], "counts were {n:?}, weights {before:?}");
+        // Other variants keep no lists.
+        assert!(queue(Variant::Paper).zombies.is_empty());
     }
 
     #[test]
