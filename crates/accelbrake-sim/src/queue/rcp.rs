@@ -152,15 +152,15 @@ impl Queue for RcpQueue {
         "rcp"
     }
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
+        // Every arrival counts, also one the buffer then drops: the input traffic is what
+        // arrives (ns-2 rcp-queue.cc: do_on_packet_arrival before the drop-tail enque).
         let s = f64::from(pkt.size);
-        let h = pkt.explicit();
-        self.fifo.push(now, pkt)?;
         self.bytes_in += s;
-        if let Some(h) = h.filter(|h| h.kind == ExplicitKind::Rcp && h.rtt > 0.0) {
+        if let Some(h) = pkt.explicit().filter(|h| h.kind == ExplicitKind::Rcp && h.rtt > 0.0) {
             self.rtt_bytes += s;
             self.rtt_sum += f64::from(h.rtt) * s;
         }
-        Ok(())
+        self.fifo.push(now, pkt)
     }
     fn dequeue(&mut self, _now: Time, _link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
         let mut pkt = self.fifo.pop()?;
@@ -222,5 +222,29 @@ mod tests {
         assert_eq!(update(&cfg, 2e6, 0.1, 0.1, 1.5e6, 0.0, 0.0), 1.425e6);
         assert_eq!(update(&cfg, 1e5, 0.1, 0.1, 1.5e6, 1e7, 1e6), cfg.min_rate);
         assert_eq!(update(&cfg, 1e5, 0.1, 0.1, 0.0, 0.0, 0.0), cfg.min_rate);
+    }
+
+    #[test]
+    fn the_input_rate_counts_arrivals_the_full_buffer_drops() {
+        // ns-2 rcp-queue.cc: do_on_packet_arrival (input traffic, RTT sums) before the enqueue.
+        let mut q = RcpQueue::new(RcpConfig {
+            limit: crate::queue::Limit::Packets(2),
+            ..RcpConfig::default()
+        });
+        let mut dropped = 0;
+        for i in 0..5 {
+            let mut p = Packet::data(0, i, crate::packet::MTU, crate::packet::Ecn::NotEct, Time::ZERO);
+            p.set_explicit(crate::packet::ExplicitHeader {
+                kind: ExplicitKind::Rcp,
+                cwnd: 10.0,
+                rtt: 0.1,
+                feedback: f32::MAX,
+            });
+            dropped += usize::from(q.enqueue(Time::ZERO, p).is_err());
+        }
+        assert_eq!(dropped, 3);
+        let s = f64::from(crate::packet::MTU);
+        assert_eq!((q.bytes_in, q.rtt_bytes), (5.0 * s, 5.0 * s));
+        assert!((q.rtt_sum - 5.0 * f64::from(0.1_f32) * s).abs() < 1e-9);
     }
 }

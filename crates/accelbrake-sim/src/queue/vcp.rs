@@ -148,10 +148,10 @@ impl Queue for VcpQueue {
         "vcp"
     }
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
-        let s = f64::from(pkt.size);
-        self.fifo.push(now, pkt)?;
-        self.bytes_in += s;
-        Ok(())
+        // The load counts every arrival, also one the buffer then drops (ns-2 vcp-queue.cc:
+        // "the drop-tail2 enque function may actually drop the packet", counted before it).
+        self.bytes_in += f64::from(pkt.size);
+        self.fifo.push(now, pkt)
     }
     fn dequeue(&mut self, now: Time, _link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
         let mut pkt = self.fifo.pop()?;
@@ -253,5 +253,19 @@ mod tests {
         assert!((q.rho() - 337_500.0 / 294_000.0).abs() < 1e-9);
         assert_eq!(q.code_at(Time::from_millis(250)), Ecn::Ce);
         assert_eq!(q.code_at(Time::from_millis(300)), Ecn::Ect0);
+    }
+
+    #[test]
+    fn the_load_counts_arrivals_the_full_buffer_drops() {
+        // ns-2 vcp-queue.cc counts an arrival before the drop-tail enqueue that may drop it.
+        let mut q = VcpQueue::new(VcpConfig {
+            limit: crate::queue::Limit::Packets(2),
+            ..VcpConfig::default()
+        });
+        let results: Vec<bool> = (0..5)
+            .map(|i| q.enqueue(Time::ZERO, Packet::data(0, i, MTU, Ecn::Ect1, Time::ZERO)).is_ok())
+            .collect();
+        assert_eq!(results, [true, true, false, false, false]);
+        assert_eq!(q.bytes_in, 5.0 * f64::from(MTU));
     }
 }

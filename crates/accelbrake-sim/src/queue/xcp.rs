@@ -35,6 +35,8 @@
 //!   propagation delay" (which a router cannot know); ns-2 does the same per interval.
 //! * ns-2 multiplies ξp and ξn by an "experimental" 1.1; we do not.
 //! * Packets without an XCP header (other schemes, ACKs) pass unchanged and count only in y and Q.
+//! * y and the header sums count every arrival, also those the full buffer drops (ns-2 and the
+//!   artifact do the same).
 
 use super::{Fifo, Limit, LimitRule, LinkInfo, LinkSchedule, Queue, QueueKind, QueueStats};
 use crate::packet::{ExplicitKind, Packet};
@@ -459,9 +461,11 @@ impl Queue for XcpQueue {
     }
 
     fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
+        // Every arrival counts in y and the header sums, also one the buffer then drops: the input
+        // traffic is what arrives (ns-2 xcpq.cc: do_on_packet_arrival before the enque that may
+        // drop; the ABC artifact's xcp_packet_queue.cc records arrivals before its drop check).
         let c = contribution(&pkt);
         let q = self.fifo.bytes();
-        self.fifo.push(now, pkt)?;
         if self.cfg.per_packet.is_some() {
             self.arrivals.push_back((now, c, q));
             self.win.add(&c, 1.0);
@@ -469,7 +473,7 @@ impl Queue for XcpQueue {
             self.cur.add(&c, 1.0);
             self.min_q = Some(self.min_q.map_or(q, |m| m.min(q)));
         }
-        Ok(())
+        self.fifo.push(now, pkt)
     }
 
     fn dequeue(&mut self, now: Time, link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
@@ -660,5 +664,26 @@ mod tests {
             assert!((last - phi / (i + 1) as f64).abs() < 1e-2, "{i}: {last}");
         }
         assert!(last > 0.0);
+    }
+
+    #[test]
+    fn y_and_the_header_sums_count_arrivals_the_full_buffer_drops() {
+        // ns-2 xcpq.cc (do_on_packet_arrival before the enqueue) and the ABC artifact's
+        // xcp_packet_queue.cc (arrivals recorded before its drop check) count what arrives.
+        for per_packet in [false, true] {
+            let mut cfg = if per_packet {
+                XcpConfig::per_packet_default()
+            } else {
+                XcpConfig::from_values(&Values::defaults(&[PARAMS]))
+            };
+            cfg.limit = Limit::Packets(2);
+            let mut q = XcpQueue::new(cfg);
+            let dropped = (0..5).filter(|&i| q.enqueue(Time::ZERO, xcp_pkt(i, 10.0, 0.1)).is_err()).count();
+            assert_eq!(dropped, 3);
+            let sums = if per_packet { q.win } else { q.cur };
+            let s = f64::from(MTU);
+            assert_eq!((sums.y, sums.s), (5.0 * s, 5.0 * s), "per_packet {per_packet}");
+            assert!((sums.a / (5.0 * f64::from(0.1_f32) * s / 10.0) - 1.0).abs() < 1e-9, "{}", sums.a);
+        }
     }
 }
