@@ -6,8 +6,8 @@
 //!   flows must therefore not use classic ECN at this hop (their ECT(0) would read as an ABC brake).
 //! * **Rates**: each queue keeps a Space-Saving summary (Metwally, Agrawal & El Abbadi, ICDT 2005)
 //!   of the bytes its flows had **served** during the current update period, with K counters.
-//!   The top-K flows' rates are their counters over the period; the rest of the queue's served rate
-//!   is one aggregate ("short flows"): queue rate − Σ top-K rates, floored at 0.
+//!   The top-K flows' rates are their guaranteed counts (count − error) over the period; the rest
+//!   of the queue's served rate is one aggregate ("short flows"): queue rate − Σ top-K rates.
 //! * **Demands**: (1 + X)·rate for each top-K flow (X = 10 %, ABC paper §4.3), the aggregate's
 //!   rate for the short flows.
 //! * **Weights**: every update period, max-min water-filling of the link's capacity over the period
@@ -44,6 +44,14 @@ pub struct Counter {
     pub count: u64,
     /// The count it inherited when it replaced the minimum counter.
     pub error: u64,
+}
+
+impl Counter {
+    /// The count less its error: a lower bound of the flow's true weight (exact since it took the
+    /// counter).
+    pub fn guaranteed(&self) -> u64 {
+        self.count - self.error
+    }
 }
 
 /// Space-Saving (Metwally et al., "Efficient computation of frequent and top-k elements in data
@@ -292,14 +300,24 @@ impl CoexistQueue {
 
     /// The demands of one queue over a period of `secs`: (1 + X)·rate for each top-K flow, then
     /// the short-flow aggregate.
+    ///
+    /// A top-K flow's rate is its *guaranteed* count, count − error (Metwally et al. §3: the bytes
+    /// it had served since it took its counter, never more than its true bytes), not its count.
+    /// Once the K counters are in use, Space-Saving's counts add up to the whole stream (a newcomer
+    /// inherits the evicted counter's count), so queue rate − Σ counts would be 0 whatever the
+    /// short flows sent: their bytes would sit in the inflated counters of the flows that replaced
+    /// them and get the (1 + X) headroom that §4.3 gives only the top-K ("the aggregate demand for
+    /// the short flows is the same as their throughput"). With guaranteed counts the inherited
+    /// bytes — those of flows no longer tracked — count in the aggregate. (Fixed in issue 14: the
+    /// short flows' headroom gave the Cubic queue ~1 Mbit/s of extra weight in Fig. 13.)
     fn demands(&self, q: usize, secs: f64) -> Vec<f64> {
         let top = &self.tops[q];
         let mut out: Vec<f64> = top
             .counters()
             .iter()
-            .map(|c| (1.0 + self.cfg.headroom) * c.count as f64 / secs)
+            .map(|c| (1.0 + self.cfg.headroom) * c.guaranteed() as f64 / secs)
             .collect();
-        let tracked: u64 = top.counters().iter().map(|c| c.count).sum();
+        let tracked: u64 = top.counters().iter().map(Counter::guaranteed).sum();
         out.push(top.total().saturating_sub(tracked) as f64 / secs);
         out
     }
@@ -577,6 +595,53 @@ mod tests {
         let frac = s[1] as f64 / (s[0] + s[1]) as f64;
         assert!((frac - 0.25).abs() < 0.03, "ABC share {frac}");
         assert!((q.weights()[ABCQ] - 0.25).abs() < 0.03, "weights {:?}", q.weights());
+    }
+
+    #[test]
+    fn short_flows_churning_through_the_counters_form_the_aggregate_without_headroom() {
+        // K = 4 counters; 2 long flows (60 % of the packets, 60 each: above N/K = 50, so always
+        // tracked) and 40 short flows of 2 packets interleaved, all served within one period. Once
+        // the counters are full every short flow replaces the minimum and inherits its count, so
+        // the counts add up to everything served.
+        let mut q = queue(Variant::Paper);
+        let mut drops = Vec::new();
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        let (mut long_pkts, mut short_pkts) = (0u32, 0u32);
+        for i in 0..200u32 {
+            let flow = if i % 5 < 3 {
+                long_pkts += 1;
+                long_pkts % 2
+            } else {
+                short_pkts += 1;
+                1000 + (short_pkts - 1) / 2
+            };
+            q.enqueue(Time::ZERO, pkt(flow, Ecn::NotEct)).unwrap();
+            q.dequeue(Time::ZERO, link, &mut drops).unwrap();
+        }
+        let d = q.demands(OTHER, 1.0);
+        let served = 200.0 * 1500.0;
+        let long = 120.0 * 1500.0;
+        let top: f64 = d[..d.len() - 1].iter().sum();
+        let aggregate = d[d.len() - 1];
+        // The long flows (tracked throughout, error 0) get (1 + X)·rate; the short flows' bytes,
+        // tracked or evicted, are at most (1 + X) of their rate in all and mostly in the aggregate.
+        let long_demand: f64 = q.tops[OTHER]
+            .counters()
+            .iter()
+            .filter(|c| c.flow < 2)
+            .map(|c| 1.1 * c.guaranteed() as f64)
+            .sum();
+        assert!((long_demand - 1.1 * long).abs() < 1e-6, "long demand {long_demand}");
+        assert!(
+            aggregate >= 0.8 * (served - long),
+            "short aggregate {aggregate} of {} short bytes",
+            served - long
+        );
+        assert!(top + aggregate <= served + 0.1 * served, "demands {top} + {aggregate}");
+        assert!(top + aggregate >= served - 1e-6);
     }
 
     #[test]
