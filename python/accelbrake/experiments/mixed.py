@@ -179,6 +179,8 @@ def _late_long_flows(out: Path, run_id: str, long: dict[str, list[int]]) -> dict
     run's per-flow time series)."""
     ts = pd.read_parquet(out / "runs" / f"{run_id}.flows.parquet", columns=["t_s", "flow", "throughput_mbps"])
     w = ts[ts["t_s"] >= FIG13_LATE_S - 1e-9]
+    if w.empty:  # a run no longer than FIG13_LATE_S (quick overrides)
+        return {}
     m = w.groupby("flow")["throughput_mbps"].mean()
     return {k: [float(m.get(i, 0.0)) for i in ids] for k, ids in long.items()}
 

@@ -180,7 +180,8 @@ pub const PARAMS: &[Param] = &[
     super::abc::PARAMS[5],
     super::abc::PARAMS[6],
     Param::whole("top_k", 10, Unit::None, 1, 10_000).doc(
-        "K, flows tracked per queue by Space-Saving (the rest count as one short-flow aggregate)",
+        "K, flows tracked per queue by Space-Saving (the rest count as one short-flow aggregate, \
+         without headroom: keep K above the number of long flows in a queue)",
         "ABC paper §4.3 gives no K; our choice after the sweep in docs/coexistence.md (K = 10 and 30 alike)",
     ),
     Param::real("update_ms", 500.0, Unit::Ms, 1.0, 1e6).doc(
