@@ -6,13 +6,14 @@
 //!   flows must therefore not use classic ECN at this hop (their ECT(0) would read as an ABC brake).
 //! * **Rates**: each queue keeps a Space-Saving summary (Metwally, Agrawal & El Abbadi, ICDT 2005)
 //!   of the bytes its flows had **served** during the current update period, with K counters.
-//!   The top-K flows' rates are their counters over the period; the rest of the queue's served rate
-//!   is one aggregate ("short flows"): queue rate − Σ top-K rates, floored at 0.
+//!   The top-K flows' rates are their guaranteed counts (count − error) over the period; the rest
+//!   of the queue's served rate is one aggregate ("short flows"): queue rate − Σ top-K rates.
 //! * **Demands**: (1 + X)·rate for each top-K flow (X = 10 %, ABC paper §4.3), the aggregate's
 //!   rate for the short flows.
-//! * **Weights**: every update period, max-min water-filling of the link's capacity over the period
-//!   among all demands of both queues; a queue's weight is the sum of its allocations over the sum
-//!   of all allocations (unchanged when nothing was served).
+//! * **Weights**: every update period, max-min allocation of the link's capacity over the period:
+//!   each short-flow aggregate gets its demand (it stands for many flows below the water level),
+//!   the top-K flows of both queues water-fill the rest; a queue's weight is the sum of its
+//!   allocations over the sum of all allocations (unchanged when nothing was served).
 //! * **Scheduling** (`variant = paper`): work-conserving weighted fair service by bytes: the next
 //!   packet comes from the non-empty queue with the smallest served-bytes/weight; a queue that is
 //!   empty while the other is served earns no credit (its counter is brought level).
@@ -57,6 +58,14 @@ pub struct Counter {
     pub count: u64,
     /// The count it inherited when it replaced the minimum counter.
     pub error: u64,
+}
+
+impl Counter {
+    /// The count less its error: a lower bound of the flow's true weight (exact since it took the
+    /// counter).
+    pub fn guaranteed(&self) -> u64 {
+        self.count - self.error
+    }
 }
 
 /// Space-Saving (Metwally et al., "Efficient computation of frequent and top-k elements in data
@@ -242,7 +251,8 @@ pub const PARAMS: &[Param] = &[
     super::abc::PARAMS[5],
     super::abc::PARAMS[6],
     Param::whole("top_k", 10, Unit::None, 1, 10_000).doc(
-        "K, flows tracked per queue by Space-Saving (the rest count as one short-flow aggregate)",
+        "K, flows tracked per queue by Space-Saving (the rest count as one short-flow aggregate, \
+         without headroom: keep K above the number of long flows in a queue)",
         "ABC paper §4.3 gives no K; our choice after the sweep in docs/coexistence.md (K = 10 and 30 alike)",
     ),
     Param::real("update_ms", 500.0, Unit::Ms, 1.0, 1e6).doc(
@@ -384,32 +394,56 @@ impl CoexistQueue {
         pkt.ecn == crate::packet::Ecn::ACCELERATE || pkt.ecn == crate::packet::Ecn::BRAKE
     }
 
-    /// The demands of one queue over a period of `secs`: (1 + X)·rate for each top-K flow, then
-    /// the short-flow aggregate.
-    fn demands(&self, q: usize, secs: f64) -> Vec<f64> {
+    /// The demands of one queue over a period of `secs`: (1 + X)·rate for each top-K flow, and
+    /// the short-flow aggregate's rate.
+    ///
+    /// A top-K flow's rate is its *guaranteed* count, count − error (Metwally et al. §3: the bytes
+    /// it had served since it took its counter, never more than its true bytes), not its count.
+    /// Once the K counters are in use, Space-Saving's counts add up to the whole stream (a newcomer
+    /// inherits the evicted counter's count), so queue rate − Σ counts would be 0 whatever the
+    /// short flows sent: their bytes would sit in the inflated counters of the flows that replaced
+    /// them and get the (1 + X) headroom that §4.3 gives only the top-K ("the aggregate demand for
+    /// the short flows is the same as their throughput"). With guaranteed counts the inherited
+    /// bytes — those of flows no longer tracked — count in the aggregate. (Fixed in issue 14: the
+    /// short flows' headroom gave the Cubic queue ~1 Mbit/s of extra weight in Fig. 13.)
+    fn demands(&self, q: usize, secs: f64) -> (Vec<f64>, f64) {
         let top = &self.tops[q];
-        let mut out: Vec<f64> = top
+        let out: Vec<f64> = top
             .counters()
             .iter()
-            .map(|c| (1.0 + self.cfg.headroom) * c.count as f64 / secs)
+            .map(|c| (1.0 + self.cfg.headroom) * c.guaranteed() as f64 / secs)
             .collect();
-        let tracked: u64 = top.counters().iter().map(|c| c.count).sum();
-        out.push(top.total().saturating_sub(tracked) as f64 / secs);
-        out
+        let tracked: u64 = top.counters().iter().map(Counter::guaranteed).sum();
+        (out, top.total().saturating_sub(tracked) as f64 / secs)
     }
 
     /// Recompute the weights from the period's measurements and capacity (bytes/s).
+    ///
+    /// The short-flow aggregates are given their demands first and the top-K flows water-fill
+    /// the rest: an aggregate stands for many flows, each far below the water level, and max-min
+    /// gives each of those its demand (§4.3: the water-fill "accounts for demand-limited short
+    /// flows"). Water-filling an aggregate as if it were one flow caps it at the level: at 30 %
+    /// short-flow load in Fig. 13 (28.8 Mbit/s of short flows, a level of ~14) the Cubic queue's
+    /// weight then lost half its short flows' rate and its long flows starved (issue 14). When the
+    /// aggregates alone exceed the capacity they share it in proportion and the top-K get nothing.
     fn update_weights(&mut self, secs: f64, capacity: f64) {
         if self.cfg.variant == Variant::RcpZombie {
             self.update_zombie_weights();
             return;
         }
-        let d0 = self.demands(OTHER, secs);
-        let d1 = self.demands(ABCQ, secs);
+        let (d0, s0) = self.demands(OTHER, secs);
+        let (d1, s1) = self.demands(ABCQ, secs);
+        let capacity = capacity.max(0.0);
+        let short = s0 + s1;
+        let (g0, g1, left) = if short > capacity {
+            (capacity * s0 / short, capacity * s1 / short, 0.0)
+        } else {
+            (s0, s1, capacity - short)
+        };
         let all: Vec<f64> = d0.iter().chain(d1.iter()).copied().collect();
-        let alloc = water_fill(capacity, &all);
-        let a0: f64 = alloc[..d0.len()].iter().sum();
-        let a1: f64 = alloc[d0.len()..].iter().sum();
+        let alloc = water_fill(left, &all);
+        let a0: f64 = g0 + alloc[..d0.len()].iter().sum::<f64>();
+        let a1: f64 = g1 + alloc[d0.len()..].iter().sum::<f64>();
         if a0 + a1 > 0.0 {
             let mut w0 = a0 / (a0 + a1);
             if self.cfg.variant == Variant::Artifact {
@@ -777,6 +811,89 @@ mod tests {
         assert_eq!(q.weights(), [0.0, 1.0], "counts were {n:?}, weights {before:?}");
         // Other variants keep no lists.
         assert!(queue(Variant::Paper).zombies.is_empty());
+    }
+
+    #[test]
+    fn short_flows_churning_through_the_counters_form_the_aggregate_without_headroom() {
+        // K = 4 counters; 2 long flows (60 % of the packets, 60 each: above N/K = 50, so always
+        // tracked) and 40 short flows of 2 packets interleaved, all served within one period. Once
+        // the counters are full every short flow replaces the minimum and inherits its count, so
+        // the counts add up to everything served.
+        let mut q = queue(Variant::Paper);
+        let mut drops = Vec::new();
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        let (mut long_pkts, mut short_pkts) = (0u32, 0u32);
+        for i in 0..200u32 {
+            let flow = if i % 5 < 3 {
+                long_pkts += 1;
+                long_pkts % 2
+            } else {
+                short_pkts += 1;
+                1000 + (short_pkts - 1) / 2
+            };
+            q.enqueue(Time::ZERO, pkt(flow, Ecn::NotEct)).unwrap();
+            q.dequeue(Time::ZERO, link, &mut drops).unwrap();
+        }
+        let (d, aggregate) = q.demands(OTHER, 1.0);
+        let served = 200.0 * 1500.0;
+        let long = 120.0 * 1500.0;
+        let top: f64 = d.iter().sum();
+        // The long flows (tracked throughout, error 0) get (1 + X)·rate; the short flows' bytes,
+        // tracked or evicted, are at most (1 + X) of their rate in all and mostly in the aggregate.
+        let long_demand: f64 = q.tops[OTHER]
+            .counters()
+            .iter()
+            .filter(|c| c.flow < 2)
+            .map(|c| 1.1 * c.guaranteed() as f64)
+            .sum();
+        assert!((long_demand - 1.1 * long).abs() < 1e-6, "long demand {long_demand}");
+        assert!(
+            aggregate >= 0.8 * (served - long),
+            "short aggregate {aggregate} of {} short bytes",
+            served - long
+        );
+        assert!(top + aggregate <= served + 0.1 * served, "demands {top} + {aggregate}");
+        assert!(top + aggregate >= served - 1e-6);
+    }
+
+    #[test]
+    fn the_short_flow_aggregate_gets_its_demand_before_the_water_fill() {
+        // Non-ABC queue: 3 long flows of 100 and 30 short flows of 2 churning through the 4th
+        // counter (it ends at 60 < 100, so the long flows stay: aggregate 58, the last short flow
+        // tracked with 2); ABC queue: 3 flows of 100. Capacity 300 over 1 s. The aggregate is met
+        // first (58), the top-K water-fill the other 242: 2.2 for the tracked short flow, then a
+        // level of (242 − 2.2) / 6 ≈ 39.97 for the six long flows (demands 110). Water-filling
+        // the aggregate as one flow would cap it at the level 42.5 and give the non-ABC queue
+        // 0.575 instead of 0.600.
+        let mut q = queue(Variant::Paper);
+        for f in 0..3 {
+            q.tops[OTHER].add(f, 100);
+            q.tops[ABCQ].add(100 + f, 100);
+        }
+        for f in 0..30 {
+            q.tops[OTHER].add(1000 + f, 2);
+        }
+        let (d, aggregate) = q.demands(OTHER, 1.0);
+        assert!((aggregate - 58.0).abs() < 1e-9, "aggregate {aggregate}");
+        assert!((d.iter().sum::<f64>() - 1.1 * 302.0).abs() < 1e-9, "top-K demands {d:?}");
+        q.update_weights(1.0, 300.0);
+        let w0 = (58.0 + 2.2 + 3.0 * (300.0 - 58.0 - 2.2) / 6.0) / 300.0;
+        assert!((q.weights()[OTHER] - w0).abs() < 1e-9, "weights {:?}, expected {w0}", q.weights());
+        // Aggregates above the capacity share it in proportion; the top-K get nothing.
+        for f in 0..3 {
+            q.tops[OTHER].add(f, 15);
+        }
+        for f in 0..300 {
+            q.tops[OTHER].add(1000 + f, 1);
+            q.tops[ABCQ].add(2000 + f, 1);
+        }
+        let (s0, s1) = (q.demands(OTHER, 1.0).1, q.demands(ABCQ, 1.0).1);
+        assert!(s0 + s1 > 100.0);
+        q.update_weights(1.0, 100.0);
+        assert!((q.weights()[OTHER] - s0 / (s0 + s1)).abs() < 1e-9, "weights {:?}", q.weights());
     }
 
     #[test]
