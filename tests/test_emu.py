@@ -381,3 +381,22 @@ def test_a_staggered_scenario_runs_its_flows_at_their_starts(emu_bin, tmp_path):
     assert (s["flow_count"], s["start_interval_s"]) == (2, 0.6)
     assert [f["start_s"] for f in s["flows"]] == [0.0, 0.6]
     assert all(f["data_packets"] > 0 for f in s["flows"])
+
+
+def test_sweep_points_with_several_flows_map_onto_emulate_flows(tmp_path):
+    """`sweep --emulate` checks every point first: an experiment's `flows` and `start_interval_s`
+    axes become `--flows` / `--start-interval` (no root needed: nothing is run)."""
+    from accelbrake.experiments.spec import load_experiment
+
+    exp = tmp_path / "e.toml"
+    exp.write_text(
+        'name = "e"\n[matrix]\nschemes = ["copa"]\n'
+        f'traces = ["{BW12}"]\ndelay_ms = [5]\nbuffer_packets = [40]\nflows = [1, 3]\n'
+        "start_interval_s = [0, 0.5]\nseeds = 1\n[run]\nduration_s = 2\nack_mbps = 12\n"
+    )
+    e = load_experiment(str(exp))
+    got = sorted(
+        (o["flows"], o["start_interval"])
+        for o in (emu.emulation_of_scenario(e.scenario(p), tmp_path) for p in e.points())
+    )
+    assert (3, 0.0) in got and (3, 0.5) in got and all(n in (1, 3) for n, _ in got), got
