@@ -15,7 +15,11 @@ over the same ABC router in the emulator, 250 packets (goal: ±10 % utilisation 
 `S@user` (e.g. `copa@user,abc@user`): scheme S on the user-space transport (`emulate --transport
 user`, the simulator's own sender, receiver and controller over UDP), against `run` (±10 % / ±10 %).
 
-    sudo .venv/bin/python scripts/emu_vs_sim.py [--duration 30] [--schemes abc,cubic] [--json out.json]
+`--flows N` (issue 16): N flows of the scheme at once both ways (`run --flows N`, `emulate --flows
+N`); a second table then gives each flow's throughput and p95 per-packet delay and Jain's index.
+
+    sudo .venv/bin/python scripts/emu_vs_sim.py [--duration 30] [--schemes abc,cubic] [--flows 2]
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -70,7 +74,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--schemes", default=",".join(DEFAULT_SCHEMES), help="comma-separated subset of SCHEMES")
     ap.add_argument("--setups", default=",".join(SETUPS), help="comma-separated subset of SETUPS")
+    ap.add_argument("--flows", type=int, default=1, help="flows of the scheme at once, both ways")
     a = ap.parse_args()
+    fopt = ["--flows", str(a.flows)] if a.flows > 1 else []
     schemes = {k: SCHEMES[k] for k in a.schemes.split(",")}
     setups = {k: SETUPS[k] for k in a.setups.split(",")}
     out = []
@@ -88,10 +94,10 @@ def main() -> None:
             spec = f"{queue} packets={s['buffer']}"
             qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
             sim = cli("run", "--scheme", scheme, *common, *qopt,
-                      "--duration", str(a.duration), "--set", "link.offset=0", "--json")  # fmt: skip
+                      "--duration", str(a.duration), "--set", "link.offset=0", *fopt, "--json")  # fmt: skip
             topt = ["--transport", transport] if transport else []
             emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec, *topt,
-                      "--duration", str(a.duration), "--rt", "--json")  # fmt: skip
+                      "--duration", str(a.duration), "--rt", *fopt, "--json")  # fmt: skip
             us, ue = sim["utilization"], emu["utilization"]
             ps, pe = sim["per_packet_delay_ms"]["p95"], emu["per_packet_delay_ms"]["p95"]
             du, dp = (ue - us) / us, (pe - ps) / ps
@@ -104,8 +110,31 @@ def main() -> None:
                 flush=True,
             )
             out.append({"setup": name, "scheme": ours, "kernel_cc": kernel, "sim": sim, "emulate": emu})
+    if a.flows > 1:
+        print_flows(out)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
+
+
+def print_flows(out: list[dict]) -> None:
+    """Per flow: throughput (Mbit/s) and p95 per-packet delay (ms), `run` / `emulate`; Jain's index."""
+    print()
+    print(
+        "| setup | scheme | flow | throughput run / emulate, Mbit/s "
+        "| p95 per-packet delay run / emulate, ms |"
+    )
+    print("|---|---|---|---|---|")
+    for r in out:
+        for fs, fe in zip(r["sim"]["flows"], r["emulate"]["flows"], strict=True):
+            print(
+                f"| {r['setup']} | {r['scheme']} | {fs['id']} | {fs['throughput_mbps']:.2f} / "
+                f"{fe['throughput_mbps']:.2f} | {fs['per_packet_delay_ms']['p95']:.0f} / "
+                f"{fe['per_packet_delay_ms']['p95']:.0f} |"
+            )
+        print(
+            f"| {r['setup']} | {r['scheme']} | Jain's index | {r['sim']['jain_index']:.3f} / "
+            f"{r['emulate']['jain_index']:.3f} | |"
+        )
 
 
 if __name__ == "__main__":

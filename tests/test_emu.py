@@ -183,8 +183,8 @@ def test_a_scenario_maps_onto_the_emulators_options_and_what_cannot_be_emulated_
     # The constant 12 Mbit/s ACK link as a trace: 997 opportunities of 1504 bytes per second.
     lines = Path(o["ack_trace"]).read_text().split()
     assert len(lines) == int(12e6 / 8 / 1504) and lines[-1] == "1000"
+    assert (o["flows"], o["start_interval"]) == (1, 0.0)
     bad = [
-        (_scenario(count=2), "flows"),
         (_scenario(fwd=[0, 1]), "fwd"),
         (_scenario(app={"type": "finite", "bytes": 10}), "app"),
     ]
@@ -275,3 +275,128 @@ def test_auto_transport_falls_back_to_user_space_abc_without_bpf(monkeypatch, ca
     assert asked == ["abc"]
     monkeypatch.setattr(emu, "_bpf_unavailable", lambda binary, scheme: None)
     assert emu._choose_transport("abc", "auto", "bin") is False
+
+
+def test_a_scenario_of_n_identical_flows_maps_onto_emulate_flows(tmp_path):
+    """`run --flows N` scenarios (one entry with count N, or N entries alike but for evenly spaced
+    starts, as `--set flow.interval` and an experiment's start_interval_s write them) emulate as
+    `--flows N --start-interval S`; anything else names the field."""
+    o = emu.emulation_of_scenario(_scenario(count=3), tmp_path)
+    assert (o["flows"], o["start_interval"], o["scheme"]) == (3, 0.0, "abc")
+    sc = _scenario()
+    sc["flows"] = [{**sc["flows"][0], "start_ms": 250.0 * j} for j in range(3)]
+    o = emu.emulation_of_scenario(sc, tmp_path)
+    assert (o["flows"], o["start_interval"]) == (3, 0.25)
+    sc = _scenario(count=2)
+    sc["flows"].append({**sc["flows"][0], "count": 1, "start_ms": 100.0})
+    bad = [(sc, r"flows\[1\]\.start_ms")]  # flows 0 and 1 start together, flow 2 later: not even
+    sc = _scenario()
+    sc["flows"].append({**sc["flows"][0], "scheme": "cubic"})
+    bad.append((sc, r"flows\[1\]\.scheme"))
+    sc = _scenario()
+    sc["flows"].append({**sc["flows"][0], "params": {"min_window": 2}})
+    bad.append((sc, r"flows\[1\]\.params"))
+    sc = _scenario()
+    sc["flows"] = [{**sc["flows"][0], "start_ms": 1500.0 * j} for j in range(3)]  # the last at 3 s of 2
+    bad.append((sc, r"flows\[2\]\.start_ms"))
+    bad.append((_scenario(start_ms=10.0), r"flows\[0\]\.start_ms"))
+    bad.append((_scenario(count=0), r"flows\[0\]\.count"))
+    for sc, field in bad:
+        with pytest.raises(emu.CliError, match=field):
+            emu.emulation_of_scenario(sc, tmp_path)
+
+
+def test_bad_flows_options_are_clear_errors():
+    b = _binary()
+    for args, opt in [
+        (["--flows", "0"], "--flows"),
+        (["--flows", "65"], "--flows"),
+        (["--flows", "3", "--start-interval", "1.5", "--duration", "3"], "--start-interval"),
+        (["--flows", "2", "--start-interval", "-1"], "--start-interval"),
+    ]:
+        r = cli("emulate", "--scheme", "copa", "--trace", BW12, *args)
+        assert r.returncode == 2 and opt in r.stderr, (args, r.stderr)
+    # The binary checks too (before needing root), and only `emulate` runs several flows.
+    r = subprocess.run([b, "emulate", "--trace", BW12, "--flows", "two"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--flows" in r.stderr, r.stderr
+    r = subprocess.run(
+        [b, "shell", "--trace", BW12, "--flows", "2", "--", "true"], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "only `emulate`" in r.stderr, r.stderr
+
+
+# Jain's index that 3 flows sharing the 12 Mbit/s link for 3 s must reach. Measured (2026-11-27,
+# load average 10-11 on the 2-core machine, no --rt): emulated cubic (kernel) 0.928-0.997 and copa
+# (user-space) 0.903-0.997 over 10 runs each; the simulator on the same setup (`run --flows 3
+# --buffer 60 --delay 10 --duration 3`, seeds 1-5) 0.980-0.987 and 0.957-0.995. 3 s is a few dozen
+# RTTs, so shares are still converging; 0.85 leaves room for that spread and still fails if one flow
+# gets less than about 30 % of the others' rate (Jain of [0.3, 1, 1] = 0.84), which MIN_SHARE below
+# also bounds directly.
+MIN_JAIN_3_FLOWS = 0.85
+# Every flow gets at least this fraction of an equal share (lowest measured in those runs: 0.63).
+MIN_SHARE = 0.3
+
+
+def _check_three_flows(s: dict) -> None:
+    assert s["flow_count"] == 3 and len(s["flows"]) == 3
+    fair = s["capacity_mbps"] / 3
+    for f in s["flows"]:
+        assert f["data_packets"] > 0 and f["throughput_mbps"] >= MIN_SHARE * fair, s["flows"]
+        assert f["per_packet_delay_ms"]["p95"] >= 20.0  # at least the 2 × 10 ms propagation delay
+    assert s["utilization"] >= 0.8, s["utilization"]
+    assert s["jain_index"] >= MIN_JAIN_3_FLOWS, [f["throughput_mbps"] for f in s["flows"]]
+    # The flows' data is what the link carried, less ACK-sized packets and the 4-byte TUN header.
+    total = sum(f["throughput_mbps"] for f in s["flows"])
+    assert 0.9 * s["throughput_mbps"] <= total <= s["throughput_mbps"] + 1e-9
+
+
+@pytest.mark.parametrize("scheme", ["cubic", "copa"])
+def test_three_flows_share_the_link(emu_bin, scheme):
+    """Issue 16: `emulate --flows 3`: three bulk flows over one 12 Mbit/s link, kernel TCP (cubic)
+    and the user-space transport (copa), each its own socket/port pair."""
+    r = cli("emulate", "--scheme", scheme, "--trace", BW12, "--delay", "10", "--queue",
+            "droptail packets=60", "--duration", "3", "--flows", "3", "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["transport"] == ("kernel-tcp" if scheme == "cubic" else "user-udp")
+    _check_three_flows(s)
+    if scheme == "copa":
+        assert [f["sender"]["packets_sent"] > 0 for f in s["flows"]] == [True] * 3
+        assert s["sender"]["packets_sent"] == sum(f["sender"]["packets_sent"] for f in s["flows"])
+    text = emu.format_emulate({**s, "scheme": scheme})
+    assert "Jain's fairness index" in text and f"2 {scheme}" in text and "all flows" in text
+
+
+def test_a_staggered_scenario_runs_its_flows_at_their_starts(emu_bin, tmp_path):
+    sc = _scenario()
+    sc["hops"][0]["queue"] = {"type": "droptail", "packets": 60}
+    sc["flows"] = [
+        {**sc["flows"][0], "scheme": "vegas", "params": {}, "start_ms": 600.0 * j} for j in range(2)
+    ]
+    path = tmp_path / "sc.json"
+    path.write_text(json.dumps(sc))
+    r = cli("emulate", "--scenario", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert (s["flow_count"], s["start_interval_s"]) == (2, 0.6)
+    assert [f["start_s"] for f in s["flows"]] == [0.0, 0.6]
+    assert all(f["data_packets"] > 0 for f in s["flows"])
+
+
+def test_sweep_points_with_several_flows_map_onto_emulate_flows(tmp_path):
+    """`sweep --emulate` checks every point first: an experiment's `flows` and `start_interval_s`
+    axes become `--flows` / `--start-interval` (no root needed: nothing is run)."""
+    from accelbrake.experiments.spec import load_experiment
+
+    exp = tmp_path / "e.toml"
+    exp.write_text(
+        'name = "e"\n[matrix]\nschemes = ["copa"]\n'
+        f'traces = ["{BW12}"]\ndelay_ms = [5]\nbuffer_packets = [40]\nflows = [1, 3]\n'
+        "start_interval_s = [0, 0.5]\nseeds = 1\n[run]\nduration_s = 2\nack_mbps = 12\n"
+    )
+    e = load_experiment(str(exp))
+    got = sorted(
+        (o["flows"], o["start_interval"])
+        for o in (emu.emulation_of_scenario(e.scenario(p), tmp_path) for p in e.points())
+    )
+    assert (3, 0.0) in got and (3, 0.5) in got and all(n in (1, 3) for n, _ in got), got

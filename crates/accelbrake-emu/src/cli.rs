@@ -3,6 +3,8 @@
 use accelbrake_emu::bpf::{self, AbcCc, BpfConfig, Variant};
 use accelbrake_emu::direction::{Delivery, Direction, Marks};
 use accelbrake_emu::emulator::{write_packet_row, Dir, Emulator, PACKETS_HEADER};
+use accelbrake_emu::flows::{self, mean, pct, Dist, FlowFigures, FlowPorts};
+use accelbrake_emu::ip::{PROTO_TCP, PROTO_UDP};
 use accelbrake_emu::netns::{self, OUTER_ADDR};
 use accelbrake_emu::tcp;
 use accelbrake_emu::udp;
@@ -22,6 +24,9 @@ use std::sync::Arc;
 const EXIT_USAGE: i32 = 2;
 /// Exit status when the emulator cannot run here (not root, no namespaces or TUN).
 const EXIT_UNAVAILABLE: i32 = 3;
+/// Most flows `emulate --flows` runs (each has its own sockets, and on the user-space transport
+/// two threads; their receiver ports are consecutive).
+const MAX_FLOWS: usize = 64;
 
 struct Opts {
     trace: Option<String>,
@@ -47,6 +52,10 @@ struct Opts {
     json: Option<String>,
     ecn: bool,
     rt: bool,
+    /// `emulate --flows N`: N bulk flows over the link, each its own socket/port pair.
+    flows: usize,
+    /// `emulate --start-interval S`: flow i starts i·S seconds after flow 0.
+    start_interval_s: f64,
     program: Vec<String>,
 }
 
@@ -80,6 +89,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         json: None,
         ecn: false,
         rt: false,
+        flows: 1,
+        start_interval_s: 0.0,
         program: Vec::new(),
     };
     let mut i = 0;
@@ -149,6 +160,18 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                     other => return Err(format!("--marks: expected 'ect' or 'ce', got '{other}'")),
                 })
             }
+            "--flows" => {
+                let v = val()?;
+                o.flows = match v.parse::<usize>() {
+                    Ok(n) if (1..=MAX_FLOWS).contains(&n) => n,
+                    _ => {
+                        return Err(format!(
+                            "--flows: expected a whole number from 1 to {MAX_FLOWS}, got '{v}'"
+                        ))
+                    }
+                }
+            }
+            "--start-interval" => o.start_interval_s = num("--start-interval", val()?, 0.0, 86_400.0)?,
             "--rate-mbps" => o.rate_mbps = num("--rate-mbps", val()?, 0.001, 10_000.0)?,
             "--outer" => o.outer = Some(val()?),
             "--json" => o.json = Some(val()?),
@@ -184,12 +207,29 @@ fn abc_config(o: &Opts) -> Result<BpfConfig, String> {
     BpfConfig::from_registry(&o.cc, &given).map_err(|e| format!("--cc-args: {e}"))
 }
 
-/// The user-space transport's sender and receiver for `--scheme` (`--scheme-args k=v,...`: the
-/// scheme's registry keys without the family prefix, checked as `run` checks them).
-fn user_endpoints(o: &Opts) -> Result<(accelbrake_sim::sender::Sender, accelbrake_sim::receiver::Receiver), String> {
+/// The user-space transport's sender and receiver of flow `at.id` for `--scheme` (`--scheme-args
+/// k=v,...`: the scheme's registry keys without the family prefix, checked as `run` checks them).
+fn user_endpoints(
+    o: &Opts,
+    at: udp::Placement,
+) -> Result<(accelbrake_sim::sender::Sender, accelbrake_sim::receiver::Receiver), String> {
     let scheme = o.scheme.as_deref().unwrap_or_default();
     let given = given_of(&o.scheme_args, "--scheme-args")?;
-    udp::endpoints(scheme, &given, o.seed, o.ecn).map_err(|e| format!("--scheme {scheme}: {e}"))
+    udp::endpoints(scheme, &given, o.seed, o.ecn, at.id, at.start).map_err(|e| format!("--scheme {scheme}: {e}"))
+}
+
+/// When flow `i` starts: `i · --start-interval` (emulator time).
+fn flow_start(o: &Opts, i: usize) -> Time {
+    Time((i as f64 * o.start_interval_s * NS_PER_S as f64).round() as u64)
+}
+
+/// Where flow `i` of the user-space transport runs: port `udp::PORT + i`, its start.
+fn user_placement(o: &Opts, i: usize) -> udp::Placement {
+    udp::Placement {
+        id: i as u32,
+        port: udp::PORT + i as u16,
+        start: flow_start(o, i),
+    }
 }
 
 /// Whether `--cc` asks for an ABC congestion control in eBPF (`abc`, `abc-cubic`).
@@ -255,8 +295,17 @@ fn validate(o: &Opts) -> Result<(), String> {
     }
     build_queue(&o.queue, &o.queue_args, "--queue", o.seed, 1)?;
     build_queue(&o.ack_queue, &o.ack_queue_args, "--ack-queue", o.seed, 2)?;
+    let secs = o.duration_s.unwrap_or(DEFAULT_DURATION_S);
+    let last = flow_start(o, o.flows - 1);
+    if o.flows > 1 && last.0 as f64 >= secs * NS_PER_S as f64 {
+        return Err(format!(
+            "--start-interval: flow {} would start at {:.3} s, not before the end of the run (--duration {secs})",
+            o.flows - 1,
+            last.0 as f64 / NS_PER_S as f64
+        ));
+    }
     if o.scheme.is_some() {
-        user_endpoints(o)?;
+        user_endpoints(o, udp::Placement::ONE)?;
         if o.receiver_cc.is_some() || !o.cc_args.is_empty() {
             return Err(
                 "--scheme (the user-space transport) takes --scheme-args, not --cc-args or --receiver-cc".into(),
@@ -338,6 +387,11 @@ pub fn main(args: Vec<String>) -> i32 {
         Err(e) => return usage_err(e),
     };
     // Bad options are reported (status 2) before anything needs root.
+    if cmd != "emulate" && (o.flows != 1 || o.start_interval_s != 0.0) {
+        return usage_err(format!(
+            "--flows/--start-interval: only `emulate` runs several flows (not `{cmd}`)"
+        ));
+    }
     if cmd != "check" {
         if let Err(e) = validate(&o) {
             return usage_err(e);
@@ -505,14 +559,6 @@ fn shell(o: &Opts, cc: &str) -> Result<i32, String> {
     Ok(st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)))
 }
 
-/// Nearest-rank percentile of sorted values (index floor(q·N), as `mm-throughput-graph`).
-fn pct(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((q * sorted.len() as f64) as usize).min(sorted.len() - 1)]
-}
-
 /// What `emulate` and `saturate` keep per uplink delivery.
 #[derive(Default)]
 struct Collected {
@@ -563,8 +609,11 @@ fn emit(o: &Opts, v: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// `emulate`'s duration without `--duration`, s.
+const DEFAULT_DURATION_S: f64 = 10.0;
+
 fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
-    let secs = o.duration_s.unwrap_or(10.0);
+    let secs = o.duration_s.unwrap_or(DEFAULT_DURATION_S);
     if o.scheme.is_some() {
         return emulate_user(o, secs);
     }
@@ -572,14 +621,22 @@ fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
     // ABC's echo lives in the receiver's congestion control: both ends run it, unless
     // `--receiver-cc` says otherwise (e.g. `cubic`: RFC 3168's latched ECE, for comparison).
     let rx_cc = o.receiver_cc.as_deref().or(bpf_abc.then_some(cc));
-    let received = tcp::start_receiver(&emu.outer, rx_cc).map_err(|e| format!("receiver: {e}"))?;
+    // Flow i: receiver on port PORT + i, its own sender socket, started at i · --start-interval.
+    let received = (0..o.flows)
+        .map(|i| tcp::start_receiver(&emu.outer, rx_cc, tcp::PORT + i as u16).map_err(|e| format!("receiver: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     let stop = Arc::new(AtomicBool::new(false));
     emu.reset_clock();
-    tcp::start_sender(&emu.inner, cc, stop.clone()).map_err(|e| e.to_string())?;
+    for i in 0..o.flows {
+        let at = flow_start(o, i);
+        let start = (at > Time::ZERO).then_some((emu.clock(), at));
+        tcp::start_sender(&emu.inner, cc, stop.clone(), tcp::PORT + i as u16, start).map_err(|e| e.to_string())?;
+    }
     let (c, end) = run_timed(o, &mut emu, &mut sig, secs)?;
     stop.store(true, Ordering::Relaxed);
     let dur = end.0 as f64 / NS_PER_S as f64;
     let mut v = summary(o, &emu, &c, end);
+    let bytes: Vec<u64> = received.iter().map(|r| r.load(Ordering::Relaxed)).collect();
     let extra = json!({
         "transport": "kernel-tcp",
         "cc": o.cc,
@@ -587,25 +644,106 @@ fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
         "receiver_cc": rx_cc,
         "ece_acks": c.ece_acks,
         "acks": c.acks,
-        "goodput_mbps": received.load(Ordering::Relaxed) as f64 * 8.0 / dur / 1e6,
+        "goodput_mbps": bytes.iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
     });
     merge(&mut v, extra);
+    if o.flows > 1 {
+        let ports = FlowPorts {
+            proto: PROTO_TCP,
+            base: tcp::PORT,
+            n: o.flows,
+        };
+        let figs = per_flow_figures(o, &ports, &c, end);
+        let rows = figs
+            .iter()
+            .zip(&bytes)
+            .map(|(f, &b)| {
+                let mut r = flow_json(f);
+                let active = (end.0.saturating_sub(f.start.0) as f64 / NS_PER_S as f64).max(1e-9);
+                merge(&mut r, json!({"goodput_mbps": b as f64 * 8.0 / active / 1e6}));
+                r
+            })
+            .collect();
+        merge(&mut v, multi_flow_json(o, &figs, rows));
+    }
     emit(o, &v)?;
     Ok(0)
+}
+
+/// Each flow's figures from the data direction's records (`accelbrake_emu::flows`).
+fn per_flow_figures(o: &Opts, ports: &FlowPorts, c: &Collected, end: Time) -> Vec<FlowFigures> {
+    let starts: Vec<Time> = (0..o.flows).map(|i| flow_start(o, i)).collect();
+    flows::per_flow(ports, &starts, &c.up, end, 2.0 * o.delay_ms)
+}
+
+fn dist_json(d: &Dist) -> Value {
+    json!({"p50": d.p50, "p95": d.p95, "mean": d.mean})
+}
+
+/// One flow's row of the summary (the transports add their own counters).
+fn flow_json(f: &FlowFigures) -> Value {
+    json!({
+        "id": f.id,
+        "start_s": f.start.0 as f64 / NS_PER_S as f64,
+        "throughput_mbps": f.throughput_mbps,
+        "per_packet_delay_ms": dist_json(&f.per_packet_delay_ms),
+        "queueing_delay_ms": dist_json(&f.queueing_delay_ms),
+        "data_packets": f.data_packets,
+    })
+}
+
+/// What a multi-flow summary adds to the link-level figures: the flows and Jain's index of
+/// their throughputs. (A one-flow summary is left as it was.)
+fn multi_flow_json(o: &Opts, figs: &[FlowFigures], rows: Vec<Value>) -> Value {
+    json!({
+        "flow_count": o.flows,
+        "start_interval_s": o.start_interval_s,
+        "jain_index": flows::jain_index(figs),
+        "flows": rows,
+    })
 }
 
 /// `emulate --scheme S`: the user-space transport ([`udp`]) running the core's sender and receiver
 /// around scheme S's controller over the link.
 fn emulate_user(o: &Opts, secs: f64) -> Result<i32, String> {
-    let (sender, receiver) = user_endpoints(o)?;
+    let ends = (0..o.flows)
+        .map(|i| user_endpoints(o, user_placement(o, i)))
+        .collect::<Result<Vec<_>, _>>()?;
     let (mut emu, mut sig) = setup(o)?;
     emu.reset_clock();
-    let flow = udp::Flow::start(&emu.inner, &emu.outer, sender, receiver, emu.clock(), o.rt.then_some(9))
-        .map_err(|e| format!("user-space transport: {e}"))?;
+    let mut running = Vec::with_capacity(o.flows);
+    for (i, (sender, receiver)) in ends.into_iter().enumerate() {
+        let at = user_placement(o, i);
+        match udp::Flow::start(
+            &emu.inner,
+            &emu.outer,
+            sender,
+            receiver,
+            emu.clock(),
+            o.rt.then_some(9),
+            at,
+        ) {
+            Ok(f) => running.push(f),
+            Err(e) => {
+                for f in running {
+                    let _ = f.stop();
+                }
+                return Err(format!("user-space transport: flow {i}: {e}"));
+            }
+        }
+    }
     let run = run_timed(o, &mut emu, &mut sig, secs);
-    let rep = flow.stop().map_err(|e| format!("user-space transport: {e}"));
+    let reps: Result<Vec<udp::Report>, String> = running
+        .into_iter()
+        .map(|f| f.stop().map_err(|e| format!("user-space transport: {e}")))
+        .collect();
     let (c, end) = run?;
-    let rep = rep?;
+    let reps = reps?;
+    let rep = if let [one] = reps.as_slice() {
+        one.clone()
+    } else {
+        total(&reps)
+    };
     let dur = end.0 as f64 / NS_PER_S as f64;
     let mut v = summary(o, &emu, &c, end);
     let s = rep.sender;
@@ -627,8 +765,64 @@ fn emulate_user(o: &Opts, secs: f64) -> Result<i32, String> {
         "foreign_datagrams": rep.foreign,
     });
     merge(&mut v, extra);
+    if o.flows > 1 {
+        let ports = FlowPorts {
+            proto: PROTO_UDP,
+            base: udp::PORT,
+            n: o.flows,
+        };
+        let figs = per_flow_figures(o, &ports, &c, end);
+        let rows = figs
+            .iter()
+            .zip(&reps)
+            .map(|(f, r)| {
+                let mut row = flow_json(f);
+                let active = (end.0.saturating_sub(f.start.0) as f64 / NS_PER_S as f64).max(1e-9);
+                let s = &r.sender;
+                merge(
+                    &mut row,
+                    json!({
+                        "goodput_mbps": r.delivered_segments as f64 * accelbrake_sim::packet::MSS as f64 * 8.0 / active / 1e6,
+                        "sender": {
+                            "packets_sent": s.packets_sent, "retransmits": s.retransmits, "recoveries": s.recoveries,
+                            "timeouts": s.timeouts, "spurious_timeouts": s.spurious_timeouts,
+                            "ecn_reactions": s.ecn_reactions, "acks": s.acks, "final_cwnd": r.final_cwnd,
+                        },
+                        "local_drops": r.local_drops,
+                    }),
+                );
+                row
+            })
+            .collect();
+        merge(&mut v, multi_flow_json(o, &figs, rows));
+    }
     emit(o, &v)?;
     Ok(0)
+}
+
+/// The flows' reports added up (counters summed, `final_cwnd` the sum of the windows): the
+/// top-level `sender` / `receiver` of a multi-flow summary.
+fn total(reps: &[udp::Report]) -> udp::Report {
+    let mut t = udp::Report::default();
+    for r in reps {
+        let (a, b) = (&mut t.sender, &r.sender);
+        a.packets_sent += b.packets_sent;
+        a.retransmits += b.retransmits;
+        a.recoveries += b.recoveries;
+        a.timeouts += b.timeouts;
+        a.spurious_timeouts += b.spurious_timeouts;
+        a.ecn_reactions += b.ecn_reactions;
+        a.acks += b.acks;
+        t.delivered_segments += r.delivered_segments;
+        t.received_packets += r.received_packets;
+        t.acks_sent += r.acks_sent;
+        t.local_drops += r.local_drops;
+        t.brake_echoes += r.brake_echoes;
+        t.ce_echoes += r.ce_echoes;
+        t.final_cwnd += r.final_cwnd;
+        t.foreign += r.foreign;
+    }
+    t
 }
 
 fn merge(v: &mut Value, extra: Value) {
@@ -644,8 +838,8 @@ fn summary(o: &Opts, emu: &Emulator, c: &Collected, end: Time) -> Value {
     let rtt_ms = 2.0 * o.delay_ms;
     let mut qd: Vec<f64> =
         c.up.iter()
-            .filter(|d| d.size > 100)
-            .map(|d| (d.opportunity.0 - d.arrived.0.min(d.opportunity.0)) as f64 / NS_PER_MS as f64)
+            .filter(|d| d.size > flows::DATA_MIN_BYTES)
+            .map(flows::queueing_ms)
             .collect();
     qd.sort_by(f64::total_cmp);
     let ppd: Vec<f64> = qd.iter().map(|q| q + rtt_ms).collect();
@@ -666,14 +860,6 @@ fn summary(o: &Opts, emu: &Emulator, c: &Collected, end: Time) -> Value {
         "marks": emu.up.counters.rewritten,
         "timing_error_us": timing(&c.up),
     })
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
 }
 
 /// Per-packet timing error: when each packet was written minus when the trace schedule says

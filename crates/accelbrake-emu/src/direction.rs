@@ -4,7 +4,7 @@
 //! Clock-free like the core: every method takes `now` (ns since the emulator started), so the
 //! direction is tested here without a network or a clock.
 
-use crate::ip::{self, TcpSeg};
+use crate::ip::{self, Ports, TcpSeg};
 use accelbrake_sim::link::{TraceLink, OPPORTUNITY_BYTES, TUN_OVERHEAD};
 use accelbrake_sim::packet::{Ecn, Packet};
 use accelbrake_sim::queue::{LinkInfo, Queue};
@@ -51,6 +51,8 @@ pub struct Delivery {
     pub ecn_out: Option<Ecn>,
     /// Its TCP header fields, if it is a TCP/IPv4 segment.
     pub tcp: Option<TcpSeg>,
+    /// Its protocol and ports, if it is TCP or UDP over IPv4 (which flow it belongs to).
+    pub ports: Option<Ports>,
 }
 
 /// How an ABC router's accelerate/brake are written in the IP header's ECN field.
@@ -321,6 +323,7 @@ impl Direction {
                 ecn_in: s.ecn_in,
                 ecn_out,
                 tcp: ip::tcp_of(&s.bytes),
+                ports: ip::ports_of(&s.bytes),
             });
             self.free.push(f.slot);
             r?;

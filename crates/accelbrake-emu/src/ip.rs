@@ -120,6 +120,40 @@ pub fn tcp_of(pkt: &[u8]) -> Option<TcpSeg> {
     })
 }
 
+/// IP protocol number of TCP.
+pub const PROTO_TCP: u8 = 6;
+/// IP protocol number of UDP.
+pub const PROTO_UDP: u8 = 17;
+
+/// The transport ports of a packet: what tells the flows of a multi-flow `emulate` apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ports {
+    /// IP protocol ([`PROTO_TCP`], [`PROTO_UDP`]).
+    pub proto: u8,
+    /// Source port.
+    pub src: u16,
+    /// Destination port.
+    pub dst: u16,
+}
+
+/// The protocol and ports of a TCP or UDP packet over IPv4 (first fragment, with at least the
+/// four port bytes), or `None`.
+pub fn ports_of(pkt: &[u8]) -> Option<Ports> {
+    if version(pkt)? != 4 || !matches!(pkt[9], PROTO_TCP | PROTO_UDP) {
+        return None;
+    }
+    if u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff != 0 {
+        return None;
+    }
+    let ihl = (pkt[0] & 0x0f) as usize * 4;
+    let t = pkt.get(ihl..ihl + 4)?;
+    Some(Ports {
+        proto: pkt[9],
+        src: u16::from_be_bytes([t[0], t[1]]),
+        dst: u16::from_be_bytes([t[2], t[3]]),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +257,44 @@ mod tests {
         p[9] = 17; // UDP
         assert_eq!(tcp_of(&p), None);
         assert_eq!(tcp_of(&p[..30]), None, "truncated");
+    }
+
+    #[test]
+    fn reads_the_ports_of_tcp_and_udp_over_ipv4_only() {
+        let mut p = header(0);
+        p.extend_from_slice(&[0x14, 0x51, 0xc3, 0x50, 0, 0, 0, 0]); // 5201 -> 50000
+        let tcp = Ports {
+            proto: PROTO_TCP,
+            src: 5201,
+            dst: 50000,
+        };
+        assert_eq!(ports_of(&p), Some(tcp));
+        p[9] = PROTO_UDP;
+        assert_eq!(
+            ports_of(&p),
+            Some(Ports {
+                proto: PROTO_UDP,
+                ..tcp
+            })
+        );
+        assert_eq!(ports_of(&p[..23]), None, "ports cut off");
+        p[9] = 1; // ICMP
+        assert_eq!(ports_of(&p), None);
+        p[9] = PROTO_UDP;
+        p[7] = 0x10; // a later fragment: no transport header
+        assert_eq!(ports_of(&p), None);
+        p[7] = 0;
+        p[0] = 0x46; // IHL 24: the ports move by 4 bytes
+        p.splice(20..20, [0u8; 4]);
+        assert_eq!(
+            ports_of(&p),
+            Some(Ports {
+                proto: PROTO_UDP,
+                ..tcp
+            })
+        );
+        let mut v6 = vec![0u8; 48];
+        v6[0] = 0x60;
+        assert_eq!(ports_of(&v6), None, "IPv6 is not split into flows");
     }
 }

@@ -11,6 +11,7 @@
 //!
 //! * [`ip`]: ECN codepoint read/rewrite (pure, every platform).
 //! * [`direction`]: one direction of the link (pure, clock-free, every platform).
+//! * [`flows`]: per-flow figures of a multi-flow `emulate` from the link's records (pure).
 //! * `netns`, `emulator`, `tcp` (Linux only): namespaces and TUN devices, the event loop, kernel
 //!   TCP bulk endpoints.
 //! * [`wire`]: the user-space transport's datagrams (pure); `udp` (Linux only): its endpoints, the
@@ -21,6 +22,7 @@
 //! See `docs/emulation.md` for the design and its deviations from Mahimahi.
 
 pub mod direction;
+pub mod flows;
 pub mod ip;
 pub mod wire;
 

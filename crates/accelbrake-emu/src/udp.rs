@@ -48,21 +48,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// Port the receiver listens on.
+/// Port the receiver listens on (flow `i` of `emulate --flows N`: `PORT + i`).
 pub const PORT: u16 = 5203;
 /// Random stream of flow 0's controller: the engine's `CC_STREAMS + flow` (`engine/build.rs`), so
-/// a randomised controller draws what it draws in `run` with the same seed.
+/// a randomised controller draws what it draws in `run` with the same seed; flow `i`'s is
+/// `CC_STREAM_FLOW0 + i`.
 const CC_STREAM_FLOW0: u64 = 2 << 32;
 /// Longest sleep of an endpoint loop (it also checks the stop flag then).
 const MAX_SLEEP: Dur = Dur(50_000_000);
 
-/// The sender and receiver of one flow of `scheme`, as the engine builds flow 0 of a scenario with
-/// default flow settings (`ecn` = the flow's `ecn` option for schemes that do not choose).
-/// Errors name the scheme or `family.param`.
-pub fn endpoints(scheme: &str, given: &Given, seed: u64, ecn: bool) -> Result<(Sender, Receiver), String> {
+/// The sender and receiver of flow `id` of `scheme`, starting at `start`, as the engine builds
+/// flow `id` of a scenario with default flow settings (`build_live`: the controller is built with
+/// the flow's start time and its own random stream; `ecn` = the flow's `ecn` option for schemes
+/// that do not choose). Errors name the scheme or `family.param`.
+pub fn endpoints(
+    scheme: &str,
+    given: &Given,
+    seed: u64,
+    ecn: bool,
+    id: u32,
+    start: Time,
+) -> Result<(Sender, Receiver), String> {
     let s = cc::lookup(scheme).map_err(|e| e.to_string())?;
     let values = s.values(given).map_err(|e| e.to_string())?;
-    let controller = (s.build)(&values, Time::ZERO, Rng::stream(seed, CC_STREAM_FLOW0)).map_err(|e| e.to_string())?;
+    let controller =
+        (s.build)(&values, start, Rng::stream(seed, CC_STREAM_FLOW0 + u64::from(id))).map_err(|e| e.to_string())?;
     // engine/build.rs: VCP's low-load code 01 is ABC's accelerate; both echo per packet.
     let abc = matches!(s.marking, Marking::Abc | Marking::Vcp);
     let codepoint = if abc {
@@ -76,11 +86,11 @@ pub fn endpoints(scheme: &str, given: &Given, seed: u64, ecn: bool) -> Result<(S
         echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
         ..ReceiverConfig::default()
     };
-    let mut receiver = Receiver::new(0, rcfg);
+    let mut receiver = Receiver::new(id, rcfg);
     if let Some(hook) = controller.receiver_hook() {
         receiver = receiver.with_hook(hook);
     }
-    let mut sender = Sender::new(0, controller, codepoint, App::Bulk);
+    let mut sender = Sender::new(id, controller, codepoint, App::Bulk);
     sender.explicit = s.marking == Marking::Explicit;
     Ok((sender, receiver))
 }
@@ -108,6 +118,27 @@ pub struct Report {
     pub foreign: u64,
 }
 
+/// Where and when a flow runs: its receiver's port and its sender's start (emulator time). Flow
+/// `i` of `emulate --flows N` uses `PORT + i` and starts at `i · --start-interval`.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+    /// Flow index (the packets' flow id, the threads' names).
+    pub id: u32,
+    /// The receiver's UDP port in the outer namespace.
+    pub port: u16,
+    /// When the sender starts.
+    pub start: Time,
+}
+
+impl Placement {
+    /// Flow 0 of a one-flow run: port [`PORT`], starting at once.
+    pub const ONE: Placement = Placement {
+        id: 0,
+        port: PORT,
+        start: Time::ZERO,
+    };
+}
+
 /// The running flow: two endpoint threads.
 pub struct Flow {
     stop: Arc<AtomicBool>,
@@ -116,8 +147,8 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// Start the receiver in `outer` and the sender in `inner`, both on `clock`; the sender starts
-    /// at once.
+    /// Start the receiver in `outer` (on `at.port`) and the sender in `inner`, both on `clock`;
+    /// the sender starts at `at.start` (at once for a time already past).
     ///
     /// `rt`: run both endpoint threads under `SCHED_FIFO` at this priority (`emulate --rt` uses 9,
     /// just below the link loop's 10), so that a loaded machine does not add scheduling delay to
@@ -129,10 +160,11 @@ impl Flow {
         receiver: Receiver,
         clock: Clock,
         rt: Option<i32>,
+        at: Placement,
     ) -> io::Result<Flow> {
         let stop = Arc::new(AtomicBool::new(false));
         let report = Arc::new(Mutex::new(Report::default()));
-        let addr = SocketAddrV4::new(Ipv4Addr::from(OUTER_ADDR), PORT);
+        let addr = SocketAddrV4::new(Ipv4Addr::from(OUTER_ADDR), at.port);
         let rx = outer.run(move || -> io::Result<UdpSocket> {
             let s = UdpSocket::bind(addr)?;
             socket::setsockopt(&s, sockopt::IpRecvTos, &true).map_err(io::Error::from)?;
@@ -153,14 +185,18 @@ impl Flow {
             Ok(s)
         })??;
         let (st, rep) = (stop.clone(), report.clone());
-        let r = std::thread::Builder::new().name("udp-receiver".into()).spawn(move || {
+        let name = |role: &str| match at.id {
+            0 => format!("udp-{role}"),
+            i => format!("udp-{role}-{i}"),
+        };
+        let r = std::thread::Builder::new().name(name("receiver")).spawn(move || {
             realtime(rt)?;
-            receiver_loop(rx, receiver, clock, &st, &rep)
+            receiver_loop(rx, receiver, clock, &st, &rep, at.id)
         })?;
         let (st, rep) = (stop.clone(), report.clone());
-        let s = std::thread::Builder::new().name("udp-sender".into()).spawn(move || {
+        let s = std::thread::Builder::new().name(name("sender")).spawn(move || {
             realtime(rt)?;
-            sender_loop(tx, sender, clock, &st, &rep)
+            sender_loop(tx, sender, clock, &st, &rep, at)
         })?;
         Ok(Flow {
             stop,
@@ -261,11 +297,20 @@ fn sender_loop(
     clock: Clock,
     stop: &AtomicBool,
     report: &Mutex<Report>,
+    at: Placement,
 ) -> io::Result<()> {
     let waker = Waker::new(&sock, clock)?;
     let mut buf = vec![0u8; 65536];
     let mut out = Vec::with_capacity(1500);
     let (mut drops, mut foreign, mut brakes, mut ces) = (0u64, 0u64, 0u64, 0u64);
+    // A later flow (`--start-interval`) waits for its start; nothing is addressed to it before.
+    loop {
+        let now = clock.now();
+        if now >= at.start || stop.load(Ordering::Relaxed) {
+            break;
+        }
+        waker.wait(now, Some(at.start))?;
+    }
     sender.start(clock.now());
     while !stop.load(Ordering::Relaxed) {
         // ACKs, each at the time it was read.
@@ -274,7 +319,8 @@ fn sender_loop(
                 Ok(n) => {
                     let now = clock.now();
                     match wire::decode(&buf[..n], Ecn::NotEct, now) {
-                        Some(a) if !a.is_data() => {
+                        Some(mut a) if !a.is_data() => {
+                            a.flow = at.id;
                             brakes += u64::from(a.echo == accelbrake_sim::packet::Echo::Brake);
                             ces += u64::from(a.echo == accelbrake_sim::packet::Echo::Ce);
                             sender.on_ack(now, &a);
@@ -314,6 +360,7 @@ fn receiver_loop(
     clock: Clock,
     stop: &AtomicBool,
     report: &Mutex<Report>,
+    id: u32,
 ) -> io::Result<()> {
     let waker = Waker::new(&sock, clock)?;
     let mut buf = vec![0u8; 65536];
@@ -345,7 +392,8 @@ fn receiver_loop(
                 };
             let now = clock.now();
             match wire::decode(&buf[..n], wire::ecn_of_tos(tos), now) {
-                Some(p) if p.is_data() => {
+                Some(mut p) if p.is_data() => {
+                    p.flow = id;
                     if peer.is_none() {
                         peer = from;
                     }
@@ -381,25 +429,41 @@ mod tests {
 
     #[test]
     fn endpoints_follow_the_engine_choices() {
-        let (s, _) = endpoints("abc", &Given::new(), 1, false).unwrap();
+        let (s, _) = endpoints("abc", &Given::new(), 1, false, 0, Time::ZERO).unwrap();
         assert_eq!(s.ecn(), Ecn::ACCELERATE);
         assert!(!s.explicit);
-        let (s, _) = endpoints("xcp", &Given::new(), 1, false).unwrap();
+        let (s, _) = endpoints("xcp", &Given::new(), 1, false, 0, Time::ZERO).unwrap();
         assert!(s.explicit && s.ecn() == Ecn::NotEct);
-        let (s, _) = endpoints("copa", &Given::new(), 1, true).unwrap();
+        let (s, _) = endpoints("copa", &Given::new(), 1, true, 0, Time::ZERO).unwrap();
         assert_eq!(s.ecn(), Ecn::Ect0);
         let e = endpoints(
             "copa",
             &Given::from([("nope".into(), accelbrake_sim::params::Value::Num(1.0))]),
             1,
             false,
+            0,
+            Time::ZERO,
         )
         .err()
         .unwrap();
         assert!(e.contains("copa.nope"), "{e}");
-        assert!(endpoints("kopa", &Given::new(), 1, false)
+        assert!(endpoints("kopa", &Given::new(), 1, false, 0, Time::ZERO)
             .err()
             .unwrap()
             .contains("scheme"));
+    }
+
+    #[test]
+    fn flow_i_sends_and_acks_as_the_engines_flow_i() {
+        let start = Time(2_000_000_000);
+        let (mut s, mut r) = endpoints("cubic", &Given::new(), 1, false, 2, start).unwrap();
+        s.start(start);
+        let p = s.poll_transmit(start).expect("an initial window to send");
+        assert_eq!((p.flow, p.ts), (2, start));
+        let mut acks = Vec::new();
+        r.on_data(start, &p, &mut acks);
+        r.on_timer(start + Dur(50_000_000), &mut acks);
+        assert!(!acks.is_empty() && acks.iter().all(|a| a.flow == 2));
+        assert_eq!(Placement::ONE.port, PORT);
     }
 }

@@ -241,6 +241,22 @@ def register(sub: Any, fmt: Any) -> None:
         "--duration", type=float, metavar="S", help="seconds (default 10, or the scenario's duration)"
     )
     em.add_argument(
+        "--flows",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"N bulk flows of the scheme from inside to outside over the link, each its own socket/port "
+        f"pair (1 to {MAX_FLOWS}; default 1, or the scenario's); the summary adds each flow's throughput "
+        "and delay and Jain's index",
+    )
+    em.add_argument(
+        "--start-interval",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="flow i starts i·S seconds after flow 0 (as run's start_interval_s; default 0: together)",
+    )
+    em.add_argument(
         "--set",
         action="append",
         default=[],
@@ -341,8 +357,38 @@ def cmd_emulate(args: Any) -> int:
     return 0
 
 
+#: Most flows ``emulate --flows`` runs (the binary's limit: consecutive receiver ports, and two
+#: endpoint threads each on the user-space transport).
+MAX_FLOWS = 64
+
+
+def _flow_options(args: Any) -> list[str]:
+    """The binary's ``--flows N --start-interval S`` (none for one flow, whose run is unchanged);
+    errors name the option."""
+    given = getattr(args, "flows", None)  # a Namespace from emulate_sweep may lack it
+    n = 1 if given is None else int(given)
+    interval = float(getattr(args, "start_interval", None) or 0.0)
+    if not 1 <= n <= MAX_FLOWS:
+        raise CliError(f"--flows: expected 1 to {MAX_FLOWS} flows, got {n}")
+    if not (interval >= 0 and interval < float("inf")):
+        raise CliError(f"--start-interval: expected a duration of 0 s or more, got {interval}")
+    if n == 1:
+        return []
+    last = (n - 1) * interval
+    if args.duration is not None and last >= args.duration:
+        raise CliError(
+            f"--start-interval: flow {n - 1} would start at {last:g} s, not before the end of the run "
+            f"(--duration {args.duration:g})"
+        )
+    out = ["--flows", str(n)]
+    if interval > 0:
+        out += ["--start-interval", repr(interval)]
+    return out
+
+
 def emulate_summary(args: Any) -> dict[str, Any]:
     """Run one emulation with the ``emulate`` options in ``args``; its JSON summary."""
+    flow_opts = _flow_options(args)
     scheme = args.scheme
     queue = args.queue
     if "+" in scheme:
@@ -374,7 +420,7 @@ def emulate_summary(args: Any) -> dict[str, Any]:
                 argv += ["--cc-args", cc_args]
             if args.receiver_cc:
                 argv += ["--receiver-cc", args.receiver_cc]
-        argv += ["--duration", str(args.duration), "--json", str(out)]
+        argv += [*flow_opts, "--duration", str(args.duration), "--json", str(out)]
         p = subprocess.run(argv, stdout=subprocess.DEVNULL)
         if p.returncode == 3:
             raise CliError("emulate cannot run here (exit status 3; the reason is above)")
@@ -417,13 +463,44 @@ def _link_trace(link: dict[str, Any], where: str, tmp: Path, name: str) -> str:
     raise CliError(f"{where}.link.type: the emulator has trace and constant links only (got {kind!r})")
 
 
+#: Flow fields that may differ between the flows of an emulated scenario: ``start_ms`` (evenly
+#: spaced: ``--start-interval``) and ``count``; all else must be flow 0's.
+_FLOW_FIELDS_FREE = ("count", "start_ms")
+
+
 def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario") -> dict[str, Any]:
-    """The ``emulate`` options of a core scenario (checked: one flow, one data hop and one ACK hop
+    """The ``emulate`` options of a core scenario (checked: N identical bulk flows — ``run --flows
+    N``: one entry with ``count`` N, or N entries alike but for evenly spaced ``start_ms``, as
+    ``--set flow.interval`` / ``start_interval_s`` writes them — over one data hop and one ACK hop
     with the same delay); constant links become trace files in ``tmp``. Errors name the field."""
     flows = sc.get("flows", [])
-    if len(flows) != 1 or int(flows[0].get("count", 1)) != 1:
-        n = sum(int(f.get("count", 1)) for f in flows)
-        raise CliError(f"{where}: flows: the emulator runs one flow (this scenario has {n})")
+    if not flows:
+        raise CliError(f"{where}: flows: the scenario has no flows")
+    expanded: list[int] = []  # scenario entry of each flow
+    for i, g in enumerate(flows):
+        n = int(g.get("count", 1))
+        if n < 1:
+            raise CliError(f"{where}: flows[{i}].count: the emulator needs at least one flow (got {n})")
+        expanded += [i] * n
+    base = {k: v for k, v in flows[0].items() if k not in _FLOW_FIELDS_FREE}
+    for i, g in enumerate(flows[1:], start=1):
+        other = {k: v for k, v in g.items() if k not in _FLOW_FIELDS_FREE}
+        if other != base:
+            k = sorted(k for k in {*base, *other} if base.get(k) != other.get(k))[0]
+            raise CliError(
+                f"{where}: flows[{i}].{k}: the emulator runs identical flows (run's --flows N: the same "
+                f"scheme, parameters, path and settings as flows[0]); this one differs"
+            )
+    n_flows = len(expanded)
+    starts = [float(flows[i].get("start_ms", 0) or 0) for i in expanded]
+    interval_ms = starts[1] - starts[0] if n_flows > 1 else 0.0
+    for j, (i, st) in enumerate(zip(expanded, starts, strict=True)):
+        if abs(st - j * interval_ms) > 1e-6 or (j > 0 and interval_ms < 0):
+            what = "flow 0 starts at 0" if j == 0 else f"flow {j} starts {j} start intervals after flow 0"
+            raise CliError(
+                f"{where}: flows[{i}].start_ms: the emulator's flows start evenly spaced ({what}; "
+                f"got {st:g} ms)"
+            )
     f = flows[0]
     fwd, rev = f.get("fwd", []), f.get("rev", [])
     if len(fwd) != 1 or len(rev) != 1:
@@ -435,11 +512,17 @@ def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario"
         raise CliError(
             f"{where}: hops[].delay_ms: the emulator delays both ways alike (got {d_ms} and {a_ms})"
         )
-    for k in ("extra_delay_ms", "start_ms", "stop_ms"):
+    for k in ("extra_delay_ms", "stop_ms"):
         if f.get(k):
             raise CliError(f"{where}: flows[0].{k}: not supported by the emulator")
     if f.get("app", {"type": "bulk"}) not in ({"type": "bulk"}, "bulk"):
         raise CliError(f"{where}: flows[0].app: the emulator's senders are bulk")
+    duration_s = float(sc["duration_ms"]) / 1000.0
+    if n_flows > 1 and starts[-1] >= sc["duration_ms"]:
+        raise CliError(
+            f"{where}: flows[{expanded[-1]}].start_ms: flow {n_flows - 1} would start at {starts[-1]:g} ms, "
+            f"not before the end of the run ({sc['duration_ms']:g} ms)"
+        )
     from accelbrake import catalog
 
     scheme = f["scheme"]
@@ -456,8 +539,10 @@ def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario"
         "scheme": scheme,
         "sets": [f"{family}.{k}={v}" for k, v in f.get("params", {}).items()],
         "seed": int(sc.get("seed", 1)),
-        "duration": float(sc["duration_ms"]) / 1000.0,
+        "duration": duration_s,
         "ecn": bool(f.get("ecn", False)),
+        "flows": n_flows,
+        "start_interval": interval_ms / 1000.0,
     }
 
 
@@ -656,9 +741,25 @@ def format_emulate(s: dict[str, Any]) -> str:
     from accelbrake.tables import render_table
 
     ppd, qd = s["per_packet_delay_ms"], s["queueing_delay_ms"]
+    flows = s.get("flows") or []
+    cap = s["capacity_mbps"]
     rows = [
         [
-            s["scheme"],
+            f"{f['id']} {s['scheme']}",
+            f"{f['throughput_mbps'] / cap:.3f}" if cap > 0 else "nan",
+            f"{f['throughput_mbps']:.2f}",
+            "",
+            f"{f['per_packet_delay_ms']['p50']:.1f}",
+            f"{f['per_packet_delay_ms']['p95']:.1f}",
+            f"{f['queueing_delay_ms']['p95']:.1f}",
+            "",
+            "",
+        ]
+        for f in flows
+    ]
+    rows += [
+        [
+            s["scheme"] if not flows else "all flows",
             f"{s['utilization']:.3f}",
             f"{s['throughput_mbps']:.2f}",
             f"{s['capacity_mbps']:.2f}",
@@ -670,7 +771,7 @@ def format_emulate(s: dict[str, Any]) -> str:
         ]
     ]
     head = [
-        ("scheme", ""),
+        ("scheme" if not flows else "flow", ""),
         ("utilisation", ""),
         ("throughput", "Mbit/s"),
         ("capacity", "Mbit/s"),
@@ -680,8 +781,16 @@ def format_emulate(s: dict[str, Any]) -> str:
         ("drops", ""),
         ("marks", ""),
     ]
+    fairness = (
+        f"\nJain's fairness index {s['jain_index']:.3f} over {len(flows)} flows"
+        + (f" started {s['start_interval_s']:g} s apart" if s.get("start_interval_s") else "")
+        + "; a flow's utilisation is its data throughput (IP bytes) / the link capacity"
+        if flows
+        else ""
+    )
     return (
         render_table(head, rows)
+        + fairness
         + f"\nemulated {s['duration_s']:.1f} s ({_TRANSPORT.get(s.get('transport', ''), 'kernel TCP')}) "
         + f"over queue {(str(s.get('queue', '?')) + ' ' + str(s.get('queue_args') or '')).strip()}; "
         + "link timing error p50 "
@@ -754,6 +863,8 @@ def emulate_sweep(
                     "drops": s["drops"],
                     "marks": s["marks"],
                     "timing_error_p99_us": s["timing_error_us"]["p99"],
+                    # Several flows: Jain's index of their throughputs (a one-flow table is as before).
+                    **({"jain_index": s["jain_index"]} if "jain_index" in s else {}),
                 }
             )
     import pandas as pd
