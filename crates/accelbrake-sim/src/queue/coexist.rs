@@ -25,9 +25,11 @@
 //! to `[0.8, 1.2]×` an EWMA (gain 0.25/1000 per departure) of the non-ABC queue's actual share of
 //! departures and then to `[0.05, 0.95]`, and each opportunity serves the non-ABC queue with
 //! probability w (seeded), ABC otherwise, falling back to the other queue when the chosen one is
-//! empty. Deviations: the artifact measures rates with an exact per-port EWMA (α = 0.25/1000), here
-//! Space-Saving as in the paper; it multiplies demands by 1.1 by port number, here (1 + X) on every
-//! top-K flow; it recomputes w on every dequeue, here every `update_ms`. See docs/coexistence.md.
+//! empty; its rates are the artifact's exact per-flow EWMAs of arrivals ([`ArrivalRates`],
+//! α = 0.25/1000), water-filled over their own sum. Deviations: it multiplies demands by 1.1 by
+//! port number (its long flows), here (1 + X) on each queue's top-K flows by rate; flows are told
+//! apart by ECN codepoint, not port; it recomputes w on every dequeue, here every `update_ms`. See
+//! docs/coexistence.md.
 //!
 //! `variant = rcp-zombie` is the baseline the paper compares against in Fig. 13b: RCP's way of
 //! sharing a link with other traffic, which sets each queue's weight in proportion to its number of
@@ -229,6 +231,64 @@ impl ZombieList {
     }
 }
 
+/// Artifact variant: each queue's per-flow arrival rates as `weighted_packet_queue.cc` keeps them
+/// (its `category1`/`category2` maps, one entry per source port): on every arrival (before the
+/// drop check) the flow's entry grows by α, and on every dequeue every entry decays by (1 − α),
+/// α = 0.25/1000; an entry is thus an EWMA of the flow's share of arrivals per departure. The decay
+/// is kept as one common scale factor (O(1) per dequeue instead of the artifact's loop over every
+/// flow), entries live in ordered maps (sums in a fixed order: deterministic), and entries that
+/// have decayed below [`RATE_FLOOR`] are dropped at each weight update (memory stays bounded; the
+/// artifact keeps every port it has seen).
+#[derive(Clone, Debug)]
+pub struct ArrivalRates {
+    stored: [std::collections::BTreeMap<u32, f64>; 2],
+    scale: f64,
+}
+
+/// Entries of [`ArrivalRates`] below this share of arrivals per departure are forgotten.
+pub const RATE_FLOOR: f64 = 1e-9;
+
+impl Default for ArrivalRates {
+    fn default() -> ArrivalRates {
+        ArrivalRates {
+            stored: Default::default(),
+            scale: 1.0,
+        }
+    }
+}
+
+impl ArrivalRates {
+    /// A packet of `flow` arrives at queue `q`.
+    pub fn arrive(&mut self, q: usize, flow: u32) {
+        *self.stored[q].entry(flow).or_insert(0.0) += ARTIFACT_SHARE_GAIN / self.scale;
+    }
+
+    /// A packet departs: every entry decays by (1 − α).
+    pub fn depart(&mut self) {
+        self.scale *= 1.0 - ARTIFACT_SHARE_GAIN;
+        if self.scale < 1e-100 {
+            self.renormalize();
+        }
+    }
+
+    /// Fold the common scale into the entries and forget those below [`RATE_FLOOR`].
+    pub fn renormalize(&mut self) {
+        let scale = self.scale;
+        for m in &mut self.stored {
+            m.retain(|_, v| {
+                *v *= scale;
+                *v >= RATE_FLOOR
+            });
+        }
+        self.scale = 1.0;
+    }
+
+    /// The rates of queue `q`'s flows, in flow order.
+    pub fn rates(&self, q: usize) -> Vec<(u32, f64)> {
+        self.stored[q].iter().map(|(&f, &v)| (f, v * self.scale)).collect()
+    }
+}
+
 /// How the two queues share the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -359,6 +419,8 @@ pub struct CoexistQueue {
     share: f64,
     /// rcp-zombie: each queue's zombie list (empty for the other variants).
     zombies: Vec<ZombieList>,
+    /// Artifact: per-flow arrival rates (empty for the other variants).
+    arrival_rates: ArrivalRates,
     rng: Rng,
     stats: QueueStats,
 }
@@ -379,6 +441,7 @@ impl CoexistQueue {
             } else {
                 Vec::new()
             },
+            arrival_rates: ArrivalRates::default(),
             rng,
             stats: QueueStats::default(),
             cfg,
@@ -427,9 +490,10 @@ impl CoexistQueue {
     /// weight then lost half its short flows' rate and its long flows starved (issue 14). When the
     /// aggregates alone exceed the capacity they share it in proportion and the top-K get nothing.
     fn update_weights(&mut self, secs: f64, capacity: f64) {
-        if self.cfg.variant == Variant::RcpZombie {
-            self.update_zombie_weights();
-            return;
+        match self.cfg.variant {
+            Variant::RcpZombie => return self.update_zombie_weights(),
+            Variant::Artifact => return self.update_artifact_weights(),
+            Variant::Paper => {}
         }
         let (d0, s0) = self.demands(OTHER, secs);
         let (d1, s1) = self.demands(ABCQ, secs);
@@ -445,12 +509,42 @@ impl CoexistQueue {
         let a0: f64 = g0 + alloc[..d0.len()].iter().sum::<f64>();
         let a1: f64 = g1 + alloc[d0.len()..].iter().sum::<f64>();
         if a0 + a1 > 0.0 {
-            let mut w0 = a0 / (a0 + a1);
-            if self.cfg.variant == Variant::Artifact {
-                let (lo, hi) = ARTIFACT_SHARE_CLAMP;
-                w0 = w0.clamp(lo * self.share, (hi * self.share).max(lo * self.share));
-                w0 = w0.clamp(ARTIFACT_WEIGHT_CLAMP.0, ARTIFACT_WEIGHT_CLAMP.1);
+            let w0 = a0 / (a0 + a1);
+            self.weights = [w0, 1.0 - w0];
+        }
+        self.tops[OTHER].clear();
+        self.tops[ABCQ].clear();
+    }
+
+    /// Artifact: the water-fill over every flow's arrival rate as `weighted_packet_queue.cc` does it
+    /// (its weighted_mode 1): the capacity is the sum of all rates, the headroom flows demand
+    /// 1.1·rate and get at most the water level, the others their rate; the non-ABC weight is its
+    /// flows' share of the allocations, clamped to [0.8, 1.2]× its measured share and [0.05, 0.95].
+    /// The artifact gives the headroom by port number (ports ≥ 5197, its long flows); here the
+    /// top-K flows of each queue by rate get it, as in the paper variant (K = `top_k`).
+    fn update_artifact_weights(&mut self) {
+        self.arrival_rates.renormalize();
+        let mut demands: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        let mut total = 0.0;
+        for (q, d) in demands.iter_mut().enumerate() {
+            let mut r: Vec<f64> = self.arrival_rates.rates(q).into_iter().map(|(_, v)| v).collect();
+            total += r.iter().sum::<f64>();
+            r.sort_by(|a, b| b.total_cmp(a));
+            for (i, v) in r.iter_mut().enumerate() {
+                if i < self.cfg.top_k {
+                    *v *= 1.0 + self.cfg.headroom;
+                }
             }
+            *d = r;
+        }
+        let all: Vec<f64> = demands[OTHER].iter().chain(demands[ABCQ].iter()).copied().collect();
+        let alloc = water_fill(total, &all);
+        let a0: f64 = alloc[..demands[OTHER].len()].iter().sum();
+        let a1: f64 = alloc[demands[OTHER].len()..].iter().sum();
+        if a0 + a1 > 0.0 {
+            let (lo, hi) = ARTIFACT_SHARE_CLAMP;
+            let w0 = (a0 / (a0 + a1)).clamp(lo * self.share, (hi * self.share).max(lo * self.share));
+            let w0 = w0.clamp(ARTIFACT_WEIGHT_CLAMP.0, ARTIFACT_WEIGHT_CLAMP.1);
             self.weights = [w0, 1.0 - w0];
         }
         self.tops[OTHER].clear();
@@ -503,6 +597,11 @@ impl Queue for CoexistQueue {
             let (r1, r2) = (self.rng.next_f64(), self.rng.next_f64());
             self.zombies[q].observe(pkt.flow, r1, r2);
         }
+        if self.cfg.variant == Variant::Artifact {
+            // Before the drop check, as the artifact counts its per-port arrivals.
+            let q = if Self::is_abc(&pkt) { ABCQ } else { OTHER };
+            self.arrival_rates.arrive(q, pkt.flow);
+        }
         let r = if Self::is_abc(&pkt) {
             self.abc.enqueue(now, pkt)
         } else {
@@ -551,6 +650,7 @@ impl Queue for CoexistQueue {
         if self.cfg.variant == Variant::Artifact {
             let x = if q == OTHER { 1.0 } else { 0.0 };
             self.share += ARTIFACT_SHARE_GAIN * (x - self.share);
+            self.arrival_rates.depart();
         }
         self.stats.dequeued += 1;
         Some(pkt)
@@ -894,6 +994,66 @@ mod tests {
         assert!(s0 + s1 > 100.0);
         q.update_weights(1.0, 100.0);
         assert!((q.weights()[OTHER] - s0 / (s0 + s1)).abs() < 1e-9, "weights {:?}", q.weights());
+    }
+
+    #[test]
+    fn artifact_arrival_rates_by_hand() {
+        let a = ARTIFACT_SHARE_GAIN;
+        let mut r = ArrivalRates::default();
+        r.arrive(OTHER, 7);
+        r.arrive(OTHER, 7);
+        r.arrive(ABCQ, 9);
+        r.depart();
+        r.arrive(OTHER, 7);
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-15;
+        let other = r.rates(OTHER);
+        assert_eq!(other.len(), 1);
+        assert!(close(other[0].1, 2.0 * a * (1.0 - a) + a), "{other:?}");
+        assert!(close(r.rates(ABCQ)[0].1, a * (1.0 - a)));
+        r.renormalize();
+        assert!(close(r.rates(OTHER)[0].1, 2.0 * a * (1.0 - a) + a));
+        // Decayed below the floor: forgotten at the next renormalisation.
+        for _ in 0..200_000 {
+            r.depart();
+        }
+        r.renormalize();
+        assert!(r.rates(OTHER).is_empty() && r.rates(ABCQ).is_empty());
+    }
+
+    #[test]
+    fn artifact_weights_water_fill_every_flows_arrival_rate() {
+        // Non-ABC flows 1, 2, 3 with 3000, 3000, 1000 arrivals, ABC flow 100 with 3000; no
+        // departures, so the rates are the counts times α. K = 4: every flow demands 1.1 × rate.
+        // In units of 1000 α: demands 3.3, 3.3, 1.1, 3.3 against a capacity of 10 (the sum of the
+        // rates): flow 3 gets 1.1, the others (10 − 1.1)/3 = 2.9667 each, so the non-ABC weight
+        // is (1.1 + 2 · 2.9667)/10 = 0.70333.
+        let mut q = queue(Variant::Artifact);
+        for (flow, n, ecn) in [(1, 3000, Ecn::NotEct), (2, 3000, Ecn::NotEct), (3, 1000, Ecn::NotEct)]
+            .into_iter()
+            .chain([(100, 3000, Ecn::ACCELERATE)])
+        {
+            for _ in 0..n {
+                q.arrival_rates.arrive(usize::from(ecn == Ecn::ACCELERATE), flow);
+            }
+        }
+        let expect = (1.1 + 2.0 * (10.0 - 1.1) / 3.0) / 10.0;
+        q.share = expect; // the clamps around the measured share do not bind
+        q.update_artifact_weights();
+        assert!((q.weights()[OTHER] - expect).abs() < 1e-9, "{:?}", q.weights());
+        // The clamps do bind when the measured share is far off: at most 1.2 × 0.5.
+        q.share = 0.5;
+        q.update_artifact_weights();
+        assert!((q.weights()[OTHER] - 0.6).abs() < 1e-12, "{:?}", q.weights());
+        // Arrivals count before the drop check, departures decay every rate.
+        let mut q = queue(Variant::Artifact);
+        q.enqueue(Time::ZERO, pkt(5, Ecn::NotEct)).unwrap();
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        q.dequeue(Time::ZERO, link, &mut Vec::new()).unwrap();
+        let r = q.arrival_rates.rates(OTHER);
+        assert!((r[0].1 - ARTIFACT_SHARE_GAIN * (1.0 - ARTIFACT_SHARE_GAIN)).abs() < 1e-15, "{r:?}");
     }
 
     #[test]
