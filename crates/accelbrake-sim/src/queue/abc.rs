@@ -88,6 +88,96 @@ pub struct Forecast {
     pub falls_only: bool,
     /// Weight of the forecast against μ measured now: `μ + gain·(forecast − μ)`.
     pub gain: f64,
+    /// Which forecaster.
+    pub model: ForecastModel,
+}
+
+/// Predictive ABC's forecaster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForecastModel {
+    /// The damped least-squares trend of [`AbcQueue::forecast`] (`history`, `gain`, `falls_only`).
+    Trend,
+    /// The learned linear model of [`Learned`] (weights [`LEARNED_WEIGHTS`]), damped and clamped
+    /// as the trend ([`AbcQueue::damp`]); ignores `history`.
+    Learned,
+}
+
+/// Time constants (ms) of the learned forecaster's exponentially weighted means of μ; the last
+/// one, m_L, normalises. Provenance: `scripts/predict_abc_fit.py` (`TAUS_MS`).
+pub const LEARNED_TAUS_MS: [f64; 4] = [10.0, 40.0, 160.0, 1000.0];
+
+/// Weights of the learned forecaster, `μ(t + 100 ms) ≈ m_L·(w₀ + w₁·μ/m_L + w₂·m₁₀/m_L +
+/// w₃·m₄₀/m_L + w₄·m₁₆₀/m_L + w₅·min(gap, 100 ms)/100 ms)`. Provenance: a ridge fit (λ = 10⁻³,
+/// each trace weighted equally) of PK-ABC's μ one RTT ahead on the six robustness traces
+/// (TMobile-LTE-short.up/.down, ATT-LTE-driving.up/.down, TMobile-UMTS-driving.down,
+/// Verizon-EVDO-driving.down; first 600 s each), none of them the ABC paper's; regenerate with
+/// `scripts/predict_abc_fit.py`.
+pub const LEARNED_WEIGHTS: [f64; 6] = [0.318368, 0.113912, -0.209925, 0.352319, 0.399486, -0.646176];
+
+/// State of the learned forecaster: exponentially weighted means of the μ samples, one sample per
+/// millisecond with a delivery opportunity (the router is asked for a packet at every
+/// opportunity, also with an empty queue). A later call in the same millisecond replaces that
+/// millisecond's sample (μ then counts more of the millisecond's opportunities), as the offline fit
+/// sees each millisecond once, complete.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Learned {
+    /// Means after the last sample.
+    means: [f64; 4],
+    /// Means before the last sample (to replace it).
+    before: [f64; 4],
+    /// Millisecond of the last sample and the gap (ms) to the one before it.
+    last_ms: Option<u64>,
+    gap_ms: f64,
+    /// μ of the last sample.
+    mu: f64,
+}
+
+impl Learned {
+    /// Record μ (bytes/s) sampled at `now`.
+    pub fn observe(&mut self, now: Time, mu: f64) {
+        let ms = now.0 / 1_000_000;
+        match self.last_ms {
+            None => {
+                self.means = [mu; 4];
+                self.before = self.means;
+                self.gap_ms = 0.0;
+            }
+            Some(last) => {
+                if ms != last {
+                    self.before = self.means;
+                    self.gap_ms = (ms - last) as f64;
+                }
+                if self.gap_ms == 0.0 {
+                    // Still the first millisecond: the sample is the mean.
+                    self.means = [mu; 4];
+                    self.before = self.means;
+                } else {
+                    for (k, tau) in LEARNED_TAUS_MS.iter().enumerate() {
+                        let a = 1.0 - (-self.gap_ms / tau).exp();
+                        self.means[k] = self.before[k] + a * (mu - self.before[k]);
+                    }
+                }
+            }
+        }
+        self.last_ms = Some(ms);
+        self.mu = mu;
+    }
+
+    /// The forecast of μ one RTT ahead (bytes/s, ≥ 0); μ itself while m_L = 0.
+    pub fn forecast(&self) -> f64 {
+        let ml = self.means[3];
+        if ml <= 0.0 {
+            return self.mu;
+        }
+        let w = LEARNED_WEIGHTS;
+        let r = w[0]
+            + w[1] * self.mu / ml
+            + w[2] * self.means[0] / ml
+            + w[3] * self.means[1] / ml
+            + w[4] * self.means[2] / ml
+            + w[5] * self.gap_ms.min(100.0) / 100.0;
+        (ml * r).max(0.0)
+    }
 }
 
 /// The artifact experiments' buffer, packets (`exp.sh`: 250); also the ABC paper's cellular setup.
@@ -169,6 +259,10 @@ pub const PREDICT_PARAMS: &[Param] = &[
     Param::real("history_ms", 200.0, Unit::Ms, 1.0, 1e7)
         .doc("history the μ trend is fitted over", "our choice, picked after runs on all five bundled paper traces (none held out)"),
     Param::flag("falls_only", true).doc("only anticipate drops of μ, never rises", "our choice"),
+    Param::choice("model", "trend", &["trend", "learned"]).doc(
+        "forecaster: least-squares trend over history, or linear model fitted on the robustness traces (gain and falls_only apply to both)",
+        "ours; learned weights from scripts/predict_abc_fit.py (robustness traces only, none of the ABC paper's)",
+    ),
     Param::real("gain", 0.25, Unit::None, 0.0, 1.0)
         .doc("weight of the forecast against μ measured now", "our choice, picked after runs on all five bundled paper traces (none held out)"),
     PARAMS[7],
@@ -297,6 +391,10 @@ impl Config for AbcRouterConfig {
                 history: v.ms("history_ms"),
                 falls_only: v.flag("falls_only"),
                 gain: v.real("gain"),
+                model: match v.word("model") {
+                    "learned" => ForecastModel::Learned,
+                    _ => ForecastModel::Trend,
+                },
             }),
         }
     }
@@ -379,6 +477,8 @@ pub struct AbcQueue {
     state: AbcState,
     /// Predictive ABC: recent (time, μ) samples, at most one per ms.
     mu_hist: VecDeque<(Time, f64)>,
+    /// Predictive ABC, learned model.
+    learned: Learned,
 }
 
 impl AbcQueue {
@@ -391,6 +491,7 @@ impl AbcQueue {
             rate: RateWindow::default(),
             state: AbcState::default(),
             mu_hist: VecDeque::new(),
+            learned: Learned::default(),
         }
     }
 
@@ -427,7 +528,13 @@ impl AbcQueue {
         }
         let slope = (n * sxy - sx * sy) / den;
         let icpt = (sy - slope * sx) / n;
-        let ahead = mu + f.gain * (icpt + slope * f.horizon.secs_f64() - mu);
+        Self::damp(mu, icpt + slope * f.horizon.secs_f64(), f)
+    }
+
+    /// A raw forecast `raw` of μ made usable: `μ + gain·(raw − μ)`, clamped to `[0, μ]` with
+    /// `falls_only`, else to `[0, 2μ]`.
+    pub fn damp(mu: f64, raw: f64, f: Forecast) -> f64 {
+        let ahead = mu + f.gain * (raw - mu);
         let hi = if f.falls_only { mu } else { 2.0 * mu };
         ahead.clamp(0.0, hi)
     }
@@ -469,6 +576,11 @@ impl Queue for AbcQueue {
     }
 
     fn dequeue(&mut self, now: Time, link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
+        let learned = matches!(self.cfg.forecast, Some(Forecast { model: ForecastModel::Learned, .. }));
+        if learned {
+            // Every opportunity, also with an empty queue: the model was fitted on all of them.
+            self.learned.observe(now, link.capacity);
+        }
         let mut pkt = self.fifo.pop()?;
         if !pkt.ecn.is_ect() {
             return Some(pkt);
@@ -479,6 +591,7 @@ impl Queue for AbcQueue {
         }
         let cr = self.rate.rate(now, self.cfg.window);
         let mu = match self.cfg.forecast {
+            Some(f) if learned => Self::damp(link.capacity, self.learned.forecast(), f),
             Some(f) => self.forecast(now, link.capacity, f),
             None => link.capacity,
         };
@@ -559,6 +672,7 @@ mod tests {
             history: Dur::from_millis(200),
             falls_only: true,
             gain: 1.0,
+            model: ForecastModel::Trend,
         };
         let mut q = AbcQueue::new(AbcRouterConfig::default());
         // μ falls by 1 MB/s per second: at t = 100 ms μ = 1.4 MB/s, in 100 ms it will be 1.3.
@@ -578,6 +692,74 @@ mod tests {
             last = q.forecast(Time::from_millis(ms), 1.5e6 - 1e3 * ms as f64, Forecast { gain: 0.5, ..f });
         }
         assert!((last - 1.35e6).abs() < 1.0, "{last}");
+    }
+
+    #[test]
+    fn the_learned_forecast_is_the_fitted_linear_model() {
+        let w = LEARNED_WEIGHTS;
+        let mut l = Learned::default();
+        // Nothing seen yet: no forecast but μ (0).
+        assert_eq!(l.forecast(), 0.0);
+        // First sample: every mean is that μ, no gap.
+        l.observe(Time::from_millis(5), 1000.0);
+        assert_eq!(l.means, [1000.0; 4]);
+        let at_rest = 1000.0 * (w[0] + w[1] + w[2] + w[3] + w[4]);
+        assert!((l.forecast() - at_rest).abs() < 1e-9, "{}", l.forecast());
+        // A later call in the same millisecond replaces the sample.
+        l.observe(Time::from_millis(5) + Dur(300_000), 2000.0);
+        assert_eq!(l.means, [2000.0; 4]);
+        // Constant μ, 10 ms after the last opportunity: the means stay, the gap term enters.
+        l.observe(Time::from_millis(15), 2000.0);
+        assert_eq!((l.means, l.gap_ms), ([2000.0; 4], 10.0));
+        let f = 2000.0 * (w[0] + w[1] + w[2] + w[3] + w[4] + w[5] * 0.1);
+        assert!((l.forecast() - f).abs() < 1e-9, "{} vs {f}", l.forecast());
+        // A new μ one ms later: m_k ← m_k + (1 − e^(−1/τ_k))·(μ − m_k); replacing it (second call in
+        // the same ms) starts again from the means before it, with the same gap.
+        l.observe(Time::from_millis(16), 0.0);
+        l.observe(Time::from_millis(16) + Dur(1), 4000.0);
+        let m: Vec<f64> = LEARNED_TAUS_MS.iter().map(|tau| 2000.0 + (1.0 - (-1.0 / tau).exp()) * 2000.0).collect();
+        assert_eq!(l.means.to_vec(), m);
+        assert_eq!(l.gap_ms, 1.0);
+        let r = w[0] + w[1] * 4000.0 / m[3] + w[2] * m[0] / m[3] + w[3] * m[1] / m[3] + w[4] * m[2] / m[3] + w[5] * 0.01;
+        assert!((l.forecast() - m[3] * r).abs() < 1e-9);
+        // Hand-worked: τ = 10 ms, 1 ms: 1 − e^(−0.1) = 0.0951626; m₁₀ = 2190.325.
+        assert!((l.means[0] - 2190.3252).abs() < 1e-3, "{}", l.means[0]);
+        // The gap term saturates at 100 ms; an outage never forecasts below 0.
+        l.observe(Time::from_millis(10_000), 0.0);
+        assert_eq!(l.gap_ms, 9984.0);
+        assert!(l.forecast() >= 0.0);
+        let mut long = Learned::default();
+        long.observe(Time::ZERO, 1000.0);
+        long.observe(Time::from_millis(500), 1000.0);
+        let f = 1000.0 * (w[0] + w[1] + w[2] + w[3] + w[4] + w[5]);
+        assert!((long.forecast() - f.max(0.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_learned_router_samples_mu_at_every_opportunity() {
+        // With an empty queue the router still records μ (the model was fitted on every
+        // opportunity); the trend model does not.
+        let mut cfg = AbcRouterConfig::default();
+        let f = Forecast {
+            horizon: Dur::from_millis(100),
+            history: Dur::from_millis(200),
+            falls_only: true,
+            gain: 0.25,
+            model: ForecastModel::Learned,
+        };
+        cfg.forecast = Some(f);
+        let mut q = AbcQueue::new(cfg);
+        let mut d = Vec::new();
+        assert!(q.dequeue(Time::from_millis(3), link(12.0), &mut d).is_none());
+        assert_eq!(q.learned.means, [1.5e6; 4]);
+        q.enqueue(Time::from_millis(4), accel(0)).unwrap();
+        q.dequeue(Time::from_millis(4), link(12.0), &mut d).unwrap();
+        assert_eq!(q.learned.gap_ms, 1.0);
+        assert_eq!(q.state().mu, AbcQueue::damp(1.5e6, q.learned.forecast(), f));
+        cfg.forecast = Some(Forecast { model: ForecastModel::Trend, ..f });
+        let mut q = AbcQueue::new(cfg);
+        assert!(q.dequeue(Time::from_millis(3), link(12.0), &mut d).is_none());
+        assert_eq!((q.learned, q.mu_hist.len()), (Learned::default(), 0));
     }
 
     #[test]
