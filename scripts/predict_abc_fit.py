@@ -114,9 +114,9 @@ def main() -> None:
     a = x.T @ (x * w[:, None]) + RIDGE * np.eye(x.shape[1])
     coef = np.linalg.solve(a, x.T @ (w * y))
     names = ["1", "mu"] + [f"m{int(tau)}" for tau in TAUS_MS[:-1]] + ["gap/100ms"]
-    print("weights (normalised by m_L, tau = %g ms):" % TAUS_MS[-1])
+    print(f"weights (normalised by m_L, tau = {TAUS_MS[-1]:g} ms):")
     print("  " + "  ".join(f"{n}={c:+.6f}" for n, c in zip(names, coef, strict=True)))
-    print("pub const LEARNED_WEIGHTS: [f64; %d] = [%s];" % (len(coef), ", ".join(f"{c:.6}" for c in coef)))
+    print(f"pub const LEARNED_WEIGHTS: [f64; {len(coef)}] = [{', '.join(f'{c:.6}' for c in coef)}];")
     print("relative RMS error of μ(t+100 ms) (÷ mean μ), at opportunity times:")
     print(f"  {'trace':28s} {'μ now':>8s} {'m_L':>8s} {'learned':>8s}  set")
     for n in FIT + PAPER:

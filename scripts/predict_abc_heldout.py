@@ -146,7 +146,8 @@ def main() -> None:
     name = best
     print(f"pick: {name} (tuning mean {best_score:+.2f})")
 
-    score = measure(args.traces_dir, PAPER, configs_for({name: cands[name]}), args.score_secs, (0, 1, 2), args.jobs)
+    pick = configs_for({name: cands[name]})
+    score = measure(args.traces_dir, PAPER, pick, args.score_secs, (0, 1, 2), args.jobs)
     print(f"scored on the ABC paper's traces ({args.score_secs:g} s, seeds 0-2), p95 queueing delay:")
     print("  trace" + " " * 23 + "ABC util/p95    PK-ABC util/p95   predict util/p95   ABC@η* p95  closed")
     fr_all = []
