@@ -59,7 +59,19 @@ LEARNED = {
     for g in (0.25, 0.5, 1.0)
     for falls in (True, False)
 }
-FAMILIES = {"trend": TREND, "learned": LEARNED}
+#: Sprout's stochastic model (Brownian rate with an outage state): a quantile of the rate ahead.
+SPROUT = {
+    f"sprout q={q:g}% g={g:g}{' falls' if falls else ''}": [
+        "abc-predict.model=sprout",
+        f"abc-predict.quantile={q:g}",
+        f"abc-predict.gain={g:g}",
+        f"abc-predict.falls_only={'true' if falls else 'false'}",
+    ]
+    for q in (5.0, 25.0, 50.0)
+    for g in (0.25, 0.5, 1.0)
+    for falls in (True, False)
+}
+FAMILIES = {"trend": TREND, "learned": LEARNED, "sprout": SPROUT}
 ACCELBRAKE = str(Path(sys.executable).with_name("accelbrake"))
 
 
@@ -120,7 +132,7 @@ def main() -> None:
     ap.add_argument("--score-secs", type=float, default=140.0)
     ap.add_argument(
         "--models",
-        default="trend,learned",
+        default="trend,learned,sprout",
         help="forecaster families to tune over (comma-separated: " + ", ".join(FAMILIES) + ")",
     )
     args = ap.parse_args()

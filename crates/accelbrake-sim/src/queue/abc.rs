@@ -90,6 +90,8 @@ pub struct Forecast {
     pub gain: f64,
     /// Which forecaster.
     pub model: ForecastModel,
+    /// Sprout model: the quantile (fraction) of the rate forecast.
+    pub quantile: f64,
 }
 
 /// Predictive ABC's forecaster.
@@ -100,6 +102,123 @@ pub enum ForecastModel {
     /// The learned linear model of [`Learned`] (weights [`LEARNED_WEIGHTS`]), damped and clamped
     /// as the trend ([`AbcQueue::damp`]); ignores `history`.
     Learned,
+    /// Sprout's stochastic model of the delivery rate ([`Stochastic`]): a quantile of the rate one
+    /// horizon ahead, damped and clamped as the trend; ignores `history`.
+    Sprout,
+}
+
+/// The Sprout-style forecaster's model constants (its [`crate::cc::sprout::SproutConfig`]):
+/// σ = 200 opportunities/s per √s and the outage escape rate 1/s as the Sprout paper (§3.1); the
+/// rate grid reaches 2000 opportunities/s (24 Mbit/s; the `keithw/sprout` receiver.hh 04bd2ae
+/// value, as the paper's 1000/s would cap the 12.8 Mbit/s TMobile-LTE-driving trace) in 256 bins.
+pub fn sprout_model() -> crate::cc::sprout::SproutConfig {
+    crate::cc::sprout::SproutConfig {
+        max_rate: 2000.0,
+        ..Default::default()
+    }
+}
+
+/// Predictive ABC's Sprout-style forecaster (our use of the Sprout paper's model, §3.1): the
+/// delivery opportunities of the link, counted per 20 ms tick, are the observations of Sprout's
+/// Bayesian filter (a Poisson process whose rate does a Brownian motion, with an outage state);
+/// after every tick the posterior is diffused `ceil(horizon / tick)` more ticks and the
+/// `quantile` of the rate read off it. The router learns the opportunities from μ alone: it is
+/// asked for a packet at every opportunity (with an empty queue too), μ counts the last `T`, so
+/// the bytes of the current millisecond are μ·T less the bytes of the previous `T − 1 ms`, which
+/// it remembers.
+#[derive(Clone, Debug)]
+pub struct Stochastic {
+    fc: crate::cc::sprout::Forecaster,
+    /// Opportunity bytes of each of the last `T` milliseconds (index: ms mod T).
+    ring: Vec<f64>,
+    last_ms: Option<u64>,
+    /// Start (ms) and bytes so far of the tick being counted.
+    tick_start: u64,
+    tick_bytes: f64,
+    /// Ticks the posterior is diffused for the forecast, and the quantile (fraction).
+    ahead: usize,
+    quantile: f64,
+    /// The forecast (bytes/s) after the last complete tick.
+    mu_f: Option<f64>,
+}
+
+impl Stochastic {
+    /// Tick length, ms (Sprout: 20).
+    pub const TICK_MS: u64 = crate::cc::sprout::TICK_MS as u64;
+
+    /// A forecaster for a μ window of `window` (a whole number of ms, ≥ 1), `horizon` ahead.
+    pub fn new(window: Dur, horizon: Dur, quantile: f64) -> Stochastic {
+        let w = (window.0 / 1_000_000).max(1) as usize;
+        Stochastic {
+            fc: crate::cc::sprout::Forecaster::new(sprout_model()),
+            ring: vec![0.0; w],
+            last_ms: None,
+            tick_start: 0,
+            tick_bytes: 0.0,
+            ahead: (horizon.0.div_ceil(Self::TICK_MS * 1_000_000)) as usize,
+            quantile,
+            mu_f: None,
+        }
+    }
+
+    /// Record μ (bytes/s over the window) at an opportunity at `now`.
+    pub fn observe(&mut self, now: Time, mu: f64) {
+        let m = now.0 / 1_000_000;
+        let w = self.ring.len() as u64;
+        match self.last_ms {
+            None => self.tick_start = m - m % Self::TICK_MS,
+            Some(last) if m != last => {
+                self.tick_bytes += self.ring[(last % w) as usize];
+                let mut ticked = false;
+                while self.tick_start + Self::TICK_MS <= m {
+                    let count = (self.tick_bytes / f64::from(crate::link::OPPORTUNITY_BYTES)).round();
+                    self.fc.evolve();
+                    self.fc.observe(count as u32);
+                    self.tick_bytes = 0.0;
+                    self.tick_start += Self::TICK_MS;
+                    ticked = true;
+                }
+                if m - last >= w {
+                    self.ring.iter_mut().for_each(|x| *x = 0.0);
+                } else {
+                    for j in last + 1..m {
+                        self.ring[(j % w) as usize] = 0.0;
+                    }
+                }
+                if ticked {
+                    self.mu_f = Some(self.rate_ahead());
+                }
+            }
+            Some(_) => {}
+        }
+        let slot = (m % w) as usize;
+        self.ring[slot] = 0.0;
+        let others: f64 = self.ring.iter().sum();
+        self.ring[slot] = (mu * (w as f64) * 1e-3 - others).max(0.0);
+        self.last_ms = Some(m);
+    }
+
+    /// The `quantile` of the rate `ahead` ticks after the last complete tick, bytes/s.
+    fn rate_ahead(&self) -> f64 {
+        let mut f = self.fc.clone();
+        for _ in 0..self.ahead {
+            f.evolve();
+        }
+        let mut cum = 0.0;
+        let post = f.posterior();
+        for &(rate, p) in &post {
+            cum += p;
+            if cum >= self.quantile {
+                return rate * f64::from(crate::link::OPPORTUNITY_BYTES);
+            }
+        }
+        post.last().map_or(0.0, |&(r, _)| r * f64::from(crate::link::OPPORTUNITY_BYTES))
+    }
+
+    /// The forecast (bytes/s), or `None` before the first complete tick.
+    pub fn forecast(&self) -> Option<f64> {
+        self.mu_f
+    }
 }
 
 /// Time constants (ms) of the learned forecaster's exponentially weighted means of μ; the last
@@ -259,12 +378,16 @@ pub const PREDICT_PARAMS: &[Param] = &[
     Param::real("history_ms", 200.0, Unit::Ms, 1.0, 1e7)
         .doc("history the μ trend is fitted over", "our choice, picked after runs on all five bundled paper traces (none held out)"),
     Param::flag("falls_only", true).doc("only anticipate drops of μ, never rises", "our choice"),
-    Param::choice("model", "trend", &["trend", "learned"]).doc(
-        "forecaster: least-squares trend over history, or linear model fitted on the robustness traces (gain and falls_only apply to both)",
+    Param::choice("model", "trend", &["trend", "learned", "sprout"]).doc(
+        "forecaster: least-squares trend over history, linear model fitted on the robustness traces, or Sprout's stochastic model (gain and falls_only apply to all)",
         "ours; learned weights from scripts/predict_abc_fit.py (robustness traces only, none of the ABC paper's)",
     ),
     Param::real("gain", 0.25, Unit::None, 0.0, 1.0)
         .doc("weight of the forecast against μ measured now", "our choice, picked after runs on all five bundled paper traces (none held out)"),
+    Param::real("quantile", 50.0, Unit::Percent, 0.1, 99.9).doc(
+        "model = sprout: percentile of the forecast rate distribution",
+        "ours (Sprout paper §3.3 uses the 5th percentile of cumulative deliveries)",
+    ),
     PARAMS[7],
     PARAMS[8],
 ];
@@ -393,8 +516,10 @@ impl Config for AbcRouterConfig {
                 gain: v.real("gain"),
                 model: match v.word("model") {
                     "learned" => ForecastModel::Learned,
+                    "sprout" => ForecastModel::Sprout,
                     _ => ForecastModel::Trend,
                 },
+                quantile: v.real("quantile") / 100.0,
             }),
         }
     }
@@ -420,6 +545,11 @@ impl AbcRouterConfig {
         }
         if !(self.token_limit.is_finite() && self.token_limit >= 1.0) {
             return bad("token_limit", "expected a number ≥ 1");
+        }
+        if let Some(f) = self.forecast {
+            if f.model == ForecastModel::Sprout && self.window.0 % 1_000_000 != 0 {
+                return bad("window", "model = sprout counts opportunities per ms: expected a whole number of ms");
+            }
         }
         Ok(())
     }
@@ -479,6 +609,8 @@ pub struct AbcQueue {
     mu_hist: VecDeque<(Time, f64)>,
     /// Predictive ABC, learned model.
     learned: Learned,
+    /// Predictive ABC, Sprout model (built only for it: it holds the model's tables).
+    stochastic: Option<Box<Stochastic>>,
 }
 
 impl AbcQueue {
@@ -492,6 +624,12 @@ impl AbcQueue {
             state: AbcState::default(),
             mu_hist: VecDeque::new(),
             learned: Learned::default(),
+            stochastic: match cfg.forecast {
+                Some(f) if f.model == ForecastModel::Sprout => {
+                    Some(Box::new(Stochastic::new(cfg.window, f.horizon, f.quantile)))
+                }
+                _ => None,
+            },
         }
     }
 
@@ -581,6 +719,9 @@ impl Queue for AbcQueue {
             // Every opportunity, also with an empty queue: the model was fitted on all of them.
             self.learned.observe(now, link.capacity);
         }
+        if let Some(s) = self.stochastic.as_mut() {
+            s.observe(now, link.capacity);
+        }
         let mut pkt = self.fifo.pop()?;
         if !pkt.ecn.is_ect() {
             return Some(pkt);
@@ -592,6 +733,10 @@ impl Queue for AbcQueue {
         let cr = self.rate.rate(now, self.cfg.window);
         let mu = match self.cfg.forecast {
             Some(f) if learned => Self::damp(link.capacity, self.learned.forecast(), f),
+            Some(f) if self.stochastic.is_some() => {
+                let raw = self.stochastic.as_ref().and_then(|s| s.forecast()).unwrap_or(link.capacity);
+                Self::damp(link.capacity, raw, f)
+            }
             Some(f) => self.forecast(now, link.capacity, f),
             None => link.capacity,
         };
@@ -673,6 +818,7 @@ mod tests {
             falls_only: true,
             gain: 1.0,
             model: ForecastModel::Trend,
+            quantile: 0.5,
         };
         let mut q = AbcQueue::new(AbcRouterConfig::default());
         // μ falls by 1 MB/s per second: at t = 100 ms μ = 1.4 MB/s, in 100 ms it will be 1.3.
@@ -746,6 +892,7 @@ mod tests {
             falls_only: true,
             gain: 0.25,
             model: ForecastModel::Learned,
+            quantile: 0.5,
         };
         cfg.forecast = Some(f);
         let mut q = AbcQueue::new(cfg);
@@ -760,6 +907,52 @@ mod tests {
         let mut q = AbcQueue::new(cfg);
         assert!(q.dequeue(Time::from_millis(3), link(12.0), &mut d).is_none());
         assert_eq!((q.learned, q.mu_hist.len()), (Learned::default(), 0));
+    }
+
+    #[test]
+    fn the_sprout_forecast_counts_opportunities_per_tick_from_mu() {
+        use crate::cc::sprout::Forecaster;
+        const B: f64 = 1504.0;
+        let mut s = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
+        assert_eq!((s.ring.len(), s.ahead), (20, 5));
+        // Two opportunities in each ms 0..19, one in each ms 20..39: μ over (t − 20 ms, t].
+        let per_ms = |ms: u64| if ms < 20 { 2.0 } else if ms < 40 { 1.0 } else { 0.0 };
+        for ms in 0..40u64 {
+            let lo = ms.saturating_sub(19);
+            let bytes: f64 = (lo..=ms).map(|j| per_ms(j) * B).sum();
+            // A first call sees one opportunity of the ms, the last one all of them.
+            s.observe(Time::from_millis(ms), (bytes - per_ms(ms) * B + B) / 0.02);
+            s.observe(Time::from_millis(ms), bytes / 0.02);
+            assert_eq!(s.ring[(ms % 20) as usize], per_ms(ms) * B, "ms {ms}");
+            // The first tick completes when a later tick's ms is seen.
+            assert_eq!(s.forecast().is_some(), ms >= 20);
+        }
+        // Then nothing until 100 ms (an outage): ticks 40–59 and 60–79 saw no opportunity.
+        s.observe(Time::from_millis(100), B / 0.02);
+        let mut f = Forecaster::new(sprout_model());
+        for count in [40, 20, 0, 0, 0] {
+            f.evolve();
+            f.observe(count);
+        }
+        for _ in 0..5 {
+            f.evolve();
+        }
+        // The 5th percentile of the rate 5 ticks on, read off the posterior by hand.
+        let mut cum = 0.0;
+        let rate = f
+            .posterior()
+            .into_iter()
+            .find(|&(_, p)| {
+                cum += p;
+                cum >= 0.05
+            })
+            .unwrap()
+            .0;
+        assert_eq!(s.forecast(), Some(rate * B));
+        assert_eq!(s.ring.iter().sum::<f64>(), B, "only ms 100 is left in the window");
+        // After 60 ms without opportunities the forecast is well below the last busy tick's
+        // 1000 opportunities/s.
+        assert!(rate < 500.0, "{rate}");
     }
 
     #[test]
