@@ -71,7 +71,18 @@ SPROUT = {
     for g in (0.25, 0.5, 1.0)
     for falls in (True, False)
 }
-FAMILIES = {"trend": TREND, "learned": LEARNED, "sprout": SPROUT}
+#: Using a forecast differently: only in x = Q/μ, or only in the target rate, braking only on falls.
+APPLY = {
+    f"{m} apply={a} g={g:g} falls": [*base, f"abc-predict.apply={a}", f"abc-predict.gain={g:g}"]
+    for m, base in (
+        ("learned", ["abc-predict.model=learned"]),
+        ("sprout q=5%", ["abc-predict.model=sprout", "abc-predict.quantile=5"]),
+        ("trend h=100", ["abc-predict.history=100ms"]),
+    )
+    for a in ("delay", "target")
+    for g in (0.5, 1.0)
+}
+FAMILIES = {"trend": TREND, "learned": LEARNED, "sprout": SPROUT, "apply": APPLY}
 ACCELBRAKE = str(Path(sys.executable).with_name("accelbrake"))
 
 
@@ -132,7 +143,7 @@ def main() -> None:
     ap.add_argument("--score-secs", type=float, default=140.0)
     ap.add_argument(
         "--models",
-        default="trend,learned,sprout",
+        default="trend,learned,sprout,apply",
         help="forecaster families to tune over (comma-separated: " + ", ".join(FAMILIES) + ")",
     )
     args = ap.parse_args()

@@ -92,6 +92,19 @@ pub struct Forecast {
     pub model: ForecastModel,
     /// Sprout model: the quantile (fraction) of the rate forecast.
     pub quantile: f64,
+    /// Where the forecast replaces μ.
+    pub apply: Apply,
+}
+
+/// Where predictive ABC uses its forecast of μ (Eq. 1: `tr = η·μ − (μ/δ)·(x − d_t)⁺`, `x = Q/μ`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apply {
+    /// Everywhere, as PK-ABC uses its μ.
+    Both,
+    /// Only in the queueing-delay estimate `x = Q/μ` (the forecast drain time of the queue).
+    Delay,
+    /// Only in the target rate's μ (`x` from μ measured now).
+    Target,
 }
 
 /// Predictive ABC's forecaster.
@@ -388,6 +401,10 @@ pub const PREDICT_PARAMS: &[Param] = &[
         "model = sprout: percentile of the forecast rate distribution",
         "ours (Sprout paper §3.3 uses the 5th percentile of cumulative deliveries)",
     ),
+    Param::choice("apply", "both", &["both", "delay", "target"]).doc(
+        "where the forecast replaces μ in Eq. 1: everywhere (as PK-ABC), only in x = Q/μ, or only in the target rate",
+        "ours",
+    ),
     PARAMS[7],
     PARAMS[8],
 ];
@@ -520,6 +537,11 @@ impl Config for AbcRouterConfig {
                     _ => ForecastModel::Trend,
                 },
                 quantile: v.real("quantile") / 100.0,
+                apply: match v.word("apply") {
+                    "delay" => Apply::Delay,
+                    "target" => Apply::Target,
+                    _ => Apply::Both,
+                },
             }),
         }
     }
@@ -740,11 +762,18 @@ impl Queue for AbcQueue {
             Some(f) => self.forecast(now, link.capacity, f),
             None => link.capacity,
         };
+        // Where the forecast enters (predictive ABC's `apply`): the delay estimate x, the target
+        // rate's μ, or both (ABC and PK-ABC: the one μ in both).
+        let (mu_x, mu) = match self.cfg.forecast.map(|f| f.apply) {
+            Some(Apply::Delay) => (mu, link.capacity),
+            Some(Apply::Target) => (link.capacity, mu),
+            _ => (mu, mu),
+        };
         let x = match self.cfg.delay_source {
             DelaySource::QueueLength => {
                 let queued = self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
-                if mu > 0.0 {
-                    queued as f64 / mu
+                if mu_x > 0.0 {
+                    queued as f64 / mu_x
                 } else {
                     f64::INFINITY
                 }
@@ -819,6 +848,7 @@ mod tests {
             gain: 1.0,
             model: ForecastModel::Trend,
             quantile: 0.5,
+            apply: Apply::Both,
         };
         let mut q = AbcQueue::new(AbcRouterConfig::default());
         // μ falls by 1 MB/s per second: at t = 100 ms μ = 1.4 MB/s, in 100 ms it will be 1.3.
@@ -893,6 +923,7 @@ mod tests {
             gain: 0.25,
             model: ForecastModel::Learned,
             quantile: 0.5,
+            apply: Apply::Both,
         };
         cfg.forecast = Some(f);
         let mut q = AbcQueue::new(cfg);
