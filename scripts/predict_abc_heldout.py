@@ -1,18 +1,20 @@
 """Predictive ABC, tuned and scored on disjoint traces (issue 12, "beyond the paper").
 
-The ``abc-predict`` router forecasts μ one RTT ahead from its own measurements (a damped
-least-squares trend, ``crates/accelbrake-sim/src/queue/abc.rs`` ``Forecast``). This script picks its
-two free constants (``history``, ``gain``) on traces that are **not** in the ABC paper's set (the
-robustness traces in the shared trace folder) and scores the pick on the paper's traces, which it
-never saw. On every trace the score is the fraction of the ABC → PK-ABC gap in p95 queueing delay
-that predictive ABC closes **at equal utilisation**: the reference is ABC with η lowered until its
-utilisation equals predictive ABC's (interpolated between the η grid's runs), so a predictor that
-only aims lower scores 0:
+The ``abc-predict`` router forecasts μ one RTT ahead from its own measurements
+(``crates/accelbrake-sim/src/queue/abc.rs`` ``Forecast``): a damped least-squares trend, a learned
+linear model (``scripts/predict_abc_fit.py``), or Sprout's stochastic model, used in all of Eq. 1
+or only in part of it (``apply``). This script picks a configuration among the candidates of the
+families given (``--models``) on traces that are **not** in the ABC paper's set (the robustness
+traces) and scores the pick on the paper's traces, which it never saw. On every trace the score
+is the fraction of the ABC → PK-ABC gap in p95 queueing delay that predictive ABC closes **at
+equal utilisation**: the reference is ABC with η lowered until its utilisation equals predictive
+ABC's (interpolated between the η grid's runs), so a predictor that only aims lower scores 0:
 
     closed = (p95(ABC at η*) − p95(abc-predict)) / (p95(ABC) − p95(PK-ABC)),
     util(ABC at η*) = util(abc-predict)
 
-Usage: ``.venv/bin/python scripts/predict_abc_heldout.py [--traces-dir DIR] [--jobs 2]``. Prints
+Usage: ``.venv/bin/python scripts/predict_abc_heldout.py [--models trend,learned,sprout,apply]
+[--traces-dir DIR] [--jobs 2]``. Prints
 the tuning table, the pick and the per-trace scores. Deterministic (fixed seeds).
 """
 

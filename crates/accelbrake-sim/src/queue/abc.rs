@@ -144,6 +144,8 @@ pub struct Stochastic {
     fc: crate::cc::sprout::Forecaster,
     /// Opportunity bytes of each of the last `T` milliseconds (index: ms mod T).
     ring: Vec<f64>,
+    /// T, s (μ·T = the window's bytes).
+    window_s: f64,
     last_ms: Option<u64>,
     /// Start (ms) and bytes so far of the tick being counted.
     tick_start: u64,
@@ -159,12 +161,16 @@ impl Stochastic {
     /// Tick length, ms (Sprout: 20).
     pub const TICK_MS: u64 = crate::cc::sprout::TICK_MS as u64;
 
-    /// A forecaster for a μ window of `window` (a whole number of ms, ≥ 1), `horizon` ahead.
+    /// A forecaster for a μ window of `window`, `horizon` ahead. The opportunity counts are exact
+    /// for a whole number of milliseconds (the default T = 20 ms; trace links deliver on whole
+    /// milliseconds); another window is rounded to whole milliseconds (at least one), which makes
+    /// them approximate.
     pub fn new(window: Dur, horizon: Dur, quantile: f64) -> Stochastic {
-        let w = (window.0 / 1_000_000).max(1) as usize;
+        let w = ((window.0 as f64 / 1e6).round() as usize).max(1);
         Stochastic {
             fc: crate::cc::sprout::Forecaster::new(sprout_model()),
             ring: vec![0.0; w],
+            window_s: window.secs_f64(),
             last_ms: None,
             tick_start: 0,
             tick_bytes: 0.0,
@@ -207,7 +213,7 @@ impl Stochastic {
         let slot = (m % w) as usize;
         self.ring[slot] = 0.0;
         let others: f64 = self.ring.iter().sum();
-        self.ring[slot] = (mu * (w as f64) * 1e-3 - others).max(0.0);
+        self.ring[slot] = (mu * self.window_s - others).max(0.0);
         self.last_ms = Some(m);
     }
 
@@ -568,11 +574,7 @@ impl AbcRouterConfig {
         if !(self.token_limit.is_finite() && self.token_limit >= 1.0) {
             return bad("token_limit", "expected a number ≥ 1");
         }
-        if let Some(f) = self.forecast {
-            if f.model == ForecastModel::Sprout && self.window.0 % 1_000_000 != 0 {
-                return bad("window", "model = sprout counts opportunities per ms: expected a whole number of ms");
-            }
-        }
+
         Ok(())
     }
 }
