@@ -197,12 +197,9 @@ impl Stochastic {
                     self.tick_start += Self::TICK_MS;
                     ticked = true;
                 }
-                if m - last >= w {
-                    self.ring.iter_mut().for_each(|x| *x = 0.0);
-                } else {
-                    for j in last + 1..m {
-                        self.ring[(j % w) as usize] = 0.0;
-                    }
+                // The milliseconds in between had no opportunity (the router would have been asked).
+                for j in (last + 1).max(m.saturating_sub(w))..m {
+                    self.ring[(j % w) as usize] = 0.0;
                 }
                 if ticked {
                     self.mu_f = Some(self.rate_ahead());
@@ -223,15 +220,17 @@ impl Stochastic {
         for _ in 0..self.ahead {
             f.evolve();
         }
-        let mut cum = 0.0;
-        let post = f.posterior();
-        for &(rate, p) in &post {
+        // The first bin where the cumulative probability reaches the quantile (the top bin if
+        // rounding keeps it just below).
+        let (mut cum, mut at) = (0.0, 0.0);
+        for (rate, p) in f.posterior() {
+            at = rate;
             cum += p;
             if cum >= self.quantile {
-                return rate * f64::from(crate::link::OPPORTUNITY_BYTES);
+                break;
             }
         }
-        post.last().map_or(0.0, |&(r, _)| r * f64::from(crate::link::OPPORTUNITY_BYTES))
+        at * f64::from(crate::link::OPPORTUNITY_BYTES)
     }
 
     /// The forecast (bytes/s), or `None` before the first complete tick.
@@ -766,7 +765,7 @@ impl Queue for AbcQueue {
         };
         // Where the forecast enters (predictive ABC's `apply`): the delay estimate x, the target
         // rate's μ, or both (ABC and PK-ABC: the one μ in both).
-        let (mu_x, mu) = match self.cfg.forecast.map(|f| f.apply) {
+        let (mu, mu_t) = match self.cfg.forecast.map(|f| f.apply) {
             Some(Apply::Delay) => (mu, link.capacity),
             Some(Apply::Target) => (link.capacity, mu),
             _ => (mu, mu),
@@ -774,15 +773,15 @@ impl Queue for AbcQueue {
         let x = match self.cfg.delay_source {
             DelaySource::QueueLength => {
                 let queued = self.fifo.bytes() + self.fifo.len() as u64 * link.overhead as u64 + wire as u64;
-                if mu_x > 0.0 {
-                    queued as f64 / mu_x
+                if mu > 0.0 {
+                    queued as f64 / mu
                 } else {
                     f64::INFINITY
                 }
             }
             DelaySource::Sojourn => (now - pkt.enqueued_at).secs_f64(),
         };
-        let tr = if mu > 0.0 { self.target_rate(mu, x) } else { 0.0 };
+        let tr = if mu_t > 0.0 { self.target_rate(mu_t, x) } else { 0.0 };
         let f = Self::accel_fraction(tr, cr);
         // Algorithm 1.
         self.tokens = (self.tokens + f).min(self.cfg.token_limit);
@@ -795,7 +794,7 @@ impl Queue for AbcQueue {
             }
         }
         self.state = AbcState {
-            mu,
+            mu: mu_t,
             cr,
             x,
             tr,
@@ -948,6 +947,7 @@ mod tests {
         const B: f64 = 1504.0;
         let mut s = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
         assert_eq!((s.ring.len(), s.ahead), (20, 5));
+        assert_eq!((sprout_model().max_rate, sprout_model().sigma), (2000.0, 200.0));
         // Two opportunities in each ms 0..19, one in each ms 20..39: μ over (t − 20 ms, t].
         let per_ms = |ms: u64| if ms < 20 { 2.0 } else if ms < 40 { 1.0 } else { 0.0 };
         for ms in 0..40u64 {
@@ -986,6 +986,98 @@ mod tests {
         // After 60 ms without opportunities the forecast is well below the last busy tick's
         // 1000 opportunities/s.
         assert!(rate < 500.0, "{rate}");
+    }
+
+    #[test]
+    fn damp_blends_and_clamps_the_raw_forecast() {
+        let f = |gain, falls_only| Forecast {
+            horizon: Dur::from_millis(100),
+            history: Dur::from_millis(200),
+            falls_only,
+            gain,
+            model: ForecastModel::Trend,
+            quantile: 0.5,
+            apply: Apply::Both,
+        };
+        assert_eq!(AbcQueue::damp(1000.0, 1500.0, f(0.5, false)), 1250.0);
+        assert_eq!(AbcQueue::damp(1000.0, 600.0, f(0.25, false)), 900.0);
+        assert_eq!(AbcQueue::damp(1000.0, 5000.0, f(1.0, false)), 2000.0, "at most 2μ");
+        assert_eq!(AbcQueue::damp(1000.0, 1500.0, f(1.0, true)), 1000.0, "falls only: at most μ");
+        assert_eq!(AbcQueue::damp(1000.0, 600.0, f(0.5, true)), 800.0);
+        assert_eq!(AbcQueue::damp(1000.0, -500.0, f(1.0, true)), 0.0);
+    }
+
+    #[test]
+    fn each_model_and_apply_reaches_eq1() {
+        let given = |pairs: &[(&str, &str)]| {
+            let g: crate::params::Given =
+                pairs.iter().map(|(k, v)| (k.to_string(), crate::params::Value::Word(v.to_string()))).collect();
+            AbcRouterConfig::from_values(&ABC_PREDICT.values(&g, "q").unwrap())
+        };
+        let d = given(&[]).forecast.unwrap();
+        assert_eq!((d.model, d.apply, d.quantile, d.gain, d.falls_only), (ForecastModel::Trend, Apply::Both, 0.5, 0.25, true));
+        let c = given(&[("model", "learned"), ("apply", "delay")]);
+        assert_eq!((c.forecast.unwrap().model, c.forecast.unwrap().apply), (ForecastModel::Learned, Apply::Delay));
+        let c = given(&[("model", "sprout"), ("apply", "target")]);
+        assert_eq!((c.forecast.unwrap().model, c.forecast.unwrap().apply), (ForecastModel::Sprout, Apply::Target));
+        let g = crate::params::Given::from([("quantile".to_string(), 5.0.into())]);
+        assert_eq!(AbcRouterConfig::from_values(&ABC_PREDICT.values(&g, "q").unwrap()).forecast.unwrap().quantile, 0.05);
+
+        // At the last dequeue one packet stays behind the departing one (x counts both: 3000 bytes);
+        // μ measured now 1.5 MB/s (12 Mbit/s).
+        let cap = 1.5e6;
+        let run = |model, apply, mus: &[f64]| {
+            let f = Forecast {
+                horizon: Dur::from_millis(100),
+                history: Dur::from_millis(200),
+                falls_only: false,
+                gain: 1.0,
+                model,
+                quantile: 0.5,
+                apply,
+            };
+            let mut q = router(|c| c.forecast = Some(f));
+            let mut d = Vec::new();
+            let n = mus.len() as u64;
+            for (i, &m) in mus.iter().enumerate() {
+                let t = Time::from_millis(10 * i as u64);
+                q.enqueue(t, accel(2 * i as u32)).unwrap();
+                if i as u64 + 1 == n {
+                    q.enqueue(t, accel(2 * i as u32 + 1)).unwrap();
+                }
+                q.dequeue(t, link_bytes(m, 0), &mut d).unwrap();
+            }
+            q
+        };
+        // μ falling 0.1 MB/s every 10 ms: the trend forecasts 1.0 MB/s more in 100 ms.
+        let falling = [cap + 0.3e6, cap + 0.2e6, cap + 0.1e6, cap];
+        let q = run(ForecastModel::Trend, Apply::Both, &falling);
+        let fc = cap - 1.0e6;
+        let s = q.state();
+        assert!((s.mu - fc).abs() < 1e-3, "{s:?}");
+        assert!((s.x - 3000.0 / fc).abs() < 1e-9, "{s:?}");
+        let q = run(ForecastModel::Trend, Apply::Delay, &falling);
+        let s = q.state();
+        assert!(s.mu == cap && (s.x - 3000.0 / fc).abs() < 1e-9, "x only: {s:?}");
+        let q = run(ForecastModel::Trend, Apply::Target, &falling);
+        let s = q.state();
+        assert!((s.mu - fc).abs() < 1e-3 && s.x == 3000.0 / cap, "target only: {s:?}");
+        assert_eq!(s.tr, q.target_rate(s.mu, s.x));
+        // The learned model, from the same samples.
+        let q = run(ForecastModel::Learned, Apply::Both, &falling);
+        let mut l = Learned::default();
+        for (i, &m) in falling.iter().enumerate() {
+            l.observe(Time::from_millis(10 * i as u64), m);
+        }
+        assert_eq!(q.state().mu, l.forecast().clamp(0.0, 2.0 * cap));
+        assert_ne!(q.state().mu, cap);
+        // Sprout: no forecast before a tick is complete (μ itself), then the model's.
+        let q = run(ForecastModel::Sprout, Apply::Both, &[cap; 2]);
+        assert_eq!(q.state().mu, cap);
+        let q = run(ForecastModel::Sprout, Apply::Both, &[cap; 4]);
+        let raw = q.stochastic.as_ref().unwrap().forecast().unwrap();
+        assert_eq!(q.state().mu, raw.clamp(0.0, 2.0 * cap));
+        assert_ne!(raw, cap);
     }
 
     #[test]
