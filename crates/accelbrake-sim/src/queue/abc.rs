@@ -948,6 +948,14 @@ mod tests {
         let mut s = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
         assert_eq!((s.ring.len(), s.ahead), (20, 5));
         assert_eq!((sprout_model().max_rate, sprout_model().sigma), (2000.0, 200.0));
+        // Ticks are the 20 ms multiples: a first opportunity at 47 ms is in the tick from 40 ms.
+        let mut late = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
+        late.observe(Time::from_millis(47), B / 0.02);
+        assert_eq!(late.tick_start, 40);
+        late.observe(Time::from_millis(59), 2.0 * B / 0.02);
+        assert!(late.forecast().is_none(), "tick 40–59 not complete yet");
+        late.observe(Time::from_millis(60), 3.0 * B / 0.02);
+        assert!(late.forecast().is_some());
         // Two opportunities in each ms 0..19, one in each ms 20..39: μ over (t − 20 ms, t].
         let per_ms = |ms: u64| if ms < 20 { 2.0 } else if ms < 40 { 1.0 } else { 0.0 };
         for ms in 0..40u64 {
