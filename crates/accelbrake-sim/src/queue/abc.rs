@@ -890,6 +890,9 @@ mod tests {
         assert_eq!((l.means, l.gap_ms), ([2000.0; 4], 10.0));
         let f = 2000.0 * (w[0] + w[1] + w[2] + w[3] + w[4] + w[5] * 0.1);
         assert!((l.forecast() - f).abs() < 1e-9, "{} vs {f}", l.forecast());
+        // By hand with the shipped weights: 0.318368 + 0.113912 − 0.209925 + 0.352319 + 0.399486
+        // − 0.646176·0.1 = 0.9095424.
+        assert!((l.forecast() - 1819.0848).abs() < 1e-6, "{}", l.forecast());
         // A new μ one ms later: m_k ← m_k + (1 − e^(−1/τ_k))·(μ − m_k); replacing it (second call in
         // the same ms) starts again from the means before it, with the same gap.
         l.observe(Time::from_millis(16), 0.0);
