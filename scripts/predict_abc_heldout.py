@@ -1,18 +1,20 @@
 """Predictive ABC, tuned and scored on disjoint traces (issue 12, "beyond the paper").
 
-The ``abc-predict`` router forecasts μ one RTT ahead from its own measurements (a damped
-least-squares trend, ``crates/accelbrake-sim/src/queue/abc.rs`` ``Forecast``). This script picks its
-two free constants (``history``, ``gain``) on traces that are **not** in the ABC paper's set (the
-robustness traces in the shared trace folder) and scores the pick on the paper's traces, which it
-never saw. On every trace the score is the fraction of the ABC → PK-ABC gap in p95 queueing delay
-that predictive ABC closes **at equal utilisation**: the reference is ABC with η lowered until its
-utilisation equals predictive ABC's (interpolated between the η grid's runs), so a predictor that
-only aims lower scores 0:
+The ``abc-predict`` router forecasts μ one RTT ahead from its own measurements
+(``crates/accelbrake-sim/src/queue/abc.rs`` ``Forecast``): a damped least-squares trend, a learned
+linear model (``scripts/predict_abc_fit.py``), or Sprout's stochastic model, used in all of Eq. 1
+or only in part of it (``apply``). This script picks a configuration among the candidates of the
+families given (``--models``) on traces that are **not** in the ABC paper's set (the robustness
+traces) and scores the pick on the paper's traces, which it never saw. On every trace the score
+is the fraction of the ABC → PK-ABC gap in p95 queueing delay that predictive ABC closes **at
+equal utilisation**: the reference is ABC with η lowered until its utilisation equals predictive
+ABC's (interpolated between the η grid's runs), so a predictor that only aims lower scores 0:
 
     closed = (p95(ABC at η*) − p95(abc-predict)) / (p95(ABC) − p95(PK-ABC)),
     util(ABC at η*) = util(abc-predict)
 
-Usage: ``.venv/bin/python scripts/predict_abc_heldout.py [--traces-dir DIR] [--jobs 2]``. Prints
+Usage: ``.venv/bin/python scripts/predict_abc_heldout.py [--models trend,learned,sprout,apply]
+[--traces-dir DIR] [--jobs 2]``. Prints
 the tuning table, the pick and the per-trace scores. Deterministic (fixed seeds).
 """
 
@@ -43,7 +45,46 @@ TUNE = (
     "TMobile-UMTS-driving.down",
 )
 ETAS = (0.98, 0.96, 0.94, 0.92, 0.90, 0.87, 0.84, 0.80, 0.75, 0.70, 0.65)
-GRID = [(h, g) for h in (50.0, 100.0, 200.0, 400.0) for g in (0.1, 0.25, 0.5, 1.0)]
+#: Candidate forecasters: name -> ``--set`` values of ``abc-predict``, by model family.
+TREND = {
+    f"trend h={h:g} g={g:g}": [f"abc-predict.history={h:g}ms", f"abc-predict.gain={g:g}"]
+    for h in (50.0, 100.0, 200.0, 400.0)
+    for g in (0.1, 0.25, 0.5, 1.0)
+}
+#: The learned linear model (weights fitted by ``scripts/predict_abc_fit.py`` on other traces).
+LEARNED = {
+    f"learned g={g:g}{' falls' if falls else ''}": [
+        "abc-predict.model=learned",
+        f"abc-predict.gain={g:g}",
+        f"abc-predict.falls_only={'true' if falls else 'false'}",
+    ]
+    for g in (0.25, 0.5, 1.0)
+    for falls in (True, False)
+}
+#: Sprout's stochastic model (Brownian rate with an outage state): a quantile of the rate ahead.
+SPROUT = {
+    f"sprout q={q:g}% g={g:g}{' falls' if falls else ''}": [
+        "abc-predict.model=sprout",
+        f"abc-predict.quantile={q:g}",
+        f"abc-predict.gain={g:g}",
+        f"abc-predict.falls_only={'true' if falls else 'false'}",
+    ]
+    for q in (5.0, 25.0, 50.0)
+    for g in (0.25, 0.5, 1.0)
+    for falls in (True, False)
+}
+#: Using a forecast differently: only in x = Q/μ, or only in the target rate, braking only on falls.
+APPLY = {
+    f"{m} apply={a} g={g:g} falls": [*base, f"abc-predict.apply={a}", f"abc-predict.gain={g:g}"]
+    for m, base in (
+        ("learned", ["abc-predict.model=learned"]),
+        ("sprout q=5%", ["abc-predict.model=sprout", "abc-predict.quantile=5"]),
+        ("trend h=100", ["abc-predict.history=100ms"]),
+    )
+    for a in ("delay", "target")
+    for g in (0.5, 1.0)
+}
+FAMILIES = {"trend": TREND, "learned": LEARNED, "sprout": SPROUT, "apply": APPLY}
 ACCELBRAKE = str(Path(sys.executable).with_name("accelbrake"))
 
 
@@ -89,17 +130,10 @@ def closed(m, trace: str, name: str) -> tuple[float | None, float, float]:
     return (ref - d) / gap, u, d
 
 
-def configs_for(grid):
+def configs_for(candidates: dict[str, list[str]]):
     c = [(f"abc eta={e}", "abc", [f"abc.eta={e}"]) for e in ETAS]
     c.append(("pk-abc", "pk-abc", []))
-    for h, g in grid:
-        c.append(
-            (
-                f"predict h={h:g} g={g:g}",
-                "abc-predict",
-                [f"abc-predict.history={h:g}ms", f"abc-predict.gain={g:g}"],
-            )
-        )
+    c += [(name, "abc-predict", sets) for name, sets in candidates.items()]
     return c
 
 
@@ -109,13 +143,22 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--tune-secs", type=float, default=120.0)
     ap.add_argument("--score-secs", type=float, default=140.0)
+    ap.add_argument(
+        "--models",
+        default="trend,learned,sprout,apply",
+        help="forecaster families to tune over (comma-separated: " + ", ".join(FAMILIES) + ")",
+    )
     args = ap.parse_args()
+    cands: dict[str, list[str]] = {}
+    for fam in args.models.split(","):
+        if fam not in FAMILIES:
+            ap.error(f"--models: unknown family '{fam}' (known: {', '.join(FAMILIES)})")
+        cands.update(FAMILIES[fam])
 
-    tune = measure(args.traces_dir, TUNE, configs_for(GRID), args.tune_secs, (0,), args.jobs)
+    tune = measure(args.traces_dir, TUNE, configs_for(cands), args.tune_secs, (0,), args.jobs)
     print(f"tuning on {', '.join(TUNE)} ({args.tune_secs:g} s, seed 0): fraction closed at equal utilisation")
     best, best_score = None, -np.inf
-    for h, g in GRID:
-        name = f"predict h={h:g} g={g:g}"
+    for name in cands:
         fr = [closed(tune, t, name)[0] for t in TUNE]
         # A trace where the pick loses more utilisation than the lowest η does counts as a failure
         # (−1): it has no utilisation-matched reference and aiming lower would have done better.
@@ -123,12 +166,13 @@ def main() -> None:
         cells = "  ".join("  n/a " if f is None else f"{f:+.2f}" for f in fr)
         print(f"  {name:22s} {cells}   mean {score:+.2f}")
         if score > best_score:
-            best, best_score = (h, g), score
+            best, best_score = name, score
     assert best is not None
-    name = f"predict h={best[0]:g} g={best[1]:g}"
+    name = best
     print(f"pick: {name} (tuning mean {best_score:+.2f})")
 
-    score = measure(args.traces_dir, PAPER, configs_for([best]), args.score_secs, (0, 1, 2), args.jobs)
+    pick = configs_for({name: cands[name]})
+    score = measure(args.traces_dir, PAPER, pick, args.score_secs, (0, 1, 2), args.jobs)
     print(f"scored on the ABC paper's traces ({args.score_secs:g} s, seeds 0-2), p95 queueing delay:")
     print("  trace" + " " * 23 + "ABC util/p95    PK-ABC util/p95   predict util/p95   ABC@η* p95  closed")
     fr_all = []

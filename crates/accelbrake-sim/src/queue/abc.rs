@@ -88,6 +88,233 @@ pub struct Forecast {
     pub falls_only: bool,
     /// Weight of the forecast against μ measured now: `μ + gain·(forecast − μ)`.
     pub gain: f64,
+    /// Which forecaster.
+    pub model: ForecastModel,
+    /// Sprout model: the quantile (fraction) of the rate forecast.
+    pub quantile: f64,
+    /// Where the forecast replaces μ.
+    pub apply: Apply,
+}
+
+/// Where predictive ABC uses its forecast of μ (Eq. 1: `tr = η·μ − (μ/δ)·(x − d_t)⁺`, `x = Q/μ`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apply {
+    /// Everywhere, as PK-ABC uses its μ.
+    Both,
+    /// Only in the queueing-delay estimate `x = Q/μ` (the forecast drain time of the queue).
+    Delay,
+    /// Only in the target rate's μ (`x` from μ measured now).
+    Target,
+}
+
+/// Predictive ABC's forecaster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForecastModel {
+    /// The damped least-squares trend of [`AbcQueue::forecast`] (`history`, `gain`, `falls_only`).
+    Trend,
+    /// The learned linear model of [`Learned`] (weights [`LEARNED_WEIGHTS`]), damped and clamped
+    /// as the trend ([`AbcQueue::damp`]); ignores `history`.
+    Learned,
+    /// Sprout's stochastic model of the delivery rate ([`Stochastic`]): a quantile of the rate one
+    /// horizon ahead, damped and clamped as the trend; ignores `history`.
+    Sprout,
+}
+
+/// The Sprout-style forecaster's model constants (its [`crate::cc::sprout::SproutConfig`]):
+/// σ = 200 opportunities/s per √s and the outage escape rate 1/s as the Sprout paper (§3.1); the
+/// rate grid reaches 2000 opportunities/s (24 Mbit/s; the `keithw/sprout` receiver.hh 04bd2ae
+/// value, as the paper's 1000/s would cap the 12.8 Mbit/s TMobile-LTE-driving trace) in 256 bins.
+pub fn sprout_model() -> crate::cc::sprout::SproutConfig {
+    crate::cc::sprout::SproutConfig {
+        max_rate: 2000.0,
+        ..Default::default()
+    }
+}
+
+/// Predictive ABC's Sprout-style forecaster (our use of the Sprout paper's model, §3.1): the
+/// delivery opportunities of the link, counted per 20 ms tick, are the observations of Sprout's
+/// Bayesian filter (a Poisson process whose rate does a Brownian motion, with an outage state);
+/// after every tick the posterior is diffused `ceil(horizon / tick)` more ticks and the
+/// `quantile` of the rate read off it. The router learns the opportunities from μ alone: it is
+/// asked for a packet at every opportunity (with an empty queue too), μ counts the last `T`, so
+/// the bytes of the current millisecond are μ·T less the bytes of the previous `T − 1 ms`, which
+/// it remembers.
+#[derive(Clone, Debug)]
+pub struct Stochastic {
+    fc: crate::cc::sprout::Forecaster,
+    /// Opportunity bytes of each of the last `T` milliseconds (index: ms mod T).
+    ring: Vec<f64>,
+    /// T, s (μ·T = the window's bytes).
+    window_s: f64,
+    last_ms: Option<u64>,
+    /// Start (ms) and bytes so far of the tick being counted.
+    tick_start: u64,
+    tick_bytes: f64,
+    /// Ticks the posterior is diffused for the forecast, and the quantile (fraction).
+    ahead: usize,
+    quantile: f64,
+    /// The forecast (bytes/s) after the last complete tick.
+    mu_f: Option<f64>,
+}
+
+impl Stochastic {
+    /// Tick length, ms (Sprout: 20).
+    pub const TICK_MS: u64 = crate::cc::sprout::TICK_MS as u64;
+
+    /// A forecaster for a μ window of `window`, `horizon` ahead. The opportunity counts are exact
+    /// for a whole number of milliseconds (the default T = 20 ms; trace links deliver on whole
+    /// milliseconds); another window is rounded to whole milliseconds (at least one), which makes
+    /// them approximate.
+    pub fn new(window: Dur, horizon: Dur, quantile: f64) -> Stochastic {
+        let w = ((window.0 as f64 / 1e6).round() as usize).max(1);
+        Stochastic {
+            fc: crate::cc::sprout::Forecaster::new(sprout_model()),
+            ring: vec![0.0; w],
+            window_s: window.secs_f64(),
+            last_ms: None,
+            tick_start: 0,
+            tick_bytes: 0.0,
+            ahead: (horizon.0.div_ceil(Self::TICK_MS * 1_000_000)) as usize,
+            quantile,
+            mu_f: None,
+        }
+    }
+
+    /// Record μ (bytes/s over the window) at an opportunity at `now`.
+    pub fn observe(&mut self, now: Time, mu: f64) {
+        let m = now.0 / 1_000_000;
+        let w = self.ring.len() as u64;
+        match self.last_ms {
+            None => self.tick_start = m - m % Self::TICK_MS,
+            Some(last) if m != last => {
+                self.tick_bytes += self.ring[(last % w) as usize];
+                let mut ticked = false;
+                while self.tick_start + Self::TICK_MS <= m {
+                    let count = (self.tick_bytes / f64::from(crate::link::OPPORTUNITY_BYTES)).round();
+                    self.fc.evolve();
+                    self.fc.observe(count as u32);
+                    self.tick_bytes = 0.0;
+                    self.tick_start += Self::TICK_MS;
+                    ticked = true;
+                }
+                // The milliseconds in between had no opportunity (the router would have been asked).
+                for j in (last + 1).max(m.saturating_sub(w))..m {
+                    self.ring[(j % w) as usize] = 0.0;
+                }
+                if ticked {
+                    self.mu_f = Some(self.rate_ahead());
+                }
+            }
+            Some(_) => {}
+        }
+        let slot = (m % w) as usize;
+        self.ring[slot] = 0.0;
+        let others: f64 = self.ring.iter().sum();
+        self.ring[slot] = (mu * self.window_s - others).max(0.0);
+        self.last_ms = Some(m);
+    }
+
+    /// The `quantile` of the rate `ahead` ticks after the last complete tick, bytes/s.
+    fn rate_ahead(&self) -> f64 {
+        let mut f = self.fc.clone();
+        for _ in 0..self.ahead {
+            f.evolve();
+        }
+        // The first bin where the cumulative probability reaches the quantile (the top bin if
+        // rounding keeps it just below).
+        let (mut cum, mut at) = (0.0, 0.0);
+        for (rate, p) in f.posterior() {
+            at = rate;
+            cum += p;
+            if cum >= self.quantile {
+                break;
+            }
+        }
+        at * f64::from(crate::link::OPPORTUNITY_BYTES)
+    }
+
+    /// The forecast (bytes/s), or `None` before the first complete tick.
+    pub fn forecast(&self) -> Option<f64> {
+        self.mu_f
+    }
+}
+
+/// Time constants (ms) of the learned forecaster's exponentially weighted means of μ; the last
+/// one, m_L, normalises. Provenance: `scripts/predict_abc_fit.py` (`TAUS_MS`).
+pub const LEARNED_TAUS_MS: [f64; 4] = [10.0, 40.0, 160.0, 1000.0];
+
+/// Weights of the learned forecaster, `μ(t + 100 ms) ≈ m_L·(w₀ + w₁·μ/m_L + w₂·m₁₀/m_L +
+/// w₃·m₄₀/m_L + w₄·m₁₆₀/m_L + w₅·min(gap, 100 ms)/100 ms)`. Provenance: a ridge fit (λ = 10⁻³,
+/// each trace weighted equally) of PK-ABC's μ one RTT ahead on the six robustness traces
+/// (TMobile-LTE-short.up/.down, ATT-LTE-driving.up/.down, TMobile-UMTS-driving.down,
+/// Verizon-EVDO-driving.down; first 600 s each), none of them the ABC paper's; regenerate with
+/// `scripts/predict_abc_fit.py`.
+pub const LEARNED_WEIGHTS: [f64; 6] = [0.318368, 0.113912, -0.209925, 0.352319, 0.399486, -0.646176];
+
+/// State of the learned forecaster: exponentially weighted means of the μ samples, one sample per
+/// millisecond with a delivery opportunity (the router is asked for a packet at every
+/// opportunity, also with an empty queue). A later call in the same millisecond replaces that
+/// millisecond's sample (μ then counts more of the millisecond's opportunities), as the offline fit
+/// sees each millisecond once, complete.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Learned {
+    /// Means after the last sample.
+    means: [f64; 4],
+    /// Means before the last sample (to replace it).
+    before: [f64; 4],
+    /// Millisecond of the last sample and the gap (ms) to the one before it.
+    last_ms: Option<u64>,
+    gap_ms: f64,
+    /// μ of the last sample.
+    mu: f64,
+}
+
+impl Learned {
+    /// Record μ (bytes/s) sampled at `now`.
+    pub fn observe(&mut self, now: Time, mu: f64) {
+        let ms = now.0 / 1_000_000;
+        match self.last_ms {
+            None => {
+                self.means = [mu; 4];
+                self.before = self.means;
+                self.gap_ms = 0.0;
+            }
+            Some(last) => {
+                if ms != last {
+                    self.before = self.means;
+                    self.gap_ms = (ms - last) as f64;
+                }
+                if self.gap_ms == 0.0 {
+                    // Still the first millisecond: the sample is the mean.
+                    self.means = [mu; 4];
+                    self.before = self.means;
+                } else {
+                    for (k, tau) in LEARNED_TAUS_MS.iter().enumerate() {
+                        let a = 1.0 - (-self.gap_ms / tau).exp();
+                        self.means[k] = self.before[k] + a * (mu - self.before[k]);
+                    }
+                }
+            }
+        }
+        self.last_ms = Some(ms);
+        self.mu = mu;
+    }
+
+    /// The forecast of μ one RTT ahead (bytes/s, ≥ 0); μ itself while m_L = 0.
+    pub fn forecast(&self) -> f64 {
+        let ml = self.means[3];
+        if ml <= 0.0 {
+            return self.mu;
+        }
+        let w = LEARNED_WEIGHTS;
+        let r = w[0]
+            + w[1] * self.mu / ml
+            + w[2] * self.means[0] / ml
+            + w[3] * self.means[1] / ml
+            + w[4] * self.means[2] / ml
+            + w[5] * self.gap_ms.min(100.0) / 100.0;
+        (ml * r).max(0.0)
+    }
 }
 
 /// The artifact experiments' buffer, packets (`exp.sh`: 250); also the ABC paper's cellular setup.
@@ -169,8 +396,20 @@ pub const PREDICT_PARAMS: &[Param] = &[
     Param::real("history_ms", 200.0, Unit::Ms, 1.0, 1e7)
         .doc("history the μ trend is fitted over", "our choice, picked after runs on all five bundled paper traces (none held out)"),
     Param::flag("falls_only", true).doc("only anticipate drops of μ, never rises", "our choice"),
+    Param::choice("model", "trend", &["trend", "learned", "sprout"]).doc(
+        "forecaster: least-squares trend over history, linear model fitted on the robustness traces, or Sprout's stochastic model (gain and falls_only apply to all)",
+        "ours; learned weights from scripts/predict_abc_fit.py (robustness traces only, none of the ABC paper's)",
+    ),
     Param::real("gain", 0.25, Unit::None, 0.0, 1.0)
         .doc("weight of the forecast against μ measured now", "our choice, picked after runs on all five bundled paper traces (none held out)"),
+    Param::real("quantile", 50.0, Unit::Percent, 0.1, 99.9).doc(
+        "model = sprout: percentile of the forecast rate distribution",
+        "ours (Sprout paper §3.3 uses the 5th percentile of cumulative deliveries)",
+    ),
+    Param::choice("apply", "both", &["both", "delay", "target"]).doc(
+        "where the forecast replaces μ in Eq. 1: everywhere (as PK-ABC), only in x = Q/μ, or only in the target rate",
+        "ours",
+    ),
     PARAMS[7],
     PARAMS[8],
 ];
@@ -297,6 +536,17 @@ impl Config for AbcRouterConfig {
                 history: v.ms("history_ms"),
                 falls_only: v.flag("falls_only"),
                 gain: v.real("gain"),
+                model: match v.word("model") {
+                    "learned" => ForecastModel::Learned,
+                    "sprout" => ForecastModel::Sprout,
+                    _ => ForecastModel::Trend,
+                },
+                quantile: v.real("quantile") / 100.0,
+                apply: match v.word("apply") {
+                    "delay" => Apply::Delay,
+                    "target" => Apply::Target,
+                    _ => Apply::Both,
+                },
             }),
         }
     }
@@ -323,6 +573,7 @@ impl AbcRouterConfig {
         if !(self.token_limit.is_finite() && self.token_limit >= 1.0) {
             return bad("token_limit", "expected a number ≥ 1");
         }
+
         Ok(())
     }
 }
@@ -379,6 +630,10 @@ pub struct AbcQueue {
     state: AbcState,
     /// Predictive ABC: recent (time, μ) samples, at most one per ms.
     mu_hist: VecDeque<(Time, f64)>,
+    /// Predictive ABC, learned model.
+    learned: Learned,
+    /// Predictive ABC, Sprout model (built only for it: it holds the model's tables).
+    stochastic: Option<Box<Stochastic>>,
 }
 
 impl AbcQueue {
@@ -391,6 +646,13 @@ impl AbcQueue {
             rate: RateWindow::default(),
             state: AbcState::default(),
             mu_hist: VecDeque::new(),
+            learned: Learned::default(),
+            stochastic: match cfg.forecast {
+                Some(f) if f.model == ForecastModel::Sprout => {
+                    Some(Box::new(Stochastic::new(cfg.window, f.horizon, f.quantile)))
+                }
+                _ => None,
+            },
         }
     }
 
@@ -427,7 +689,13 @@ impl AbcQueue {
         }
         let slope = (n * sxy - sx * sy) / den;
         let icpt = (sy - slope * sx) / n;
-        let ahead = mu + f.gain * (icpt + slope * f.horizon.secs_f64() - mu);
+        Self::damp(mu, icpt + slope * f.horizon.secs_f64(), f)
+    }
+
+    /// A raw forecast `raw` of μ made usable: `μ + gain·(raw − μ)`, clamped to `[0, μ]` with
+    /// `falls_only`, else to `[0, 2μ]`.
+    pub fn damp(mu: f64, raw: f64, f: Forecast) -> f64 {
+        let ahead = mu + f.gain * (raw - mu);
         let hi = if f.falls_only { mu } else { 2.0 * mu };
         ahead.clamp(0.0, hi)
     }
@@ -469,6 +737,14 @@ impl Queue for AbcQueue {
     }
 
     fn dequeue(&mut self, now: Time, link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
+        let learned = matches!(self.cfg.forecast, Some(Forecast { model: ForecastModel::Learned, .. }));
+        if learned {
+            // Every opportunity, also with an empty queue: the model was fitted on all of them.
+            self.learned.observe(now, link.capacity);
+        }
+        if let Some(s) = self.stochastic.as_mut() {
+            s.observe(now, link.capacity);
+        }
         let mut pkt = self.fifo.pop()?;
         if !pkt.ecn.is_ect() {
             return Some(pkt);
@@ -479,8 +755,20 @@ impl Queue for AbcQueue {
         }
         let cr = self.rate.rate(now, self.cfg.window);
         let mu = match self.cfg.forecast {
+            Some(f) if learned => Self::damp(link.capacity, self.learned.forecast(), f),
+            Some(f) if self.stochastic.is_some() => {
+                let raw = self.stochastic.as_ref().and_then(|s| s.forecast()).unwrap_or(link.capacity);
+                Self::damp(link.capacity, raw, f)
+            }
             Some(f) => self.forecast(now, link.capacity, f),
             None => link.capacity,
+        };
+        // Where the forecast enters (predictive ABC's `apply`): the delay estimate x, the target
+        // rate's μ, or both (ABC and PK-ABC: the one μ in both).
+        let (mu, mu_t) = match self.cfg.forecast.map(|f| f.apply) {
+            Some(Apply::Delay) => (mu, link.capacity),
+            Some(Apply::Target) => (link.capacity, mu),
+            _ => (mu, mu),
         };
         let x = match self.cfg.delay_source {
             DelaySource::QueueLength => {
@@ -493,7 +781,7 @@ impl Queue for AbcQueue {
             }
             DelaySource::Sojourn => (now - pkt.enqueued_at).secs_f64(),
         };
-        let tr = if mu > 0.0 { self.target_rate(mu, x) } else { 0.0 };
+        let tr = if mu_t > 0.0 { self.target_rate(mu_t, x) } else { 0.0 };
         let f = Self::accel_fraction(tr, cr);
         // Algorithm 1.
         self.tokens = (self.tokens + f).min(self.cfg.token_limit);
@@ -506,7 +794,7 @@ impl Queue for AbcQueue {
             }
         }
         self.state = AbcState {
-            mu,
+            mu: mu_t,
             cr,
             x,
             tr,
@@ -559,6 +847,9 @@ mod tests {
             history: Dur::from_millis(200),
             falls_only: true,
             gain: 1.0,
+            model: ForecastModel::Trend,
+            quantile: 0.5,
+            apply: Apply::Both,
         };
         let mut q = AbcQueue::new(AbcRouterConfig::default());
         // μ falls by 1 MB/s per second: at t = 100 ms μ = 1.4 MB/s, in 100 ms it will be 1.3.
@@ -578,6 +869,226 @@ mod tests {
             last = q.forecast(Time::from_millis(ms), 1.5e6 - 1e3 * ms as f64, Forecast { gain: 0.5, ..f });
         }
         assert!((last - 1.35e6).abs() < 1.0, "{last}");
+    }
+
+    #[test]
+    fn the_learned_forecast_is_the_fitted_linear_model() {
+        let w = LEARNED_WEIGHTS;
+        let mut l = Learned::default();
+        // Nothing seen yet: no forecast but μ (0).
+        assert_eq!(l.forecast(), 0.0);
+        // First sample: every mean is that μ, no gap.
+        l.observe(Time::from_millis(5), 1000.0);
+        assert_eq!(l.means, [1000.0; 4]);
+        let at_rest = 1000.0 * (w[0] + w[1] + w[2] + w[3] + w[4]);
+        assert!((l.forecast() - at_rest).abs() < 1e-9, "{}", l.forecast());
+        // A later call in the same millisecond replaces the sample.
+        l.observe(Time::from_millis(5) + Dur(300_000), 2000.0);
+        assert_eq!(l.means, [2000.0; 4]);
+        // Constant μ, 10 ms after the last opportunity: the means stay, the gap term enters.
+        l.observe(Time::from_millis(15), 2000.0);
+        assert_eq!((l.means, l.gap_ms), ([2000.0; 4], 10.0));
+        let f = 2000.0 * (w[0] + w[1] + w[2] + w[3] + w[4] + w[5] * 0.1);
+        assert!((l.forecast() - f).abs() < 1e-9, "{} vs {f}", l.forecast());
+        // By hand with the shipped weights: 0.318368 + 0.113912 − 0.209925 + 0.352319 + 0.399486
+        // − 0.646176·0.1 = 0.9095424.
+        assert!((l.forecast() - 1819.0848).abs() < 1e-6, "{}", l.forecast());
+        // A new μ one ms later: m_k ← m_k + (1 − e^(−1/τ_k))·(μ − m_k); replacing it (second call in
+        // the same ms) starts again from the means before it, with the same gap.
+        l.observe(Time::from_millis(16), 0.0);
+        l.observe(Time::from_millis(16) + Dur(1), 4000.0);
+        let m: Vec<f64> = LEARNED_TAUS_MS.iter().map(|tau| 2000.0 + (1.0 - (-1.0 / tau).exp()) * 2000.0).collect();
+        assert_eq!(l.means.to_vec(), m);
+        assert_eq!(l.gap_ms, 1.0);
+        let r = w[0] + w[1] * 4000.0 / m[3] + w[2] * m[0] / m[3] + w[3] * m[1] / m[3] + w[4] * m[2] / m[3] + w[5] * 0.01;
+        assert!((l.forecast() - m[3] * r).abs() < 1e-9);
+        // Hand-worked: τ = 10 ms, 1 ms: 1 − e^(−0.1) = 0.0951626; m₁₀ = 2190.325.
+        assert!((l.means[0] - 2190.3252).abs() < 1e-3, "{}", l.means[0]);
+        // The gap term saturates at 100 ms; an outage never forecasts below 0.
+        l.observe(Time::from_millis(10_000), 0.0);
+        assert_eq!(l.gap_ms, 9984.0);
+        assert!(l.forecast() >= 0.0);
+        let mut long = Learned::default();
+        long.observe(Time::ZERO, 1000.0);
+        long.observe(Time::from_millis(500), 1000.0);
+        let f = 1000.0 * (w[0] + w[1] + w[2] + w[3] + w[4] + w[5]);
+        assert!((long.forecast() - f.max(0.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_learned_router_samples_mu_at_every_opportunity() {
+        // With an empty queue the router still records μ (the model was fitted on every
+        // opportunity); the trend model does not.
+        let mut cfg = AbcRouterConfig::default();
+        let f = Forecast {
+            horizon: Dur::from_millis(100),
+            history: Dur::from_millis(200),
+            falls_only: true,
+            gain: 0.25,
+            model: ForecastModel::Learned,
+            quantile: 0.5,
+            apply: Apply::Both,
+        };
+        cfg.forecast = Some(f);
+        let mut q = AbcQueue::new(cfg);
+        let mut d = Vec::new();
+        assert!(q.dequeue(Time::from_millis(3), link(12.0), &mut d).is_none());
+        assert_eq!(q.learned.means, [1.5e6; 4]);
+        q.enqueue(Time::from_millis(4), accel(0)).unwrap();
+        q.dequeue(Time::from_millis(4), link(12.0), &mut d).unwrap();
+        assert_eq!(q.learned.gap_ms, 1.0);
+        assert_eq!(q.state().mu, AbcQueue::damp(1.5e6, q.learned.forecast(), f));
+        cfg.forecast = Some(Forecast { model: ForecastModel::Trend, ..f });
+        let mut q = AbcQueue::new(cfg);
+        assert!(q.dequeue(Time::from_millis(3), link(12.0), &mut d).is_none());
+        assert_eq!((q.learned, q.mu_hist.len()), (Learned::default(), 0));
+    }
+
+    #[test]
+    fn the_sprout_forecast_counts_opportunities_per_tick_from_mu() {
+        use crate::cc::sprout::Forecaster;
+        const B: f64 = 1504.0;
+        let mut s = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
+        assert_eq!((s.ring.len(), s.ahead), (20, 5));
+        assert_eq!((sprout_model().max_rate, sprout_model().sigma), (2000.0, 200.0));
+        // Ticks are the 20 ms multiples: a first opportunity at 47 ms is in the tick from 40 ms.
+        let mut late = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
+        late.observe(Time::from_millis(47), B / 0.02);
+        assert_eq!(late.tick_start, 40);
+        late.observe(Time::from_millis(59), 2.0 * B / 0.02);
+        assert!(late.forecast().is_none(), "tick 40–59 not complete yet");
+        late.observe(Time::from_millis(60), 3.0 * B / 0.02);
+        assert!(late.forecast().is_some());
+        // Two opportunities in each ms 0..19, one in each ms 20..39: μ over (t − 20 ms, t].
+        let per_ms = |ms: u64| if ms < 20 { 2.0 } else if ms < 40 { 1.0 } else { 0.0 };
+        for ms in 0..40u64 {
+            let lo = ms.saturating_sub(19);
+            let bytes: f64 = (lo..=ms).map(|j| per_ms(j) * B).sum();
+            // A first call sees one opportunity of the ms, the last one all of them.
+            s.observe(Time::from_millis(ms), (bytes - per_ms(ms) * B + B) / 0.02);
+            s.observe(Time::from_millis(ms), bytes / 0.02);
+            assert_eq!(s.ring[(ms % 20) as usize], per_ms(ms) * B, "ms {ms}");
+            // The first tick completes when a later tick's ms is seen.
+            assert_eq!(s.forecast().is_some(), ms >= 20);
+        }
+        // Then nothing until 100 ms (an outage): ticks 40–59 and 60–79 saw no opportunity.
+        s.observe(Time::from_millis(100), B / 0.02);
+        let mut f = Forecaster::new(sprout_model());
+        for count in [40, 20, 0, 0, 0] {
+            f.evolve();
+            f.observe(count);
+        }
+        for _ in 0..5 {
+            f.evolve();
+        }
+        // The 5th percentile of the rate 5 ticks on, read off the posterior by hand.
+        let mut cum = 0.0;
+        let rate = f
+            .posterior()
+            .into_iter()
+            .find(|&(_, p)| {
+                cum += p;
+                cum >= 0.05
+            })
+            .unwrap()
+            .0;
+        assert_eq!(s.forecast(), Some(rate * B));
+        assert_eq!(s.ring.iter().sum::<f64>(), B, "only ms 100 is left in the window");
+        // After 60 ms without opportunities the forecast is well below the last busy tick's
+        // 1000 opportunities/s.
+        assert!(rate < 500.0, "{rate}");
+    }
+
+    #[test]
+    fn damp_blends_and_clamps_the_raw_forecast() {
+        let f = |gain, falls_only| Forecast {
+            horizon: Dur::from_millis(100),
+            history: Dur::from_millis(200),
+            falls_only,
+            gain,
+            model: ForecastModel::Trend,
+            quantile: 0.5,
+            apply: Apply::Both,
+        };
+        assert_eq!(AbcQueue::damp(1000.0, 1500.0, f(0.5, false)), 1250.0);
+        assert_eq!(AbcQueue::damp(1000.0, 600.0, f(0.25, false)), 900.0);
+        assert_eq!(AbcQueue::damp(1000.0, 5000.0, f(1.0, false)), 2000.0, "at most 2μ");
+        assert_eq!(AbcQueue::damp(1000.0, 1500.0, f(1.0, true)), 1000.0, "falls only: at most μ");
+        assert_eq!(AbcQueue::damp(1000.0, 600.0, f(0.5, true)), 800.0);
+        assert_eq!(AbcQueue::damp(1000.0, -500.0, f(1.0, true)), 0.0);
+    }
+
+    #[test]
+    fn each_model_and_apply_reaches_eq1() {
+        let given = |pairs: &[(&str, &str)]| {
+            let g: crate::params::Given =
+                pairs.iter().map(|(k, v)| (k.to_string(), crate::params::Value::Word(v.to_string()))).collect();
+            AbcRouterConfig::from_values(&ABC_PREDICT.values(&g, "q").unwrap())
+        };
+        let d = given(&[]).forecast.unwrap();
+        assert_eq!((d.model, d.apply, d.quantile, d.gain, d.falls_only), (ForecastModel::Trend, Apply::Both, 0.5, 0.25, true));
+        let c = given(&[("model", "learned"), ("apply", "delay")]);
+        assert_eq!((c.forecast.unwrap().model, c.forecast.unwrap().apply), (ForecastModel::Learned, Apply::Delay));
+        let c = given(&[("model", "sprout"), ("apply", "target")]);
+        assert_eq!((c.forecast.unwrap().model, c.forecast.unwrap().apply), (ForecastModel::Sprout, Apply::Target));
+        let g = crate::params::Given::from([("quantile".to_string(), 5.0.into())]);
+        assert_eq!(AbcRouterConfig::from_values(&ABC_PREDICT.values(&g, "q").unwrap()).forecast.unwrap().quantile, 0.05);
+
+        // At the last dequeue one packet stays behind the departing one (x counts both: 3000 bytes);
+        // μ measured now 1.5 MB/s (12 Mbit/s).
+        let cap = 1.5e6;
+        let run = |model, apply, mus: &[f64]| {
+            let f = Forecast {
+                horizon: Dur::from_millis(100),
+                history: Dur::from_millis(200),
+                falls_only: false,
+                gain: 1.0,
+                model,
+                quantile: 0.5,
+                apply,
+            };
+            let mut q = router(|c| c.forecast = Some(f));
+            let mut d = Vec::new();
+            let n = mus.len() as u64;
+            for (i, &m) in mus.iter().enumerate() {
+                let t = Time::from_millis(10 * i as u64);
+                q.enqueue(t, accel(2 * i as u32)).unwrap();
+                if i as u64 + 1 == n {
+                    q.enqueue(t, accel(2 * i as u32 + 1)).unwrap();
+                }
+                q.dequeue(t, link_bytes(m, 0), &mut d).unwrap();
+            }
+            q
+        };
+        // μ falling 0.1 MB/s every 10 ms: the trend forecasts 1.0 MB/s more in 100 ms.
+        let falling = [cap + 0.3e6, cap + 0.2e6, cap + 0.1e6, cap];
+        let q = run(ForecastModel::Trend, Apply::Both, &falling);
+        let fc = cap - 1.0e6;
+        let s = q.state();
+        assert!((s.mu - fc).abs() < 1e-3, "{s:?}");
+        assert!((s.x - 3000.0 / fc).abs() < 1e-9, "{s:?}");
+        let q = run(ForecastModel::Trend, Apply::Delay, &falling);
+        let s = q.state();
+        assert!(s.mu == cap && (s.x - 3000.0 / fc).abs() < 1e-9, "x only: {s:?}");
+        let q = run(ForecastModel::Trend, Apply::Target, &falling);
+        let s = q.state();
+        assert!((s.mu - fc).abs() < 1e-3 && s.x == 3000.0 / cap, "target only: {s:?}");
+        assert_eq!(s.tr, q.target_rate(s.mu, s.x));
+        // The learned model, from the same samples.
+        let q = run(ForecastModel::Learned, Apply::Both, &falling);
+        let mut l = Learned::default();
+        for (i, &m) in falling.iter().enumerate() {
+            l.observe(Time::from_millis(10 * i as u64), m);
+        }
+        assert_eq!(q.state().mu, l.forecast().clamp(0.0, 2.0 * cap));
+        assert_ne!(q.state().mu, cap);
+        // Sprout: no forecast before a tick is complete (μ itself), then the model's.
+        let q = run(ForecastModel::Sprout, Apply::Both, &[cap; 2]);
+        assert_eq!(q.state().mu, cap);
+        let q = run(ForecastModel::Sprout, Apply::Both, &[cap; 4]);
+        let raw = q.stochastic.as_ref().unwrap().forecast().unwrap();
+        assert_eq!(q.state().mu, raw.clamp(0.0, 2.0 * cap));
+        assert_ne!(raw, cap);
     }
 
     #[test]
