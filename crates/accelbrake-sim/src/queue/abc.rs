@@ -160,6 +160,8 @@ pub struct Stochastic {
 impl Stochastic {
     /// Tick length, ms (Sprout: 20).
     pub const TICK_MS: u64 = crate::cc::sprout::TICK_MS as u64;
+    /// Most ticks run at one opportunity after a silence (3000 × 20 ms = 60 s).
+    pub const MAX_CATCHUP_TICKS: u64 = 3000;
 
     /// A forecaster for a μ window of `window`, `horizon` ahead. The opportunity counts are exact
     /// for a whole number of milliseconds (the default T = 20 ms; trace links deliver on whole
@@ -188,14 +190,20 @@ impl Stochastic {
             None => self.tick_start = m - m % Self::TICK_MS,
             Some(last) if m != last => {
                 self.tick_bytes += self.ring[(last % w) as usize];
-                let mut ticked = false;
-                while self.tick_start + Self::TICK_MS <= m {
+                // The ticks completed since the last opportunity: the first holds what was counted,
+                // the others (a silence) none. A silence longer than MAX_CATCHUP_TICKS ticks
+                // (60 s) is taken as that long: the filter has long settled in its outage state.
+                let ticks = (m.saturating_sub(self.tick_start) / Self::TICK_MS).min(Self::MAX_CATCHUP_TICKS);
+                for _ in 0..ticks {
                     let count = (self.tick_bytes / f64::from(crate::link::OPPORTUNITY_BYTES)).round();
                     self.fc.evolve();
                     self.fc.observe(count as u32);
                     self.tick_bytes = 0.0;
-                    self.tick_start += Self::TICK_MS;
-                    ticked = true;
+                }
+                let ticked = ticks > 0;
+                if ticked {
+                    // Aligned to the tick that holds `m` (also after a capped silence).
+                    self.tick_start = m - m % Self::TICK_MS;
                 }
                 // The milliseconds in between had no opportunity (the router would have been asked).
                 for j in (last + 1).max(m.saturating_sub(w))..m {
@@ -942,6 +950,27 @@ mod tests {
         let mut q = AbcQueue::new(cfg);
         assert!(q.dequeue(Time::from_millis(3), link(12.0), &mut d).is_none());
         assert_eq!((q.learned, q.mu_hist.len()), (Learned::default(), 0));
+    }
+
+    #[test]
+    fn a_long_silence_runs_at_most_sixty_seconds_of_ticks() {
+        const B: f64 = 1504.0;
+        let mut s = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
+        s.observe(Time::from_millis(47), B / 0.02);
+        // 100 s later: the ticks from 40 ms on are run, capped at 3000 (60 s), and the tick being
+        // counted is the one that holds the new opportunity.
+        s.observe(Time::from_millis(100_047), B / 0.02);
+        assert_eq!(s.tick_start, 100_040);
+        let capped = s.forecast().unwrap();
+        let mut t = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
+        t.observe(Time::from_millis(47), B / 0.02);
+        t.observe(Time::from_millis(60_047), B / 0.02);
+        assert_eq!(t.tick_start, 60_040);
+        assert_eq!(t.forecast().unwrap(), capped, "3000 ticks either way");
+        let mut u = Stochastic::new(Dur::from_millis(20), Dur::from_millis(100), 0.05);
+        u.observe(Time::from_millis(47), B / 0.02);
+        u.observe(Time::from_millis(30_047), B / 0.02);
+        assert_eq!(u.tick_start, 30_040);
     }
 
     #[test]
