@@ -200,6 +200,9 @@ mod tests {
         let w = Xcp::new(XcpSenderConfig::default()).named("xcp-w");
         assert_eq!((w.name(), w.window(), x.name()), ("xcp-w", 10.0, "xcp"));
         let built = (XCP_W.build)(&Values::defaults(&[PARAMS]), Time::ZERO, crate::rng::Rng::stream(0, 0)).unwrap();
-        assert_eq!((built.name(), XCP_W.queue, XCP_W.pairs), ("xcp-w", "xcp-w", &["xcp"][..]));
+        assert_eq!((built.name(), XCP_W.name, XCP_W.queue, XCP_W.pairs), ("xcp-w", "xcp-w", "xcp-w", &["xcp"][..]));
+        // Its catalog row describes it, not XCP.
+        assert!(XCP_W.display != XCP.display && XCP_W.summary != XCP.summary && XCP_W.style != XCP.style);
+        assert!(XCP_W.source.contains("xcp_packet_queue.cc") && !XCP.source.contains("xcp_packet_queue.cc"));
     }
 }
