@@ -655,6 +655,16 @@ mod tests {
         }
         assert!(q.dequeue(Time::ZERO, link(0), &mut d).is_none());
         assert_eq!(q.stats().dequeued, 5);
+        let marked = q.stats().marked;
+        // The ABC sub-queue's marks are the router's: with no capacity an accelerate leaves as a brake.
+        let t = Time::from_millis(100);
+        q.enqueue(t, pkt(100, Ecn::ACCELERATE)).unwrap();
+        let no_capacity = LinkInfo {
+            capacity: 0.0,
+            overhead: 0,
+        };
+        assert_eq!(q.dequeue(t, no_capacity, &mut d).unwrap().ecn, Ecn::BRAKE);
+        assert_eq!(q.stats().marked, marked + 1);
     }
 
     #[test]
