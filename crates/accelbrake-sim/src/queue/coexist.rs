@@ -680,6 +680,7 @@ mod tests {
     fn space_saving_breaks_ties_at_the_first_minimum() {
         let mut ss = SpaceSaving::new(3);
         ss.add(1, 5);
+        assert_eq!(ss.min_count(), 0, "a free counter: an untracked flow would start from 0");
         ss.add(2, 5);
         ss.add(3, 5);
         ss.add(4, 1); // all tied at 5: the first (flow 1) goes
@@ -727,6 +728,11 @@ mod tests {
         // A period in which nothing was served keeps the weights.
         q.on_timer(Time::from_millis(200), &ConstantSchedule(300_000.0));
         assert_eq!(q.weights(), w);
+        // A period in which only ABC was served gives it the whole link.
+        q.enqueue(Time::from_millis(250), pkt(100, Ecn::ACCELERATE)).unwrap();
+        q.dequeue(Time::from_millis(250), link(0), &mut Vec::new()).unwrap();
+        q.on_timer(Time::from_millis(300), &ConstantSchedule(300_000.0));
+        assert_eq!(q.weights(), [0.0, 1.0]);
     }
 
     #[test]
