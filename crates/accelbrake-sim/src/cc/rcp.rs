@@ -138,4 +138,38 @@ mod tests {
         assert_eq!(r.window(), 200.0); // 2 × 1.5 MB/s × 0.1 s / 1500 B
         assert_eq!(r.explicit_header(Time::ZERO).unwrap().rtt, 0.1);
     }
+
+    #[test]
+    fn echoes_outside_the_valid_range_are_ignored_and_the_window_has_a_floor() {
+        let mut v = Values::defaults(&[PARAMS]);
+        v.set("window_gain", crate::params::Val::Num(3.0));
+        v.set("initial_window", crate::params::Val::Num(4.0));
+        let mut r = Rcp::new(RcpSenderConfig::from_values(&v));
+        assert_eq!((r.name(), r.window(), r.pacing_min_burst()), ("rcp", 4.0, 1));
+        let h = r.explicit_header(Time::ZERO).unwrap();
+        assert_eq!((h.kind, h.cwnd, h.rtt, h.feedback), (ExplicitKind::Rcp, 0.0, 0.0, f32::MAX));
+        let echo = |x: f64| AckInfo {
+            explicit: Some(x),
+            ..AckInfo::default()
+        };
+        // A rate but no RTT estimate yet: still the initial window.
+        r.on_ack(Time::ZERO, &echo(1.5e6));
+        assert_eq!((r.pacing_rate(), r.window()), (Some(1.5e6), 4.0));
+        // Zero, negative, non-finite and "unconstrained" (no RCP router) echoes change nothing.
+        for x in [0.0, -5.0, f64::NAN, f64::INFINITY, super::super::xcp::UNCONSTRAINED] {
+            r.on_ack(Time::ZERO, &echo(x));
+            assert_eq!(r.pacing_rate(), Some(1.5e6), "{x}");
+        }
+        // 3 × 1.5 MB/s × 0.1 s / 1500 B = 300 segments; a slow rate floors at 2 segments.
+        r.on_ack(
+            Time::ZERO,
+            &AckInfo {
+                srtt: Some(Dur::from_millis(100)),
+                ..AckInfo::default()
+            },
+        );
+        assert!((r.window() - 300.0).abs() < 1e-9, "{}", r.window());
+        r.on_ack(Time::ZERO, &echo(1000.0));
+        assert_eq!((r.pacing_rate(), r.window()), (Some(1000.0), 2.0));
+    }
 }

@@ -202,4 +202,40 @@ mod tests {
         v.on_ack(Time::ZERO, &a);
         assert!((v.window() - (10.0 + 1.0625f64.powf(2.5) - 1.0)).abs() < 1e-12);
     }
+
+    #[test]
+    fn ai_step_scales_with_alpha_and_freeze_and_ai_windows_end_exactly() {
+        let mut p = Values::defaults(&[PARAMS]);
+        p.set("alpha", crate::params::Val::Num(2.0));
+        p.set("initial_window", crate::params::Val::Num(20.0));
+        let mut v = Vcp::new(VcpSenderConfig::from_values(&p));
+        assert_eq!((v.name(), v.window()), ("vcp", 20.0));
+        // AI with α = 2, n = 3, rtt/t_ρ = 0.5: w += 3·2·0.25/20 = 0.075.
+        v.on_ack(Time::ZERO, &ack(Echo::Brake, 3));
+        assert!((v.window() - 20.075).abs() < 1e-12, "{}", v.window());
+        // An ACK that acknowledges nothing changes nothing, not even on overload.
+        v.on_ack(Time::ZERO, &ack(Echo::Ce, 0));
+        assert_eq!(v.window(), 20.075);
+        // MD at t = 1 s: frozen until exactly 1.2 s, overload read as AI until exactly 1.3 s.
+        let t = Time::from_millis(1000);
+        v.on_ack(t, &ack(Echo::Ce, 1));
+        let w = v.window();
+        assert!((w - 0.875 * 20.075).abs() < 1e-12);
+        v.on_ack(t + Dur::from_millis(200), &ack(Echo::Ce, 1));
+        let w_ai = w + 2.0 * 0.25 / w;
+        assert!((v.window() - w_ai).abs() < 1e-12, "AI at the end of the freeze: {}", v.window());
+        v.on_ack(t + Dur::from_millis(300), &ack(Echo::Ce, 1));
+        assert!((v.window() - 0.875 * w_ai).abs() < 1e-12, "MD again at the end of the AI window");
+    }
+
+    #[test]
+    fn only_a_loss_halves_and_an_rto_resets() {
+        let mut v = Vcp::new(VcpSenderConfig::default());
+        v.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 10);
+        assert_eq!(v.window(), 10.0, "11 is VCP's overload code, not a legacy ECN signal");
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 10);
+        assert_eq!(v.window(), 5.0);
+        v.on_rto(Time::ZERO, 5);
+        assert_eq!(v.window(), 1.0);
+    }
 }

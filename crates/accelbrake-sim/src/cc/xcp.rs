@@ -171,4 +171,38 @@ mod tests {
         x.on_congestion_event(Time::ZERO, CongestionKind::Loss, 10);
         assert_eq!(x.window(), 5.0);
     }
+
+    #[test]
+    fn only_a_loss_halves_an_rto_resets_and_unconstrained_feedback_is_ignored() {
+        let mut v = Values::defaults(&[PARAMS]);
+        v.set("initial_window", crate::params::Val::Num(40.0));
+        v.set("min_window", crate::params::Val::Num(2.0));
+        let mut x = Xcp::new(XcpSenderConfig::from_values(&v));
+        assert_eq!(x.window(), 40.0);
+        // An ECN echo is not a loss: XCP reacts to its routers' feedback, not to CE (§3.3).
+        x.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 40);
+        assert_eq!(x.window(), 40.0);
+        x.on_congestion_event(Time::ZERO, CongestionKind::Loss, 40);
+        assert_eq!(x.window(), 20.0);
+        // Feedback exactly at the "unconstrained" bound is still unconstrained.
+        let ack = |fb: f64| AckInfo {
+            acked: 1,
+            explicit: Some(fb),
+            ..AckInfo::default()
+        };
+        x.on_ack(Time::ZERO, &ack(UNCONSTRAINED));
+        assert_eq!(x.window(), 20.0);
+        x.on_ack(Time::ZERO, &ack(-750.0));
+        assert_eq!(x.window(), 19.5);
+        x.on_rto(Time::ZERO, 19);
+        assert_eq!(x.window(), 2.0, "an RTO leaves one min_window");
+        // XCP_w's sender is the same controller under its own name.
+        let w = Xcp::new(XcpSenderConfig::default()).named("xcp-w");
+        assert_eq!((w.name(), w.window(), x.name()), ("xcp-w", 10.0, "xcp"));
+        let built = (XCP_W.build)(&Values::defaults(&[PARAMS]), Time::ZERO, crate::rng::Rng::stream(0, 0)).unwrap();
+        assert_eq!((built.name(), XCP_W.name, XCP_W.queue, XCP_W.pairs), ("xcp-w", "xcp-w", "xcp-w", &["xcp"][..]));
+        // Its catalog row describes it, not XCP.
+        assert!(XCP_W.display != XCP.display && XCP_W.summary != XCP.summary && XCP_W.style != XCP.style);
+        assert!(XCP_W.source.contains("xcp_packet_queue.cc") && !XCP.source.contains("xcp_packet_queue.cc"));
+    }
 }

@@ -1094,4 +1094,195 @@ mod tests {
         }
         assert!((8..=12).contains(&abc), "ABC served {abc} of 40 at weight 1/4");
     }
+
+    fn link(overhead: u32) -> LinkInfo {
+        LinkInfo {
+            capacity: 1.5e6,
+            overhead,
+        }
+    }
+
+    #[test]
+    fn classification_counters_and_the_queue_interface() {
+        for (ecn, abc) in [(Ecn::NotEct, false), (Ecn::Ect1, true), (Ecn::Ect0, true), (Ecn::Ce, false)] {
+            assert_eq!(CoexistQueue::is_abc(&pkt(0, ecn)), abc, "{ecn:?}");
+        }
+        let mut q = queue(Variant::Paper);
+        assert_eq!((q.name(), q.next_timer(), q.gauge()), ("abc-coexist", Some(Time::from_millis(100)), Some(0.5)));
+        assert_eq!(q.capacity_window(), Some(AbcRouterConfig::default().window));
+        for _ in 0..3 {
+            q.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        }
+        for _ in 0..2 {
+            q.enqueue(Time::ZERO, Packet::data(2, 0, 1000, Ecn::ACCELERATE, Time::ZERO)).unwrap();
+        }
+        assert_eq!((q.len_packets(), q.len_bytes()), (5, 6500));
+        let s = q.stats();
+        assert_eq!((s.enqueued, s.max_packets, s.dropped), (5, 5, 0));
+        // A full sub-queue drops (each holds at most the configured 1000 packets).
+        let mut small = queue(Variant::Paper);
+        small.cfg.abc.limit = Limit::Packets(1);
+        small.other = Fifo::new(Limit::Packets(1));
+        small.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        assert!(small.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).is_err());
+        assert_eq!((small.stats().enqueued, small.stats().dropped), (1, 1));
+        let mut d = Vec::new();
+        for _ in 0..5 {
+            q.dequeue(Time::ZERO, link(0), &mut d).unwrap();
+        }
+        assert!(q.dequeue(Time::ZERO, link(0), &mut d).is_none());
+        assert_eq!(q.stats().dequeued, 5);
+        let marked = q.stats().marked;
+        // The ABC sub-queue's marks are the router's: with no capacity an accelerate leaves as a brake.
+        let t = Time::from_millis(100);
+        q.enqueue(t, pkt(100, Ecn::ACCELERATE)).unwrap();
+        let no_capacity = LinkInfo {
+            capacity: 0.0,
+            overhead: 0,
+        };
+        assert_eq!(q.dequeue(t, no_capacity, &mut d).unwrap().ecn, Ecn::BRAKE);
+        assert_eq!(q.stats().marked, marked + 1);
+    }
+
+    #[test]
+    fn config_reads_the_variant() {
+        let mut v = Values::defaults(&[PARAMS]);
+        assert_eq!(CoexistConfig::from_values(&v).variant, Variant::Paper);
+        v.set("variant", crate::params::Val::Word("artifact"));
+        let c = CoexistConfig::from_values(&v);
+        assert_eq!((c.variant, c.top_k, c.update, c.headroom), (Variant::Artifact, 10, Dur::from_millis(500), 0.1));
+    }
+
+    #[test]
+    fn space_saving_breaks_ties_at_the_first_minimum() {
+        let mut ss = SpaceSaving::new(3);
+        ss.add(1, 5);
+        assert_eq!(ss.min_count(), 0, "a free counter: an untracked flow would start from 0");
+        ss.add(2, 5);
+        ss.add(3, 5);
+        ss.add(4, 1); // all tied at 5: the first (flow 1) goes
+        assert_eq!(ss.counters()[0], Counter { flow: 4, count: 6, error: 5 });
+        assert_eq!((ss.min_count(), ss.total()), (5, 16));
+        ss.add(2, 2);
+        assert_eq!(ss.counters()[1].count, 7);
+    }
+
+    /// Serve 10 packets of flow 1 and 5 of flow 2 (non-ABC) and 20 of ABC flow 100, with 4 bytes
+    /// of link overhead per packet.
+    fn serve_by_hand(q: &mut CoexistQueue) {
+        for i in 0..35 {
+            let p = match i {
+                0..=9 => pkt(1, Ecn::NotEct),
+                10..=14 => pkt(2, Ecn::NotEct),
+                _ => pkt(100, Ecn::ACCELERATE),
+            };
+            q.enqueue(Time::ZERO, p).unwrap();
+        }
+        let mut d = Vec::new();
+        for _ in 0..35 {
+            q.dequeue(Time::from_millis(50), link(4), &mut d).unwrap();
+        }
+    }
+
+    #[test]
+    fn weights_by_hand_from_the_periods_served_bytes() {
+        let mut q = queue(Variant::Paper);
+        serve_by_hand(&mut q);
+        // Served over 0.1 s: flow 1 150 400 B/s, flow 2 75 200, ABC flow 100 300 800 (1504 B each);
+        // demands ×1.1: 165 440, 82 720 and 330 880, the short-flow aggregates 0.
+        let (d0, s0) = q.demands(OTHER, 0.1);
+        assert!(
+            d0.len() == 2 && (d0[0] - 165_440.0).abs() < 1e-6 && (d0[1] - 82_720.0).abs() < 1e-6 && s0 == 0.0,
+            "{d0:?} {s0}"
+        );
+        q.on_timer(Time::from_millis(99), &ConstantSchedule(300_000.0));
+        assert_eq!(q.weights(), [0.5, 0.5], "not due yet");
+        q.on_timer(Time::from_millis(100), &ConstantSchedule(300_000.0));
+        // Water-fill of 300 000 B/s: 0, 0, then 82 720 (flow 2), then the level
+        // (300 000 − 82 720)/2 = 108 640 for flow 1 and for ABC: w_other = 191 360/300 000.
+        let w = q.weights();
+        assert!((w[OTHER] - 191_360.0 / 300_000.0).abs() < 1e-12 && (w[ABCQ] - 108_640.0 / 300_000.0).abs() < 1e-12, "{w:?}");
+        assert_eq!(q.gauge(), Some(w[ABCQ]));
+        assert_eq!((q.served, q.next_timer()), ([0.0, 0.0], Some(Time::from_millis(200))));
+        assert!(q.tops.iter().all(|t| t.total() == 0));
+        // A period in which nothing was served keeps the weights.
+        q.on_timer(Time::from_millis(200), &ConstantSchedule(300_000.0));
+        assert_eq!(q.weights(), w);
+        // A period in which only ABC was served gives it the whole link.
+        q.enqueue(Time::from_millis(250), pkt(100, Ecn::ACCELERATE)).unwrap();
+        q.dequeue(Time::from_millis(250), link(0), &mut Vec::new()).unwrap();
+        q.on_timer(Time::from_millis(300), &ConstantSchedule(300_000.0));
+        assert_eq!(q.weights(), [0.0, 1.0]);
+    }
+
+    #[test]
+    fn artifact_clamps_the_weight_around_its_measured_share() {
+        let mut q = queue(Variant::Artifact);
+        serve_by_hand(&mut q);
+        // The share's EWMA moved by 0.25/1000 per departure: 15 non-ABC, then 20 ABC (in an order
+        // drawn by the seeded coin); set it for the hand-worked clamp.
+        assert!(q.share != 0.5 && (q.share - 0.5).abs() < 0.01, "{}", q.share);
+        q.share = 0.5;
+        q.on_timer(Time::from_millis(100), &ConstantSchedule(300_000.0));
+        // The artifact's water-fill over the flows' arrival rates (10, 5 and 20 packets, each
+        // demanding 1.1×, the capacity their sum 35): flow 2 gets 5.5, flow 1 11, ABC the rest,
+        // 18.5; w = 16.5/35, inside [0.8, 1.2]·0.5 = [0.4, 0.6].
+        let w = q.weights();
+        assert!((w[OTHER] - 16.5 / 35.0).abs() < 1e-12 && (w[ABCQ] - 18.5 / 35.0).abs() < 1e-12, "{w:?}");
+        // With a measured share of 0.3 the clamp binds: [0.24, 0.36].
+        serve_by_hand(&mut q);
+        q.share = 0.3;
+        q.on_timer(Time::from_millis(200), &ConstantSchedule(300_000.0));
+        assert!((q.weights()[OTHER] - 0.36).abs() < 1e-12, "{:?}", q.weights());
+        // A tiny measured share: [0.008, 0.012], then the floor 0.05.
+        serve_by_hand(&mut q);
+        q.share = 0.01;
+        q.on_timer(Time::from_millis(300), &ConstantSchedule(300_000.0));
+        assert!((q.weights()[OTHER] - 0.05).abs() < 1e-12, "{:?}", q.weights());
+        // The EWMA itself: one non-ABC departure from 0.5, then one ABC departure.
+        let mut q = queue(Variant::Artifact);
+        let mut d = Vec::new();
+        q.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        q.dequeue(Time::ZERO, link(0), &mut d).unwrap();
+        assert!((q.share - (0.5 + 0.25e-3 * 0.5)).abs() < 1e-15, "{}", q.share);
+        let s1 = q.share;
+        q.enqueue(Time::ZERO, pkt(2, Ecn::ACCELERATE)).unwrap();
+        q.dequeue(Time::ZERO, link(0), &mut d).unwrap();
+        assert!((q.share - (s1 - 0.25e-3 * s1)).abs() < 1e-15, "{}", q.share);
+        // The paper variant keeps no such share.
+        let mut p = queue(Variant::Paper);
+        p.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        p.dequeue(Time::ZERO, link(0), &mut d).unwrap();
+        assert_eq!(p.share, 0.5);
+    }
+
+    #[test]
+    fn service_order_ties_go_to_the_non_abc_queue_and_idle_credit_is_levelled_in_wire_bytes() {
+        let mut q = queue(Variant::Paper);
+        let mut d = Vec::new();
+        q.enqueue(Time::ZERO, pkt(100, Ecn::ACCELERATE)).unwrap();
+        q.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        // Both counters 0 at equal weights: the non-ABC queue first, then ABC (now behind).
+        assert_eq!(q.dequeue(Time::ZERO, link(4), &mut d).unwrap().flow, 1);
+        assert_eq!(q.served, [1504.0, 0.0], "both queues had packets: no levelling");
+        assert_eq!(q.dequeue(Time::ZERO, link(4), &mut d).unwrap().flow, 100);
+        assert_eq!(q.served, [1504.0, 1504.0]);
+        // At weights 3:1, a non-ABC packet served while ABC is idle brings ABC's counter level:
+        // max(1504, 3008/0.75·0.25 = 1002.7) = 1504 (a counter is never lowered).
+        q.weights = [0.75, 0.25];
+        q.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+        q.dequeue(Time::ZERO, link(4), &mut d).unwrap();
+        assert_eq!(q.served, [3008.0, 1504.0]);
+        for _ in 0..3 {
+            q.enqueue(Time::ZERO, pkt(1, Ecn::NotEct)).unwrap();
+            q.dequeue(Time::ZERO, link(4), &mut d).unwrap();
+        }
+        // 7520 B served: ABC's counter levelled to 7520/0.75·0.25.
+        assert!((q.served[ABCQ] - 7520.0 / 0.75 * 0.25).abs() < 1e-9, "{:?}", q.served);
+        // And the other way: an ABC packet while the non-ABC queue is idle.
+        q.enqueue(Time::ZERO, pkt(100, Ecn::ACCELERATE)).unwrap();
+        q.dequeue(Time::ZERO, link(4), &mut d).unwrap();
+        let s = q.served;
+        assert!((s[ABCQ] - (7520.0 / 3.0 + 1504.0)).abs() < 1e-9 && (s[OTHER] - 7520.0f64.max(s[ABCQ] / 0.25 * 0.75)).abs() < 1e-9, "{s:?}");
+    }
 }

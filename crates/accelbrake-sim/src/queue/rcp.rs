@@ -247,4 +247,110 @@ mod tests {
         assert_eq!((q.bytes_in, q.rtt_bytes), (5.0 * s, 5.0 * s));
         assert!((q.rtt_sum - 5.0 * f64::from(0.1_f32) * s).abs() < 1e-9);
     }
+
+    use crate::packet::{Ecn, ExplicitHeader, MTU};
+
+    /// A link schedule with a per-packet overhead (a Mahimahi trace link charges 4 bytes).
+    struct Wire(f64, u32);
+
+    impl LinkSchedule for Wire {
+        fn capacity_between(&self, from: Time, to: Time) -> f64 {
+            self.0 * (to - from).secs_f64()
+        }
+        fn overhead(&self) -> u32 {
+            self.1
+        }
+    }
+
+    fn header_pkt(kind: ExplicitKind, size: u32, rtt: f32) -> Packet {
+        let mut p = Packet::data(0, 0, size, Ecn::NotEct, Time::ZERO);
+        p.set_explicit(ExplicitHeader {
+            kind,
+            cwnd: 0.0,
+            rtt,
+            feedback: f32::MAX,
+        });
+        p
+    }
+
+    fn rcp_pkt(size: u32, rtt: f32) -> Packet {
+        header_pkt(ExplicitKind::Rcp, size, rtt)
+    }
+
+    fn close(x: f64, want: f64) -> bool {
+        (x - want).abs() <= 1e-9 * want.abs().max(1.0)
+    }
+
+    #[test]
+    fn config_in_bytes_per_second() {
+        let c = RcpConfig::default();
+        // 6 Mbit/s = 750 000 B/s (0.5 packets/ms), 0.6 Mbit/s = 75 000 B/s (0.05 packets/ms).
+        assert_eq!((c.initial_rate, c.min_rate), (750_000.0, 75_000.0));
+        assert_eq!((c.interval, c.init_rtt), (Dur::from_millis(100), Dur::from_millis(100)));
+    }
+
+    #[test]
+    fn rate_updates_by_hand_over_three_intervals() {
+        let cfg = RcpConfig::default();
+        let mut q = RcpQueue::new(cfg);
+        let mut d = Vec::new();
+        assert_eq!((q.name(), q.rate(), q.rtt()), ("rcp", 750_000.0, 0.1));
+        assert_eq!(q.next_timer(), Some(Time::from_millis(100)));
+        // Interval 1: RTTs 40 ms (2 × 1500 B) and 100 ms (1000 B) carried; an RCP packet without
+        // an RTT, an XCP packet and a plain one count only in y. y = 8500 B.
+        for p in [
+            rcp_pkt(MTU, 0.04),
+            rcp_pkt(MTU, 0.04),
+            rcp_pkt(1000, 0.1),
+            rcp_pkt(MTU, 0.0),
+            header_pkt(ExplicitKind::Xcp, MTU, 0.2),
+            Packet::data(1, 0, MTU, Ecn::NotEct, Time::ZERO),
+        ] {
+            q.enqueue(Time::ZERO, p).unwrap();
+        }
+        assert_eq!((q.len_packets(), q.len_bytes(), q.stats().enqueued), (6, 8500, 6));
+        let out: Vec<Packet> = (0..6).map(|_| q.dequeue(Time::ZERO, LinkInfo::default(), &mut d).unwrap()).collect();
+        // RCP packets carry min(rate, R); the XCP header and the plain packet pass untouched.
+        assert!(out[..4].iter().all(|p| p.explicit().unwrap().feedback == 750_000.0));
+        assert_eq!(out[4].explicit().unwrap().feedback, f32::MAX);
+        assert!(out[5].explicit().is_none());
+        // Not due before T = min(100 ms, d = 100 ms).
+        let link = Wire(1_504_000.0, 4); // 1.5 MB/s of IP bytes in 1500-byte packets
+        q.on_timer(Time::from_millis(99), &link);
+        assert_eq!((q.rate(), q.rtt()), (750_000.0, 0.1));
+        q.on_timer(Time::from_millis(100), &link);
+        // d: the byte-weighted mean (2·1500·0.04 + 1000·0.1)/4000 = 0.055 s, gain min(T/d, 1) = 1;
+        // C = 1.5e6, y = 85 000 B/s, q = 0.
+        let sample = (2.0 * 1500.0 * f64::from(0.04f32) + 1000.0 * f64::from(0.1f32)) / 4000.0;
+        assert!(close(q.rtt(), sample), "{}", q.rtt());
+        let r1 = update(&cfg, 750_000.0, 0.1, sample, 1.5e6, 85_000.0, 0.0);
+        assert!(close(q.rate(), r1) && r1 > 1.3e6, "{} {r1}", q.rate());
+        assert!(close(q.gauge().unwrap(), r1 * 8.0 / 1e6));
+        // Next update after min(100 ms, 55 ms).
+        assert_eq!(q.next_timer(), Some(Time::from_millis(155)));
+        // Interval 2 (T = 55 ms): one packet with RTT 200 ms stays queued: d = 0.2 (gain 1),
+        // y = 1500 B/0.055 s, q = 1500 B.
+        q.enqueue(Time::from_millis(120), rcp_pkt(MTU, 0.2)).unwrap();
+        q.on_timer(Time::from_millis(155), &link);
+        let d2 = f64::from(0.2f32);
+        assert!(close(q.rtt(), d2), "{}", q.rtt());
+        let r2 = update(&cfg, r1, 0.055, d2, 1.5e6, 1500.0 / 0.055, 1500.0);
+        assert!(close(q.rate(), r2), "{} {r2}", q.rate());
+        assert_eq!(q.next_timer(), Some(Time::from_millis(255)));
+        // Interval 3 (T = min(100 ms, 200 ms)): RTT 100 ms, smoothed with gain T/d = 0.5:
+        // d = 0.2 + 0.5·(0.1 − 0.2) = 0.15; y = 15 000 B/s, q = 3000 B.
+        q.enqueue(Time::from_millis(200), rcp_pkt(MTU, 0.1)).unwrap();
+        q.on_timer(Time::from_millis(255), &link);
+        let d3 = d2 + 0.1 / d2 * (f64::from(0.1f32) - d2);
+        assert!(close(q.rtt(), d3) && (d3 - 0.15).abs() < 1e-6, "{}", q.rtt());
+        let r3 = update(&cfg, r2, 0.1, d3, 1.5e6, 15_000.0, 3000.0);
+        assert!(close(q.rate(), r3), "{} {r3}", q.rate());
+        // Interval 4 without arrivals keeps d; the queued packets get the new rate.
+        q.on_timer(Time::from_millis(355), &link);
+        assert!(close(q.rtt(), d3));
+        let r4 = update(&cfg, r3, 0.1, d3, 1.5e6, 0.0, 3000.0);
+        assert!(close(q.rate(), r4));
+        let p = q.dequeue(Time::from_millis(355), LinkInfo::default(), &mut d).unwrap();
+        assert_eq!(p.explicit().unwrap().feedback, r4 as f32);
+    }
 }

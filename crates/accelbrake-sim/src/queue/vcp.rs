@@ -268,4 +268,99 @@ mod tests {
         assert_eq!(results, [true, true, false, false, false]);
         assert_eq!(q.bytes_in, 5.0 * f64::from(MTU));
     }
+
+    /// A link schedule with a per-packet overhead (a Mahimahi trace link charges 4 bytes).
+    struct Wire(f64, u32);
+
+    impl LinkSchedule for Wire {
+        fn capacity_between(&self, from: Time, to: Time) -> f64 {
+            self.0 * (to - from).secs_f64()
+        }
+        fn overhead(&self) -> u32 {
+            self.1
+        }
+    }
+
+    fn close(x: f64, want: f64) -> bool {
+        (x - want).abs() <= 1e-12 * want.abs().max(1.0)
+    }
+
+    #[test]
+    fn codes_at_the_thresholds_and_config() {
+        // §3.1: [0, 80 %) low load, [80 %, 100 %) high load, ≥ 100 % overload.
+        assert_eq!(code(0.7999), Ecn::Ect1);
+        assert_eq!(code(0.8), Ecn::Ect0);
+        assert_eq!(code(0.9999), Ecn::Ect0);
+        assert_eq!(code(1.0), Ecn::Ce);
+        let mut v = Values::defaults(&[PARAMS]);
+        v.set("t_rho_ms", crate::params::Val::Num(100.0));
+        v.set("artifact_overload", crate::params::Val::Flag(true));
+        let c = VcpConfig::from_values(&v);
+        assert_eq!((c.t_rho, c.artifact_overload, c.gamma, c.kappa_q, c.q_weight), (Dur::from_millis(100), true, 0.98, 0.5, 0.25));
+    }
+
+    #[test]
+    fn load_factor_by_hand_with_link_overhead_persistent_queue_and_outage() {
+        let mut q = VcpQueue::new(VcpConfig::default());
+        let mut d = Vec::new();
+        assert_eq!((q.name(), q.next_timer(), q.rho()), ("vcp", Some(Time::from_millis(200)), 0.0));
+        // 1.504 MB/s of wire bytes at 4 bytes per packet: C·t_ρ = 300 000 IP bytes per period.
+        let link = Wire(1_504_000.0, 4);
+        // Period 1: 100 packets arrive, 60 leave (60 000 B stay queued).
+        for i in 0..100 {
+            q.enqueue(Time::ZERO, Packet::data(0, i, MTU, Ecn::Ect1, Time::ZERO)).unwrap();
+        }
+        for _ in 0..60 {
+            q.dequeue(Time::ZERO, LinkInfo::default(), &mut d).unwrap();
+        }
+        assert_eq!((q.len_packets(), q.len_bytes(), q.stats().dequeued), (40, 60_000, 60));
+        q.on_timer(Time::from_millis(100), &link);
+        assert_eq!((q.rho(), q.next_timer()), (0.0, Some(Time::from_millis(200))), "not due yet");
+        q.on_timer(Time::from_millis(200), &link);
+        // q̃ = 0.25·60 000 = 15 000; ρ = (150 000 + 0.5·15 000)/(0.98·300 000).
+        assert!(close(q.rho(), 157_500.0 / 294_000.0), "{}", q.rho());
+        assert_eq!(q.gauge(), Some(q.rho()));
+        assert_eq!(q.next_timer(), Some(Time::from_millis(400)));
+        // Period 2: 100 arrive, 80 leave: 90 000 B queued; q̃ = 0.75·15 000 + 0.25·90 000 = 33 750.
+        for i in 0..100 {
+            q.enqueue(Time::from_millis(300), Packet::data(0, i, MTU, Ecn::Ect1, Time::ZERO)).unwrap();
+        }
+        for _ in 0..80 {
+            q.dequeue(Time::from_millis(300), LinkInfo::default(), &mut d).unwrap();
+        }
+        q.on_timer(Time::from_millis(400), &link);
+        assert!(close(q.rho(), (150_000.0 + 0.5 * 33_750.0) / 294_000.0), "{}", q.rho());
+        assert_eq!(q.stats().marked, 0, "low load: 01 packets keep 01");
+        // Period 3: an outage (no capacity) with a queue is overload.
+        q.on_timer(Time::from_millis(600), &Wire(0.0, 4));
+        assert_eq!((q.rho(), q.code_at(Time::from_millis(700))), (f64::INFINITY, Ecn::Ce));
+        // Only raised codes count as marks.
+        assert_eq!(q.dequeue(Time::from_millis(700), LinkInfo::default(), &mut d).unwrap().ecn, Ecn::Ce);
+        q.enqueue(Time::from_millis(700), Packet::data(0, 0, MTU, Ecn::Ce, Time::ZERO)).unwrap();
+        for _ in 0..60 {
+            q.dequeue(Time::from_millis(700), LinkInfo::default(), &mut d).unwrap();
+        }
+        assert_eq!(q.stats().marked, 60, "the last packet was already 11");
+        // An outage with nothing arriving or queued is no load.
+        let mut idle = VcpQueue::new(VcpConfig::default());
+        idle.on_timer(Time::from_millis(200), &Wire(0.0, 4));
+        assert_eq!(idle.rho(), 0.0);
+    }
+
+    #[test]
+    fn only_the_artifact_option_turns_overload_into_high_load_and_only_overload() {
+        let at = |artifact_overload: bool, code: Ecn| {
+            let mut q = VcpQueue::new(VcpConfig {
+                artifact_overload,
+                ..VcpConfig::default()
+            });
+            q.start = Time::from_millis(200);
+            q.code = code;
+            (q.code_at(Time::from_millis(299)), q.code_at(Time::from_millis(300)))
+        };
+        assert_eq!(at(false, Ecn::Ce), (Ecn::Ce, Ecn::Ce));
+        assert_eq!(at(true, Ecn::Ce), (Ecn::Ce, Ecn::Ect0));
+        assert_eq!(at(true, Ecn::Ect1), (Ecn::Ect1, Ecn::Ect1));
+        assert_eq!(at(true, Ecn::Ect0), (Ecn::Ect0, Ecn::Ect0));
+    }
 }

@@ -542,7 +542,8 @@ mod tests {
 
     #[test]
     fn warns_at_and_above_the_alpha_bound_only() {
-        for (alpha, fires) in [(0.55, false), (0.555, false), (0.556, true), (1.5, true)] {
+        // The bound itself is outside the range (0 < α < π/(4√2)): written with all its digits it warns.
+        for (alpha, fires) in [(0.55, false), (0.555, false), (ALPHA_BOUND, true), (0.556, true), (1.5, true)] {
             let w = crate::warning::of_scenario(&format!(
                 r#"{{"duration_ms": 100,
                 "hops": [{{"link": {{"type": "constant", "mbps": 12}}, "queue": {{"type": "xcp", "alpha": {alpha}}}, "delay_ms": 50}},
@@ -685,5 +686,237 @@ mod tests {
             assert_eq!((sums.y, sums.s), (5.0 * s, 5.0 * s), "per_packet {per_packet}");
             assert!((sums.a / (5.0 * f64::from(0.1_f32) * s / 10.0) - 1.0).abs() < 1e-9, "{}", sums.a);
         }
+    }
+
+    /// A link schedule with a per-packet overhead (a Mahimahi trace link charges 4 bytes).
+    struct Wire(f64, u32);
+
+    impl LinkSchedule for Wire {
+        fn capacity_between(&self, from: Time, to: Time) -> f64 {
+            self.0 * (to - from).secs_f64()
+        }
+        fn overhead(&self) -> u32 {
+            self.1
+        }
+    }
+
+    /// Equal up to the rounding of the headers' f32 fields.
+    fn close(x: f64, want: f64) -> bool {
+        (x - want).abs() <= 1e-6 * want.abs().max(1.0)
+    }
+
+    fn feedback(p: &Packet) -> f64 {
+        f64::from(p.explicit().unwrap().feedback)
+    }
+
+    #[test]
+    fn configs_from_their_tables() {
+        let xcp = XcpConfig::default();
+        assert_eq!((xcp.alpha, xcp.beta, xcp.gamma), (0.55, 0.4, 0.1));
+        assert_eq!((xcp.init_interval, xcp.per_packet), (Dur::from_millis(50), None));
+        assert!(!xcp.equal_share && !xcp.outstanding);
+        let w = XcpConfig::per_packet_default();
+        assert_eq!(w.per_packet, Some(Dur::from_millis(20)));
+        assert!(!w.equal_share && !w.outstanding, "both flags default to off: {w:?}");
+        let mut v = Values::defaults(&[PARAMS_W]);
+        v.set("outstanding", crate::params::Val::Flag(true));
+        let w = XcpConfig::from_values(&v);
+        assert!(!w.equal_share && w.outstanding);
+        v.set("equal_share", crate::params::Val::Flag(true));
+        assert!(XcpConfig::from_values(&v).equal_share);
+    }
+
+    #[test]
+    fn queue_interface_of_both_variants() {
+        let mut q = XcpQueue::new(XcpConfig::default());
+        assert_eq!((q.name(), q.capacity_window()), ("xcp", None));
+        let mut w = XcpQueue::new(XcpConfig::per_packet_default());
+        assert_eq!((w.name(), w.capacity_window(), w.next_timer()), ("xcp-w", Some(Dur::from_millis(20)), None));
+        for i in 0..3 {
+            q.enqueue(Time::ZERO, xcp_pkt(i, 15_000.0, 0.1)).unwrap();
+            w.enqueue(Time::ZERO, xcp_pkt(i, 15_000.0, 0.1)).unwrap();
+        }
+        assert_eq!((q.len_packets(), q.len_bytes(), q.stats().enqueued), (3, 4500, 3));
+        q.end_interval(Time::from_millis(100), 0.0);
+        // φ = 0.55·0.1·(0 − 45 000) − 0.4·0 = −2475 B.
+        assert!(close(q.gauge().unwrap(), -2475.0), "{:?}", q.gauge());
+        // XCP_w does nothing on a timer.
+        w.on_timer(Time::from_millis(100), &crate::queue::ConstantSchedule(1.5e6));
+        assert_eq!(w.state(), XcpState::default());
+    }
+
+    #[test]
+    fn arrivals_without_a_usable_header_count_only_in_the_input_rate() {
+        let mut q = XcpQueue::new(XcpConfig::default());
+        q.enqueue(Time::ZERO, xcp_pkt(0, 15_000.0, 0.1)).unwrap();
+        q.enqueue(Time::ZERO, xcp_pkt(1, 15_000.0, 0.0)).unwrap(); // no RTT estimate yet (§3.1)
+        q.enqueue(Time::ZERO, xcp_pkt(2, 0.0, 0.1)).unwrap();
+        let mut rcp = Packet::data(1, 3, MTU, Ecn::NotEct, Time::ZERO);
+        rcp.set_explicit(ExplicitHeader {
+            kind: ExplicitKind::Rcp,
+            cwnd: 15_000.0,
+            rtt: 0.1,
+            feedback: f32::MAX,
+        });
+        q.enqueue(Time::ZERO, rcp).unwrap();
+        q.enqueue(Time::ZERO, Packet::data(2, 4, MTU, Ecn::NotEct, Time::ZERO)).unwrap();
+        q.end_interval(Time::from_millis(100), 0.0);
+        let s = q.state();
+        // y = 5·1500 = 7500 B over T = 0.1 s; only the first packet counts in A = 0.1·1500/15 000
+        // = 0.01, B = 0.001 (d = 0.1 s) and Σs = 1500. With C = 0: φ = 0.55·0.1·(0 − 75 000)
+        // = −4125, h = max(0, 750 − 4125) = 0, ξp = 0, ξn = 4125/(0.1·1500) = 27.5.
+        assert!(close(s.input_rate, 75_000.0) && close(s.d, 0.1), "{s:?}");
+        assert!(close(s.phi, -4125.0) && s.shuffle == 0.0 && s.xi_p == 0.0, "{s:?}");
+        assert!(close(s.xi_n, 27.5), "{s:?}");
+    }
+
+    #[test]
+    fn timer_ends_an_interval_only_when_due_and_counts_the_links_ip_bytes() {
+        let mut q = XcpQueue::new(XcpConfig::default());
+        for i in 0..10 {
+            q.enqueue(Time::ZERO, xcp_pkt(i, 15_000.0, 0.08)).unwrap();
+        }
+        // 1.504 MB/s of wire bytes with 4 bytes per packet = 1.5 MB/s of IP bytes.
+        let link = Wire(1_504_000.0, 4);
+        q.on_timer(Time::from_millis(40), &link);
+        assert_eq!((q.state(), q.next_timer()), (XcpState::default(), Some(Time::from_millis(50))));
+        q.on_timer(Time::from_millis(50), &link);
+        let s = q.state();
+        // T = 0.05 s, y = 15 000 B: 300 000 B/s; d = B/A = 0.08 s; Q = 0 (the first arrival's);
+        // φ = 0.55·0.08·(1.5e6 − 3e5) = 52 800 B.
+        assert!(close(s.capacity, 1.5e6) && close(s.input_rate, 300_000.0) && close(s.d, 0.08), "{s:?}");
+        assert!(close(s.phi, 52_800.0), "{s:?}");
+        assert_eq!(q.next_timer(), Some(Time::from_millis(130)));
+        // An interval without arrivals keeps d, takes Q from the queue (15 000 B) and has no
+        // header packet to share φ among: φ = 0.55·0.08·1.5e6 − 0.4·15 000 = 60 000 B, ξp = ξn = 0.
+        q.on_timer(Time::from_millis(130), &link);
+        let s = q.state();
+        assert!(close(s.d, 0.08) && close(s.capacity, 1.5e6) && s.input_rate == 0.0, "{s:?}");
+        assert!(close(s.queue, 15_000.0) && close(s.phi, 60_000.0), "{s:?}");
+        assert_eq!((s.xi_p, s.xi_n), (0.0, 0.0));
+        assert_eq!(q.next_timer(), Some(Time::from_millis(210)));
+    }
+
+    #[test]
+    fn negative_budget_of_an_interval_is_handed_out_once() {
+        // As in the overload test: φ = −41 250 B over 100 packets of 412.5 B each (h = 0).
+        let mut q = XcpQueue::new(XcpConfig::default());
+        let mut d = Vec::new();
+        for i in 0..101 {
+            q.enqueue(Time::ZERO, xcp_pkt(i, 30_000.0, 0.1)).unwrap();
+        }
+        q.end_interval(Time::from_millis(100), 75_750.0);
+        // y = 151 500 B: φ = 0.55·0.1·(757 500 − 1 515 000) = −41 662.5 B = 101 × 412.5.
+        assert!(close(q.state().phi, -41_662.5), "{:?}", q.state());
+        let mut total = 0.0;
+        for _ in 0..101 {
+            total += feedback(&q.dequeue(Time::from_millis(100), LinkInfo::default(), &mut d).unwrap());
+        }
+        assert!((total + 41_662.5).abs() < 0.1, "{total}");
+        // The budget is spent: the next packet of this interval gets nothing (up to rounding), and
+        // one without a window (cwnd 0) gets 0 whatever the budget.
+        q.enqueue(Time::from_millis(100), xcp_pkt(0, 30_000.0, 0.1)).unwrap();
+        q.enqueue(Time::from_millis(100), xcp_pkt(0, 0.0, 0.1)).unwrap();
+        let spent = feedback(&q.dequeue(Time::from_millis(100), LinkInfo::default(), &mut d).unwrap());
+        assert!(spent.abs() < 1e-6, "{spent}");
+        q.end_interval(Time::from_millis(200), 1e9);
+        assert!(q.state().xi_p > 0.0);
+        assert_eq!(feedback(&q.dequeue(Time::from_millis(200), LinkInfo::default(), &mut d).unwrap()), 0.0);
+    }
+
+    #[test]
+    fn xcp_w_fairness_controller_by_hand_over_a_sliding_rtt() {
+        let mut q = XcpQueue::new(XcpConfig::per_packet_default());
+        let mut d = Vec::new();
+        // μ = 290 000 B/s of IP bytes, given in wire bytes of a link with 4 bytes per packet.
+        let link = LinkInfo {
+            capacity: 290_000.0 * 1504.0 / 1500.0,
+            overhead: 4,
+        };
+        let t1 = Time::from_millis(10);
+        for i in 0..10 {
+            q.enqueue(t1, xcp_pkt(i, 15_000.0, 0.05)).unwrap();
+        }
+        let fb = feedback(&q.dequeue(t1, link, &mut d).unwrap());
+        let s = q.state();
+        // Window: y = 15 000 B, A = 10·0.05·1500/15 000 = 0.05, B = 0.0025 ⇒ d = 0.05 s;
+        // y/d = 300 000 B/s; Q = 0 (the first arrival's). φ = 0.55·0.05·(290 000 − 300 000) = −275;
+        // h = 0.1·15 000 − 275 = 1225; ξp = 1225/(0.05·0.05) = 490 000; ξn = 1500/(0.05·15 000) = 2;
+        // feedback = 490 000·0.05²·1500/15 000 − 2·0.05·1500 = 122.5 − 150 = −27.5 B.
+        assert!(close(s.capacity, 290_000.0) && close(s.d, 0.05) && close(s.input_rate, 300_000.0), "{s:?}");
+        assert!(close(s.phi, -275.0) && close(s.shuffle, 1225.0), "{s:?}");
+        assert!(close(s.xi_p, 490_000.0) && close(s.xi_n, 2.0), "{s:?}");
+        assert!((fb + 27.5).abs() < 1e-4, "{fb}");
+        // One RTT later (t = 60 ms: the arrivals at 10 ms are exactly d old and leave the window)
+        // another flow's packet (cwnd 30 000 B, rtt 0.1 s) arrives behind the 9 left (13 500 B).
+        let t2 = Time::from_millis(60);
+        q.enqueue(t2, xcp_pkt(10, 30_000.0, 0.1)).unwrap();
+        let fb = feedback(&q.dequeue(t2, link, &mut d).unwrap());
+        let s = q.state();
+        // Window: that packet only: A = 0.1·1500/30 000 = 0.005, B = 0.0005 ⇒ d = 0.1 s, y/d =
+        // 15 000 B/s, Q = 13 500 B. φ = 0.55·0.1·(290 000 − 15 000) − 0.4·13 500 = 9725, h = 0,
+        // ξp = 9725/(0.1·0.005) = 19 450 000, ξn = 0; the departing packet (rtt 0.05 s, cwnd
+        // 15 000 B) gets 19 450 000·0.05²·1500/15 000 = 4862.5 B.
+        assert!(close(s.d, 0.1) && close(s.input_rate, 15_000.0) && close(s.queue, 13_500.0), "{s:?}");
+        assert!(close(s.phi, 9725.0) && s.shuffle == 0.0 && s.xi_n == 0.0, "{s:?}");
+        assert!((s.xi_p / 19_450_000.0 - 1.0).abs() < 1e-6, "{s:?}");
+        assert!((fb - 4862.5).abs() < 1e-3, "{fb}");
+        // A packet without a window gets 0.
+        q.enqueue(t2, xcp_pkt(11, 0.0, 0.1)).unwrap();
+        for _ in 0..9 {
+            q.dequeue(t2, link, &mut d).unwrap();
+        }
+        assert_eq!(feedback(&q.dequeue(t2, link, &mut d).unwrap()), 0.0);
+    }
+
+    #[test]
+    fn xcp_w_outstanding_subtracts_the_feedback_granted_in_the_last_rtt() {
+        let mut cfg = XcpConfig::per_packet_default();
+        cfg.equal_share = true;
+        cfg.outstanding = true;
+        let mut q = XcpQueue::new(cfg);
+        let mut d = Vec::new();
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        let t1 = Time::from_millis(10);
+        for i in 0..10 {
+            q.enqueue(t1, xcp_pkt(i, 15_000.0, 0.05)).unwrap();
+        }
+        // φ = 0.55·0.05·(1.5e6 − 300 000) = 33 000 B: the first departure gets all of it, the next
+        // ones get (33 000 − 33 000)/n = 0 while it is outstanding.
+        let fbs: Vec<f64> = (0..3).map(|_| feedback(&q.dequeue(t1, link, &mut d).unwrap())).collect();
+        assert!((fbs[0] - 33_000.0).abs() < 1e-2 && fbs[1] == 0.0 && fbs[2] == 0.0, "{fbs:?}");
+        // At 60 ms the arrivals and grants of 10 ms are one RTT (50 ms) old and leave the windows:
+        // none left, so d stays 50 ms, y = 0, Q = the queue after this departure (6 packets),
+        // φ = 0.55·0.05·1.5e6 − 0.4·9000 = 37 650 B, all of it to this packet (n = 1).
+        let fb = feedback(&q.dequeue(Time::from_millis(60), link, &mut d).unwrap());
+        let s = q.state();
+        assert!(close(s.d, 0.05) && s.input_rate == 0.0 && close(s.queue, 9000.0), "{s:?}");
+        assert!((fb - 37_650.0).abs() < 1e-2, "{fb}");
+    }
+
+    #[test]
+    fn xcp_w_equal_share_counts_data_without_a_header_but_not_acks() {
+        let mut cfg = XcpConfig::per_packet_default();
+        cfg.equal_share = true;
+        let mut q = XcpQueue::new(cfg);
+        let mut d = Vec::new();
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        let t = Time::from_millis(10);
+        q.enqueue(t, xcp_pkt(0, 15_000.0, 0.05)).unwrap();
+        q.enqueue(t, Packet::data(1, 0, MTU, Ecn::NotEct, Time::ZERO)).unwrap();
+        q.enqueue(t, Packet::ack(2, 0, crate::packet::Echo::None, Time::ZERO, Time::ZERO)).unwrap();
+        q.enqueue(t, xcp_pkt(1, 15_000.0, 0.05)).unwrap();
+        let first = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        assert!(q.dequeue(t, link, &mut d).unwrap().explicit().is_none());
+        assert!(q.dequeue(t, link, &mut d).unwrap().explicit().is_none());
+        let last = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        // The same φ (no arrival in between) over n = 3 departures of data (the ACK not counted).
+        assert!(first > 0.0 && (last - first / 3.0).abs() < 1e-2, "{first} {last}");
     }
 }
