@@ -848,6 +848,7 @@ mod tests {
         assert!((at(1100) - 300.0).abs() < 1e-9);
         assert!((at(5000) - 1000.0).abs() < 1e-9, "5 periods × 200 ms × 1000 B/s");
         // The inverse lands inside an on period (the end of one, not the following off period).
+        assert_eq!(app.when_produced(0.0), Some(Dur::ZERO));
         assert_eq!(app.when_produced(200.0), Some(Dur::from_millis(200)));
         assert_eq!(app.when_produced(250.0), Some(Dur::from_millis(1050)));
         assert_eq!(app.when_produced(400.0), Some(Dur::from_millis(1200)));
@@ -856,5 +857,184 @@ mod tests {
             assert!((app.produced(t).unwrap() - b).abs() < 1e-6, "{b}");
         }
         assert_eq!(App::Bulk.produced(Dur::from_millis(1)), None);
+    }
+
+    /// RFC 7323 §2.3: no window above 2^30 bytes, i.e. floor(2^30 / 1448) = 741 534 segments,
+    /// whatever the controller asks for.
+    #[test]
+    fn the_send_window_is_capped_at_two_to_the_thirty_bytes() {
+        use crate::cc::fixed::{Fixed, FixedConfig};
+        assert_eq!(MAX_WINDOW, 741_534);
+        let huge = |w: f64| {
+            let cfg = FixedConfig {
+                window: w,
+                paced: false,
+            };
+            Sender::new(0, Box::new(Fixed::new(cfg)), Ecn::NotEct, App::Bulk).send_window()
+        };
+        assert_eq!(huge(1e6), MAX_WINDOW);
+        assert_eq!(huge(741_533.9), 741_533);
+    }
+
+    /// `stop`: no new data after the flow's stop time (not even what the application produced
+    /// but the window held back), but outstanding data is still recovered.
+    #[test]
+    fn a_stopped_sender_sends_no_new_data_but_still_retransmits() {
+        let app = App::RateLimited {
+            bytes_per_sec: 1448.0 * 100.0,
+        };
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
+        s.start(Time::ZERO);
+        assert!(!s.is_stopped());
+        assert_eq!(send_all(&mut s, Time::from_millis(20)), vec![0, 1]);
+        s.stop(Time::from_millis(55));
+        assert!(s.is_stopped());
+        assert!(send_all(&mut s, Time::from_millis(200)).is_empty());
+        assert_eq!((s.snd_una(), s.snd_nxt()), (0, 2));
+        // An ACK opens the window, nothing new is sent, and the only wakeup is the RTO.
+        s.on_ack(Time::from_millis(300), &ack(1, &[], Time::from_millis(20)));
+        assert_eq!((s.snd_una(), s.snd_nxt()), (1, 2));
+        assert_eq!(s.min_rtt(), Some(Dur::from_millis(280)));
+        assert!(send_all(&mut s, Time::from_millis(300)).is_empty());
+        let rto = s.rto_at.unwrap();
+        assert_eq!(s.next_wakeup(Time::from_millis(300)), Some(rto));
+        s.on_timer(rto);
+        assert_eq!(send_all(&mut s, rto), vec![1], "the RTO retransmits from snd_una");
+    }
+
+    /// A rate-limited source's supply is capped one below `u32::MAX`, the bulk sentinel (as a
+    /// finite flow's segment count is).
+    #[test]
+    fn a_huge_rate_limited_supply_stays_below_the_bulk_sentinel() {
+        let app = App::RateLimited { bytes_per_sec: 1e18 };
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
+        s.start(Time::ZERO);
+        s.update_app(Time::from_secs(1));
+        assert_eq!(s.avail, u32::MAX - 1);
+        let f = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Finite { bytes: u64::MAX },
+        );
+        assert_eq!(f.total, Some(u32::MAX - 1));
+    }
+
+    /// `shrink` gives back the scoreboard's spare capacity once the data is acknowledged.
+    #[test]
+    fn shrink_gives_back_the_scoreboard_capacity() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ack(2, &[(3, 6)], Time::ZERO));
+        s.on_ack(Time::from_millis(100), &ack(10, &[], Time::ZERO));
+        let (segs, sacked) = s.sb.capacity();
+        assert!(segs >= 10 && sacked >= 1, "{segs} {sacked}");
+        s.shrink();
+        let (segs_after, sacked_after) = s.sb.capacity();
+        assert!(
+            segs_after < segs && sacked_after < sacked,
+            "{segs_after} {sacked_after}"
+        );
+        assert_eq!((s.snd_una(), s.pipe()), (10, 0), "contents unchanged");
+    }
+
+    /// A controller with a constant window and its own timer (as Sprout's heartbeat), counting
+    /// the timer calls it gets.
+    struct Timed {
+        window: f64,
+        at: Option<Time>,
+        fired: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    }
+
+    impl CongestionControl for Timed {
+        fn name(&self) -> &'static str {
+            "timed"
+        }
+        fn window(&self) -> f64 {
+            self.window
+        }
+        fn next_timer(&self) -> Option<Time> {
+            self.at
+        }
+        fn on_timer(&mut self, _now: Time) {
+            self.fired.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.at = None;
+        }
+    }
+
+    /// `next_wakeup`: nothing before the start or after completion; the controller's timer; the
+    /// RTO while the window is full; the pacer when there is something to send (new data, or a
+    /// lost segment, also with a full window while the fast retransmit is due); the RTO only when
+    /// the window is open but there is nothing to send.
+    #[test]
+    fn next_wakeup_follows_the_window_the_data_and_the_timers() {
+        let fired = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let timed = |window: f64, app: App| {
+            let cc = Timed {
+                window,
+                at: Some(Time::from_millis(50)),
+                fired: fired.clone(),
+            };
+            Sender::new(0, Box::new(cc), Ecn::NotEct, app)
+        };
+        let mut s = timed(4.0, App::Bulk);
+        assert_eq!(s.next_wakeup(Time::ZERO), None, "not started");
+        s.start(Time::ZERO);
+        assert_eq!(s.next_wakeup(Time::ZERO), Some(Time::ZERO), "data to send now");
+        assert_eq!(send_all(&mut s, Time::ZERO).len(), 4);
+        // Window full: the controller's timer (50 ms) before the RTO (1 s).
+        assert_eq!(s.next_wakeup(Time::ZERO), Some(Time::from_millis(50)));
+        s.on_timer(Time::from_millis(49));
+        assert_eq!(fired.load(std::sync::atomic::Ordering::Relaxed), 0);
+        s.on_timer(Time::from_millis(50));
+        assert_eq!(fired.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert_eq!(s.next_wakeup(Time::from_millis(50)), Some(Time::ZERO + RTO_INITIAL));
+        // An ACK opens the window: wake when the pacer allows (unpaced: at once).
+        let t = Time::from_millis(100);
+        s.on_ack(t, &ack(1, &[], Time::ZERO));
+        assert_eq!(s.pipe(), 3);
+        assert_eq!(s.next_wakeup(t), Some(s.pacer.next_send()));
+        assert!(s.pacer.next_send() <= t);
+
+        // A finite flow with everything sent: an open window alone is no reason to wake.
+        let mut f = timed(4.0, App::Finite { bytes: 4 * 1448 });
+        f.start(Time::ZERO);
+        assert_eq!(send_all(&mut f, Time::ZERO).len(), 4);
+        f.on_timer(Time::from_millis(50));
+        f.on_ack(t, &ack(1, &[], Time::ZERO));
+        let rto = f.rto_at.unwrap();
+        assert!(rto > t);
+        assert_eq!(f.next_wakeup(t), Some(rto));
+        // ... but a lost segment is: 1 is lost once 3 segments above it are SACKed (DupThresh 3),
+        // with no new data left.
+        let mut f = timed(5.0, App::Finite { bytes: 5 * 1448 });
+        f.start(Time::ZERO);
+        assert_eq!(send_all(&mut f, Time::ZERO).len(), 5);
+        f.on_ack(t, &ack(1, &[(2, 5)], Time::ZERO));
+        assert_eq!((f.sb.lost_pending(), f.pipe()), (1, 0));
+        assert_eq!(f.next_wakeup(t), Some(f.pacer.next_send()));
+        assert_eq!(send_all(&mut f, t), vec![1]);
+        // Completed: nothing, not even the controller's timer.
+        let mut f = timed(4.0, App::Finite { bytes: 1448 });
+        f.start(Time::ZERO);
+        send_all(&mut f, Time::ZERO);
+        f.on_ack(t, &ack(1, &[], Time::ZERO));
+        assert_eq!(f.completed_at, Some(t));
+        assert_eq!(f.next_wakeup(t), None);
+    }
+
+    /// RFC 6675 §5 (4.3): entering recovery with a full reduced window still wakes the sender
+    /// for the fast retransmit.
+    #[test]
+    fn a_due_fast_retransmit_wakes_the_sender_although_the_window_is_full() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        s.on_ack(t, &ack(2, &[(3, 6)], Time::ZERO));
+        assert!(s.in_recovery());
+        assert_eq!((s.pipe(), s.cc.window()), (4, 4.0));
+        assert_eq!(s.next_wakeup(t), Some(s.pacer.next_send()));
+        assert_eq!(send_all(&mut s, t), vec![2]);
+        assert_eq!(s.next_wakeup(t), s.rto_at, "window full again: only the RTO");
     }
 }
