@@ -1036,5 +1036,38 @@ mod tests {
         assert_eq!(s.next_wakeup(t), Some(s.pacer.next_send()));
         assert_eq!(send_all(&mut s, t), vec![2]);
         assert_eq!(s.next_wakeup(t), s.rto_at, "window full again: only the RTO");
+        // Three lost segments (2, 3, 4 below the SACKed 5..8): the window (4) lets the fast
+        // retransmit and one more out; with the window full the third waits for an ACK.
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(t, &ack(2, &[(5, 8)], Time::ZERO));
+        assert_eq!((s.sb.lost_pending(), s.pipe(), s.cc.window()), (3, 2, 4.0));
+        assert_eq!(send_all(&mut s, t), vec![2, 3]);
+        assert_eq!((s.sb.lost_pending(), s.pipe()), (1, 4));
+        assert_eq!(s.next_wakeup(t), s.rto_at);
+        // The "lost" segment was only late: an ACK covers it before the fast retransmit went out.
+        // The retransmission is dropped, and the full window (pipe 4 = cwnd 4) sends nothing.
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(t, &ack(2, &[(3, 6)], Time::ZERO));
+        s.on_ack(t, &ack(6, &[], Time::ZERO));
+        assert_eq!((s.sb.lost_pending(), s.pipe(), s.cc.window()), (0, 4, 4.0));
+        assert!(send_all(&mut s, t).is_empty());
+        assert_eq!(s.stats.retransmits, 0);
+    }
+
+    /// An application-limited sender with an open window wakes 1 µs after its next segment is
+    /// produced (the 3rd at 100 segments/s: 30 ms), not earlier.
+    #[test]
+    fn an_app_limited_sender_wakes_when_its_next_segment_is_produced() {
+        let app = App::RateLimited {
+            bytes_per_sec: 1448.0 * 100.0,
+        };
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
+        s.start(Time::ZERO);
+        assert_eq!(send_all(&mut s, Time::from_millis(20)), vec![0, 1]);
+        let wake = Time::from_millis(30) + Dur::from_micros(1);
+        assert_eq!(s.next_wakeup(Time::from_millis(20)), Some(wake));
+        assert_eq!(send_all(&mut s, wake), vec![2]);
     }
 }
