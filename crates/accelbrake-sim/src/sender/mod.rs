@@ -1070,4 +1070,69 @@ mod tests {
         assert_eq!(s.next_wakeup(Time::from_millis(20)), Some(wake));
         assert_eq!(send_all(&mut s, wake), vec![2]);
     }
+
+    /// Linux `tcp_rate_skb_sent`: the first segment sent with nothing outstanding restarts the
+    /// rate sampler's clocks (`first_sent_time = delivered_mstamp = now`), so a sample after an
+    /// idle period spans only the new transmission: 1 segment over 100 ms, not over the 1 s idle.
+    #[test]
+    fn sending_after_idle_restarts_the_rate_sample_clocks() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ack(10, &[], Time::ZERO));
+        let t = Time::from_millis(1000);
+        assert_eq!(s.poll_transmit(t).map(|p| p.seq), Some(10));
+        s.on_ack(Time::from_millis(1100), &ack(11, &[], t));
+        let rs = s.rate_sample_for_test.expect("a sample");
+        assert_eq!((rs.delivered, rs.interval), (1, Dur::from_millis(100)));
+        assert!((rs.delivery_rate - 1448.0 / 0.1).abs() < 1e-6, "{rs:?}");
+    }
+
+    /// Linux `tcp_xmit_retransmit_queue`: retransmitting the head (`snd_una`) re-arms the RTO
+    /// from now; retransmitting a later hole, or any retransmission after an RTO, does not.
+    #[test]
+    fn only_a_retransmission_of_the_head_rearms_the_rto() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        // SRTT 100 ms, RTTVAR 50 ms: RTO 300 ms from the ACK at 100 ms.
+        s.on_ack(Time::from_millis(100), &ack(2, &[], Time::ZERO));
+        assert_eq!(s.rto_at, Some(Time::from_millis(400)));
+        s.on_ack(Time::from_millis(150), &ack(2, &[(5, 8)], Time::ZERO));
+        assert_eq!(s.rto_at, Some(Time::from_millis(400)), "no new data acknowledged");
+        // The SACK's 150 ms sample: SRTT 106.25 ms, RTTVAR 50 ms, RTO 306.25 ms.
+        assert_eq!(s.rtt.rto(), Dur::from_micros(306_250));
+        assert_eq!(s.poll_transmit(Time::from_millis(160)).map(|p| p.seq), Some(2));
+        let rearmed = Some(Time::from_nanos(466_250_000));
+        assert_eq!(s.rto_at, rearmed, "the head: re-armed");
+        assert_eq!(s.poll_transmit(Time::from_millis(170)).map(|p| p.seq), Some(3));
+        assert_eq!(s.rto_at, rearmed, "not the head");
+        // After an RTO the head's retransmission keeps the backed-off timer (2 × 306.25 ms).
+        s.on_timer(Time::from_nanos(466_250_000));
+        let backed_off = s.rto_at;
+        assert_eq!(backed_off, Some(Time::from_nanos(1_078_750_000)));
+        assert_eq!(s.poll_transmit(Time::from_millis(470)).map(|p| p.seq), Some(2));
+        assert_eq!(s.rto_at, backed_off);
+    }
+
+    /// The last packet that fills the window carries `FLIGHT_END` (Sprout's flight marker); the
+    /// counters add every packet and its wire bytes.
+    #[test]
+    fn the_packet_that_fills_the_window_ends_the_flight_and_the_counters_add_up() {
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Finite { bytes: 12 * 1448 },
+        );
+        s.start(Time::ZERO);
+        let pkts: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        let ends: Vec<u8> = pkts.iter().map(|p| p.feedback[0] & crate::packet::FLIGHT_END).collect();
+        assert_eq!(ends, [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!((s.stats.packets_sent, s.stats.bytes_sent), (10, 10 * 1500));
+        s.on_ack(Time::from_millis(100), &ack(1, &[], Time::ZERO));
+        // cwnd 11, pipe 9: two more, the second fills the window (and is the flow's last).
+        let pkts: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        let ends: Vec<u8> = pkts.iter().map(|p| p.feedback[0] & crate::packet::FLIGHT_END).collect();
+        assert_eq!(ends, [0, 1]);
+        assert_eq!((s.stats.packets_sent, s.stats.bytes_sent), (12, 12 * 1500));
+    }
 }
