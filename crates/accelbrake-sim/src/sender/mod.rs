@@ -1135,4 +1135,46 @@ mod tests {
         assert_eq!(ends, [0, 1]);
         assert_eq!((s.stats.packets_sent, s.stats.bytes_sent), (12, 12 * 1500));
     }
+
+    /// Eifel detection (RFC 3522): the first ACK of new data after an RTO that echoes a
+    /// transmission from before the RTO makes it spurious (undone); one echoing the
+    /// retransmission (sent at the RTO's instant) does not.
+    #[test]
+    fn an_rto_is_undone_only_when_the_ack_echoes_a_transmission_from_before_it() {
+        let rto_then = |echo: Time| {
+            let mut s = sender();
+            send_all(&mut s, Time::ZERO);
+            s.on_ack(Time::from_millis(100), &ack(1, &[], Time::ZERO));
+            assert_eq!(s.cc.window(), 11.0);
+            let fired = Time::from_millis(400);
+            s.on_timer(fired);
+            assert_eq!((s.stats.timeouts, s.cc.window()), (1, 1.0));
+            assert_eq!(send_all(&mut s, fired), vec![1]);
+            s.on_ack(Time::from_millis(450), &ack(2, &[], echo));
+            s
+        };
+        let s = rto_then(Time::ZERO);
+        assert_eq!(s.stats.spurious_timeouts, 1);
+        assert!(!s.in_recovery());
+        // NewReno undo: max(cwnd, 11), then slow start by the ACKed segment.
+        assert_eq!(s.cc.window(), 12.0);
+        assert_eq!(s.send_window(), 12, "the one-segment limit after the RTO is over");
+        let s = rto_then(Time::from_millis(400));
+        assert_eq!(s.stats.spurious_timeouts, 0);
+        assert!(s.in_recovery());
+        assert_eq!(s.cc.window(), 2.0);
+    }
+
+    /// RTT samples come only from ACKs that deliver something (a duplicate ACK's timestamp echo
+    /// is of an older segment) and whose echo is not from the future.
+    #[test]
+    fn duplicate_acks_give_no_rtt_sample() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ack(1, &[], Time::ZERO));
+        assert_eq!(s.srtt(), Some(Dur::from_millis(100)));
+        s.on_ack(Time::from_millis(300), &ack(1, &[], Time::ZERO));
+        assert_eq!(s.srtt(), Some(Dur::from_millis(100)), "a duplicate ACK");
+        assert_eq!(s.stats.acks, 2);
+    }
 }
