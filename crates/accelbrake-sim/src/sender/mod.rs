@@ -1177,4 +1177,25 @@ mod tests {
         assert_eq!(s.srtt(), Some(Dur::from_millis(100)), "a duplicate ACK");
         assert_eq!(s.stats.acks, 2);
     }
+
+    /// RFC 3168 §6.1.2 / Linux CWR: after reacting to a CE echo with `snd_nxt` = 10, the next
+    /// reaction needs `snd_una` past 10 (Linux leaves CWR only once `snd_una` is after
+    /// `high_seq`): an echo at `snd_una` = 10 is ignored, one at 11 is answered.
+    #[test]
+    fn the_next_ecn_reaction_needs_snd_una_beyond_the_reaction_point() {
+        let ce = |cum: u32| {
+            let mut a = ack(cum, &[], Time::ZERO);
+            a.echo = Echo::Ce;
+            a
+        };
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ce(1));
+        assert_eq!((s.stats.ecn_reactions, s.cc.window()), (1, 4.0));
+        s.on_ack(Time::from_millis(100), &ce(10));
+        assert_eq!(s.stats.ecn_reactions, 1);
+        assert!(!send_all(&mut s, Time::from_millis(100)).is_empty());
+        s.on_ack(Time::from_millis(200), &ce(11));
+        assert_eq!(s.stats.ecn_reactions, 2);
+    }
 }
