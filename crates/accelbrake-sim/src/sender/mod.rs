@@ -1198,4 +1198,36 @@ mod tests {
         s.on_ack(Time::from_millis(200), &ce(11));
         assert_eq!(s.stats.ecn_reactions, 2);
     }
+
+    /// PRR (RFC 6937, Linux `tcp_cwnd_reduction`) worked by hand: 10 segments out, a CE echo on
+    /// the ACK of segment 0 (NewReno: ssthresh = max(9 / 2, 2) = 4, prior_cwnd = 10, high_seq =
+    /// 10); one segment goes out at once. On each later ACK (one segment delivered), while
+    /// pipe > ssthresh: sndcnt = ceil(4 · prr_delivered / 10) − prr_out, at least 0 once
+    /// something was sent; cwnd = pipe + sndcnt. At pipe = ssthresh = 4 (the ACK of segment 8):
+    /// sndcnt = min(ssthresh − pipe, ...) = 0 — not the first branch, which would give 1.
+    #[test]
+    fn prr_ecn_windows_worked_by_hand() {
+        let mut s = sender();
+        s.prr_ecn = true;
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        let mut a = ack(1, &[], Time::ZERO);
+        a.echo = Echo::Ce;
+        s.on_ack(t, &a);
+        assert_eq!(send_all(&mut s, t), vec![10]);
+        let mut got = Vec::new();
+        for cum in 2..=9 {
+            s.on_ack(t, &ack(cum, &[], Time::ZERO));
+            let cwnd = s.cwr.expect("in CWR").cwnd;
+            got.push((cwnd, send_all(&mut s, t).len()));
+        }
+        // (prr_delivered, pipe before sending): (1, 9) (2, 8) (3, 7) (4, 7) (5, 6) (6, 5) (7, 5) (8, 4)
+        assert_eq!(got, [(9, 0), (8, 0), (8, 1), (7, 0), (6, 0), (6, 1), (5, 0), (4, 0)]);
+        let c = s.cwr.unwrap();
+        assert_eq!((c.prr_delivered, c.prr_out), (8, 3));
+        // snd_una reaches high_seq: CWR ends at the controller's window.
+        s.on_ack(t, &ack(10, &[], Time::ZERO));
+        assert!(s.cwr.is_none());
+        assert_eq!(s.send_window(), 4);
+    }
 }
