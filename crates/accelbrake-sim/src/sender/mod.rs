@@ -1230,4 +1230,70 @@ mod tests {
         assert!(s.cwr.is_none());
         assert_eq!(s.send_window(), 4);
     }
+
+    /// A controller that keeps its window and reports a fixed ssthresh.
+    struct Held {
+        window: f64,
+        ssthresh: f64,
+    }
+
+    impl CongestionControl for Held {
+        fn name(&self) -> &'static str {
+            "held"
+        }
+        fn window(&self) -> f64 {
+            self.window
+        }
+        fn ssthresh(&self) -> Option<f64> {
+            Some(self.ssthresh)
+        }
+    }
+
+    /// PRR's second branch (pipe ≤ ssthresh, RFC 6937 PRR-SSRB; Linux `tcp_cwnd_reduction`):
+    /// sndcnt = min(ssthresh − pipe, max(prr_delivered − prr_out, delivered now) + 1 if snd_una
+    /// advanced), worked by hand with ssthresh 20 above a window of 10 and the test choosing
+    /// when to send.
+    #[test]
+    fn prr_below_ssthresh_worked_by_hand() {
+        let cc = Held {
+            window: 10.0,
+            ssthresh: 20.0,
+        };
+        let mut s = Sender::new(0, Box::new(cc), Ecn::NotEct, App::Bulk);
+        s.prr_ecn = true;
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        let mut a = ack(1, &[], Time::ZERO);
+        a.echo = Echo::Ce;
+        s.on_ack(t, &a);
+        let c = s.cwr.unwrap();
+        assert_eq!((c.high_seq, c.prior_cwnd, c.ssthresh, c.cwnd), (10, 10, 20, 10));
+        // 6 delivered, nothing sent: pipe 3, sndcnt = min(20 − 3, max(6 − 0, 6) + 1) = 7.
+        s.on_ack(t, &ack(7, &[], Time::ZERO));
+        assert_eq!((s.pipe(), s.cwr.unwrap().cwnd), (3, 10));
+        assert_eq!(s.poll_transmit(t).map(|p| p.seq), Some(10));
+        assert_eq!(s.poll_transmit(t).map(|p| p.seq), Some(11));
+        // 1 more delivered (7 in all), 2 sent: pipe 4, sndcnt = min(16, max(7 − 2, 1) + 1) = 6.
+        s.on_ack(t, &ack(8, &[], Time::ZERO));
+        let c = s.cwr.unwrap();
+        assert_eq!((c.prr_delivered, c.prr_out, s.pipe(), c.cwnd), (7, 2, 4, 10));
+        // A duplicate ACK (nothing delivered) leaves the PRR state alone.
+        s.on_ack(t, &ack(8, &[], Time::ZERO));
+        let c = s.cwr.unwrap();
+        assert_eq!((c.prr_delivered, c.prr_out, c.cwnd), (7, 2, 10));
+        // Nothing sent yet in the round (prr_out 0): at least one segment may go, even at
+        // pipe = ssthresh = 3 where min(ssthresh − pipe, ...) = 0.
+        let cc = Held {
+            window: 10.0,
+            ssthresh: 3.0,
+        };
+        let mut s = Sender::new(0, Box::new(cc), Ecn::NotEct, App::Bulk);
+        s.prr_ecn = true;
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(t, &a);
+        s.on_ack(t, &ack(7, &[], Time::ZERO));
+        assert_eq!((s.pipe(), s.cwr.unwrap().cwnd), (3, 4));
+    }
 }
