@@ -1296,4 +1296,68 @@ mod tests {
         s.on_ack(t, &ack(7, &[], Time::ZERO));
         assert_eq!((s.pipe(), s.cwr.unwrap().cwnd), (3, 4));
     }
+
+    /// A controller with a window of 10 that keeps the last `AckInfo` it was given.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Option<AckInfo>>>);
+
+    impl CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn window(&self) -> f64 {
+            10.0
+        }
+        fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
+            *self.0.lock().unwrap() = Some(*ack);
+        }
+    }
+
+    /// What the controller is told: an RTT sample and a one-way delay only for an ACK that
+    /// delivers something; explicit feedback (XCP, RCP) only when the ACK echoes some.
+    #[test]
+    fn the_controller_gets_samples_only_from_acks_that_deliver() {
+        let last = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let mut s = Sender::new(0, Box::new(Recorder(last.clone())), Ecn::NotEct, App::Bulk);
+        s.explicit = true;
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        let info = |s: &mut Sender, a: &Packet| {
+            s.on_ack(Time::from_millis(100), a);
+            last.lock().unwrap().expect("on_ack called")
+        };
+        let mut a = ack(2, &[], Time::ZERO);
+        a.rx_ts = Time::from_millis(40);
+        a.set_xfb(0.5);
+        let i = info(&mut s, &a);
+        assert_eq!(
+            (i.acked, i.rtt, i.one_way_delay),
+            (2, Some(Dur::from_millis(100)), Some(Dur::from_millis(40)))
+        );
+        assert_eq!(i.explicit, Some(0.5));
+        // The duplicate: nothing delivered, no samples; no feedback echoed.
+        let mut a = ack(2, &[], Time::ZERO);
+        a.rx_ts = Time::from_millis(40);
+        let i = info(&mut s, &a);
+        assert_eq!((i.acked, i.rtt, i.one_way_delay, i.explicit), (0, None, None, None));
+    }
+
+    /// A finite flow completes at the ACK of its last segment, not before, and only once.
+    #[test]
+    fn a_finite_flow_completes_once_at_the_ack_of_its_last_segment() {
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Finite { bytes: 3 * 1448 },
+        );
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(10), &ack(2, &[], Time::ZERO));
+        assert_eq!(s.completed_at, None);
+        assert!(s.rto_at.is_some());
+        s.on_ack(Time::from_millis(20), &ack(3, &[], Time::ZERO));
+        assert_eq!((s.completed_at, s.rto_at), (Some(Time::from_millis(20)), None));
+        s.on_ack(Time::from_millis(30), &ack(3, &[], Time::ZERO));
+        assert_eq!(s.completed_at, Some(Time::from_millis(20)));
+    }
 }
