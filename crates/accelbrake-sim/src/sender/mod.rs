@@ -1149,6 +1149,8 @@ mod tests {
             let fired = Time::from_millis(400);
             s.on_timer(fired);
             assert_eq!((s.stats.timeouts, s.cc.window()), (1, 1.0));
+            // The controller is given FlightSize = snd_nxt − snd_una = 9: max(9 / 2, 2).
+            assert_eq!(s.cc.ssthresh(), Some(4.0));
             assert_eq!(send_all(&mut s, fired), vec![1]);
             s.on_ack(Time::from_millis(450), &ack(2, &[], echo));
             s
