@@ -669,4 +669,23 @@ mod tests {
         let cc = Vegas::new(VegasConfig::default(), Time::ZERO);
         assert_eq!((cc.name(), cc.window(), cc.metrics().ssthresh), ("vegas", 10.0, None));
     }
+
+    /// Linux `tcp_vegas_cong_avoid` leaves slow start only when diff > γ: at diff = γ = 1 the
+    /// window keeps doubling.
+    #[test]
+    fn slow_start_continues_at_diff_equal_to_gamma() {
+        let cfg = VegasConfig {
+            initial_window: 10,
+            ..VegasConfig::default()
+        };
+        let mut cc = Vegas::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        let mut c = Conn::new(&mut cc);
+        assert_eq!(c.round(&mut cc, &[BASE]), 11);
+        // Round 1 ends at cwnd 20 with minRTT 106.001 ms: diff = 20·6000/100001 = 1 (1.19998)
+        // = γ → tcp_slow_start → 21 (diff > γ would set min(20, 20·100001/106001 + 1) = 19).
+        assert_eq!(c.round(&mut cc, &[106]), 21);
+        assert!(cc.in_slow_start());
+        assert_eq!(cc.ssthresh(), None);
+    }
 }
