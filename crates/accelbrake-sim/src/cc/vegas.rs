@@ -688,4 +688,50 @@ mod tests {
         assert!(cc.in_slow_start());
         assert_eq!(cc.ssthresh(), None);
     }
+
+    /// Linux runs the Vegas adjustment with `cntRTT > 2`: a round with exactly 3 samples is
+    /// Vegas (diff 0 < α → +1), not Reno (which would add credit 1 of 21).
+    #[test]
+    fn three_samples_are_enough_for_vegas() {
+        let (mut cc, mut c) = in_avoidance(VegasConfig::default(), 20);
+        assert_eq!(c.round(&mut cc, &[BASE]), 21);
+        let beg = cc.beg_snd_nxt.unwrap();
+        while c.una + 2 < beg {
+            c.una += 1;
+            cc.on_ack(
+                Time::ZERO,
+                &AckInfo {
+                    rtt: None,
+                    ..ack(c.una, c.nxt, 0)
+                },
+            );
+        }
+        for _ in 0..3 {
+            c.una += 1;
+            cc.on_ack(Time::ZERO, &ack(c.una, c.nxt, BASE));
+        }
+        assert_eq!((cc.cwnd, cc.cwnd_cnt, cc.cnt_rtt), (22, 0, 0));
+    }
+
+    /// The end of RTO recovery (Linux leaving `TCP_CA_Loss`) ends the exception that lets Reno
+    /// slow start run while the transport reports `in_recovery`.
+    #[test]
+    fn recovery_exit_ends_rto_recovery() {
+        let (mut cc, mut c) = in_avoidance(VegasConfig::default(), 30);
+        cc.on_rto(Time::ZERO, 30);
+        let mut in_recovery = |cc: &mut Vegas| {
+            c.una += 1;
+            cc.on_ack(
+                Time::ZERO,
+                &AckInfo {
+                    in_recovery: true,
+                    ..ack(c.una, c.nxt, BASE)
+                },
+            );
+            cc.cwnd
+        };
+        assert_eq!(in_recovery(&mut cc), 2, "Reno slow start in RTO recovery");
+        cc.on_recovery_exit(Time::ZERO);
+        assert_eq!(in_recovery(&mut cc), 2, "held once RTO recovery is over");
+    }
 }
