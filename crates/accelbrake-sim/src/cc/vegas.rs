@@ -674,8 +674,10 @@ mod tests {
     /// window keeps doubling.
     #[test]
     fn slow_start_continues_at_diff_equal_to_gamma() {
+        // α and β do not act in slow start; non-default values tell `config()` apart.
         let cfg = VegasConfig {
-            initial_window: 10,
+            alpha: 3,
+            beta: 6,
             ..VegasConfig::default()
         };
         let mut cc = Vegas::new(cfg.clone(), Time::ZERO);
