@@ -625,4 +625,23 @@ mod tests {
         assert_eq!(cc.name(), "westwood");
         assert_eq!(cc.metrics().ssthresh, None);
     }
+
+    #[test]
+    fn slow_start_is_cwnd_below_ssthresh_and_config_is_kept() {
+        let cfg = WestwoodConfig {
+            min_window_ms: 20.0,
+            ..WestwoodConfig::default()
+        };
+        let mut cc = Westwood::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        assert!(cc.in_slow_start());
+        // cwnd = ssthresh = max(10 >> 1, 2) = 5: congestion avoidance (Linux tcp_in_slow_start).
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 10);
+        assert_eq!((cc.window(), cc.ssthresh()), (5.0, Some(5.0)));
+        assert!(!cc.in_slow_start());
+        // An RTO during fast recovery keeps ssthresh (Linux tcp_enter_loss): cwnd 1 < 5.
+        cc.on_rto(Time::ZERO, 5);
+        assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(5.0)));
+        assert!(cc.in_slow_start());
+    }
 }
