@@ -564,4 +564,102 @@ pub(crate) mod tests {
         rfc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 40);
         assert_eq!(rfc.window(), 32.0);
     }
+
+    /// Linux `tcp_reno_cong_avoid`: slow start only while `cwnd < ssthresh` (`tcp_in_slow_start`);
+    /// an ACK that slow start uses up returns early, while at `cwnd == ssthresh` the (possibly
+    /// empty) rest goes to `tcp_cong_avoid_ai`, which first applies credit accumulated at a
+    /// higher `w` ("apply them gently now").
+    #[test]
+    fn reno_cong_avoid_at_ssthresh_goes_to_avoidance_even_with_nothing_acked() {
+        let (mut cwnd, mut cnt) = (10, 12);
+        tcp_reno_cong_avoid(&mut cwnd, &mut cnt, 10, 0);
+        assert_eq!((cwnd, cnt), (11, 0), "credit 12 ≥ w = 10: +1, credit cleared");
+        let (mut cwnd, mut cnt) = (9, 12);
+        tcp_reno_cong_avoid(&mut cwnd, &mut cnt, 10, 1);
+        assert_eq!((cwnd, cnt), (10, 12), "slow start used the whole ACK: no avoidance step");
+    }
+
+    #[test]
+    fn slow_start_is_cwnd_below_ssthresh_and_the_controller_reports_itself() {
+        let cfg = NewRenoConfig {
+            initial_window: 4,
+            ..NewRenoConfig::default()
+        };
+        let mut cc = NewReno::new(cfg.clone());
+        assert_eq!(cc.config(), &cfg);
+        assert_eq!(cc.name(), "newreno");
+        assert!(cc.in_slow_start());
+        // cwnd = ssthresh = 5 after a loss: congestion avoidance (Linux tcp_in_slow_start).
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 10);
+        assert_eq!((cc.window(), cc.ssthresh()), (5.0, Some(5.0)));
+        assert!(!cc.in_slow_start());
+    }
+
+    /// RFC 5681 §3.1 / Linux `tcp_enter_loss`: the state before the *first* of repeated RTOs is
+    /// what a spurious-RTO undo (`tcp_undo_cwnd_reduction`) restores; after the undo the next RTO
+    /// is a new episode that recomputes ssthresh.
+    #[test]
+    fn spurious_rto_undo_restores_the_state_before_the_first_of_repeated_rtos() {
+        let mut cc = reno();
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 40);
+        cc.on_recovery_exit(Time::ZERO);
+        assert_eq!((cc.window(), cc.ssthresh()), (20.0, Some(20.0)));
+        cc.on_rto(Time::ZERO, 20);
+        assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(10.0)));
+        cc.on_rto(Time::ZERO, 20);
+        cc.on_spurious_rto(Time::ZERO);
+        // max(1, 20) and max(10, 20).
+        assert_eq!((cc.window(), cc.ssthresh()), (20.0, Some(20.0)));
+        // Out of RTO recovery: an ACK in (fast) recovery holds the window.
+        cc.on_ack(
+            Time::ZERO,
+            &AckInfo {
+                in_recovery: true,
+                ..stretch_ack(3, RTT)
+            },
+        );
+        assert_eq!(cc.window(), 20.0);
+        // A new RTO episode: ssthresh from this FlightSize, max(30 / 2, 2).
+        cc.on_rto(Time::ZERO, 30);
+        assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(15.0)));
+    }
+
+    /// The end of RTO recovery (Linux leaving `TCP_CA_Loss`) ends the exception that lets the
+    /// window grow while the transport reports `in_recovery`.
+    #[test]
+    fn recovery_exit_ends_rto_recovery() {
+        let mut cc = reno();
+        cc.on_rto(Time::ZERO, 10);
+        let in_recovery = AckInfo {
+            in_recovery: true,
+            ..stretch_ack(1, RTT)
+        };
+        cc.on_ack(Time::ZERO, &in_recovery);
+        assert_eq!(cc.window(), 2.0, "slow start in RTO recovery");
+        cc.on_recovery_exit(Time::ZERO);
+        cc.on_ack(Time::ZERO, &in_recovery);
+        assert_eq!(cc.window(), 2.0, "held once RTO recovery is over");
+    }
+
+    /// The ABE row (RFC 8511) is its own scheme: ECN-marked packets over CoDel, β_ecn = 0.8
+    /// from its preset, and its own name, source and plot style.
+    #[test]
+    fn newreno_abe_row_marks_ecn_and_builds_with_beta_ecn_0_8() {
+        let abe = NEWRENO_ABE;
+        assert_eq!((abe.name, abe.display, abe.family), ("newreno-abe", "NewReno-ABE", "newreno"));
+        assert_eq!((abe.marking, abe.queue), (Marking::Ecn, "codel"));
+        assert_eq!(abe.pairs, &["pie"]);
+        assert_eq!(abe.preset, &[("beta_ecn", 0.8)]);
+        assert!(abe.source.contains("RFC 8511"), "{}", abe.source);
+        assert_ne!(abe.summary, NEWRENO.summary);
+        assert_ne!(abe.style, NEWRENO.style);
+        let build = |s: &Scheme| {
+            let v = s.values(&Default::default()).unwrap();
+            let mut cc = (s.build)(&v, Time::ZERO, crate::rng::Rng::stream(0, 0)).unwrap();
+            cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 100);
+            cc.window()
+        };
+        assert_eq!(build(&NEWRENO_ABE), 80.0, "max(0.8 · 100, 2)");
+        assert_eq!(build(&NEWRENO), 50.0);
+    }
 }

@@ -669,4 +669,71 @@ mod tests {
         let cc = Vegas::new(VegasConfig::default(), Time::ZERO);
         assert_eq!((cc.name(), cc.window(), cc.metrics().ssthresh), ("vegas", 10.0, None));
     }
+
+    /// Linux `tcp_vegas_cong_avoid` leaves slow start only when diff > γ: at diff = γ = 1 the
+    /// window keeps doubling.
+    #[test]
+    fn slow_start_continues_at_diff_equal_to_gamma() {
+        // α and β do not act in slow start; non-default values tell `config()` apart.
+        let cfg = VegasConfig {
+            alpha: 3,
+            beta: 6,
+            ..VegasConfig::default()
+        };
+        let mut cc = Vegas::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        let mut c = Conn::new(&mut cc);
+        assert_eq!(c.round(&mut cc, &[BASE]), 11);
+        // Round 1 ends at cwnd 20 with minRTT 106.001 ms: diff = 20·6000/100001 = 1 (1.19998)
+        // = γ → tcp_slow_start → 21 (diff > γ would set min(20, 20·100001/106001 + 1) = 19).
+        assert_eq!(c.round(&mut cc, &[106]), 21);
+        assert!(cc.in_slow_start());
+        assert_eq!(cc.ssthresh(), None);
+    }
+
+    /// Linux runs the Vegas adjustment with `cntRTT > 2`: a round with exactly 3 samples is
+    /// Vegas (diff 0 < α → +1), not Reno (which would add credit 1 of 21).
+    #[test]
+    fn three_samples_are_enough_for_vegas() {
+        let (mut cc, mut c) = in_avoidance(VegasConfig::default(), 20);
+        assert_eq!(c.round(&mut cc, &[BASE]), 21);
+        let beg = cc.beg_snd_nxt.unwrap();
+        while c.una + 2 < beg {
+            c.una += 1;
+            cc.on_ack(
+                Time::ZERO,
+                &AckInfo {
+                    rtt: None,
+                    ..ack(c.una, c.nxt, 0)
+                },
+            );
+        }
+        for _ in 0..3 {
+            c.una += 1;
+            cc.on_ack(Time::ZERO, &ack(c.una, c.nxt, BASE));
+        }
+        assert_eq!((cc.cwnd, cc.cwnd_cnt, cc.cnt_rtt), (22, 0, 0));
+    }
+
+    /// The end of RTO recovery (Linux leaving `TCP_CA_Loss`) ends the exception that lets Reno
+    /// slow start run while the transport reports `in_recovery`.
+    #[test]
+    fn recovery_exit_ends_rto_recovery() {
+        let (mut cc, mut c) = in_avoidance(VegasConfig::default(), 30);
+        cc.on_rto(Time::ZERO, 30);
+        let mut in_recovery = |cc: &mut Vegas| {
+            c.una += 1;
+            cc.on_ack(
+                Time::ZERO,
+                &AckInfo {
+                    in_recovery: true,
+                    ..ack(c.una, c.nxt, BASE)
+                },
+            );
+            cc.cwnd
+        };
+        assert_eq!(in_recovery(&mut cc), 2, "Reno slow start in RTO recovery");
+        cc.on_recovery_exit(Time::ZERO);
+        assert_eq!(in_recovery(&mut cc), 2, "held once RTO recovery is over");
+    }
 }

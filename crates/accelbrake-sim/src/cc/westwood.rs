@@ -625,4 +625,43 @@ mod tests {
         assert_eq!(cc.name(), "westwood");
         assert_eq!(cc.metrics().ssthresh, None);
     }
+
+    #[test]
+    fn slow_start_is_cwnd_below_ssthresh_and_config_is_kept() {
+        let cfg = WestwoodConfig {
+            min_window_ms: 20.0,
+            ..WestwoodConfig::default()
+        };
+        let mut cc = Westwood::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        assert!(cc.in_slow_start());
+        // cwnd = ssthresh = max(10 >> 1, 2) = 5: congestion avoidance (Linux tcp_in_slow_start).
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 10);
+        assert_eq!((cc.window(), cc.ssthresh()), (5.0, Some(5.0)));
+        assert!(!cc.in_slow_start());
+        // An RTO during fast recovery keeps ssthresh (Linux tcp_enter_loss): cwnd 1 < 5.
+        cc.on_rto(Time::ZERO, 5);
+        assert_eq!((cc.window(), cc.ssthresh()), (1.0, Some(5.0)));
+        assert!(cc.in_slow_start());
+    }
+
+    /// `tcp_westwood_pkts_acked` keeps only positive RTT samples (`if (sample->rtt_us > 0)`).
+    #[test]
+    fn a_zero_rtt_sample_is_ignored() {
+        let mut cc = westwood();
+        ack_at(&mut cc, 10, 1, Some(80));
+        ack_at(&mut cc, 20, 1, Some(0));
+        assert_eq!(cc.rtt_min(), Dur::from_millis(80));
+    }
+
+    /// No growth during an ECN window reduction (Linux `TCP_CA_CWR`), even on ACKs outside
+    /// recovery that deliver a whole window's worth of credit.
+    #[test]
+    fn the_window_is_held_through_cwr() {
+        let mut cc = westwood();
+        cc.on_congestion_event(Time::ZERO, CongestionKind::Ecn, 20);
+        assert_eq!((cc.window(), cc.ssthresh()), (5.0, Some(5.0)));
+        ack_at(&mut cc, 10, 10, Some(100));
+        assert_eq!(cc.window(), 5.0, "CWR: 10 of 21 deliveries");
+    }
 }

@@ -848,6 +848,7 @@ mod tests {
         assert!((at(1100) - 300.0).abs() < 1e-9);
         assert!((at(5000) - 1000.0).abs() < 1e-9, "5 periods × 200 ms × 1000 B/s");
         // The inverse lands inside an on period (the end of one, not the following off period).
+        assert_eq!(app.when_produced(0.0), Some(Dur::ZERO));
         assert_eq!(app.when_produced(200.0), Some(Dur::from_millis(200)));
         assert_eq!(app.when_produced(250.0), Some(Dur::from_millis(1050)));
         assert_eq!(app.when_produced(400.0), Some(Dur::from_millis(1200)));
@@ -856,5 +857,509 @@ mod tests {
             assert!((app.produced(t).unwrap() - b).abs() < 1e-6, "{b}");
         }
         assert_eq!(App::Bulk.produced(Dur::from_millis(1)), None);
+    }
+
+    /// RFC 7323 §2.3: no window above 2^30 bytes, i.e. floor(2^30 / 1448) = 741 534 segments,
+    /// whatever the controller asks for.
+    #[test]
+    fn the_send_window_is_capped_at_two_to_the_thirty_bytes() {
+        use crate::cc::fixed::{Fixed, FixedConfig};
+        assert_eq!(MAX_WINDOW, 741_534);
+        let huge = |w: f64| {
+            let cfg = FixedConfig {
+                window: w,
+                paced: false,
+            };
+            Sender::new(0, Box::new(Fixed::new(cfg)), Ecn::NotEct, App::Bulk).send_window()
+        };
+        assert_eq!(huge(1e6), MAX_WINDOW);
+        assert_eq!(huge(741_533.9), 741_533);
+    }
+
+    /// `stop`: no new data after the flow's stop time (not even what the application produced
+    /// but the window held back), but outstanding data is still recovered.
+    #[test]
+    fn a_stopped_sender_sends_no_new_data_but_still_retransmits() {
+        let app = App::RateLimited {
+            bytes_per_sec: 1448.0 * 100.0,
+        };
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
+        s.start(Time::ZERO);
+        assert!(!s.is_stopped());
+        assert_eq!(send_all(&mut s, Time::from_millis(20)), vec![0, 1]);
+        s.stop(Time::from_millis(55));
+        assert!(s.is_stopped());
+        assert!(send_all(&mut s, Time::from_millis(200)).is_empty());
+        assert_eq!((s.snd_una(), s.snd_nxt()), (0, 2));
+        // An ACK opens the window, nothing new is sent, and the only wakeup is the RTO.
+        s.on_ack(Time::from_millis(300), &ack(1, &[], Time::from_millis(20)));
+        assert_eq!((s.snd_una(), s.snd_nxt()), (1, 2));
+        assert_eq!(s.min_rtt(), Some(Dur::from_millis(280)));
+        assert!(send_all(&mut s, Time::from_millis(300)).is_empty());
+        let rto = s.rto_at.unwrap();
+        assert_eq!(s.next_wakeup(Time::from_millis(300)), Some(rto));
+        s.on_timer(rto);
+        assert_eq!(send_all(&mut s, rto), vec![1], "the RTO retransmits from snd_una");
+    }
+
+    /// A rate-limited source's supply is capped one below `u32::MAX`, the bulk sentinel (as a
+    /// finite flow's segment count is).
+    #[test]
+    fn a_huge_rate_limited_supply_stays_below_the_bulk_sentinel() {
+        let app = App::RateLimited { bytes_per_sec: 1e18 };
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
+        s.start(Time::ZERO);
+        s.update_app(Time::from_secs(1));
+        assert_eq!(s.avail, u32::MAX - 1);
+        let f = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Finite { bytes: u64::MAX },
+        );
+        assert_eq!(f.total, Some(u32::MAX - 1));
+    }
+
+    /// `shrink` gives back the scoreboard's spare capacity once the data is acknowledged.
+    #[test]
+    fn shrink_gives_back_the_scoreboard_capacity() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ack(2, &[(3, 6)], Time::ZERO));
+        s.on_ack(Time::from_millis(100), &ack(10, &[], Time::ZERO));
+        let (segs, sacked) = s.sb.capacity();
+        assert!(segs >= 10 && sacked >= 1, "{segs} {sacked}");
+        s.shrink();
+        let (segs_after, sacked_after) = s.sb.capacity();
+        assert!(
+            segs_after < segs && sacked_after < sacked,
+            "{segs_after} {sacked_after}"
+        );
+        assert_eq!((s.snd_una(), s.pipe()), (10, 0), "contents unchanged");
+    }
+
+    /// A controller with a constant window and its own timer (as Sprout's heartbeat), counting
+    /// the timer calls it gets.
+    struct Timed {
+        window: f64,
+        at: Option<Time>,
+        fired: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    }
+
+    impl CongestionControl for Timed {
+        fn name(&self) -> &'static str {
+            "timed"
+        }
+        fn window(&self) -> f64 {
+            self.window
+        }
+        fn next_timer(&self) -> Option<Time> {
+            self.at
+        }
+        fn on_timer(&mut self, _now: Time) {
+            self.fired.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.at = None;
+        }
+    }
+
+    /// `next_wakeup`: nothing before the start or after completion; the controller's timer; the
+    /// RTO while the window is full; the pacer when there is something to send (new data, or a
+    /// lost segment, also with a full window while the fast retransmit is due); the RTO only when
+    /// the window is open but there is nothing to send.
+    #[test]
+    fn next_wakeup_follows_the_window_the_data_and_the_timers() {
+        let fired = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let timed = |window: f64, app: App| {
+            let cc = Timed {
+                window,
+                at: Some(Time::from_millis(50)),
+                fired: fired.clone(),
+            };
+            Sender::new(0, Box::new(cc), Ecn::NotEct, app)
+        };
+        let mut s = timed(4.0, App::Bulk);
+        assert_eq!(s.next_wakeup(Time::ZERO), None, "not started");
+        s.start(Time::ZERO);
+        assert_eq!(s.next_wakeup(Time::ZERO), Some(Time::ZERO), "data to send now");
+        assert_eq!(send_all(&mut s, Time::ZERO).len(), 4);
+        // Window full: the controller's timer (50 ms) before the RTO (1 s).
+        assert_eq!(s.next_wakeup(Time::ZERO), Some(Time::from_millis(50)));
+        s.on_timer(Time::from_millis(49));
+        assert_eq!(fired.load(std::sync::atomic::Ordering::Relaxed), 0);
+        s.on_timer(Time::from_millis(50));
+        assert_eq!(fired.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert_eq!(s.next_wakeup(Time::from_millis(50)), Some(Time::ZERO + RTO_INITIAL));
+        // An ACK opens the window: wake when the pacer allows (unpaced: at once).
+        let t = Time::from_millis(100);
+        s.on_ack(t, &ack(1, &[], Time::ZERO));
+        assert_eq!(s.pipe(), 3);
+        assert_eq!(s.next_wakeup(t), Some(s.pacer.next_send()));
+        assert!(s.pacer.next_send() <= t);
+
+        // A finite flow with everything sent: an open window alone is no reason to wake.
+        let mut f = timed(4.0, App::Finite { bytes: 4 * 1448 });
+        f.start(Time::ZERO);
+        assert_eq!(send_all(&mut f, Time::ZERO).len(), 4);
+        f.on_timer(Time::from_millis(50));
+        f.on_ack(t, &ack(1, &[], Time::ZERO));
+        let rto = f.rto_at.unwrap();
+        assert!(rto > t);
+        assert_eq!(f.next_wakeup(t), Some(rto));
+        // ... but a lost segment is: 1 is lost once 3 segments above it are SACKed (DupThresh 3),
+        // with no new data left.
+        let mut f = timed(5.0, App::Finite { bytes: 5 * 1448 });
+        f.start(Time::ZERO);
+        assert_eq!(send_all(&mut f, Time::ZERO).len(), 5);
+        f.on_ack(t, &ack(1, &[(2, 5)], Time::ZERO));
+        assert_eq!((f.sb.lost_pending(), f.pipe()), (1, 0));
+        assert_eq!(f.next_wakeup(t), Some(f.pacer.next_send()));
+        assert_eq!(send_all(&mut f, t), vec![1]);
+        // Completed: nothing, not even the controller's timer.
+        let mut f = timed(4.0, App::Finite { bytes: 1448 });
+        f.start(Time::ZERO);
+        send_all(&mut f, Time::ZERO);
+        f.on_ack(t, &ack(1, &[], Time::ZERO));
+        assert_eq!(f.completed_at, Some(t));
+        assert_eq!(f.next_wakeup(t), None);
+    }
+
+    /// RFC 6675 §5 (4.3): entering recovery with a full reduced window still wakes the sender
+    /// for the fast retransmit.
+    #[test]
+    fn a_due_fast_retransmit_wakes_the_sender_although_the_window_is_full() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        s.on_ack(t, &ack(2, &[(3, 6)], Time::ZERO));
+        assert!(s.in_recovery());
+        assert_eq!((s.pipe(), s.cc.window()), (4, 4.0));
+        assert_eq!(s.next_wakeup(t), Some(s.pacer.next_send()));
+        assert_eq!(send_all(&mut s, t), vec![2]);
+        assert_eq!(s.next_wakeup(t), s.rto_at, "window full again: only the RTO");
+        // Three lost segments (2, 3, 4 below the SACKed 5..8): the window (4) lets the fast
+        // retransmit and one more out; with the window full the third waits for an ACK.
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(t, &ack(2, &[(5, 8)], Time::ZERO));
+        assert_eq!((s.sb.lost_pending(), s.pipe(), s.cc.window()), (3, 2, 4.0));
+        assert_eq!(send_all(&mut s, t), vec![2, 3]);
+        assert_eq!((s.sb.lost_pending(), s.pipe()), (1, 4));
+        assert_eq!(s.next_wakeup(t), s.rto_at);
+        // The "lost" segment was only late: an ACK covers it before the fast retransmit went out.
+        // The retransmission is dropped, and the full window (pipe 4 = cwnd 4) sends nothing.
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(t, &ack(2, &[(3, 6)], Time::ZERO));
+        s.on_ack(t, &ack(6, &[], Time::ZERO));
+        assert_eq!((s.sb.lost_pending(), s.pipe(), s.cc.window()), (0, 4, 4.0));
+        assert!(send_all(&mut s, t).is_empty());
+        assert_eq!(s.stats.retransmits, 0);
+    }
+
+    /// An application-limited sender with an open window wakes 1 µs after its next segment is
+    /// produced (the 3rd at 100 segments/s: 30 ms), not earlier.
+    #[test]
+    fn an_app_limited_sender_wakes_when_its_next_segment_is_produced() {
+        let app = App::RateLimited {
+            bytes_per_sec: 1448.0 * 100.0,
+        };
+        let mut s = Sender::new(0, Box::new(NewReno::new(NewRenoConfig::default())), Ecn::NotEct, app);
+        s.start(Time::ZERO);
+        assert_eq!(send_all(&mut s, Time::from_millis(20)), vec![0, 1]);
+        let wake = Time::from_millis(30) + Dur::from_micros(1);
+        assert_eq!(s.next_wakeup(Time::from_millis(20)), Some(wake));
+        assert_eq!(send_all(&mut s, wake), vec![2]);
+    }
+
+    /// Linux `tcp_rate_skb_sent`: the first segment sent with nothing outstanding restarts the
+    /// rate sampler's clocks (`first_sent_time = delivered_mstamp = now`), so a sample after an
+    /// idle period spans only the new transmission: 1 segment over 100 ms, not over the 1 s idle.
+    #[test]
+    fn sending_after_idle_restarts_the_rate_sample_clocks() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ack(10, &[], Time::ZERO));
+        let t = Time::from_millis(1000);
+        assert_eq!(s.poll_transmit(t).map(|p| p.seq), Some(10));
+        s.on_ack(Time::from_millis(1100), &ack(11, &[], t));
+        let rs = s.rate_sample_for_test.expect("a sample");
+        assert_eq!((rs.delivered, rs.interval), (1, Dur::from_millis(100)));
+        assert!((rs.delivery_rate - 1448.0 / 0.1).abs() < 1e-6, "{rs:?}");
+    }
+
+    /// Linux `tcp_xmit_retransmit_queue`: retransmitting the head (`snd_una`) re-arms the RTO
+    /// from now; retransmitting a later hole, or any retransmission after an RTO, does not.
+    #[test]
+    fn only_a_retransmission_of_the_head_rearms_the_rto() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        // SRTT 100 ms, RTTVAR 50 ms: RTO 300 ms from the ACK at 100 ms.
+        s.on_ack(Time::from_millis(100), &ack(2, &[], Time::ZERO));
+        assert_eq!(s.rto_at, Some(Time::from_millis(400)));
+        s.on_ack(Time::from_millis(150), &ack(2, &[(5, 8)], Time::ZERO));
+        assert_eq!(s.rto_at, Some(Time::from_millis(400)), "no new data acknowledged");
+        // The SACK's 150 ms sample: SRTT 106.25 ms, RTTVAR 50 ms, RTO 306.25 ms.
+        assert_eq!(s.rtt.rto(), Dur::from_micros(306_250));
+        assert_eq!(s.poll_transmit(Time::from_millis(160)).map(|p| p.seq), Some(2));
+        let rearmed = Some(Time::from_nanos(466_250_000));
+        assert_eq!(s.rto_at, rearmed, "the head: re-armed");
+        assert_eq!(s.poll_transmit(Time::from_millis(170)).map(|p| p.seq), Some(3));
+        assert_eq!(s.rto_at, rearmed, "not the head");
+        // After an RTO the head's retransmission keeps the backed-off timer (2 × 306.25 ms).
+        s.on_timer(Time::from_nanos(466_250_000));
+        let backed_off = s.rto_at;
+        assert_eq!(backed_off, Some(Time::from_nanos(1_078_750_000)));
+        assert_eq!(s.poll_transmit(Time::from_millis(470)).map(|p| p.seq), Some(2));
+        assert_eq!(s.rto_at, backed_off);
+    }
+
+    /// The last packet that fills the window carries `FLIGHT_END` (Sprout's flight marker); the
+    /// counters add every packet and its wire bytes.
+    #[test]
+    fn the_packet_that_fills_the_window_ends_the_flight_and_the_counters_add_up() {
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Finite { bytes: 12 * 1448 },
+        );
+        s.start(Time::ZERO);
+        let pkts: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        let ends: Vec<u8> = pkts.iter().map(|p| p.feedback[0] & crate::packet::FLIGHT_END).collect();
+        assert_eq!(ends, [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!((s.stats.packets_sent, s.stats.bytes_sent), (10, 10 * 1500));
+        s.on_ack(Time::from_millis(100), &ack(1, &[], Time::ZERO));
+        // cwnd 11, pipe 9: two more, the second fills the window (and is the flow's last).
+        let pkts: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        let ends: Vec<u8> = pkts.iter().map(|p| p.feedback[0] & crate::packet::FLIGHT_END).collect();
+        assert_eq!(ends, [0, 1]);
+        assert_eq!((s.stats.packets_sent, s.stats.bytes_sent), (12, 12 * 1500));
+    }
+
+    /// Eifel detection (RFC 3522): the first ACK of new data after an RTO that echoes a
+    /// transmission from before the RTO makes it spurious (undone); one echoing the
+    /// retransmission (sent at the RTO's instant) does not.
+    #[test]
+    fn an_rto_is_undone_only_when_the_ack_echoes_a_transmission_from_before_it() {
+        let rto_then = |echo: Time| {
+            let mut s = sender();
+            send_all(&mut s, Time::ZERO);
+            s.on_ack(Time::from_millis(100), &ack(1, &[], Time::ZERO));
+            assert_eq!(s.cc.window(), 11.0);
+            let fired = Time::from_millis(400);
+            s.on_timer(fired);
+            assert_eq!((s.stats.timeouts, s.cc.window()), (1, 1.0));
+            // The controller is given FlightSize = snd_nxt − snd_una = 9: max(9 / 2, 2).
+            assert_eq!(s.cc.ssthresh(), Some(4.0));
+            assert_eq!(send_all(&mut s, fired), vec![1]);
+            s.on_ack(Time::from_millis(450), &ack(2, &[], echo));
+            s
+        };
+        let s = rto_then(Time::ZERO);
+        assert_eq!(s.stats.spurious_timeouts, 1);
+        assert!(!s.in_recovery());
+        // NewReno undo: max(cwnd, 11), then slow start by the ACKed segment.
+        assert_eq!(s.cc.window(), 12.0);
+        assert_eq!(s.send_window(), 12, "the one-segment limit after the RTO is over");
+        let s = rto_then(Time::from_millis(400));
+        assert_eq!(s.stats.spurious_timeouts, 0);
+        assert!(s.in_recovery());
+        assert_eq!(s.cc.window(), 2.0);
+    }
+
+    /// RTT samples come only from ACKs that deliver something (a duplicate ACK's timestamp echo
+    /// is of an older segment) and whose echo is not from the future.
+    #[test]
+    fn duplicate_acks_give_no_rtt_sample() {
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ack(1, &[], Time::ZERO));
+        assert_eq!(s.srtt(), Some(Dur::from_millis(100)));
+        s.on_ack(Time::from_millis(300), &ack(1, &[], Time::ZERO));
+        assert_eq!(s.srtt(), Some(Dur::from_millis(100)), "a duplicate ACK");
+        assert_eq!(s.stats.acks, 2);
+    }
+
+    /// RFC 3168 §6.1.2 / Linux CWR: after reacting to a CE echo with `snd_nxt` = 10, the next
+    /// reaction needs `snd_una` past 10 (Linux leaves CWR only once `snd_una` is after
+    /// `high_seq`): an echo at `snd_una` = 10 is ignored, one at 11 is answered.
+    #[test]
+    fn the_next_ecn_reaction_needs_snd_una_beyond_the_reaction_point() {
+        let ce = |cum: u32| {
+            let mut a = ack(cum, &[], Time::ZERO);
+            a.echo = Echo::Ce;
+            a
+        };
+        let mut s = sender();
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(100), &ce(1));
+        assert_eq!((s.stats.ecn_reactions, s.cc.window()), (1, 4.0));
+        s.on_ack(Time::from_millis(100), &ce(10));
+        assert_eq!(s.stats.ecn_reactions, 1);
+        assert!(!send_all(&mut s, Time::from_millis(100)).is_empty());
+        s.on_ack(Time::from_millis(200), &ce(11));
+        assert_eq!(s.stats.ecn_reactions, 2);
+    }
+
+    /// PRR (RFC 6937, Linux `tcp_cwnd_reduction`) worked by hand: 10 segments out, a CE echo on
+    /// the ACK of segment 0 (NewReno: ssthresh = max(9 / 2, 2) = 4, prior_cwnd = 10, high_seq =
+    /// 10); one segment goes out at once. On each later ACK (one segment delivered), while
+    /// pipe > ssthresh: sndcnt = ceil(4 · prr_delivered / 10) − prr_out, at least 0 once
+    /// something was sent; cwnd = pipe + sndcnt. At pipe = ssthresh = 4 (the ACK of segment 8):
+    /// sndcnt = min(ssthresh − pipe, ...) = 0 — not the first branch, which would give 1.
+    #[test]
+    fn prr_ecn_windows_worked_by_hand() {
+        let mut s = sender();
+        s.prr_ecn = true;
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        let mut a = ack(1, &[], Time::ZERO);
+        a.echo = Echo::Ce;
+        s.on_ack(t, &a);
+        assert_eq!(send_all(&mut s, t), vec![10]);
+        let mut got = Vec::new();
+        for cum in 2..=9 {
+            s.on_ack(t, &ack(cum, &[], Time::ZERO));
+            let cwnd = s.cwr.expect("in CWR").cwnd;
+            got.push((cwnd, send_all(&mut s, t).len()));
+        }
+        // (prr_delivered, pipe before sending): (1, 9) (2, 8) (3, 7) (4, 7) (5, 6) (6, 5) (7, 5) (8, 4)
+        assert_eq!(got, [(9, 0), (8, 0), (8, 1), (7, 0), (6, 0), (6, 1), (5, 0), (4, 0)]);
+        let c = s.cwr.unwrap();
+        assert_eq!((c.prr_delivered, c.prr_out), (8, 3));
+        // snd_una reaches high_seq: CWR ends at the controller's window.
+        s.on_ack(t, &ack(10, &[], Time::ZERO));
+        assert!(s.cwr.is_none());
+        assert_eq!(s.send_window(), 4);
+    }
+
+    /// A controller that keeps its window and reports a fixed ssthresh.
+    struct Held {
+        window: f64,
+        ssthresh: f64,
+    }
+
+    impl CongestionControl for Held {
+        fn name(&self) -> &'static str {
+            "held"
+        }
+        fn window(&self) -> f64 {
+            self.window
+        }
+        fn ssthresh(&self) -> Option<f64> {
+            Some(self.ssthresh)
+        }
+    }
+
+    /// PRR's second branch (pipe ≤ ssthresh, RFC 6937 PRR-SSRB; Linux `tcp_cwnd_reduction`):
+    /// sndcnt = min(ssthresh − pipe, max(prr_delivered − prr_out, delivered now) + 1 if snd_una
+    /// advanced), worked by hand with ssthresh 20 above a window of 10 and the test choosing
+    /// when to send.
+    #[test]
+    fn prr_below_ssthresh_worked_by_hand() {
+        let cc = Held {
+            window: 10.0,
+            ssthresh: 20.0,
+        };
+        let mut s = Sender::new(0, Box::new(cc), Ecn::NotEct, App::Bulk);
+        s.prr_ecn = true;
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        let mut a = ack(1, &[], Time::ZERO);
+        a.echo = Echo::Ce;
+        s.on_ack(t, &a);
+        let c = s.cwr.unwrap();
+        assert_eq!((c.high_seq, c.prior_cwnd, c.ssthresh, c.cwnd), (10, 10, 20, 10));
+        // 6 delivered, nothing sent: pipe 3, sndcnt = min(20 − 3, max(6 − 0, 6) + 1) = 7.
+        s.on_ack(t, &ack(7, &[], Time::ZERO));
+        assert_eq!((s.pipe(), s.cwr.unwrap().cwnd), (3, 10));
+        assert_eq!(s.poll_transmit(t).map(|p| p.seq), Some(10));
+        assert_eq!(s.poll_transmit(t).map(|p| p.seq), Some(11));
+        // 1 more delivered (7 in all), 2 sent: pipe 4, sndcnt = min(16, max(7 − 2, 1) + 1) = 6.
+        s.on_ack(t, &ack(8, &[], Time::ZERO));
+        let c = s.cwr.unwrap();
+        assert_eq!((c.prr_delivered, c.prr_out, s.pipe(), c.cwnd), (7, 2, 4, 10));
+        // A duplicate ACK (nothing delivered) leaves the PRR state alone.
+        s.on_ack(t, &ack(8, &[], Time::ZERO));
+        let c = s.cwr.unwrap();
+        assert_eq!((c.prr_delivered, c.prr_out, c.cwnd), (7, 2, 10));
+        // Nothing sent yet in the round (prr_out 0): at least one segment may go, even at
+        // pipe = ssthresh = 3 where min(ssthresh − pipe, ...) = 0.
+        let cc = Held {
+            window: 10.0,
+            ssthresh: 3.0,
+        };
+        let mut s = Sender::new(0, Box::new(cc), Ecn::NotEct, App::Bulk);
+        s.prr_ecn = true;
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(t, &a);
+        s.on_ack(t, &ack(7, &[], Time::ZERO));
+        assert_eq!((s.pipe(), s.cwr.unwrap().cwnd), (3, 4));
+    }
+
+    /// A controller with a window of 10 that keeps the last `AckInfo` it was given.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Option<AckInfo>>>);
+
+    impl CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn window(&self) -> f64 {
+            10.0
+        }
+        fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
+            *self.0.lock().unwrap() = Some(*ack);
+        }
+    }
+
+    /// What the controller is told: an RTT sample and a one-way delay only for an ACK that
+    /// delivers something; explicit feedback (XCP, RCP) only when the ACK echoes some.
+    #[test]
+    fn the_controller_gets_samples_only_from_acks_that_deliver() {
+        let last = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let mut s = Sender::new(0, Box::new(Recorder(last.clone())), Ecn::NotEct, App::Bulk);
+        s.explicit = true;
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        let info = |s: &mut Sender, a: &Packet| {
+            s.on_ack(Time::from_millis(100), a);
+            last.lock().unwrap().expect("on_ack called")
+        };
+        let mut a = ack(2, &[], Time::ZERO);
+        a.rx_ts = Time::from_millis(40);
+        a.set_xfb(0.5);
+        let i = info(&mut s, &a);
+        assert_eq!(
+            (i.acked, i.rtt, i.one_way_delay),
+            (2, Some(Dur::from_millis(100)), Some(Dur::from_millis(40)))
+        );
+        assert_eq!(i.explicit, Some(0.5));
+        // The duplicate: nothing delivered, no samples; no feedback echoed.
+        let mut a = ack(2, &[], Time::ZERO);
+        a.rx_ts = Time::from_millis(40);
+        let i = info(&mut s, &a);
+        assert_eq!((i.acked, i.rtt, i.one_way_delay, i.explicit), (0, None, None, None));
+    }
+
+    /// A finite flow completes at the ACK of its last segment, not before, and only once.
+    #[test]
+    fn a_finite_flow_completes_once_at_the_ack_of_its_last_segment() {
+        let mut s = Sender::new(
+            0,
+            Box::new(NewReno::new(NewRenoConfig::default())),
+            Ecn::NotEct,
+            App::Finite { bytes: 3 * 1448 },
+        );
+        s.start(Time::ZERO);
+        send_all(&mut s, Time::ZERO);
+        s.on_ack(Time::from_millis(10), &ack(2, &[], Time::ZERO));
+        assert_eq!(s.completed_at, None);
+        assert!(s.rto_at.is_some());
+        s.on_ack(Time::from_millis(20), &ack(3, &[], Time::ZERO));
+        assert_eq!((s.completed_at, s.rto_at), (Some(Time::from_millis(20)), None));
+        s.on_ack(Time::from_millis(30), &ack(3, &[], Time::ZERO));
+        assert_eq!(s.completed_at, Some(Time::from_millis(20)));
     }
 }

@@ -59,6 +59,12 @@ impl Scoreboard {
         self.sacked.shrink_to_fit();
     }
 
+    /// Heap capacity of the segment and SACK-range lists (tests of [`Scoreboard::shrink`]).
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> (usize, usize) {
+        (self.segs.capacity(), self.sacked.capacity())
+    }
+
     /// Lowest unacknowledged segment.
     pub(crate) fn snd_una(&self) -> u32 {
         self.snd_una
