@@ -1441,4 +1441,102 @@ mod tests {
             assert!(cc.pacing_rate.is_finite());
         }
     }
+
+    #[test]
+    fn getters_and_metrics_report_the_state() {
+        let mut cc = bbr(1);
+        assert_eq!((cc.min_rtt(), cc.metrics().ssthresh), (None, None));
+        let mut d = Drive::default();
+        d.round(&mut cc, 10, per_rtt(10.0), 10);
+        assert_eq!(cc.min_rtt(), Some(RTT));
+        let m = cc.metrics();
+        assert_eq!((m.cwnd, m.pacing_rate), (20.0, cc.pacing_rate()));
+        assert_close(m.pacing_rate.unwrap(), pace(per_rtt(10.0), HIGH_GAIN) * 1500.0 / 1448.0);
+    }
+
+    #[test]
+    fn tso_goal_is_a_millisecond_of_pacing_at_least_one_or_two_segments() {
+        // tcp_bbr.c `bbr_tso_segs_goal`: min(rate >> sk_pacing_shift, GSO max) / MSS, at least 1
+        // below bbr_min_tso_rate (1.2 Mbit/s = 150 000 B/s) and 2 from it on.
+        let mut cc = Bbr::new(
+            BbrConfig {
+                tso_segs: 0,
+                ..BbrConfig::default()
+            },
+            Time::ZERO,
+            Rng::stream(1, 0),
+        );
+        for (rate, segs) in [
+            (100_000.0, 1),
+            (150_000.0, 2),
+            (10_000_000.0, 6),    // 9765 B → 6 segments
+            (1e12, 45),            // 65 215 B cap → 45 segments
+        ] {
+            cc.pacing_rate = rate;
+            assert_eq!(cc.tso_segs_goal(), segs, "pacing {rate} B/s");
+        }
+        // tso_segs ≥ 1 fixes the quantum, except with kernel4 (autosizing).
+        let mut cc = bbr(1);
+        cc.pacing_rate = 10_000_000.0;
+        assert_eq!(cc.tso_segs_goal(), 1);
+        cc.cfg.kernel4 = true;
+        assert_eq!(cc.tso_segs_goal(), 6);
+    }
+
+    #[test]
+    fn save_cwnd_keeps_the_larger_saved_value_in_recovery_and_probe_rtt() {
+        // tcp_bbr.c `bbr_save_cwnd`: outside recovery and PROBE_RTT remember cwnd, else the max.
+        let mut cc = bbr(1);
+        cc.cwnd = 20;
+        cc.save_cwnd();
+        assert_eq!(cc.prior_cwnd, 20);
+        cc.cwnd = 8;
+        cc.save_cwnd();
+        assert_eq!(cc.prior_cwnd, 8, "Open: overwritten");
+        cc.prior_cwnd = 20;
+        for (prev, mode) in [
+            (CaState::Recovery, Mode::ProbeBw),
+            (CaState::Loss, Mode::ProbeBw),
+            (CaState::Open, Mode::ProbeRtt),
+        ] {
+            (cc.prev_ca_state, cc.mode) = (prev, mode);
+            cc.save_cwnd();
+            assert_eq!(cc.prior_cwnd, 20, "{prev:?}, {mode:?}: max(20, 8)");
+        }
+        cc.cwnd = 30;
+        cc.save_cwnd();
+        assert_eq!(cc.prior_cwnd, 30);
+    }
+
+    #[test]
+    fn ecn_saves_cwnd_without_entering_recovery() {
+        let (mut cc, _) = to_probe_bw(2);
+        let c0 = cc.cwnd;
+        cc.prior_cwnd = 0;
+        cc.on_congestion_event(Time::from_secs(1), CongestionKind::Ecn, 20);
+        assert_eq!((cc.prior_cwnd, cc.ca_state), (c0, CaState::Open));
+        cc.prior_cwnd = 0;
+        cc.on_congestion_event(Time::from_secs(1), CongestionKind::Loss, 20);
+        assert_eq!((cc.prior_cwnd, cc.ca_state), (c0, CaState::Recovery));
+        // Already in recovery: nothing more is saved.
+        cc.prior_cwnd = 0;
+        cc.on_congestion_event(Time::from_secs(1), CongestionKind::Loss, 20);
+        assert_eq!((cc.prior_cwnd, cc.ca_state), (0, CaState::Recovery));
+    }
+
+    #[test]
+    fn sending_after_idle_in_probe_rtt_ends_it_once_the_200ms_are_over() {
+        // tcp_bbr.c `bbr_cwnd_event(CA_EVENT_TX_START)`: in PROBE_RTT, `bbr_check_probe_rtt_done`.
+        let (mut cc, mut d) = to_probe_bw(5);
+        to_probe_rtt(&mut cc, &mut d);
+        let armed = d.now;
+        cc.on_sent(armed + ms(200), 1);
+        assert_eq!(cc.mode(), Mode::ProbeRtt, "not after the stamp yet");
+        assert!(cc.idle_restart);
+        cc.on_sent(armed + ms(201), 2);
+        assert_eq!(cc.mode(), Mode::ProbeRtt, "the pipe was not empty");
+        cc.on_sent(armed + ms(201), 1);
+        assert_eq!(cc.mode(), Mode::ProbeBw);
+        assert_eq!(cc.min_rtt_stamp, armed + ms(201));
+    }
 }
