@@ -1539,4 +1539,149 @@ mod tests {
         assert_eq!(cc.mode(), Mode::ProbeBw);
         assert_eq!(cc.min_rtt_stamp, armed + ms(201));
     }
+
+    #[test]
+    fn max_filter_sub_windows_follow_win_minmax_at_their_boundaries() {
+        // lib/win_minmax.c with a window of 8 rounds: the 2nd best is replaced after win/4 = 2
+        // rounds, the 3rd after win/2 = 4, the best expires after win = 8 (all strict).
+        let s = |f: &MaxFilter| f.s.map(|x| (x.t, x.v));
+        let mut f = MaxFilter::default();
+        f.reset(0, 100.0);
+        f.running_max(8, 2, 90.0);
+        assert_eq!(s(&f), [(0, 100.0); 3], "dt = 2 is not > win/4");
+        f.running_max(8, 3, 90.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (3, 90.0)]);
+        f.running_max(8, 4, 80.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (3, 90.0)], "dt = 4 is not > win/2");
+        f.running_max(8, 5, 80.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (5, 80.0)]);
+        f.running_max(8, 8, 70.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (5, 80.0)], "dt = 8 is not > win");
+        f.running_max(8, 9, 70.0);
+        assert_eq!(s(&f), [(3, 90.0), (5, 80.0), (9, 70.0)]);
+        assert_eq!(f.get(), 90.0);
+        // 10 rounds after the best (at 3): the next one (5) is 8 old, not > win: one shift.
+        f.running_max(8, 13, 60.0);
+        assert_eq!(s(&f), [(5, 80.0), (9, 70.0), (13, 60.0)]);
+        // Two shifts when the next best has expired too.
+        f.running_max(8, 18, 50.0);
+        assert_eq!(s(&f), [(13, 60.0), (18, 50.0), (18, 50.0)]);
+        // Everything older than the window: a fresh start, even with a smaller value.
+        f.running_max(8, 27, 10.0);
+        assert_eq!(s(&f), [(27, 10.0); 3]);
+        // A new best replaces all three.
+        f.running_max(8, 28, 20.0);
+        assert_eq!(s(&f), [(28, 20.0); 3]);
+    }
+
+    #[test]
+    fn sample_validity_and_the_probe_rtt_app_limited_range() {
+        let mut cc = bbr(1);
+        let rs = |interval: Dur, rate: f64, prior: u64, app: bool| AckInfo {
+            rate: Some(RateSample {
+                delivery_rate: rate,
+                delivered: 1,
+                interval,
+                prior_delivered: prior,
+                is_app_limited: app,
+            }),
+            ..AckInfo::default()
+        };
+        // Linux: a sample with `interval_us <= 0` or `delivered < 0` is invalid; a rate of 0 is valid.
+        assert!(cc.sample(&rs(Dur::ZERO, 1e3, 0, false)).is_none());
+        assert!(cc.sample(&rs(RTT, f64::NAN, 0, false)).is_none());
+        assert!(cc.sample(&rs(RTT, -1.0, 0, false)).is_none());
+        assert_eq!(cc.sample(&rs(RTT, 0.0, 0, false)).map(|r| r.delivery_rate), Some(0.0));
+        // PROBE_RTT's app-limited mark covers prior_delivered in [5, 9].
+        cc.app_limited_range = Some((5, 9));
+        for (prior, app) in [(4, false), (5, true), (9, true), (10, false)] {
+            assert_eq!(cc.sample(&rs(RTT, 1e3, prior, false)).unwrap().is_app_limited, app, "{prior}");
+        }
+        assert!(cc.sample(&rs(RTT, 1e3, 4, true)).unwrap().is_app_limited, "marked by the sender");
+    }
+
+    #[test]
+    fn an_app_limited_sample_equal_to_the_max_refreshes_it() {
+        // tcp_bbr.c `bbr_update_bw`: `!rs->is_app_limited || bw >= bbr_max_bw(sk)`.
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        d.app_limited = true;
+        for _ in 2..=11 {
+            d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        }
+        d.app_limited = false;
+        // Round 12: the max was refreshed in round 11, so a lower sample does not replace it.
+        d.round_ack(&mut cc, RTT, 50_000.0, 5);
+        assert_eq!((cc.rtt_cnt, cc.max_bw()), (12, 100_000.0));
+    }
+
+    #[test]
+    fn lt_bw_intervals_agree_within_an_eighth_or_4_kbit_per_s() {
+        // tcp_bbr.c `bbr_lt_bw_interval_done`: |bw − lt_bw| ≤ lt_bw/8 or ≤ 4000/8 B/s → policed.
+        let cfg = BbrConfig {
+            lt_bw: true,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        cc.lt_rtt_cnt = 5;
+        cc.lt_bw_interval_done(100_000.0);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_rtt_cnt), (100_000.0, false, 0), "first interval");
+        cc.lt_bw_interval_done(113_000.0);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw), (113_000.0, false), "13 % apart: a new first interval");
+        cc.lt_bw = 100_000.0;
+        cc.lt_rtt_cnt = 5;
+        cc.lt_bw_interval_done(112_500.0);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_rtt_cnt), (106_250.0, true, 0), "exactly 1/8");
+        assert_eq!(cc.pacing_gain, 1.0);
+        for (lt, bw, policed) in [(1_000.0, 1_500.0, true), (1_000.0, 1_501.0, false)] {
+            (cc.lt_bw, cc.lt_use_bw) = (lt, false);
+            cc.lt_bw_interval_done(bw);
+            assert_eq!(cc.lt_use_bw, policed, "{lt} vs {bw}");
+        }
+    }
+
+    #[test]
+    fn lt_bw_sampling_takes_4_to_16_rounds_with_a_loss_rate_of_at_least_50_over_256() {
+        let cfg = BbrConfig {
+            lt_bw: true,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        (cc.delivered, cc.lost_total, cc.delivered_stamp) = (100, 10, Time::from_millis(1_000));
+        cc.lt_bw_sampling_with(0, false);
+        assert!(!cc.lt_is_sampling, "starts at a loss");
+        cc.lt_bw_sampling_with(1, false);
+        assert!(cc.lt_is_sampling);
+        assert_eq!((cc.lt_last_stamp_ms, cc.lt_last_delivered, cc.lt_last_lost, cc.lt_rtt_cnt), (1_000, 100, 10, 0));
+        // 256 delivered and 50 lost (exactly bbr_lt_loss_thresh) over 400 ms, in 3 rounds: too few.
+        cc.round_start = true;
+        (cc.delivered, cc.lost_total, cc.delivered_stamp) = (356, 60, Time::from_millis(1_400));
+        for _ in 0..3 {
+            cc.lt_bw_sampling_with(1, false);
+        }
+        assert_eq!((cc.lt_rtt_cnt, cc.lt_bw), (3, 0.0));
+        // The 4th round ends the interval: 256 · 1448 B / 0.4 s.
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_bw, cc.lt_rtt_cnt), (256.0 * 1448.0 / 0.4, 0));
+        assert_eq!((cc.lt_last_stamp_ms, cc.lt_last_delivered, cc.lt_last_lost), (1_400, 356, 60));
+        // Below the loss threshold (49 of 256) nothing is done, even after 16 rounds.
+        (cc.delivered, cc.lost_total, cc.delivered_stamp) = (612, 109, Time::from_millis(1_800));
+        for _ in 0..16 {
+            cc.lt_bw_sampling_with(1, false);
+        }
+        assert_eq!((cc.lt_rtt_cnt, cc.lt_bw, cc.lt_is_sampling), (16, 256.0 * 1448.0 / 0.4, true));
+        // A 17th round restarts sampling from scratch.
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_is_sampling, cc.lt_bw, cc.lt_rtt_cnt), (false, 0.0, 0));
+        // An interval shorter than 1 ms (still at 1.8 s) gives no sample; an app-limited one
+        // restarts.
+        cc.lt_bw_sampling_with(1, false);
+        cc.lt_rtt_cnt = 4;
+        (cc.delivered, cc.lost_total) = (cc.delivered + 10, cc.lost_total + 100);
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_rtt_cnt, cc.lt_bw, cc.lt_is_sampling), (5, 0.0, true));
+        cc.lt_bw_sampling_with(1, true);
+        assert!(!cc.lt_is_sampling);
+    }
 }
