@@ -1684,4 +1684,59 @@ mod tests {
         cc.lt_bw_sampling_with(1, true);
         assert!(!cc.lt_is_sampling);
     }
+
+    #[test]
+    fn quantization_budget_adds_three_quanta_rounds_up_to_even_and_two_in_phase_0() {
+        // tcp_bbr.c `bbr_quantization_budget`: cwnd + 3·tso_segs_goal, (cwnd + 1) & ~1U, and
+        // +2 when probing (PROBE_BW phase 0; from Linux 5.1, so not with kernel4).
+        let mut cc = Bbr::new(
+            BbrConfig {
+                tso_segs: 2,
+                ..BbrConfig::default()
+            },
+            Time::ZERO,
+            Rng::stream(1, 0),
+        );
+        assert_eq!((cc.quantization_budget(11), cc.quantization_budget(10)), (18, 16));
+        cc.cfg.tso_segs = 1;
+        assert_eq!((cc.quantization_budget(11), cc.quantization_budget(10)), (14, 14));
+        (cc.mode, cc.cycle_idx) = (Mode::ProbeBw, 0);
+        assert_eq!(cc.quantization_budget(11), 16);
+        cc.cycle_idx = 1;
+        assert_eq!(cc.quantization_budget(11), 14);
+        (cc.mode, cc.cycle_idx) = (Mode::Startup, 0);
+        assert_eq!(cc.quantization_budget(11), 14);
+        (cc.mode, cc.cfg.kernel4, cc.pacing_rate) = (Mode::ProbeBw, true, 100_000.0);
+        assert_eq!(cc.quantization_budget(11), 14, "kernel4: autosized quantum 1, no +2");
+    }
+
+    #[test]
+    fn packets_in_net_at_edt_add_a_quantum_only_while_pacing_above_bw() {
+        // tcp_bbr.c `bbr_packets_in_net_at_edt` with no pacing backlog: + tso_segs_goal when
+        // `pacing_gain > BBR_UNIT` (Linux ≥ 4.20: not with kernel4).
+        let mut cc = Bbr::new(
+            BbrConfig {
+                tso_segs: 2,
+                ..BbrConfig::default()
+            },
+            Time::ZERO,
+            Rng::stream(1, 0),
+        );
+        for (gain, expect) in [(1.25, 12), (1.0, 10), (0.75, 10)] {
+            cc.pacing_gain = gain;
+            assert_eq!(cc.packets_in_net_at_edt(10), expect, "gain {gain}");
+        }
+        (cc.pacing_gain, cc.cfg.kernel4) = (1.25, true);
+        assert_eq!(cc.packets_in_net_at_edt(10), 10);
+    }
+
+    #[test]
+    fn bdp_of_an_unusable_bandwidth_is_zero() {
+        let mut cc = bbr(1);
+        cc.min_rtt = Some(RTT);
+        assert_eq!(cc.bdp(per_rtt(7.0), 1.0), 7);
+        for bw in [f64::INFINITY, f64::NAN, 0.0, -1.0] {
+            assert_eq!(cc.bdp(bw, 1.0), 0, "bw {bw}");
+        }
+    }
 }
