@@ -1555,6 +1555,10 @@ mod tests {
         assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (3, 90.0)], "dt = 4 is not > win/2");
         f.running_max(8, 5, 80.0);
         assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (5, 80.0)]);
+        // A value between the 2nd and 3rd best replaces the 3rd.
+        let mut g = f;
+        g.running_max(8, 6, 85.0);
+        assert_eq!(s(&g), [(0, 100.0), (3, 90.0), (6, 85.0)]);
         f.running_max(8, 8, 70.0);
         assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (5, 80.0)], "dt = 8 is not > win");
         f.running_max(8, 9, 70.0);
