@@ -1743,4 +1743,42 @@ mod tests {
             assert_eq!(cc.bdp(bw, 1.0), 0, "bw {bw}");
         }
     }
+
+    #[test]
+    fn probe_rtt_ms_zero_never_enters_probe_rtt() {
+        let cfg = BbrConfig {
+            probe_rtt: Dur::ZERO,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(5, 0));
+        let mut d = Drive::default();
+        let bw = per_rtt(10.0);
+        for _ in 0..4 {
+            d.round(&mut cc, 10, bw, 30);
+        }
+        while cc.mode() != Mode::ProbeBw {
+            d.round_ack(&mut cc, ms(10), bw, 10);
+        }
+        // 20 s of equal samples: min_rtt expires every 10 s and is refreshed by the next sample.
+        let stamp = cc.min_rtt_stamp;
+        for _ in 0..200 {
+            d.round_ack(&mut cc, ms(100), bw, 20);
+            assert_eq!(cc.mode(), Mode::ProbeBw);
+        }
+        assert!(cc.min_rtt_stamp > stamp + Dur::from_secs(10));
+    }
+
+    #[test]
+    fn idle_restart_ends_with_the_first_sample_that_delivered_data() {
+        // tcp_bbr.c `bbr_update_min_rtt`: `if (rs->delivered > 0) bbr->idle_restart = 0;`.
+        let (mut cc, mut d) = to_probe_bw(4);
+        cc.on_sent(d.now, 1);
+        assert!(cc.idle_restart);
+        let mut a = d.mk(MS, 1, d.delivered, per_rtt(10.0), 1, 0);
+        a.rate = a.rate.map(|r| RateSample { delivered: 0, ..r });
+        cc.on_ack(d.now, &a);
+        assert!(cc.idle_restart, "a sample of 0 segments");
+        d.round_ack(&mut cc, MS, per_rtt(10.0), 1);
+        assert!(!cc.idle_restart);
+    }
 }
