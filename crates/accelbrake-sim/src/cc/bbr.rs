@@ -1685,6 +1685,10 @@ mod tests {
         (cc.delivered, cc.lost_total) = (cc.delivered + 10, cc.lost_total + 100);
         cc.lt_bw_sampling_with(1, false);
         assert_eq!((cc.lt_rtt_cnt, cc.lt_bw, cc.lt_is_sampling), (5, 0.0, true));
+        // 1 ms is enough: 10 segments in 1 ms.
+        cc.delivered_stamp = Time::from_millis(1_801);
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_bw, cc.lt_rtt_cnt), (10.0 * 1448.0 / 0.001, 0));
         cc.lt_bw_sampling_with(1, true);
         assert!(!cc.lt_is_sampling);
     }
