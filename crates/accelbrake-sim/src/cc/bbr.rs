@@ -1631,6 +1631,11 @@ mod tests {
         cc.lt_rtt_cnt = 5;
         cc.lt_bw_interval_done(100_000.0);
         assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_rtt_cnt), (100_000.0, false, 0), "first interval");
+        // No earlier interval (lt_bw = 0): even a rate within 4 kbit/s of 0 starts one.
+        let mut first = cc.clone();
+        first.lt_bw = 0.0;
+        first.lt_bw_interval_done(400.0);
+        assert_eq!((first.lt_bw, first.lt_use_bw), (400.0, false));
         cc.lt_bw_interval_done(113_000.0);
         assert_eq!((cc.lt_bw, cc.lt_use_bw), (113_000.0, false), "13 % apart: a new first interval");
         cc.lt_bw = 100_000.0;
