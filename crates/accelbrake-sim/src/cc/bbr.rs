@@ -1790,4 +1790,29 @@ mod tests {
         d.round_ack(&mut cc, MS, per_rtt(10.0), 1);
         assert!(!cc.idle_restart);
     }
+
+    #[test]
+    fn growth_under_25_percent_per_round_counts_as_a_flat_round() {
+        // tcp_bbr.c `bbr_check_full_bw_reached`: bw ≥ full_bw · 5/4 restarts the count, else
+        // three such rounds fill the pipe. 5 % per round: full at the 4th round.
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        for r in 0..4 {
+            assert!(!cc.full_bw_reached);
+            d.round(&mut cc, 10, per_rtt(10.0 * 1.05f64.powi(r)), 30);
+        }
+        assert!(cc.full_bw_reached);
+        assert_eq!((cc.full_bw, cc.full_bw_cnt), (per_rtt(10.0), 3));
+    }
+
+    #[test]
+    fn min_rtt_expires_strictly_after_its_window() {
+        let (mut cc, mut d) = to_probe_bw(5);
+        let (stamp, bw) = (cc.min_rtt_stamp, per_rtt(10.0));
+        let dt = (stamp + MIN_RTT_WIN).saturating_since(d.now);
+        d.round_ack(&mut cc, dt, bw, 20);
+        assert_eq!((cc.mode(), cc.min_rtt_stamp), (Mode::ProbeBw, stamp), "exactly 10 s");
+        d.round_ack(&mut cc, Dur::from_nanos(1), bw, 20);
+        assert_eq!((cc.mode(), cc.min_rtt_stamp), (Mode::ProbeRtt, d.now));
+    }
 }
