@@ -1815,4 +1815,39 @@ mod tests {
         d.round_ack(&mut cc, Dur::from_nanos(1), bw, 20);
         assert_eq!((cc.mode(), cc.min_rtt_stamp), (Mode::ProbeRtt, d.now));
     }
+
+    #[test]
+    fn gains_per_mode_and_the_policer_model_pacing_at_one() {
+        // tcp_bbr.c `bbr_update_gains` (`lt_use_bw`: pacing gain BBR_UNIT in PROBE_BW).
+        let cfg = BbrConfig {
+            cwnd_gain: 2.5,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        for (mode, idx, lt, gains) in [
+            (Mode::Startup, 0, false, (HIGH_GAIN, HIGH_GAIN)),
+            (Mode::Drain, 0, false, (DRAIN_GAIN, HIGH_GAIN)),
+            (Mode::ProbeBw, 0, false, (1.25, 2.5)),
+            (Mode::ProbeBw, 1, false, (0.75, 2.5)),
+            (Mode::ProbeBw, 0, true, (1.0, 2.5)),
+            (Mode::ProbeRtt, 0, false, (1.0, 1.0)),
+        ] {
+            (cc.mode, cc.cycle_idx, cc.lt_use_bw) = (mode, idx, lt);
+            cc.update_gains();
+            assert_eq!((cc.pacing_gain, cc.cwnd_gain), gains, "{mode:?}, phase {idx}, lt {lt}");
+        }
+    }
+
+    #[test]
+    fn min_rtt_takes_only_lower_samples_before_it_expires() {
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        for (rtt, min) in [(80, 80), (120, 80), (79, 79)] {
+            let mut a = d.mk(MS, 1, d.delivered, 100_000.0, 5, 0);
+            a.rtt = Some(ms(rtt));
+            cc.on_ack(d.now, &a);
+            assert_eq!(cc.min_rtt(), Some(ms(min)), "sample {rtt} ms");
+        }
+    }
 }
