@@ -1850,4 +1850,30 @@ mod tests {
             assert_eq!(cc.min_rtt(), Some(ms(min)), "sample {rtt} ms");
         }
     }
+
+    #[test]
+    fn before_the_pipe_is_full_cwnd_grows_above_target_only_for_the_first_10_delivered() {
+        // tcp_bbr.c `bbr_set_cwnd`: `else if (cwnd < target_cwnd || tp->delivered < TCP_INIT_CWND)`.
+        // No min_rtt yet: target = bdp 10 + 3 → 14, below cwnd 20.
+        let mut cc = bbr(1);
+        let a = AckInfo {
+            acked: 1,
+            ..AckInfo::default()
+        };
+        (cc.cwnd, cc.delivered) = (20, 9);
+        cc.set_cwnd(&a, 0.0, HIGH_GAIN);
+        assert_eq!(cc.cwnd, 21);
+        cc.delivered = 10;
+        cc.set_cwnd(&a, 0.0, HIGH_GAIN);
+        assert_eq!(cc.cwnd, 21);
+    }
+
+    #[test]
+    fn sending_into_an_empty_pipe_in_recovery_is_not_an_idle_restart() {
+        let (mut cc, d) = to_probe_bw(4);
+        cc.on_congestion_event(d.now, CongestionKind::Loss, 1);
+        cc.on_sent(d.now, 1);
+        assert!(!cc.idle_restart);
+        assert_eq!(cc.name(), "bbr");
+    }
 }
