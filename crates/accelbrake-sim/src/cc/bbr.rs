@@ -1876,4 +1876,55 @@ mod tests {
         assert!(!cc.idle_restart);
         assert_eq!(cc.name(), "bbr");
     }
+
+    #[test]
+    fn loss_state_hooks_follow_tcp_enter_loss_and_undo() {
+        let (mut cc, mut d) = to_probe_bw(2);
+        let bw = per_rtt(10.0);
+        // An ACK that delivers nothing does not count as progress after an RTO.
+        cc.on_rto(d.now, 20);
+        let stamp = cc.delivered_stamp;
+        let dup = AckInfo {
+            in_recovery: true,
+            ..d.mk(MS, 0, d.delivered, bw, 0, 0)
+        };
+        cc.on_ack(d.now, &dup);
+        assert!(cc.rto_retrans);
+        assert_eq!(cc.delivered_stamp, stamp);
+        // Progress in the Loss state: a second RTO saves the grown cwnd (Linux `tcp_enter_loss`:
+        // `icsk_ca_state == TCP_CA_Loss && !icsk_retransmits`).
+        d.in_recovery = true;
+        let p = d.delivered;
+        d.ack(&mut cc, MS, 5, p, bw, 0);
+        assert_eq!((cc.cwnd, cc.rto_retrans), (6, false));
+        cc.prior_cwnd = 2;
+        cc.on_rto(d.now, 5);
+        assert_eq!(cc.prior_cwnd, 6);
+        // `tcp_try_undo_loss` → `bbr_undo_cwnd`: full-bw detection restarts, back to Open.
+        cc.full_bw_cnt = 2;
+        cc.on_spurious_rto(d.now);
+        assert_eq!((cc.ca_state, cc.full_bw, cc.full_bw_cnt), (CaState::Open, 0.0, 0));
+        // In recovery (not Loss) an RTO saves nothing; recovery exit is Open at once.
+        let (mut cc, d) = to_probe_bw(2);
+        cc.on_congestion_event(d.now, CongestionKind::Loss, 20);
+        cc.prior_cwnd = 0;
+        cc.on_rto(d.now, 20);
+        assert_eq!(cc.prior_cwnd, 0);
+        let (mut cc, d) = to_probe_bw(2);
+        cc.on_congestion_event(d.now, CongestionKind::Loss, 20);
+        cc.on_recovery_exit(d.now);
+        assert_eq!(cc.ca_state, CaState::Open);
+    }
+
+    #[test]
+    fn spurious_rto_restarts_the_policer_model() {
+        let cfg = BbrConfig {
+            lt_bw: true,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        (cc.lt_bw, cc.lt_use_bw, cc.lt_is_sampling) = (1e5, true, true);
+        cc.on_spurious_rto(Time::ZERO);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_is_sampling), (0.0, false, false));
+    }
 }
