@@ -1570,6 +1570,10 @@ mod tests {
         // Two shifts when the next best has expired too.
         f.running_max(8, 18, 50.0);
         assert_eq!(s(&f), [(13, 60.0), (18, 50.0), (18, 50.0)]);
+        // The 3rd best exactly `win` old is not a restart: one shift, at 13 rounds after the best.
+        let mut g = f;
+        g.running_max(8, 26, 10.0);
+        assert_eq!(s(&g), [(18, 50.0), (18, 50.0), (26, 10.0)]);
         // Everything older than the window: a fresh start, even with a smaller value.
         f.running_max(8, 27, 10.0);
         assert_eq!(s(&f), [(27, 10.0); 3]);
