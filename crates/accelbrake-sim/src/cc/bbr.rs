@@ -1441,4 +1441,494 @@ mod tests {
             assert!(cc.pacing_rate.is_finite());
         }
     }
+
+    #[test]
+    fn getters_and_metrics_report_the_state() {
+        let mut cc = bbr(1);
+        assert_eq!((cc.min_rtt(), cc.metrics().ssthresh), (None, None));
+        let mut d = Drive::default();
+        d.round(&mut cc, 10, per_rtt(10.0), 10);
+        assert_eq!(cc.min_rtt(), Some(RTT));
+        let m = cc.metrics();
+        assert_eq!((m.cwnd, m.pacing_rate), (20.0, cc.pacing_rate()));
+        assert_close(m.pacing_rate.unwrap(), pace(per_rtt(10.0), HIGH_GAIN) * 1500.0 / 1448.0);
+    }
+
+    #[test]
+    fn tso_goal_is_a_millisecond_of_pacing_at_least_one_or_two_segments() {
+        // tcp_bbr.c `bbr_tso_segs_goal`: min(rate >> sk_pacing_shift, GSO max) / MSS, at least 1
+        // below bbr_min_tso_rate (1.2 Mbit/s = 150 000 B/s) and 2 from it on.
+        let mut cc = Bbr::new(
+            BbrConfig {
+                tso_segs: 0,
+                ..BbrConfig::default()
+            },
+            Time::ZERO,
+            Rng::stream(1, 0),
+        );
+        for (rate, segs) in [
+            (100_000.0, 1),
+            (150_000.0, 2),
+            (10_000_000.0, 6),    // 9765 B → 6 segments
+            (1e12, 45),            // 65 215 B cap → 45 segments
+        ] {
+            cc.pacing_rate = rate;
+            assert_eq!(cc.tso_segs_goal(), segs, "pacing {rate} B/s");
+        }
+        // tso_segs ≥ 1 fixes the quantum, except with kernel4 (autosizing).
+        let mut cc = bbr(1);
+        cc.pacing_rate = 10_000_000.0;
+        assert_eq!(cc.tso_segs_goal(), 1);
+        cc.cfg.kernel4 = true;
+        assert_eq!(cc.tso_segs_goal(), 6);
+    }
+
+    #[test]
+    fn save_cwnd_keeps_the_larger_saved_value_in_recovery_and_probe_rtt() {
+        // tcp_bbr.c `bbr_save_cwnd`: outside recovery and PROBE_RTT remember cwnd, else the max.
+        let mut cc = bbr(1);
+        cc.cwnd = 20;
+        cc.save_cwnd();
+        assert_eq!(cc.prior_cwnd, 20);
+        cc.cwnd = 8;
+        cc.save_cwnd();
+        assert_eq!(cc.prior_cwnd, 8, "Open: overwritten");
+        cc.prior_cwnd = 20;
+        for (prev, mode) in [
+            (CaState::Recovery, Mode::ProbeBw),
+            (CaState::Loss, Mode::ProbeBw),
+            (CaState::Open, Mode::ProbeRtt),
+        ] {
+            (cc.prev_ca_state, cc.mode) = (prev, mode);
+            cc.save_cwnd();
+            assert_eq!(cc.prior_cwnd, 20, "{prev:?}, {mode:?}: max(20, 8)");
+        }
+        cc.cwnd = 30;
+        cc.save_cwnd();
+        assert_eq!(cc.prior_cwnd, 30);
+    }
+
+    #[test]
+    fn ecn_saves_cwnd_without_entering_recovery() {
+        let (mut cc, _) = to_probe_bw(2);
+        let c0 = cc.cwnd;
+        cc.prior_cwnd = 0;
+        cc.on_congestion_event(Time::from_secs(1), CongestionKind::Ecn, 20);
+        assert_eq!((cc.prior_cwnd, cc.ca_state), (c0, CaState::Open));
+        cc.prior_cwnd = 0;
+        cc.on_congestion_event(Time::from_secs(1), CongestionKind::Loss, 20);
+        assert_eq!((cc.prior_cwnd, cc.ca_state), (c0, CaState::Recovery));
+        // Already in recovery: nothing more is saved.
+        cc.prior_cwnd = 0;
+        cc.on_congestion_event(Time::from_secs(1), CongestionKind::Loss, 20);
+        assert_eq!((cc.prior_cwnd, cc.ca_state), (0, CaState::Recovery));
+    }
+
+    #[test]
+    fn sending_after_idle_in_probe_rtt_ends_it_once_the_200ms_are_over() {
+        // tcp_bbr.c `bbr_cwnd_event(CA_EVENT_TX_START)`: in PROBE_RTT, `bbr_check_probe_rtt_done`.
+        let (mut cc, mut d) = to_probe_bw(5);
+        to_probe_rtt(&mut cc, &mut d);
+        let armed = d.now;
+        cc.on_sent(armed + ms(200), 1);
+        assert_eq!(cc.mode(), Mode::ProbeRtt, "not after the stamp yet");
+        assert!(cc.idle_restart);
+        cc.on_sent(armed + ms(201), 2);
+        assert_eq!(cc.mode(), Mode::ProbeRtt, "the pipe was not empty");
+        cc.on_sent(armed + ms(201), 1);
+        assert_eq!(cc.mode(), Mode::ProbeBw);
+        assert_eq!(cc.min_rtt_stamp, armed + ms(201));
+    }
+
+    #[test]
+    fn max_filter_sub_windows_follow_win_minmax_at_their_boundaries() {
+        // lib/win_minmax.c with a window of 8 rounds: the 2nd best is replaced after win/4 = 2
+        // rounds, the 3rd after win/2 = 4, the best expires after win = 8 (all strict).
+        let s = |f: &MaxFilter| f.s.map(|x| (x.t, x.v));
+        let mut f = MaxFilter::default();
+        f.reset(0, 100.0);
+        f.running_max(8, 2, 90.0);
+        assert_eq!(s(&f), [(0, 100.0); 3], "dt = 2 is not > win/4");
+        f.running_max(8, 3, 90.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (3, 90.0)]);
+        f.running_max(8, 4, 80.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (3, 90.0)], "dt = 4 is not > win/2");
+        f.running_max(8, 5, 80.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (5, 80.0)]);
+        // A value between the 2nd and 3rd best replaces the 3rd.
+        let mut g = f;
+        g.running_max(8, 6, 85.0);
+        assert_eq!(s(&g), [(0, 100.0), (3, 90.0), (6, 85.0)]);
+        f.running_max(8, 8, 70.0);
+        assert_eq!(s(&f), [(0, 100.0), (3, 90.0), (5, 80.0)], "dt = 8 is not > win");
+        f.running_max(8, 9, 70.0);
+        assert_eq!(s(&f), [(3, 90.0), (5, 80.0), (9, 70.0)]);
+        assert_eq!(f.get(), 90.0);
+        // 10 rounds after the best (at 3): the next one (5) is 8 old, not > win: one shift.
+        f.running_max(8, 13, 60.0);
+        assert_eq!(s(&f), [(5, 80.0), (9, 70.0), (13, 60.0)]);
+        // Two shifts when the next best has expired too.
+        f.running_max(8, 18, 50.0);
+        assert_eq!(s(&f), [(13, 60.0), (18, 50.0), (18, 50.0)]);
+        // The 3rd best exactly `win` old is not a restart: one shift, at 13 rounds after the best.
+        let mut g = f;
+        g.running_max(8, 26, 10.0);
+        assert_eq!(s(&g), [(18, 50.0), (18, 50.0), (26, 10.0)]);
+        // Everything older than the window: a fresh start, even with a smaller value.
+        f.running_max(8, 27, 10.0);
+        assert_eq!(s(&f), [(27, 10.0); 3]);
+        // A new best replaces all three.
+        f.running_max(8, 28, 20.0);
+        assert_eq!(s(&f), [(28, 20.0); 3]);
+    }
+
+    #[test]
+    fn sample_validity_and_the_probe_rtt_app_limited_range() {
+        let mut cc = bbr(1);
+        let rs = |interval: Dur, rate: f64, prior: u64, app: bool| AckInfo {
+            rate: Some(RateSample {
+                delivery_rate: rate,
+                delivered: 1,
+                interval,
+                prior_delivered: prior,
+                is_app_limited: app,
+            }),
+            ..AckInfo::default()
+        };
+        // Linux: a sample with `interval_us <= 0` or `delivered < 0` is invalid; a rate of 0 is valid.
+        assert!(cc.sample(&rs(Dur::ZERO, 1e3, 0, false)).is_none());
+        assert!(cc.sample(&rs(RTT, f64::NAN, 0, false)).is_none());
+        assert!(cc.sample(&rs(RTT, -1.0, 0, false)).is_none());
+        assert_eq!(cc.sample(&rs(RTT, 0.0, 0, false)).map(|r| r.delivery_rate), Some(0.0));
+        // PROBE_RTT's app-limited mark covers prior_delivered in [5, 9].
+        cc.app_limited_range = Some((5, 9));
+        for (prior, app) in [(4, false), (5, true), (9, true), (10, false)] {
+            assert_eq!(cc.sample(&rs(RTT, 1e3, prior, false)).unwrap().is_app_limited, app, "{prior}");
+        }
+        assert!(cc.sample(&rs(RTT, 1e3, 4, true)).unwrap().is_app_limited, "marked by the sender");
+    }
+
+    #[test]
+    fn an_app_limited_sample_equal_to_the_max_refreshes_it() {
+        // tcp_bbr.c `bbr_update_bw`: `!rs->is_app_limited || bw >= bbr_max_bw(sk)`.
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        d.app_limited = true;
+        for _ in 2..=11 {
+            d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        }
+        d.app_limited = false;
+        // Round 12: the max was refreshed in round 11, so a lower sample does not replace it.
+        d.round_ack(&mut cc, RTT, 50_000.0, 5);
+        assert_eq!((cc.rtt_cnt, cc.max_bw()), (12, 100_000.0));
+    }
+
+    #[test]
+    fn lt_bw_intervals_agree_within_an_eighth_or_4_kbit_per_s() {
+        // tcp_bbr.c `bbr_lt_bw_interval_done`: |bw − lt_bw| ≤ lt_bw/8 or ≤ 4000/8 B/s → policed.
+        let cfg = BbrConfig {
+            lt_bw: true,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        cc.lt_rtt_cnt = 5;
+        cc.lt_bw_interval_done(100_000.0);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_rtt_cnt), (100_000.0, false, 0), "first interval");
+        // No earlier interval (lt_bw = 0): even a rate within 4 kbit/s of 0 starts one.
+        let mut first = cc.clone();
+        first.lt_bw = 0.0;
+        first.lt_bw_interval_done(400.0);
+        assert_eq!((first.lt_bw, first.lt_use_bw), (400.0, false));
+        cc.lt_bw_interval_done(113_000.0);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw), (113_000.0, false), "13 % apart: a new first interval");
+        cc.lt_bw = 100_000.0;
+        cc.lt_rtt_cnt = 5;
+        cc.lt_bw_interval_done(112_500.0);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_rtt_cnt), (106_250.0, true, 0), "exactly 1/8");
+        assert_eq!(cc.pacing_gain, 1.0);
+        for (lt, bw, policed) in [(1_000.0, 1_500.0, true), (1_000.0, 1_501.0, false)] {
+            (cc.lt_bw, cc.lt_use_bw) = (lt, false);
+            cc.lt_bw_interval_done(bw);
+            assert_eq!(cc.lt_use_bw, policed, "{lt} vs {bw}");
+        }
+    }
+
+    #[test]
+    fn lt_bw_sampling_takes_4_to_16_rounds_with_a_loss_rate_of_at_least_50_over_256() {
+        let cfg = BbrConfig {
+            lt_bw: true,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        (cc.delivered, cc.lost_total, cc.delivered_stamp) = (100, 10, Time::from_millis(1_000));
+        cc.lt_bw_sampling_with(0, false);
+        assert!(!cc.lt_is_sampling, "starts at a loss");
+        cc.lt_bw_sampling_with(1, false);
+        assert!(cc.lt_is_sampling);
+        assert_eq!((cc.lt_last_stamp_ms, cc.lt_last_delivered, cc.lt_last_lost, cc.lt_rtt_cnt), (1_000, 100, 10, 0));
+        // 256 delivered and 50 lost (exactly bbr_lt_loss_thresh) over 400 ms, in 3 rounds: too few.
+        cc.round_start = true;
+        (cc.delivered, cc.lost_total, cc.delivered_stamp) = (356, 60, Time::from_millis(1_400));
+        for _ in 0..3 {
+            cc.lt_bw_sampling_with(1, false);
+        }
+        assert_eq!((cc.lt_rtt_cnt, cc.lt_bw), (3, 0.0));
+        // The 4th round ends the interval: 256 · 1448 B / 0.4 s.
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_bw, cc.lt_rtt_cnt), (256.0 * 1448.0 / 0.4, 0));
+        assert_eq!((cc.lt_last_stamp_ms, cc.lt_last_delivered, cc.lt_last_lost), (1_400, 356, 60));
+        // Below the loss threshold (49 of 256) nothing is done, even after 16 rounds.
+        (cc.delivered, cc.lost_total, cc.delivered_stamp) = (612, 109, Time::from_millis(1_800));
+        for _ in 0..16 {
+            cc.lt_bw_sampling_with(1, false);
+        }
+        assert_eq!((cc.lt_rtt_cnt, cc.lt_bw, cc.lt_is_sampling), (16, 256.0 * 1448.0 / 0.4, true));
+        // A 17th round restarts sampling from scratch.
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_is_sampling, cc.lt_bw, cc.lt_rtt_cnt), (false, 0.0, 0));
+        // An interval shorter than 1 ms (still at 1.8 s) gives no sample; an app-limited one
+        // restarts.
+        cc.lt_bw_sampling_with(1, false);
+        cc.lt_rtt_cnt = 4;
+        (cc.delivered, cc.lost_total) = (cc.delivered + 10, cc.lost_total + 100);
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_rtt_cnt, cc.lt_bw, cc.lt_is_sampling), (5, 0.0, true));
+        // 1 ms is enough: 10 segments in 1 ms.
+        cc.delivered_stamp = Time::from_millis(1_801);
+        cc.lt_bw_sampling_with(1, false);
+        assert_eq!((cc.lt_bw, cc.lt_rtt_cnt), (10.0 * 1448.0 / 0.001, 0));
+        cc.lt_bw_sampling_with(1, true);
+        assert!(!cc.lt_is_sampling);
+    }
+
+    #[test]
+    fn quantization_budget_adds_three_quanta_rounds_up_to_even_and_two_in_phase_0() {
+        // tcp_bbr.c `bbr_quantization_budget`: cwnd + 3·tso_segs_goal, (cwnd + 1) & ~1U, and
+        // +2 when probing (PROBE_BW phase 0; from Linux 5.1, so not with kernel4).
+        let mut cc = Bbr::new(
+            BbrConfig {
+                tso_segs: 2,
+                ..BbrConfig::default()
+            },
+            Time::ZERO,
+            Rng::stream(1, 0),
+        );
+        assert_eq!((cc.quantization_budget(11), cc.quantization_budget(10)), (18, 16));
+        cc.cfg.tso_segs = 1;
+        assert_eq!((cc.quantization_budget(11), cc.quantization_budget(10)), (14, 14));
+        (cc.mode, cc.cycle_idx) = (Mode::ProbeBw, 0);
+        assert_eq!(cc.quantization_budget(11), 16);
+        cc.cycle_idx = 1;
+        assert_eq!(cc.quantization_budget(11), 14);
+        (cc.mode, cc.cycle_idx) = (Mode::Startup, 0);
+        assert_eq!(cc.quantization_budget(11), 14);
+        (cc.mode, cc.cfg.kernel4, cc.pacing_rate) = (Mode::ProbeBw, true, 100_000.0);
+        assert_eq!(cc.quantization_budget(11), 14, "kernel4: autosized quantum 1, no +2");
+    }
+
+    #[test]
+    fn packets_in_net_at_edt_add_a_quantum_only_while_pacing_above_bw() {
+        // tcp_bbr.c `bbr_packets_in_net_at_edt` with no pacing backlog: + tso_segs_goal when
+        // `pacing_gain > BBR_UNIT` (Linux ≥ 4.20: not with kernel4).
+        let mut cc = Bbr::new(
+            BbrConfig {
+                tso_segs: 2,
+                ..BbrConfig::default()
+            },
+            Time::ZERO,
+            Rng::stream(1, 0),
+        );
+        for (gain, expect) in [(1.25, 12), (1.0, 10), (0.75, 10)] {
+            cc.pacing_gain = gain;
+            assert_eq!(cc.packets_in_net_at_edt(10), expect, "gain {gain}");
+        }
+        (cc.pacing_gain, cc.cfg.kernel4) = (1.25, true);
+        assert_eq!(cc.packets_in_net_at_edt(10), 10);
+    }
+
+    #[test]
+    fn bdp_of_an_unusable_bandwidth_is_zero() {
+        let mut cc = bbr(1);
+        cc.min_rtt = Some(RTT);
+        assert_eq!(cc.bdp(per_rtt(7.0), 1.0), 7);
+        for bw in [f64::INFINITY, f64::NAN, 0.0, -1.0] {
+            assert_eq!(cc.bdp(bw, 1.0), 0, "bw {bw}");
+        }
+    }
+
+    #[test]
+    fn probe_rtt_ms_zero_never_enters_probe_rtt() {
+        let cfg = BbrConfig {
+            probe_rtt: Dur::ZERO,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(5, 0));
+        let mut d = Drive::default();
+        let bw = per_rtt(10.0);
+        for _ in 0..4 {
+            d.round(&mut cc, 10, bw, 30);
+        }
+        while cc.mode() != Mode::ProbeBw {
+            d.round_ack(&mut cc, ms(10), bw, 10);
+        }
+        // 20 s of equal samples: min_rtt expires every 10 s and is refreshed by the next sample.
+        let stamp = cc.min_rtt_stamp;
+        for _ in 0..200 {
+            d.round_ack(&mut cc, ms(100), bw, 20);
+            assert_eq!(cc.mode(), Mode::ProbeBw);
+        }
+        assert!(cc.min_rtt_stamp > stamp + Dur::from_secs(10));
+    }
+
+    #[test]
+    fn idle_restart_ends_with_the_first_sample_that_delivered_data() {
+        // tcp_bbr.c `bbr_update_min_rtt`: `if (rs->delivered > 0) bbr->idle_restart = 0;`.
+        let (mut cc, mut d) = to_probe_bw(4);
+        cc.on_sent(d.now, 1);
+        assert!(cc.idle_restart);
+        let mut a = d.mk(MS, 1, d.delivered, per_rtt(10.0), 1, 0);
+        a.rate = a.rate.map(|r| RateSample { delivered: 0, ..r });
+        cc.on_ack(d.now, &a);
+        assert!(cc.idle_restart, "a sample of 0 segments");
+        d.round_ack(&mut cc, MS, per_rtt(10.0), 1);
+        assert!(!cc.idle_restart);
+    }
+
+    #[test]
+    fn growth_under_25_percent_per_round_counts_as_a_flat_round() {
+        // tcp_bbr.c `bbr_check_full_bw_reached`: bw ≥ full_bw · 5/4 restarts the count, else
+        // three such rounds fill the pipe. 5 % per round: full at the 4th round.
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        for r in 0..4 {
+            assert!(!cc.full_bw_reached);
+            d.round(&mut cc, 10, per_rtt(10.0 * 1.05f64.powi(r)), 30);
+        }
+        assert!(cc.full_bw_reached);
+        assert_eq!((cc.full_bw, cc.full_bw_cnt), (per_rtt(10.0), 3));
+    }
+
+    #[test]
+    fn min_rtt_expires_strictly_after_its_window() {
+        let (mut cc, mut d) = to_probe_bw(5);
+        let (stamp, bw) = (cc.min_rtt_stamp, per_rtt(10.0));
+        let dt = (stamp + MIN_RTT_WIN).saturating_since(d.now);
+        d.round_ack(&mut cc, dt, bw, 20);
+        assert_eq!((cc.mode(), cc.min_rtt_stamp), (Mode::ProbeBw, stamp), "exactly 10 s");
+        d.round_ack(&mut cc, Dur::from_nanos(1), bw, 20);
+        assert_eq!((cc.mode(), cc.min_rtt_stamp), (Mode::ProbeRtt, d.now));
+    }
+
+    #[test]
+    fn gains_per_mode_and_the_policer_model_pacing_at_one() {
+        // tcp_bbr.c `bbr_update_gains` (`lt_use_bw`: pacing gain BBR_UNIT in PROBE_BW).
+        let cfg = BbrConfig {
+            cwnd_gain: 2.5,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        for (mode, idx, lt, gains) in [
+            (Mode::Startup, 0, false, (HIGH_GAIN, HIGH_GAIN)),
+            (Mode::Drain, 0, false, (DRAIN_GAIN, HIGH_GAIN)),
+            (Mode::ProbeBw, 0, false, (1.25, 2.5)),
+            (Mode::ProbeBw, 1, false, (0.75, 2.5)),
+            (Mode::ProbeBw, 0, true, (1.0, 2.5)),
+            (Mode::ProbeRtt, 0, false, (1.0, 1.0)),
+        ] {
+            (cc.mode, cc.cycle_idx, cc.lt_use_bw) = (mode, idx, lt);
+            cc.update_gains();
+            assert_eq!((cc.pacing_gain, cc.cwnd_gain), gains, "{mode:?}, phase {idx}, lt {lt}");
+        }
+    }
+
+    #[test]
+    fn min_rtt_takes_only_lower_samples_before_it_expires() {
+        let mut cc = bbr(1);
+        let mut d = Drive::default();
+        d.round_ack(&mut cc, RTT, 100_000.0, 5);
+        for (rtt, min) in [(80, 80), (120, 80), (79, 79)] {
+            let mut a = d.mk(MS, 1, d.delivered, 100_000.0, 5, 0);
+            a.rtt = Some(ms(rtt));
+            cc.on_ack(d.now, &a);
+            assert_eq!(cc.min_rtt(), Some(ms(min)), "sample {rtt} ms");
+        }
+    }
+
+    #[test]
+    fn before_the_pipe_is_full_cwnd_grows_above_target_only_for_the_first_10_delivered() {
+        // tcp_bbr.c `bbr_set_cwnd`: `else if (cwnd < target_cwnd || tp->delivered < TCP_INIT_CWND)`.
+        // No min_rtt yet: target = bdp 10 + 3 → 14, below cwnd 20.
+        let mut cc = bbr(1);
+        let a = AckInfo {
+            acked: 1,
+            ..AckInfo::default()
+        };
+        (cc.cwnd, cc.delivered) = (20, 9);
+        cc.set_cwnd(&a, 0.0, HIGH_GAIN);
+        assert_eq!(cc.cwnd, 21);
+        cc.delivered = 10;
+        cc.set_cwnd(&a, 0.0, HIGH_GAIN);
+        assert_eq!(cc.cwnd, 21);
+    }
+
+    #[test]
+    fn sending_into_an_empty_pipe_in_recovery_is_not_an_idle_restart() {
+        let (mut cc, d) = to_probe_bw(4);
+        cc.on_congestion_event(d.now, CongestionKind::Loss, 1);
+        cc.on_sent(d.now, 1);
+        assert!(!cc.idle_restart);
+        assert_eq!(cc.name(), "bbr");
+    }
+
+    #[test]
+    fn loss_state_hooks_follow_tcp_enter_loss_and_undo() {
+        let (mut cc, mut d) = to_probe_bw(2);
+        let bw = per_rtt(10.0);
+        // An ACK that delivers nothing does not count as progress after an RTO.
+        cc.on_rto(d.now, 20);
+        let stamp = cc.delivered_stamp;
+        let dup = AckInfo {
+            in_recovery: true,
+            ..d.mk(MS, 0, d.delivered, bw, 0, 0)
+        };
+        cc.on_ack(d.now, &dup);
+        assert!(cc.rto_retrans);
+        assert_eq!(cc.delivered_stamp, stamp);
+        // Progress in the Loss state: a second RTO saves the grown cwnd (Linux `tcp_enter_loss`:
+        // `icsk_ca_state == TCP_CA_Loss && !icsk_retransmits`).
+        d.in_recovery = true;
+        let p = d.delivered;
+        d.ack(&mut cc, MS, 5, p, bw, 0);
+        assert_eq!((cc.cwnd, cc.rto_retrans), (6, false));
+        cc.prior_cwnd = 2;
+        cc.on_rto(d.now, 5);
+        assert_eq!(cc.prior_cwnd, 6);
+        // `tcp_try_undo_loss` → `bbr_undo_cwnd`: full-bw detection restarts, back to Open.
+        cc.full_bw_cnt = 2;
+        cc.on_spurious_rto(d.now);
+        assert_eq!((cc.ca_state, cc.full_bw, cc.full_bw_cnt), (CaState::Open, 0.0, 0));
+        // In recovery (not Loss) an RTO saves nothing; recovery exit is Open at once.
+        let (mut cc, d) = to_probe_bw(2);
+        cc.on_congestion_event(d.now, CongestionKind::Loss, 20);
+        cc.prior_cwnd = 0;
+        cc.on_rto(d.now, 20);
+        assert_eq!(cc.prior_cwnd, 0);
+        let (mut cc, d) = to_probe_bw(2);
+        cc.on_congestion_event(d.now, CongestionKind::Loss, 20);
+        cc.on_recovery_exit(d.now);
+        assert_eq!(cc.ca_state, CaState::Open);
+    }
+
+    #[test]
+    fn spurious_rto_restarts_the_policer_model() {
+        let cfg = BbrConfig {
+            lt_bw: true,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        (cc.lt_bw, cc.lt_use_bw, cc.lt_is_sampling) = (1e5, true, true);
+        cc.on_spurious_rto(Time::ZERO);
+        assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_is_sampling), (0.0, false, false));
+    }
 }

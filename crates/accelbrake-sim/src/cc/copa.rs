@@ -600,6 +600,7 @@ mod tests {
         // 2 · 11 · 1500 B / 0.1 s.
         assert_eq!(cc.pacing_rate(), Some(330_000.0));
         assert_eq!(cc.metrics().pacing_rate, Some(330_000.0));
+        assert_eq!(cc.metrics().cwnd, 11.0);
     }
 
     #[test]
@@ -915,5 +916,191 @@ mod tests {
             ("copa", None),
             "pacing_gain 0 disables pacing"
         );
+    }
+
+    #[test]
+    fn extreme_windows_keep_the_min_or_max_of_the_last_max_time_inclusive() {
+        let ms = Dur::from_millis;
+        let at = Time::from_millis;
+        // Max filter (genericCC `ExtremeWindow`, the mode switch's maximum), 10 ms window.
+        let mut w = ExtremeWindow::new(false);
+        w.max_time = ms(10);
+        w.new_sample(ms(5), at(0));
+        w.new_sample(ms(3), at(4));
+        assert_eq!((w.get(), w.vals.len()), (Some(ms(5)), 2), "a smaller sample queues behind");
+        // An equal sample replaces the older equal one; the 5 ms sample, exactly 10 ms old, stays.
+        w.new_sample(ms(3), at(10));
+        assert_eq!((w.get(), w.vals.len()), (Some(ms(5)), 2));
+        // At 11 ms it is older than the window: the next best, 3 ms (sampled at 10 ms), is the max.
+        w.new_sample(ms(2), at(11));
+        assert_eq!((w.get(), w.vals.len()), (Some(ms(3)), 2));
+        // A larger sample pops every smaller one.
+        w.new_sample(ms(4), at(12));
+        assert_eq!((w.get(), w.vals.len()), (Some(ms(4)), 1));
+        // Min filter: a larger sample queues behind, an equal one replaces.
+        let mut w = ExtremeWindow::new(true);
+        w.max_time = ms(10);
+        w.new_sample(ms(5), at(0));
+        w.new_sample(ms(7), at(4));
+        assert_eq!((w.get(), w.vals.len()), (Some(ms(5)), 2));
+        w.new_sample(ms(5), at(6));
+        assert_eq!((w.get(), w.vals.len()), (Some(ms(5)), 1));
+        // The newest sample is kept even when the window is shorter than the gap.
+        w.max_time = Dur::ZERO;
+        w.new_sample(ms(9), at(100));
+        assert_eq!((w.get(), w.vals.len()), (Some(ms(9)), 1));
+    }
+
+    #[test]
+    fn config_is_the_one_given() {
+        let cfg = CopaConfig {
+            delta: 0.25,
+            velocity_rtts: 3,
+            ..constant_delta()
+        };
+        assert_eq!(copa(cfg.clone()).config(), &cfg);
+    }
+
+    #[test]
+    fn rtt_sample_updates_srtt_by_a_sixteenth_and_sizes_the_windows_from_it() {
+        let mut cc = copa(constant_delta());
+        let now = probe(&mut cc);
+        assert!((cc.srtt.unwrap() - 0.1).abs() < 1e-15);
+        // genericCC `RTTWindow`: srtt = 15/16 · 100 ms + 1/16 · 116 ms = 101 ms; RTTstanding over
+        // srtt/2, the mode switch over 4·srtt, RTTmin over max(10 s, 20 · 100 ms) = 10 s.
+        cc.on_ack(now + MS, &ack(Dur::from_millis(116)));
+        assert!((cc.srtt.unwrap() - 0.101).abs() < 1e-15, "{:?}", cc.srtt);
+        assert_eq!(cc.latest_rtt, Dur::from_millis(116));
+        assert_eq!((cc.standing_rtt(), cc.min_rtt()), (Some(R100), Some(R100)));
+        assert_eq!(cc.standing_rtt.max_time, Dur::from_micros(50_500));
+        assert_eq!(cc.mode_min.max_time, Dur::from_micros(404_000));
+        assert_eq!(cc.mode_max.max_time, Dur::from_micros(404_000));
+        assert_eq!(cc.min_rtt.max_time, Dur::from_secs(10));
+        // An RTTmin of 1 s stretches the RTTmin window to 20 s (and caps the others there).
+        let mut cc = copa(constant_delta());
+        cc.on_ack(Time::from_secs(1), &ack(Dur::from_secs(1)));
+        cc.on_ack(Time::from_secs(2), &ack(Dur::from_secs(1)));
+        assert_eq!(cc.min_rtt.max_time, Dur::from_secs(20));
+        assert_eq!(cc.mode_max.max_time, Dur::from_secs(4));
+    }
+
+    #[test]
+    fn queue_emptied_when_the_recent_minimum_is_within_a_tenth_of_the_range_above_rttmin() {
+        let ms = Dur::from_millis;
+        let mut cc = copa(CopaConfig::default());
+        assert!(cc.queue_emptied(), "no samples: default mode");
+        // RTTmin 100 ms, maximum 200 ms over the mode window: the threshold is 110 ms.
+        cc.min_rtt.new_sample(ms(100), Time::ZERO);
+        cc.mode_max.new_sample(ms(200), Time::ZERO);
+        for (lo, emptied) in [(105, true), (115, false)] {
+            cc.mode_min = ExtremeWindow::new(true);
+            cc.mode_min.new_sample(ms(lo), Time::ZERO);
+            assert_eq!(cc.queue_emptied(), emptied, "minimum {lo} ms");
+        }
+    }
+
+    #[test]
+    fn reduce_on_loss_needs_more_than_two_rtts_more_than_20_packets_and_more_than_30_percent() {
+        let segs = |acked, lost| AckInfo {
+            acked,
+            lost,
+            ..ack(R100)
+        };
+        // Exactly 20 packets counted after 2 RTTs: not evaluated yet (genericCC `> 20`).
+        let mut cc = copa(constant_delta());
+        cc.on_ack(Time::from_millis(100), &segs(1, 0));
+        cc.on_ack(Time::from_millis(210), &segs(9, 10));
+        assert_eq!((cc.window(), cc.rol), ((10.0), (10, 20, Time::ZERO)));
+        // The 21st packet: 10 of 21 lost (48 %): 10 → 7.
+        cc.on_ack(Time::from_millis(220), &segs(1, 0));
+        assert_eq!((cc.window(), cc.rol), (7.0, (0, 0, Time::from_millis(220))));
+        // 30 packets at exactly 2 RTTs (200 ms) after the period start: not evaluated yet.
+        let mut cc = copa(constant_delta());
+        cc.on_ack(Time::from_millis(100), &segs(1, 0));
+        cc.on_ack(Time::from_millis(200), &segs(20, 9));
+        assert_eq!(cc.rol, (9, 30, Time::ZERO));
+        // 1 ns later: a loss rate of exactly 9/30 = 30 % is not above the threshold.
+        cc.on_ack(Time::from_nanos(200_000_001), &segs(0, 0));
+        assert_eq!((cc.window(), cc.rol.1), (10.0, 0));
+    }
+
+    #[test]
+    fn default_mode_restores_delta_once_an_rtt_has_passed_since_the_last_loss_doubling() {
+        // Competitive as in the test above, down to δ = 1/5.
+        let mut cc = copa(CopaConfig::default());
+        let mut now = probe(&mut cc);
+        while cc.delta() > 0.21 {
+            now += MS;
+            cc.on_ack(now, &ack(Dur::from_millis(120)));
+        }
+        // A loss doubles δ to 2/5.
+        now += MS;
+        cc.on_ack(now, &ack_of(Dur::from_millis(120), 1, true));
+        assert_eq!((cc.delta(), cc.is_competitive()), (0.4, true));
+        let loss = now;
+        // The queue empties (an RTT sample at RTTmin): default mode, but δ stays for an RTT
+        // (100 ms, this ACK's RTT) after the loss (genericCC `prev_delta_update_time_loss`).
+        cc.on_ack(loss + MS, &ack(R100));
+        assert_eq!((cc.delta(), cc.is_competitive()), (0.4, false));
+        cc.on_ack(loss + R100, &ack(R100));
+        assert_eq!(cc.delta(), 0.4, "exactly one RTT later");
+        cc.on_ack(loss + R100 + MS, &ack(R100));
+        assert_eq!((cc.delta(), cc.is_competitive()), (0.5, false));
+        // Without a loss, default mode restores δ at once.
+        let mut cc = copa(CopaConfig::default());
+        let mut now = probe(&mut cc);
+        while cc.delta() == 0.5 {
+            now += MS;
+            cc.on_ack(now, &ack(Dur::from_millis(120)));
+        }
+        assert_eq!(cc.delta(), 1.0 / 3.0);
+        cc.on_ack(now + MS, &ack(R100));
+        assert_eq!((cc.delta(), cc.is_competitive()), (0.5, false));
+    }
+
+    #[test]
+    fn velocity_is_kept_at_exactly_delta_cwnd_and_a_period_without_net_direction_resets_it() {
+        let mut cc = copa(constant_delta());
+        let now = probe(&mut cc);
+        cc.slow_start = false;
+        cc.last_update = now;
+        cc.cwnd = 20.0;
+        cc.velocity = 10.0;
+        // v = δ·cwnd = 10 is not above it: kept; up (dq = 0) by 10/(0.5 · 20) = 1.
+        cc.on_ack(now + MS, &ack(R100));
+        assert_eq!((cc.velocity(), cc.window()), (10.0, 21.0));
+        // A period that ends with as many down steps as up steps (net 0) is no confirmation of
+        // the direction (genericCC: `update_dir` is not > 0): v = 1 and the direction flips.
+        cc.streak = 1;
+        cc.velocity = 4.0;
+        cc.net_steps = 0;
+        cc.on_ack(now + Dur::from_millis(102), &ack(R100));
+        assert_eq!((cc.velocity(), cc.prev_dir, cc.streak), (1.0, -1, 1));
+        assert_eq!((cc.net_steps, cc.last_update), (1, now + Dur::from_millis(102)));
+        assert!((cc.window() - (21.0 + 1.0 / 10.5)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn only_acks_that_deliver_data_give_rtt_samples() {
+        let mut cc = copa(constant_delta());
+        let now = probe(&mut cc);
+        let dup = AckInfo {
+            acked: 0,
+            ..ack(Dur::from_millis(300))
+        };
+        cc.on_ack(now + MS, &dup);
+        assert_eq!((cc.latest_rtt, cc.srtt), (R100, Some(0.1)));
+        assert_eq!((cc.window(), cc.acked_total), (10.0, 19));
+    }
+
+    #[test]
+    fn an_rtt_of_zero_gives_no_pacing_rate() {
+        // RTTstanding 0 (a zero-delay path): cwnd/RTTstanding is undefined, so no pacing.
+        let mut cc = copa(constant_delta());
+        for i in 0..=PROBE_ACKS {
+            cc.on_ack(Time::from_millis(i), &ack(Dur::ZERO));
+        }
+        assert_eq!((cc.window(), cc.pacing_rtt), (11.0, Some(0.0)));
+        assert_eq!(cc.pacing_rate(), None);
     }
 }
