@@ -1151,6 +1151,77 @@ mod tests {
         v.set("variant", crate::params::Val::Word("artifact"));
         let c = CoexistConfig::from_values(&v);
         assert_eq!((c.variant, c.top_k, c.update, c.headroom), (Variant::Artifact, 10, Dur::from_millis(500), 0.1));
+        v.set("variant", crate::params::Val::Word("rcp-zombie"));
+        let c = CoexistConfig::from_values(&v);
+        assert_eq!((c.variant, c.zombies, c.zombie_p), (Variant::RcpZombie, 1000, 0.25));
+    }
+
+    #[test]
+    fn zombie_list_boundaries() {
+        // r1 = 1 (never drawn, but the index is clamped) picks the last entry; r2 = p exactly does
+        // not overwrite (a miss overwrites when r2 < p).
+        let mut z = ZombieList::new(2, 0.5);
+        z.observe(3, 1.0, 0.9);
+        assert_eq!(z.slots, vec![None, Some(3)]);
+        z.observe(4, 0.99, 0.5);
+        assert_eq!(z.slots, vec![None, Some(3)]);
+        z.observe(4, 0.99, 0.49);
+        assert_eq!(z.slots, vec![None, Some(4)]);
+    }
+
+    #[test]
+    fn zombie_weights_without_arrivals() {
+        let mut q = queue(Variant::RcpZombie);
+        serve(&mut q, 1, 3, 5_000);
+        q.update_zombie_weights();
+        let w = q.weights();
+        // Neither queue had an arrival since: nothing to go by, the weights stay.
+        q.update_zombie_weights();
+        assert_eq!(q.weights(), w);
+        // Only the non-ABC queue had arrivals: it gets the whole link.
+        q.zombies[OTHER].observe(0, 0.5, 1.0);
+        q.update_zombie_weights();
+        assert_eq!(q.weights(), [1.0, 0.0]);
+    }
+
+    #[test]
+    fn short_flow_aggregate_rate_is_per_second() {
+        // K = 1: flow 1 then flow 2 (100 B each) leave a guaranteed 100 tracked and 100 untracked.
+        let mut q = queue(Variant::Paper);
+        q.cfg.top_k = 1;
+        q.tops[OTHER] = SpaceSaving::new(1);
+        q.tops[OTHER].add(1, 100);
+        q.tops[OTHER].add(2, 100);
+        let (d, short) = q.demands(OTHER, 0.5);
+        assert_eq!((d, short), (vec![1.1 * 100.0 / 0.5], 200.0));
+    }
+
+    #[test]
+    fn artifact_weights_headroom_for_the_top_k_only_and_one_sided_queues() {
+        // K = 1: only the largest flow of each queue demands 1.1×. Non-ABC 3000, 2800, 1000
+        // arrivals, ABC 3000 (units of 1000 α): demands 3.3, 2.8, 1.0 and 3.3 of 9.8. Water-fill:
+        // 1.0, then 2.8 (< 8.8/3), then 3.0 each: w = (3.0 + 2.8 + 1.0)/9.8. Were the second
+        // flow also given headroom (3.08) it would be capped at 8.8/3 and w = 0.70068.
+        let mut q = queue(Variant::Artifact);
+        q.cfg.top_k = 1;
+        for (flow, n, abc) in [(1, 3000, false), (2, 2800, false), (3, 1000, false), (100, 3000, true)] {
+            for _ in 0..n {
+                q.arrival_rates.arrive(usize::from(abc), flow);
+            }
+        }
+        let expect = 6.8 / 9.8;
+        q.share = expect;
+        q.update_artifact_weights();
+        assert!((q.weights()[OTHER] - expect).abs() < 1e-9, "{:?}", q.weights());
+        // No arrivals at all: the weights stay; arrivals only at the non-ABC queue: all of the
+        // water-fill is its, then the clamps (1.2 × 0.9 → 0.95 at most).
+        let mut q = queue(Variant::Artifact);
+        q.update_artifact_weights();
+        assert_eq!(q.weights(), [0.5, 0.5]);
+        q.arrival_rates.arrive(OTHER, 1);
+        q.share = 0.9;
+        q.update_artifact_weights();
+        assert_eq!(q.weights()[OTHER], ARTIFACT_WEIGHT_CLAMP.1);
     }
 
     #[test]
