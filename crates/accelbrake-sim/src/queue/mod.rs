@@ -324,6 +324,22 @@ impl LinkSchedule for ConstantSchedule {
     }
 }
 
+/// A constant-rate link schedule (bytes/s) that charges a per-packet overhead (bytes; a Mahimahi
+/// trace link charges 4), for unit tests of routers that count wire bytes.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WireSchedule(pub f64, pub u32);
+
+#[cfg(test)]
+impl LinkSchedule for WireSchedule {
+    fn capacity_between(&self, from: Time, to: Time) -> f64 {
+        ConstantSchedule(self.0).capacity_between(from, to)
+    }
+    fn overhead(&self) -> u32 {
+        self.1
+    }
+}
+
 /// Buffer limit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Limit {

@@ -250,17 +250,7 @@ mod tests {
 
     use crate::packet::{Ecn, ExplicitHeader, MTU};
 
-    /// A link schedule with a per-packet overhead (a Mahimahi trace link charges 4 bytes).
-    struct Wire(f64, u32);
-
-    impl LinkSchedule for Wire {
-        fn capacity_between(&self, from: Time, to: Time) -> f64 {
-            self.0 * (to - from).secs_f64()
-        }
-        fn overhead(&self) -> u32 {
-            self.1
-        }
-    }
+    use crate::queue::WireSchedule as Wire;
 
     fn header_pkt(kind: ExplicitKind, size: u32, rtt: f32) -> Packet {
         let mut p = Packet::data(0, 0, size, Ecn::NotEct, Time::ZERO);

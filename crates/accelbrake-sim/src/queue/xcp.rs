@@ -688,17 +688,7 @@ mod tests {
         }
     }
 
-    /// A link schedule with a per-packet overhead (a Mahimahi trace link charges 4 bytes).
-    struct Wire(f64, u32);
-
-    impl LinkSchedule for Wire {
-        fn capacity_between(&self, from: Time, to: Time) -> f64 {
-            self.0 * (to - from).secs_f64()
-        }
-        fn overhead(&self) -> u32 {
-            self.1
-        }
-    }
+    use crate::queue::WireSchedule as Wire;
 
     /// Equal up to the rounding of the headers' f32 fields.
     fn close(x: f64, want: f64) -> bool {
