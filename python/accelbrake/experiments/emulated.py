@@ -45,20 +45,9 @@ _EMU_METRICS = {
 def emulated_aggregate(rows: pd.DataFrame) -> pd.DataFrame:
     """Mean, sd and count over seeds of the emulated metrics, per scheme × point, with the column
     names of :func:`accelbrake.experiments.figures.aggregate` (so its plots draw them)."""
-    import pandas as pd
+    from accelbrake.experiments.figures import aggregate_runs
 
-    from accelbrake.experiments.figures import AXES
-
-    keys = ["scheme", *[a for a in AXES if a in rows.columns]]
-    g = rows.groupby(keys, sort=False, dropna=False)
-    parts = []
-    for col, short in _EMU_METRICS.items():
-        s = g[col].agg(["mean", "std", "count"])
-        s.columns = [f"{short}_mean", f"{short}_std", f"{short}_n"]
-        parts.append(s)
-    out = pd.concat(parts, axis=1).reset_index()
-    out["seeds"] = g["seed"].nunique().to_numpy() if "seed" in rows else 1
-    return out
+    return aggregate_runs(rows, _EMU_METRICS)
 
 
 def emulated_vs_sim(rows: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:

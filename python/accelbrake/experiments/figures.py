@@ -156,11 +156,17 @@ METRICS = {
 
 def aggregate(results: pd.DataFrame) -> pd.DataFrame:
     """Mean, standard deviation and count over seeds of each run-level metric, per scheme × point."""
-    runs = run_level(results)
-    keys = ["scheme", *AXES]
+    return aggregate_runs(run_level(results), METRICS)
+
+
+def aggregate_runs(runs: pd.DataFrame, metrics: dict[str, str]) -> pd.DataFrame:
+    """Mean, standard deviation and count over seeds of ``runs``' columns ``metrics`` (column →
+    short name: ``<short>_mean``, ``_std``, ``_n``), per scheme × the axes ``runs`` has, and the
+    number of seeds."""
+    keys = ["scheme", *[a for a in AXES if a in runs.columns]]
     g = runs.groupby(keys, sort=False, dropna=False)
     parts = []
-    for col, short in METRICS.items():
+    for col, short in metrics.items():
         s = g[col].agg(["mean", "std", "count"])
         s.columns = [f"{short}_mean", f"{short}_std", f"{short}_n"]
         parts.append(s)
