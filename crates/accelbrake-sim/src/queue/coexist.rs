@@ -592,17 +592,16 @@ impl Queue for CoexistQueue {
     }
 
     fn enqueue(&mut self, now: Time, pkt: Packet) -> std::result::Result<(), Packet> {
+        // Both variants' arrival counts come before the drop check, as in the artifact.
+        let q = if Self::is_abc(&pkt) { ABCQ } else { OTHER };
         if !self.zombies.is_empty() {
-            let q = if Self::is_abc(&pkt) { ABCQ } else { OTHER };
             let (r1, r2) = (self.rng.next_f64(), self.rng.next_f64());
             self.zombies[q].observe(pkt.flow, r1, r2);
         }
         if self.cfg.variant == Variant::Artifact {
-            // Before the drop check, as the artifact counts its per-port arrivals.
-            let q = if Self::is_abc(&pkt) { ABCQ } else { OTHER };
             self.arrival_rates.arrive(q, pkt.flow);
         }
-        let r = if Self::is_abc(&pkt) {
+        let r = if q == ABCQ {
             self.abc.enqueue(now, pkt)
         } else {
             self.other.push(now, pkt)
