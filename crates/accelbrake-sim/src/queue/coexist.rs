@@ -800,10 +800,17 @@ mod tests {
         let mut drops = Vec::new();
         for i in 0..n {
             let now = Time::from_millis(i);
-            while q.abc.len_packets() < 50 {
+            // Bounded: a broken enqueue must fail the test, not hang it.
+            for _ in 0..50 {
+                if q.abc.len_packets() >= 50 {
+                    break;
+                }
                 q.enqueue(now, pkt(100 + (i as u32 % abc_flows), Ecn::ACCELERATE)).unwrap();
             }
-            while q.other.len() < 50 {
+            for _ in 0..50 {
+                if q.other.len() >= 50 {
+                    break;
+                }
                 q.enqueue(now, pkt(i as u32 % other_flows, Ecn::NotEct)).unwrap();
             }
             if q.next_timer().is_some_and(|t| t <= now) {
