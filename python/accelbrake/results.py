@@ -341,36 +341,47 @@ class Result:
         of the per-packet delay (propagation RTT + queueing delay), and mean/p95 of the one-way
         delay, in ms.
         """
+        cols = self.summary_columns()
+        names = list(cols)
+        return [dict(zip(names, vals, strict=True)) for vals in zip(*cols.values(), strict=True)]
+
+    def summary_columns(self) -> dict[str, list[Any]]:
+        """:meth:`summary_rows` by column (one list per column, a value per flow, in the same
+        order): what a table is built from without a dict per row (a sweep's runs with thousands
+        of flows)."""
         hops = self.summary.get("hops", [])
         b = self.bottleneck_hop
         cap = _nan(hops[b].get("capacity_mbps")) if b < len(hops) else float("nan")
-        rows = []
-        for f in self.summary.get("flows", []):
-            tput = _nan(f.get("throughput_mbps"))
-            row: dict[str, Any] = {
-                "flow": int(f["id"]),
-                "scheme": f.get("scheme"),
-                "start_s": _nan(f.get("start_s")),
-                "prop_rtt_ms": _nan(f.get("prop_rtt_ms")),
-                "capacity_mbps": cap,
-                "throughput_mbps": tput,
-                "goodput_mbps": _nan(f.get("goodput_mbps")),
-                "utilization": tput / cap if cap > 0 else float("nan"),
-            }
-            for stat_name, prefix, stats in (
-                ("queueing_delay_ms", "queueing_delay", ("mean", "p50", "p95", "p99")),
-                ("per_packet_delay_ms", "per_packet_delay", ("mean", "p50", "p95", "p99")),
-                ("one_way_delay_ms", "one_way_delay", ("mean", "p95")),
-            ):
-                st = f.get(stat_name) or {}
-                for q in stats:
-                    row[f"{prefix}_{q}_ms"] = _nan(st.get(q))
-            row["delivered_packets"] = int((f.get("per_packet_delay_ms") or {}).get("count", 0))
-            for k in ("packets_sent", "retransmits", "drops", "timeouts"):
-                row[k] = int(f.get(k, 0))
-            row["completion_s"] = _nan(f.get("completion_s"))
-            rows.append(row)
-        return rows
+        flows = self.summary.get("flows", [])
+        nan = float("nan")
+
+        def col(key: str) -> list[float]:
+            return [nan if (v := f.get(key)) is None else float(v) for f in flows]
+
+        tput = col("throughput_mbps")
+        cols: dict[str, list[Any]] = {
+            "flow": [int(f["id"]) for f in flows],
+            "scheme": [f.get("scheme") for f in flows],
+            "start_s": col("start_s"),
+            "prop_rtt_ms": col("prop_rtt_ms"),
+            "capacity_mbps": [cap] * len(flows),
+            "throughput_mbps": tput,
+            "goodput_mbps": col("goodput_mbps"),
+            "utilization": [t / cap for t in tput] if cap > 0 else [nan] * len(flows),
+        }
+        for stat_name, prefix, stats in (
+            ("queueing_delay_ms", "queueing_delay", ("mean", "p50", "p95", "p99")),
+            ("per_packet_delay_ms", "per_packet_delay", ("mean", "p50", "p95", "p99")),
+            ("one_way_delay_ms", "one_way_delay", ("mean", "p95")),
+        ):
+            sts = [f.get(stat_name) or {} for f in flows]
+            for q in stats:
+                cols[f"{prefix}_{q}_ms"] = [nan if (v := st.get(q)) is None else float(v) for st in sts]
+        cols["delivered_packets"] = [int((f.get("per_packet_delay_ms") or {}).get("count", 0)) for f in flows]
+        for k in ("packets_sent", "retransmits", "drops", "timeouts"):
+            cols[k] = [int(f.get(k, 0)) for f in flows]
+        cols["completion_s"] = col("completion_s")
+        return cols
 
     def metadata(self) -> dict[str, Any]:
         """Provenance: versions, git commit, scenario, seed, host and a UTC timestamp."""

@@ -35,13 +35,22 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from accelbrake import __version__
-from accelbrake._io import TEMP_PREFIX, _finite, atomic_path, atomic_write_json, loads
+from accelbrake._io import (
+    TEMP_PREFIX,
+    _finite,
+    atomic_path,
+    atomic_write_json,
+    canonical_json,
+    dumps_compact,
+    json_fragment,
+    loads,
+)
 from accelbrake.experiments.executors import Executor, LocalExecutor
 from accelbrake.experiments.spec import Experiment, ExperimentError, RunPoint
 
@@ -100,17 +109,23 @@ def run_id(scenario: Mapping[str, Any], kind: str = "point") -> str:
     """The run's key: 16 hex digits of a SHA-256 over the scenario (trace paths replaced by their
     files' SHA-256, so moving the traces keeps the key), the accelbrake version and the compiled
     simulator's digest (:func:`core_digest`), and the kind of result unless it is a sweep's
-    ``point`` (whose keys predate kinds)."""
-    canon = json.loads(json.dumps(scenario))
-    for hop in canon.get("hops", []):
-        link = hop.get("link", {})
-        if link.get("type") == "trace" and isinstance(link.get("path"), str):
-            link["path"] = "sha256:" + _file_digest(link["path"])
+    ``point`` (whose keys predate kinds). The scenario is not modified."""
+    canon = dict(scenario)
+    if isinstance(canon.get("hops"), list):
+        canon["hops"] = [_hop_for_key(h) for h in canon["hops"]]
     doc = {"scenario": canon, "version": __version__, "core": core_digest()}
     if kind != "point":
         doc["kind"] = kind
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical_json(doc)).hexdigest()[:16]
+
+
+def _hop_for_key(hop: Any) -> Any:
+    """``hop`` with a trace link's path replaced by ``sha256:<digest of the file>`` (copied, not
+    modified; other hops as they are)."""
+    link = hop.get("link") if isinstance(hop, Mapping) else None
+    if not isinstance(link, Mapping) or link.get("type") != "trace" or not isinstance(link.get("path"), str):
+        return hop
+    return {**hop, "link": {**link, "path": "sha256:" + _file_digest(link["path"])}}
 
 
 def planned(exp: Experiment, p: RunPoint) -> tuple[dict[str, Any], str]:
@@ -374,7 +389,15 @@ def _write_run(
     # 3-11 MB), which Python's pure-Python indenting encoder took 0.3-0.5 s of the main process to
     # write, twice the time the core took to simulate the run; on one line the C encoder does it.
     compact = len(payload["summary"]) > COMPACT_SUMMARY_CHARS
-    atomic_write_json(runs / f"{rid}.json", doc, indent=None if compact else 2)
+    if compact:
+        # The core's text as it came (valid JSON, no NaN): not encoded again from the parsed dict.
+        atomic_write_json(
+            runs / f"{rid}.json",
+            {**doc, "summary": json_fragment(payload["summary"], doc["summary"])},
+            indent=None,
+        )
+    else:
+        atomic_write_json(runs / f"{rid}.json", doc, indent=2)
     return doc, flows
 
 
@@ -499,7 +522,7 @@ def _run_sweep_locked(
     # does not read back the files just written (that was most of the time between the last run
     # and the report): the run's result rows and its flow time series, which the tables hold
     # anyway (not the run's document: a run with thousands of flows has a summary of megabytes).
-    fresh: dict[str, tuple[dict[int, list[dict[str, Any]]], Any]] = {}
+    fresh: dict[str, tuple[dict[int, RowBlock], Any]] = {}
     # A run shared by matrix schemes whose scenarios coincide has rows for each (see run_level).
     positions: dict[str, list[int]] = {}
     for i, (rid, _p) in enumerate(order):
@@ -536,7 +559,7 @@ def _run_sweep_locked(
 
     _execute(
         executor,
-        [(rid, json.dumps(plan[rid][1])) for rid in todo],
+        [(rid, dumps_compact(plan[rid][1])) for rid in todo],
         on_result,
         lambda rid: plan[rid][0].describe(),
         kind="point",
@@ -764,7 +787,7 @@ def _run_scenarios(
 
     _execute(
         executor,
-        [(rid, json.dumps(plan[rid].scenario)) for rid in todo],
+        [(rid, dumps_compact(plan[rid].scenario)) for rid in todo],
         on_result,
         lambda rid: plan[rid].describe,
         kind=kind,
@@ -775,8 +798,12 @@ def _run_scenarios(
     return TasksOutcome(results, run_ids, out, len(plan), skipped, len(todo), time.monotonic() - t0)
 
 
-def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The results rows of one run: one per flow."""
+#: A run's result rows by column (one list per column, equal lengths): what :func:`_run_rows` gives.
+RowBlock = dict[str, list[Any]]
+
+
+def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) -> RowBlock:
+    """The results rows of one run, one per flow, by column."""
     from accelbrake.results import Result
 
     summary = doc["summary"]
@@ -807,12 +834,35 @@ def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) ->
         "run_per_packet_delay_p95_ms": num(ppd.get("p95")),
         "run_queueing_delay_p95_ms": num(qd.get("p95")),
     }
-    rows = []
-    for rec in res.summary_rows():
-        # The flow's own controller: runs that mix schemes (a `mix` entry) differ from run-level `cc`.
-        rec["flow_cc"] = rec.pop("scheme", None)
-        rows.append({**run_cols, **rec, **after})
-    return rows
+    cols = res.summary_columns()
+    n = len(cols["flow"])
+    # One column per name, in the order a row would have them: the run's, the flow's (its own
+    # controller, `flow_cc`, last: runs that mix schemes differ from the run-level `cc`), the run's.
+    cols["flow_cc"] = cols.pop("scheme")
+    block: RowBlock = {k: [v] * n for k, v in run_cols.items()}
+    block.update(cols)
+    block.update({k: [v] * n for k, v in after.items()})
+    return block
+
+
+def _rows_frame(blocks: Iterable[RowBlock]) -> pd.DataFrame:
+    """One table of the blocks' rows, in order: the table ``pd.DataFrame`` would make of their rows
+    as dicts (columns in first-seen order, a missing value NaN) without a dict per row."""
+    import pandas as pd
+
+    cols: dict[str, list[Any]] = {}
+    total = 0
+    for block in blocks:
+        n = len(next(iter(block.values()), ()))
+        if n == 0:
+            continue
+        for k in block:
+            if k not in cols:
+                cols[k] = [float("nan")] * total
+        for k, v in cols.items():
+            v.extend(block[k] if k in block else [float("nan")] * n)
+        total += n
+    return pd.DataFrame(cols)
 
 
 def write_tables(
@@ -824,7 +874,7 @@ def write_tables(
     commit: str | None,
     wall_s: float,
     stats: dict[str, int],
-    loaded: dict[str, tuple[Mapping[int, list[dict[str, Any]]], Any]] | None = None,
+    loaded: dict[str, tuple[Mapping[int, RowBlock], Any]] | None = None,
     csv: bool = False,
 ) -> pd.DataFrame:
     """Assemble ``results.parquet`` (and ``results.csv`` with ``csv``; without it an old
@@ -842,20 +892,20 @@ def write_tables(
     remaining: dict[str, int] = {}
     for rid, _p in order:
         remaining[rid] = remaining.get(rid, 0) + 1
-    rows: list[dict[str, Any]] = []
+    blocks: list[RowBlock] = []
     ts: list[pd.DataFrame] = []
     runs_meta = []
     for i, (rid, p) in enumerate(order):
         remaining[rid] -= 1
         if rid in loaded and i in loaded[rid][0]:
             run_rows, flows = loaded[rid]
-            rows.extend(run_rows[i])
+            blocks.append(run_rows[i])
             f = flows.to_pandas()
             if not remaining[rid] and isinstance(loaded, dict):
                 del loaded[rid]
         else:
             doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
-            rows.extend(_run_rows(exp, rid, p, doc))
+            blocks.append(_run_rows(exp, rid, p, doc))
             f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
         labels = p.labels()
         f.insert(0, "run_id", rid)
@@ -863,7 +913,8 @@ def write_tables(
             f.insert(1 + i, k, labels[k])
         ts.append(f)
         runs_meta.append({"run_id": rid, **labels})
-    results = pd.DataFrame(rows)
+    results = _rows_frame(blocks)
+    del blocks
     timeseries = pd.concat(ts, ignore_index=True) if ts else pd.DataFrame()
     meta = {
         "experiment": {
