@@ -120,14 +120,14 @@ def canonical_json(obj: Any) -> bytes:
         return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
 
 
-def json_fragment(text: str | bytes, parsed: Any) -> Any:
+def json_fragment(text: str | bytes) -> Any:
     """Something to put in an object for :func:`atomic_write_json` with ``indent=None`` that is
     written as ``text`` (JSON already encoded) verbatim: an ``orjson.Fragment``; without orjson,
-    ``parsed`` (the same value, encoded again)."""
+    the parsed value (encoded again)."""
     try:
         import orjson
     except ImportError:  # pragma: no cover - orjson is a dependency
-        return parsed
+        return json.loads(text)
     return orjson.Fragment(text)
 
 

@@ -187,16 +187,37 @@ def materialise_traces(scenario: dict[str, Any], blobs: dict[str, tuple[str, byt
     return scenario
 
 
+def split_summary(text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The core's summary (JSON text) as its top level without ``flows`` (the "head": run-level
+    figures, hops, warnings) and its per-flow figures by column
+    (:func:`accelbrake.results.flow_columns`; numbers as numpy arrays, which travel back from a
+    worker as bytes, not as one object per value)."""
+    import numpy as np
+
+    from accelbrake._io import loads
+    from accelbrake.results import FLOW_INT_COLUMNS, flow_columns
+
+    head = loads(text)
+    flows = head.pop("flows", None) or []
+    cols: dict[str, Any] = flow_columns(head, flows)
+    for k, v in cols.items():
+        if k != "scheme":
+            cols[k] = np.array(v, dtype=np.int64 if k in FLOW_INT_COLUMNS else np.float64)
+    return head, cols
+
+
 def run_experiment_point(
     key: Any, scenario_json: str, trace_blobs: dict[str, tuple[str, bytes]] | None = None
 ) -> tuple[Any, dict[str, Any] | None, str | None]:
     """One run of a sweep: ``(key, payload, None)`` or ``(key, None, error message)``.
 
-    The payload holds the core's summary (JSON text), the ``flows_ts`` table with two more columns
-    (``delay_mean_ms`` and ``delay_p95_ms``: per-packet delay of the packets received in each bin),
-    ``hops_ts``, and :data:`CDF_LEVELS` quantiles of the per-packet delay of all delivered packets
-    (for CDFs). Tables travel as ``{column: (dtype, bytes)}`` so that nothing needs pandas here.
-    ``trace_blobs`` (path → (sha256, bytes)) ship the trace files to a worker on another machine.
+    The payload holds the core's summary (JSON text; and parsed, as :func:`split_summary` splits
+    it, so that the sweep's process need not parse megabytes per run), the ``flows_ts`` table with
+    two more columns (``delay_mean_ms`` and ``delay_p95_ms``: per-packet delay of the packets
+    received in each bin), ``hops_ts``, and :data:`CDF_LEVELS` quantiles of the per-packet delay
+    of all delivered packets (for CDFs). Tables travel as ``{column: (dtype, bytes)}`` so that
+    nothing needs pandas here. ``trace_blobs`` (path → (sha256, bytes)) ship the trace files to a
+    worker on another machine.
     """
     import platform
     import time
@@ -214,8 +235,11 @@ def run_experiment_point(
     # gives the delay distribution's quantiles (delay_cdf), so no per-packet records are needed.
     cdf_cols = _columns(tables.get("delay_cdf"))
     cdf = [float(v) for v in cdf_cols.get("per_packet_delay_ms", ())]
+    head, columns = split_summary(raw["summary"])
     payload = {
         "summary": raw["summary"],
+        "summary_head": head,
+        "flow_columns": columns,
         "flows_ts": tables.get("flows_ts") or {},
         "hops_ts": tables.get("hops_ts") or {},
         "delay_quantiles_ms": cdf,

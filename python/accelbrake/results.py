@@ -23,7 +23,7 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -179,6 +179,49 @@ def format_warning(w: Mapping[str, Any]) -> str:
 def _nan(v: Any) -> float:
     """JSON null (the core's NaN) → NaN."""
     return float("nan") if v is None else float(v)
+
+
+#: The integer columns of :func:`flow_columns` (the others are floats, but ``scheme``).
+FLOW_INT_COLUMNS = ("flow", "delivered_packets", "packets_sent", "retransmits", "drops", "timeouts")
+
+
+def flow_columns(summary: Mapping[str, Any], flows: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
+    """The per-flow rows of :meth:`Result.summary_rows` by column (one list per column, a value per
+    flow of ``flows``, in order): what a table is built from without a dict per row (a sweep's runs
+    with thousands of flows). ``summary`` gives the bottleneck's capacity (its ``flows`` are not
+    read: a sweep's worker passes them apart, see ``accelbrake._worker``)."""
+    hops = summary.get("hops", [])
+    b = int(summary.get("bottleneck_hop", 0))
+    cap = _nan(hops[b].get("capacity_mbps")) if b < len(hops) else float("nan")
+    nan = float("nan")
+
+    def col(key: str) -> list[float]:
+        return [nan if (v := f.get(key)) is None else float(v) for f in flows]
+
+    tput = col("throughput_mbps")
+    cols: dict[str, list[Any]] = {
+        "flow": [int(f["id"]) for f in flows],
+        "scheme": [f.get("scheme") for f in flows],
+        "start_s": col("start_s"),
+        "prop_rtt_ms": col("prop_rtt_ms"),
+        "capacity_mbps": [cap] * len(flows),
+        "throughput_mbps": tput,
+        "goodput_mbps": col("goodput_mbps"),
+        "utilization": [t / cap for t in tput] if cap > 0 else [nan] * len(flows),
+    }
+    for stat_name, prefix, stats in (
+        ("queueing_delay_ms", "queueing_delay", ("mean", "p50", "p95", "p99")),
+        ("per_packet_delay_ms", "per_packet_delay", ("mean", "p50", "p95", "p99")),
+        ("one_way_delay_ms", "one_way_delay", ("mean", "p95")),
+    ):
+        sts = [f.get(stat_name) or {} for f in flows]
+        for q in stats:
+            cols[f"{prefix}_{q}_ms"] = [nan if (v := st.get(q)) is None else float(v) for st in sts]
+    cols["delivered_packets"] = [int((f.get("per_packet_delay_ms") or {}).get("count", 0)) for f in flows]
+    for k in ("packets_sent", "retransmits", "drops", "timeouts"):
+        cols[k] = [int(f.get(k, 0)) for f in flows]
+    cols["completion_s"] = col("completion_s")
+    return cols
 
 
 class Result:
@@ -346,42 +389,8 @@ class Result:
         return [dict(zip(names, vals, strict=True)) for vals in zip(*cols.values(), strict=True)]
 
     def summary_columns(self) -> dict[str, list[Any]]:
-        """:meth:`summary_rows` by column (one list per column, a value per flow, in the same
-        order): what a table is built from without a dict per row (a sweep's runs with thousands
-        of flows)."""
-        hops = self.summary.get("hops", [])
-        b = self.bottleneck_hop
-        cap = _nan(hops[b].get("capacity_mbps")) if b < len(hops) else float("nan")
-        flows = self.summary.get("flows", [])
-        nan = float("nan")
-
-        def col(key: str) -> list[float]:
-            return [nan if (v := f.get(key)) is None else float(v) for f in flows]
-
-        tput = col("throughput_mbps")
-        cols: dict[str, list[Any]] = {
-            "flow": [int(f["id"]) for f in flows],
-            "scheme": [f.get("scheme") for f in flows],
-            "start_s": col("start_s"),
-            "prop_rtt_ms": col("prop_rtt_ms"),
-            "capacity_mbps": [cap] * len(flows),
-            "throughput_mbps": tput,
-            "goodput_mbps": col("goodput_mbps"),
-            "utilization": [t / cap for t in tput] if cap > 0 else [nan] * len(flows),
-        }
-        for stat_name, prefix, stats in (
-            ("queueing_delay_ms", "queueing_delay", ("mean", "p50", "p95", "p99")),
-            ("per_packet_delay_ms", "per_packet_delay", ("mean", "p50", "p95", "p99")),
-            ("one_way_delay_ms", "one_way_delay", ("mean", "p95")),
-        ):
-            sts = [f.get(stat_name) or {} for f in flows]
-            for q in stats:
-                cols[f"{prefix}_{q}_ms"] = [nan if (v := st.get(q)) is None else float(v) for st in sts]
-        cols["delivered_packets"] = [int((f.get("per_packet_delay_ms") or {}).get("count", 0)) for f in flows]
-        for k in ("packets_sent", "retransmits", "drops", "timeouts"):
-            cols[k] = [int(f.get(k, 0)) for f in flows]
-        cols["completion_s"] = col("completion_s")
-        return cols
+        """:meth:`summary_rows` by column (:func:`flow_columns`)."""
+        return flow_columns(self.summary, self.summary.get("flows") or [])
 
     def metadata(self) -> dict[str, Any]:
         """Provenance: versions, git commit, scenario, seed, host and a UTC timestamp."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -167,24 +168,43 @@ def _runs(results: pd.DataFrame, out: Path) -> list[tuple[pd.Series, dict[str, A
 def digest_fig13(doc: dict[str, Any]) -> dict[str, Any]:
     """What :func:`cmp_fig13` needs of one run's document: its per-scheme long-flow aggregates and
     its short flows' completion times. Taken by the sweep from each run's document as it is written
-    (``run_sweep(digest=...)``) and stored in its index (``runs/<id>.done``), so that the comparison
-    does not parse the 50 run documents of 3-11 MB again (most of its time, and of a rerun's);
-    computed from the file for runs whose index lacks it (an older folder, other Python code)."""
+    (``run_sweep(digest=...)``, with the flows' figures by column, see ``runner._write_run``) and
+    stored in its index (``runs/<id>.done``), so that the comparison does not parse the 50 run
+    documents of 3-11 MB again (most of its time, and of a rerun's); computed from the file for
+    runs whose index lacks it (an older folder, other Python code)."""
     from accelbrake.mix import _flow_sizes
 
     summary, scenario = doc["summary"], doc["scenario"]
     cap = float(summary["hops"][int(summary["bottleneck_hop"])]["capacity_mbps"])
+    flows = _flows_of(doc)
     sizes = _flow_sizes(scenario)
     long: dict[str, list[int]] = {}
-    for f in summary.get("flows") or []:
+    for f in flows:
         i = int(f["id"])
         if i >= len(sizes) or sizes[i] is None:
             long.setdefault(str(f.get("scheme")), []).append(i)
     return {
-        "agg": {a["scheme"]: a for a in scheme_aggregates(summary, scenario)},
-        "fcts": fct_stats(summary, scenario, cap),
+        "agg": {a["scheme"]: a for a in scheme_aggregates({"flows": flows}, scenario)},
+        "fcts": fct_stats({"flows": flows}, scenario, cap),
         "long": long,
     }
+
+
+def _flows_of(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The summary's per-flow entries as far as :func:`digest_fig13` reads them (id, scheme,
+    throughput, completion time, propagation RTT; ``None`` where the core wrote null): from the
+    document's ``flow_columns`` (NaN there is null) or else its summary's ``flows``."""
+    cols = doc.get("flow_columns")
+    if cols is None:
+        return doc["summary"].get("flows") or []
+
+    def values(name: str) -> list[Any]:
+        x = cols[name]
+        return [None if v != v else v for v in (x.tolist() if hasattr(x, "tolist") else list(x))]
+
+    keys = ("id", "scheme", "throughput_mbps", "completion_s", "prop_rtt_ms")
+    names = ("flow", "scheme", "throughput_mbps", "completion_s", "prop_rtt_ms")
+    return [dict(zip(keys, vals, strict=True)) for vals in zip(*(values(n) for n in names), strict=True)]
 
 
 #: Start of the window of Fig. 13's "after the start-up" rows, s: the ABC queue's weight falls at

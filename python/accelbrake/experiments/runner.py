@@ -356,7 +356,9 @@ def _write_run(
 ) -> tuple[dict[str, Any], Any]:
     """Write one run's files; the JSON goes last and marks the run as finished. Returns what
     :func:`write_tables` needs of the run, so that it need not read the files back: the run's
-    document (as written) and its flow time series as a ``pyarrow.Table`` (the table written to
+    document as written but for its summary, which is the summary's top level without ``flows``,
+    the flows' figures being in ``flow_columns`` (:func:`accelbrake.results.flow_columns`), and its
+    flow time series as a ``pyarrow.Table`` (the table written to
     ``<run_id>.flows.parquet``)."""
     import pandas as pd
 
@@ -368,12 +370,18 @@ def _write_run(
     flows = arrow_table("flows_ts", payload["flows_ts"])
     _write_arrow(runs / f"{rid}.flows.parquet", flows)
     _write_arrow(runs / f"{rid}.hops.parquet", arrow_table("hops_ts", payload["hops_ts"]))
+    text = payload["summary"]
+    head, columns = payload.get("summary_head"), payload.get("flow_columns")
+    if head is None or columns is None:  # a worker of an older accelbrake
+        from accelbrake._worker import split_summary
+
+        head, columns = split_summary(text)
     doc = {
         "run_id": rid,
         "point": point.labels(),
         "seed": point.seed,
         "scenario": scenario,
-        "summary": loads(payload["summary"]),
+        "summary": None,  # filled below
         "delay_quantiles_ms": payload["delay_quantiles_ms"],
         "metadata": {
             "accelbrake_version": __version__,
@@ -387,17 +395,16 @@ def _write_run(
     }
     # Indented for reading, except a summary of more than 1 MB (thousands of flows: abc-fig13's are
     # 3-11 MB), which Python's pure-Python indenting encoder took 0.3-0.5 s of the main process to
-    # write, twice the time the core took to simulate the run; on one line the C encoder does it.
-    compact = len(payload["summary"]) > COMPACT_SUMMARY_CHARS
-    if compact:
-        # The core's text as it came (valid JSON, no NaN): not encoded again from the parsed dict.
-        atomic_write_json(
-            runs / f"{rid}.json",
-            {**doc, "summary": json_fragment(payload["summary"], doc["summary"])},
-            indent=None,
-        )
+    # write, twice the time the core took to simulate the run. That one is written as the core's
+    # text (valid JSON, no NaN) as it came, neither parsed nor encoded again here.
+    if len(text) > COMPACT_SUMMARY_CHARS:
+        atomic_write_json(runs / f"{rid}.json", {**doc, "summary": json_fragment(text)}, indent=None)
     else:
-        atomic_write_json(runs / f"{rid}.json", doc, indent=2)
+        atomic_write_json(runs / f"{rid}.json", {**doc, "summary": loads(text)}, indent=2)
+    # What the sweep needs of the summary: the run's figures and, by column, the flows' (the
+    # worker parsed it, see accelbrake._worker.split_summary).
+    doc["summary"] = head
+    doc["flow_columns"] = columns
     return doc, flows
 
 
@@ -798,19 +805,20 @@ def _run_scenarios(
     return TasksOutcome(results, run_ids, out, len(plan), skipped, len(todo), time.monotonic() - t0)
 
 
-#: A run's result rows by column (one list per column, equal lengths): what :func:`_run_rows` gives.
-RowBlock = dict[str, list[Any]]
+#: A run's result rows by column (a list or numpy array per column, equal lengths): what
+#: :func:`_run_rows` gives.
+RowBlock = dict[str, Any]
 
 
 def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) -> RowBlock:
-    """The results rows of one run, one per flow, by column."""
-    from accelbrake.results import Result
+    """The results rows of one run, one per flow, by column: from the document's ``flow_columns``
+    (as :func:`_write_run` returns it) or else its summary's ``flows`` (as read from the file)."""
+    from accelbrake.results import flow_columns
 
     summary = doc["summary"]
     scenario = doc["scenario"]
     entry = exp.scheme(p.scheme)
     qtype = scenario["hops"][0]["queue"].get("type", "?")
-    res = Result(summary, {}, scenario)
     ppd = summary.get("per_packet_delay_ms") or {}
     qd = summary.get("queueing_delay_ms") or {}
 
@@ -834,35 +842,61 @@ def _run_rows(exp: Experiment, rid: str, p: RunPoint, doc: Mapping[str, Any]) ->
         "run_per_packet_delay_p95_ms": num(ppd.get("p95")),
         "run_queueing_delay_p95_ms": num(qd.get("p95")),
     }
-    cols = res.summary_columns()
+    given = doc.get("flow_columns")
+    cols = dict(given) if given is not None else flow_columns(summary, summary.get("flows") or [])
     n = len(cols["flow"])
     # One column per name, in the order a row would have them: the run's, the flow's (its own
     # controller, `flow_cc`, last: runs that mix schemes differ from the run-level `cc`), the run's.
     cols["flow_cc"] = cols.pop("scheme")
-    block: RowBlock = {k: [v] * n for k, v in run_cols.items()}
+    block: RowBlock = {k: _repeat(v, n) for k, v in run_cols.items()}
     block.update(cols)
-    block.update({k: [v] * n for k, v in after.items()})
+    block.update({k: _repeat(v, n) for k, v in after.items()})
     return block
+
+
+def _repeat(v: Any, n: int) -> Any:
+    """``n`` times ``v``: a numpy array for a float or an int (the dtype pandas infers from such
+    values), else a list."""
+    import numpy as np
+
+    if type(v) is float:
+        return np.full(n, v, dtype=np.float64)
+    if type(v) is int and -(2**63) <= v < 2**63:
+        return np.full(n, v, dtype=np.int64)
+    return [v] * n
 
 
 def _rows_frame(blocks: Iterable[RowBlock]) -> pd.DataFrame:
     """One table of the blocks' rows, in order: the table ``pd.DataFrame`` would make of their rows
-    as dicts (columns in first-seen order, a missing value NaN) without a dict per row."""
+    as dicts (columns in first-seen order, a missing value NaN, the same dtypes) without a dict
+    per row."""
+    import itertools
+
+    import numpy as np
     import pandas as pd
 
-    cols: dict[str, list[Any]] = {}
+    nan = float("nan")
+    parts: dict[str, list[Any]] = {}
     total = 0
     for block in blocks:
         n = len(next(iter(block.values()), ()))
         if n == 0:
             continue
         for k in block:
-            if k not in cols:
-                cols[k] = [float("nan")] * total
-        for k, v in cols.items():
-            v.extend(block[k] if k in block else [float("nan")] * n)
+            if k not in parts:
+                parts[k] = [[nan] * total] if total else []
+        for k, ps in parts.items():
+            ps.append(block[k] if k in block else [nan] * n)
         total += n
-    return pd.DataFrame(cols)
+
+    def joined(ps: list[Any]) -> Any:
+        # Arrays of one dtype are joined as they are; anything else as the Python values a row
+        # would hold, for pandas to infer the column's dtype from (as it does from rows).
+        if ps and all(isinstance(x, np.ndarray) and x.dtype == ps[0].dtype for x in ps):
+            return np.concatenate(ps)
+        return list(itertools.chain.from_iterable(x.tolist() if isinstance(x, np.ndarray) else x for x in ps))
+
+    return pd.DataFrame({k: joined(ps) for k, ps in parts.items()})
 
 
 def write_tables(
