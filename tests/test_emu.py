@@ -277,6 +277,32 @@ def test_auto_transport_falls_back_to_user_space_abc_without_bpf(monkeypatch, ca
     assert emu._choose_transport("abc", "auto", "bin") is False
 
 
+def test_an_option_given_beside_a_scenario_with_another_value_is_an_error(tmp_path):
+    """`emulate --scenario F --flows 3` used to run the scenario's one flow without a word: an option
+    the scenario decides, given with a value other than its default and the scenario's, is an error
+    naming both; --duration and --set still win, and the scenario's own value repeated is fine."""
+    import argparse
+
+    p = argparse.ArgumentParser()
+    emu.register(p.add_subparsers(), argparse.HelpFormatter)
+    given = emu.emulation_of_scenario(_scenario(count=2), tmp_path)
+    ok = p.parse_args(
+        ["emulate", "--scenario", "f.json", "--duration", "1", "--set", "abc.eta=0.8", "--flows", "2"]
+    )
+    emu._apply_scenario(ok, given)
+    assert (ok.flows, ok.duration, ok.scheme, ok.delay) == (2, 1.0, "abc", 10.0)
+    assert ok.set == ["abc.min_window=4", "abc.eta=0.8"]
+    for argv, opt in (
+        (["--flows", "3"], "--flows 3"),
+        (["--scheme", "vegas"], "--scheme vegas"),
+        (["--delay", "20"], "--delay 20.0"),
+        (["--ack-mbps", "24"], "--ack-mbps 24.0"),
+    ):
+        a = p.parse_args(["emulate", "--scenario", "f.json", *argv])
+        with pytest.raises(emu.CliError, match=f"{opt}: --scenario f.json"):
+            emu._apply_scenario(a, given)
+
+
 def test_a_scenario_of_n_identical_flows_maps_onto_emulate_flows(tmp_path):
     """`run --flows N` scenarios (one entry with count N, or N entries alike but for evenly spaced
     starts, as `--set flow.interval` and an experiment's start_interval_s write them) emulate as

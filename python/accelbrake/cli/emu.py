@@ -221,7 +221,8 @@ def register(sub: Any, fmt: Any) -> None:
         metavar="FILE",
         help="emulate a JSON or TOML scenario file in the core's schema (as `run --scenario`): one flow "
         "over one data hop and one ACK hop, trace or constant links, the same delay both ways; its "
-        "trace, queues, delay, scheme, parameters, seed and duration replace the options",
+        "trace, queues, delay, scheme, parameters, seed, flows and duration replace the options (one "
+        "of them also given with another value is an error; --duration and --set win)",
     )
     em.add_argument(
         "--scheme",
@@ -271,7 +272,8 @@ def register(sub: Any, fmt: Any) -> None:
         "per-packet echo lives there; else the kernel default)",
     )
     em.add_argument("--json", action="store_true", help="print the summary as JSON")
-    em.set_defaults(func=cmd_emulate)
+    # The defaults as declared, so that an option given beside --scenario can be told apart.
+    em.set_defaults(func=cmd_emulate, defaults_of=em.get_default)
 
 
 def cmd_shell(args: Any) -> int:
@@ -337,14 +339,7 @@ def cmd_emulate(args: Any) -> int:
                 sc = load_scenario_file(args.scenario)
             except Exception as e:  # noqa: BLE001 - the loader's message names the file
                 raise CliError(str(e)) from e
-            given = emulation_of_scenario(sc, Path(tmp), where=args.scenario)
-            for k, v in given.items():
-                if k == "duration" and args.duration is not None:
-                    continue
-                if k == "sets":
-                    args.set = [*v, *args.set]
-                else:
-                    setattr(args, k, v)
+            _apply_scenario(args, emulation_of_scenario(sc, Path(tmp), where=args.scenario))
         else:
             _apply_run_defaults(args, Path(tmp))
         if args.duration is None:
@@ -355,6 +350,33 @@ def cmd_emulate(args: Any) -> int:
         return 0
     print(format_emulate(summary))
     return 0
+
+
+def _apply_scenario(args: Any, given: dict[str, Any]) -> None:
+    """Set ``args`` from a scenario's options (:func:`emulation_of_scenario`): its ``--set``s come
+    first (the command line's win), ``--duration`` given on the command line wins; any other option
+    given on the command line with a value other than its default and the scenario's is an error
+    (which of the two was meant is not ours to guess)."""
+    default_of = getattr(args, "defaults_of", None)
+    for k, v in given.items():
+        if k == "duration" and args.duration is not None:
+            continue
+        if k == "sets":
+            args.set = [*v, *args.set]
+            continue
+        mine = getattr(args, k, None)
+        if default_of is not None and mine != default_of(k) and mine != v:
+            opt = "--" + k.replace("_", "-")
+            raise CliError(
+                f"{opt} {mine}: --scenario {args.scenario} sets it to {v}; give it in one place "
+                f"(drop {opt}, or change the scenario)"
+            )
+        setattr(args, k, v)
+    if default_of is not None and getattr(args, "ack_mbps", None) != default_of("ack_mbps"):
+        raise CliError(
+            f"--ack-mbps {args.ack_mbps}: --scenario {args.scenario} gives the ACK link (its reverse "
+            "hop); drop --ack-mbps, or change the scenario"
+        )
 
 
 #: Most flows ``emulate --flows`` runs (the binary's limit: consecutive receiver ports, and two
