@@ -207,3 +207,41 @@ def test_the_plot_fork_server_ends_without_teardown_and_preloads_the_module():
     )
     r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "torn down" not in r.stdout, (r.returncode, r.stdout, r.stderr)
+
+
+KEEP_SCRIPT = """
+import os
+from accelbrake import _pool as P
+
+def pid(key, js):
+    return key, os.getpid(), None
+
+if __name__ == "__main__":
+    P.keep_workers()
+    tasks = [(i, "") for i in range(6)]
+    a = set(P.run_tasks(tasks, pid, jobs=2, progress=False).values())
+    b = set(P.run_tasks(tasks, pid, jobs=2, progress=False).values())
+    one = set(P.run_tasks(tasks, pid, jobs=1, memory_mb=None, progress=False).values())
+    try:
+        P.run_tasks(tasks, pid, jobs=2, progress=False, on_result=lambda k, r: 1 / 0)
+    except ZeroDivisionError:
+        pass
+    c = set(P.run_tasks(tasks, pid, jobs=2, progress=False).values())
+    print(len(a), a == b, one == {os.getpid()}, len(c), bool(a & c))
+"""
+
+
+def test_kept_workers_serve_one_sweep_after_another_and_end_with_their_process(tmp_path):
+    """keep_workers() (reproduce all's drivers): successive run_tasks calls get the same worker
+    processes; a failure in a call ends them (the next call starts new ones); the process still
+    exits at once, its daemonic workers with it."""
+    script = tmp_path / "keep.py"
+    script.write_text(KEEP_SCRIPT)
+    p = subprocess.Popen(
+        [sys.executable, str(script)], env=_env(), stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    out, _ = p.communicate(timeout=120)
+    assert p.returncode == 0
+    assert out.split() == ["2", "True", "True", "2", "False"]
+    time.sleep(0.5)
+    assert _alive(p.pid) == []

@@ -21,7 +21,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +79,8 @@ def run_tasks(
                     _deliver(results, on_result, k, result)
                 bar.update()
             return results
-        with _Pool(worker, min(jobs, len(tasks)), memory_mb) as pool:
-            for k, result, err in pool.map(tasks):
+        with _pool_for(min(jobs, len(tasks)), memory_mb) as pool:
+            for k, result, err in pool.map(tasks, worker):
                 if err is not None:
                     fail(k, err)
                 else:
@@ -89,6 +89,42 @@ def run_tasks(
         return results
     finally:
         bar.close()
+
+
+#: keep_workers(): whether this process keeps its workers between run_tasks calls, and the pool.
+_KEPT: dict[str, Any] = {"on": False, "pool": None}
+
+
+def keep_workers() -> None:
+    """From now on, the :func:`run_tasks` calls of this process share one set of worker processes
+    (started as needed, daemonic: they end with this process) instead of each starting its own.
+    For a process that runs many sweeps one after the other (``reproduce all``'s drivers, each
+    running ~20 reproductions): each new worker is an interpreter start plus accelbrake's imports,
+    a quarter of the workers' CPU time there. A failure in a call ends the kept workers (the next
+    call starts new ones), as a pool of its own would have ended."""
+    _KEPT["on"] = True
+
+
+@contextlib.contextmanager
+def _pool_for(n: int, memory_mb: float | None) -> Iterator[_Pool]:
+    """A pool of ``n`` workers for one :func:`run_tasks` call: its own, or the kept one."""
+    if not _KEPT["on"]:
+        with _Pool(n, memory_mb) as pool:
+            yield pool
+        return
+    pool = _KEPT["pool"]
+    if pool is not None and pool._memory_mb != memory_mb:
+        pool.close(graceful=True)
+        pool = None
+    if pool is None:
+        pool = _KEPT["pool"] = _Pool(n, memory_mb, daemon=True)
+    pool._n = max(1, n)  # this call's share (more workers start if needed; extra ones wait)
+    try:
+        yield pool
+    except BaseException:
+        _KEPT["pool"] = None
+        pool.close(graceful=False)
+        raise
 
 
 def _deliver(
@@ -129,8 +165,9 @@ def death_reason(exitcode: int | None, memory_mb: float | None = None) -> str:
     return f"its worker process exited with status {exitcode} before returning a result"
 
 
-def _worker_main(conn: Any, worker: Worker, memory_mb: float | None, parent: int) -> None:
-    """A worker process: run tasks received on ``conn`` until ``None`` or the pipe closes."""
+def _worker_main(conn: Any, memory_mb: float | None, parent: int) -> None:
+    """A worker process: run the ``(worker, key, scenario_json)`` tasks received on ``conn`` until
+    ``None`` or the pipe closes."""
     # The parent decides about Ctrl-C (it terminates us); a SIGINT to the terminal's process group
     # must not make a worker die with a traceback first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -148,7 +185,7 @@ def _worker_main(conn: Any, worker: Worker, memory_mb: float | None, parent: int
             return
         if task is None:
             return
-        key, js = task
+        worker, key, js = task
         try:
             out = worker(key, js)
         except MemoryError:
@@ -189,7 +226,7 @@ class _Slot:
 class _Pool:
     """``n`` worker processes, one task each at a time; see the module's docstring."""
 
-    def __init__(self, worker: Worker, n: int, memory_mb: float | None) -> None:
+    def __init__(self, n: int, memory_mb: float | None, *, daemon: bool = False) -> None:
         import multiprocessing as mp
 
         # Spawn, not forkserver: a forked-server worker's parent is the fork server, which the
@@ -197,9 +234,9 @@ class _Pool:
         # under load); spawned workers are the sweep's own children, so PR_SET_PDEATHSIG reaches
         # them. The cost is one interpreter start per worker (workers are reused across runs).
         self._ctx = mp.get_context("spawn")
-        self._worker = worker
         self._n = max(1, n)
         self._memory_mb = memory_mb
+        self._daemon = daemon
         self._slots: list[_Slot] = []
 
     def __enter__(self) -> _Pool:
@@ -211,11 +248,13 @@ class _Pool:
     def _spawn(self) -> _Slot:
         parent_conn, child_conn = self._ctx.Pipe()
         # Not a daemon: the pool ends its workers explicitly (and the kernel does if this process
-        # dies).
+        # dies); but the workers kept by keep_workers() are, so that multiprocessing ends them when
+        # this process exits (it would wait for non-daemonic children for ever).
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(child_conn, self._worker, self._memory_mb, os.getpid()),
+            args=(child_conn, self._memory_mb, os.getpid()),
             name="accelbrake-worker",
+            daemon=self._daemon,
         )
         proc.start()
         child_conn.close()
@@ -223,14 +262,14 @@ class _Pool:
         self._slots.append(slot)
         return slot
 
-    def map(self, tasks: Sequence[tuple[Any, str]]) -> Any:
-        """Yield ``(key, result, error)`` for every task, in completion order."""
+    def map(self, tasks: Sequence[tuple[Any, str]], worker: Worker) -> Any:
+        """Yield ``(key, result, error)`` for every task run by ``worker``, in completion order."""
         from multiprocessing.connection import wait
 
         queue = list(reversed(tasks))
         while len(self._slots) < min(self._n, len(queue)):
             self._spawn()
-        idle = list(self._slots)
+        idle = list(self._slots[: self._n])
         busy: dict[Any, _Slot] = {}
 
         def refill() -> None:
@@ -238,7 +277,7 @@ class _Pool:
                 slot = idle.pop()
                 slot.task = queue.pop()
                 try:
-                    slot.conn.send(slot.task)
+                    slot.conn.send((worker, *slot.task))
                 except (OSError, ValueError):  # died while idle: replace it, retry the task
                     queue.append(slot.task)
                     self._retire(slot)

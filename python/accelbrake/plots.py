@@ -68,8 +68,18 @@ def _save(fig: Figure, path: str | os.PathLike[str], dpi: int) -> Path:
     fmt = _format_of(dest)
     FigureCanvasAgg(fig)
     with atomic_path(dest) as tmp:
-        fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+        fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", **format_options(fmt))
     return dest
+
+
+#: zlib level of the PNGs we write: 3 instead of Pillow's 6 takes ~30 % less time to encode and
+#: gives files of the same size (±2 %, measured on a report's plots); `reproduce all` writes ~350.
+PNG_COMPRESS_LEVEL = 3
+
+
+def format_options(fmt: str) -> dict[str, Any]:
+    """``savefig`` options of a format: the PNG compression level (:data:`PNG_COMPRESS_LEVEL`)."""
+    return {"pil_kwargs": {"compress_level": PNG_COMPRESS_LEVEL}} if fmt == "png" else {}
 
 
 def _to_end(t: Any, y: Any, end: float) -> tuple[np.ndarray, np.ndarray]:

@@ -445,9 +445,12 @@ def plot_abe(table: pd.DataFrame, out_dir: str | os.PathLike[str], *, dpi: int =
 def _save(fig: Any, path: Path, dpi: int) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    from accelbrake.plots import format_options
+
     FigureCanvasAgg(fig)
+    fmt = path.suffix.lstrip(".")
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip("."), dpi=dpi, bbox_inches="tight")
+        fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", **format_options(fmt))
     return path
 
 

@@ -240,6 +240,8 @@ def save(fig: Figure, stem: Path, dpi: int = 110) -> list[Path]:
     paths."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    from accelbrake.plots import format_options
+
     FigureCanvasAgg(fig)
     out = []
     for fmt in ("png", "svg") if SVG else ("png",):
@@ -250,6 +252,7 @@ def save(fig: Figure, stem: Path, dpi: int = 110) -> list[Path]:
                 format=fmt,
                 dpi=dpi,
                 metadata={"Date": None} if fmt == "svg" else None,
+                **format_options(fmt),
             )
         out.append(dest)
     return out

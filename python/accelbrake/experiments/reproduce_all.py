@@ -331,11 +331,14 @@ def _drive(rid: str, settings_json: str) -> tuple[str, dict[str, Any] | None, st
     and report. Returns ``(rid, {"comp", "outcome", "seconds"} or {"failure"}, None)``."""
     import sys
 
+    from accelbrake._pool import keep_workers
     from accelbrake.experiments.executors import LocalExecutor
     from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction
     from accelbrake.experiments.spec import ExperimentError
     from accelbrake.scenarios import ScenarioError
 
+    # A driver runs one reproduction after another: their sweeps share the driver's workers.
+    keep_workers()
     cfg = json.loads(settings_json)
     rep = REPRODUCTIONS[rid]
     t1 = time.monotonic()
