@@ -187,3 +187,35 @@ def test_compact_json_is_the_standard_encoders_value(tmp_path):
     assert "\n" not in compact.read_text(encoding="utf-8").rstrip("\n")
     with pytest.raises(ValueError):
         loads("{not json")
+
+
+def test_background_sync_syncs_every_file_and_directory_before_close_returns(tmp_path, monkeypatch):
+    """A sweep's run files are synced by a BackgroundSync: atomic_path with one does not sync while
+    writing (the writer does not wait for the disk); close() returns only after every file given and
+    each of their directories (once per batch) was synced."""
+    import threading
+
+    from accelbrake import _io
+
+    synced: list[tuple[str, bool, str]] = []
+
+    def fake_fsync(path, *, directory=False):
+        synced.append((str(path), directory, threading.current_thread().name))
+
+    monkeypatch.setattr(_io, "_fsync", fake_fsync)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    names = [tmp_path / "a" / f"{i}.json" for i in range(5)] + [tmp_path / "b" / "x.json"]
+    with _io.BackgroundSync() as sync:
+        for p in names:
+            _io.atomic_write_json(p, {"p": p.name}, sync=sync)
+    assert all(t == "accelbrake-fsync" for _, _, t in synced)
+    files = [p for p, d, _ in synced if not d]
+    dirs = [p for p, d, _ in synced if d]
+    assert sorted(files) == sorted(map(str, names))
+    assert set(dirs) == {str(tmp_path / "a"), str(tmp_path / "b")} and len(dirs) <= 2 * len(names)
+    assert [json.loads(p.read_text())["p"] for p in names] == [p.name for p in names]
+    # Without one: synced in the writing thread, the file before its rename and the directory after.
+    synced.clear()
+    _io.atomic_write_json(tmp_path / "c.json", {}, indent=None)
+    assert [(d, t == threading.current_thread().name) for _, d, t in synced] == [(False, True), (True, True)]

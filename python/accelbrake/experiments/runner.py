@@ -43,11 +43,14 @@ from typing import TYPE_CHECKING, Any
 from accelbrake import __version__
 from accelbrake._io import (
     TEMP_PREFIX,
+    BackgroundSync,
     _finite,
     atomic_path,
+    atomic_write_bytes,
     atomic_write_json,
     canonical_json,
     dumps_compact,
+    json_bytes,
     json_fragment,
     loads,
 )
@@ -224,10 +227,20 @@ def _facts_path(out: Path, rid: str) -> Path:
     return _runs_dir(out) / f"{rid}{FACTS_SUFFIX}"
 
 
-def _write_facts(out: Path, rid: str, doc: Mapping[str, Any], digest: Any = None) -> None:
+def _write_facts(
+    out: Path,
+    rid: str,
+    doc: Mapping[str, Any],
+    digest: Any = None,
+    *,
+    data: bytes | None = None,
+    sync: BackgroundSync | None = None,
+) -> None:
     """Write the run's index file for its document just written (see :data:`FACTS_SUFFIX`), with
-    the sweep's ``digest`` of it if any (tagged with :func:`code_digest`)."""
-    data = (_runs_dir(out) / f"{rid}.json").read_bytes()
+    the sweep's ``digest`` of it if any (tagged with :func:`code_digest`). ``data``: the document's
+    bytes as written (else read from the file); ``sync`` as for :func:`atomic_path`."""
+    if data is None:
+        data = (_runs_dir(out) / f"{rid}.json").read_bytes()
     facts = {
         "run_id": rid,
         "json_bytes": len(data),
@@ -240,7 +253,7 @@ def _write_facts(out: Path, rid: str, doc: Mapping[str, Any], digest: Any = None
         # standard JSON of the index would turn into null.
         facts["digest_json"] = json.dumps(digest)
         facts["digest_code"] = code_digest()
-    atomic_write_json(_facts_path(out, rid), facts, indent=None)
+    atomic_write_json(_facts_path(out, rid), facts, indent=None, sync=sync)
 
 
 _CODE_DIGEST: list[str] = []
@@ -353,13 +366,14 @@ def _write_run(
     payload: dict[str, Any],
     executor: str,
     commit: str | None,
-) -> tuple[dict[str, Any], Any]:
+    sync: BackgroundSync | None = None,
+) -> tuple[dict[str, Any], Any, bytes]:
     """Write one run's files; the JSON goes last and marks the run as finished. Returns what
     :func:`write_tables` needs of the run, so that it need not read the files back: the run's
     document as written but for its summary, which is the summary's top level without ``flows``,
-    the flows' figures being in ``flow_columns`` (:func:`accelbrake.results.flow_columns`), and its
-    flow time series as a ``pyarrow.Table`` (the table written to
-    ``<run_id>.flows.parquet``)."""
+    the flows' figures being in ``flow_columns`` (:func:`accelbrake.results.flow_columns`), its
+    flow time series as a ``pyarrow.Table`` (the table written to ``<run_id>.flows.parquet``) and
+    the document's bytes as written. ``sync`` as for :func:`atomic_path`."""
     import pandas as pd
 
     from accelbrake.results import arrow_table
@@ -368,8 +382,8 @@ def _write_run(
     # Straight from the core's buffers to Parquet (no DataFrame in between: a third of the main
     # process's time during a sweep went to pandas' conversion).
     flows = arrow_table("flows_ts", payload["flows_ts"])
-    _write_arrow(runs / f"{rid}.flows.parquet", flows)
-    _write_arrow(runs / f"{rid}.hops.parquet", arrow_table("hops_ts", payload["hops_ts"]))
+    _write_arrow(runs / f"{rid}.flows.parquet", flows, sync)
+    _write_arrow(runs / f"{rid}.hops.parquet", arrow_table("hops_ts", payload["hops_ts"]), sync)
     text = payload["summary"]
     head, columns = payload.get("summary_head"), payload.get("flow_columns")
     if head is None or columns is None:  # a worker of an older accelbrake
@@ -398,25 +412,27 @@ def _write_run(
     # write, twice the time the core took to simulate the run. That one is written as the core's
     # text (valid JSON, no NaN) as it came, neither parsed nor encoded again here.
     if len(text) > COMPACT_SUMMARY_CHARS:
-        atomic_write_json(runs / f"{rid}.json", {**doc, "summary": json_fragment(text)}, indent=None)
+        data = json_bytes({**doc, "summary": json_fragment(text)}, indent=None)
     else:
-        atomic_write_json(runs / f"{rid}.json", {**doc, "summary": loads(text)}, indent=2)
+        data = json_bytes({**doc, "summary": loads(text)}, indent=2)
+    atomic_write_bytes(runs / f"{rid}.json", data, sync=sync)
     # What the sweep needs of the summary: the run's figures and, by column, the flows' (the
     # worker parsed it, see accelbrake._worker.split_summary).
     doc["summary"] = head
     doc["flow_columns"] = columns
-    return doc, flows
+    return doc, flows, data
 
 
 #: Run documents whose summary (the core's JSON text) is longer than this are written on one line.
 COMPACT_SUMMARY_CHARS = 1_000_000
 
 
-def _write_arrow(path: Path, table: Any) -> None:
-    """``table`` (a ``pyarrow.Table``) to ``path`` as Parquet, atomically."""
+def _write_arrow(path: Path, table: Any, sync: BackgroundSync | None = None) -> None:
+    """``table`` (a ``pyarrow.Table``) to ``path`` as Parquet, atomically (``sync`` as for
+    :func:`atomic_path`)."""
     import pyarrow.parquet as pq
 
-    with atomic_path(path) as tmp:
+    with atomic_path(path, sync=sync) as tmp:
         pq.write_table(table, tmp)
 
 
@@ -545,7 +561,7 @@ def _run_sweep_locked(
 
     def on_result(rid: str, payload: dict[str, Any]) -> None:
         p, sc = plan[rid]
-        doc, flows = _write_run(out, rid, p, sc, payload, executor.name, commit)
+        doc, flows, data = _write_run(out, rid, p, sc, payload, executor.name, commit, syncer)
         fresh[rid] = ({i: _run_rows(exp, rid, order[i][1], doc) for i in positions[rid]}, flows)
         facts[rid] = {
             "warnings": (doc["summary"] or {}).get("warnings") or [],
@@ -553,7 +569,7 @@ def _run_sweep_locked(
         }
         if digest is not None:
             facts[rid]["digest"] = digest(doc)
-        _write_facts(out, rid, doc, facts[rid].get("digest"))
+        _write_facts(out, rid, doc, facts[rid].get("digest"), data=data, sync=syncer)
         executed.append(rid)
         if on_run is not None:
             on_run(rid, doc)
@@ -564,16 +580,19 @@ def _run_sweep_locked(
         failed.append((rid, plan[rid][0].describe(), reason))
         _write_failures(out, failed)
 
-    _execute(
-        executor,
-        [(rid, dumps_compact(plan[rid][1])) for rid in todo],
-        on_result,
-        lambda rid: plan[rid][0].describe(),
-        kind="point",
-        desc=exp.name,
-        progress=progress,
-        on_failure=on_failure,
-    )
+    # The run files are synced to disk in the background (BackgroundSync); all of them are by
+    # the time the runs are over, before the tables are written.
+    with BackgroundSync() as syncer:
+        _execute(
+            executor,
+            [(rid, dumps_compact(plan[rid][1])) for rid in todo],
+            on_result,
+            lambda rid: plan[rid][0].describe(),
+            kind="point",
+            desc=exp.name,
+            progress=progress,
+            on_failure=on_failure,
+        )
     if not failed:
         (out / FAILURES_NAME).unlink(missing_ok=True)
     # Done before (checked above) or written now: no need to parse every run's document again (for
