@@ -160,10 +160,12 @@ def atomic_write_bytes(
 
 def json_bytes(obj: Any, *, indent: int | None = 2) -> bytes:
     """``obj`` as indented JSON text (NaN/inf become null) and a newline, UTF-8; ``indent=None``
-    gives it on one line, by orjson where it is installed (a dependency; NaN/inf become null there
-    too), else Python's C encoder (both many times faster than indenting)."""
-    if indent is None:
-        fast = _orjson_dumps(obj)
+    gives it on one line. By orjson where it is installed (a dependency; NaN/inf become null there
+    too; one line or two-space indents), else Python's encoder."""
+    if indent is None or indent == 2:
+        # orjson's indenting is C too (Python's indenting encoder is pure Python: the largest
+        # part of writing a sweep's small run documents).
+        fast = _orjson_dumps(obj, indent2=indent == 2)
         if fast is not None:
             return fast + b"\n"
     return (json.dumps(_finite(obj), indent=indent, allow_nan=False) + "\n").encode()
@@ -215,16 +217,20 @@ def dumps_compact(obj: Any) -> str:
     return fast.decode() if fast is not None else json.dumps(obj, separators=(",", ":"))
 
 
-def _orjson_dumps(obj: Any) -> bytes | None:
+def _orjson_dumps(obj: Any, *, indent2: bool = False) -> bytes | None:
     """``obj`` as compact JSON by orjson (non-finite floats → null, numpy scalars and arrays as
-    numbers, non-string keys as strings, as ``json.dumps(_finite(obj))`` gives), or ``None`` when
-    orjson is missing or cannot encode an object that the standard encoder might."""
+    numbers, non-string keys as strings, as ``json.dumps(_finite(obj))`` gives; with ``indent2``
+    indented by two spaces, as ``indent=2``), or ``None`` when orjson is missing or cannot encode
+    an object that the standard encoder might."""
     try:
         import orjson
     except ImportError:  # pragma: no cover - orjson is a dependency
         return None
+    option = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+    if indent2:
+        option |= orjson.OPT_INDENT_2
     try:
-        return orjson.dumps(obj, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(obj, option=option)
     except TypeError:
         return None
 
