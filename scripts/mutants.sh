@@ -17,6 +17,10 @@
 #                     faster per mutant, and a lower bound on what the whole suite catches
 #                     (recheck the survivors without it, with `MUTANTS_ITERATE=1`)
 #   MUTANTS_ITERATE=1 skip the mutants an earlier run into the same MUTANTS_OUT caught (--iterate)
+#   MUTANTS_SURVIVORS=1  run only the mutants the last run into the same MUTANTS_OUT missed (its
+#                     mutants.out/missed.txt; not its timeouts, which --iterate reruns): the check
+#                     after adding tests. cargo-mutants 27.1 applies no name filter to its "delete
+#                     field" mutants, so those of the files given run too.
 # Exit status: cargo-mutants' own (0 all caught, 2 some missed, 3 timeouts, 4 baseline failed);
 # the diff mode exits 0 with a message when the change touches no core source line.
 set -euo pipefail
@@ -52,6 +56,21 @@ if [[ -n "${MUTANTS_ITERATE:-}" ]]; then
     args+=(--iterate)
 fi
 budget=${MUTANTS_BUDGET:-}
+if [[ -n "${MUTANTS_SURVIVORS:-}" ]]; then
+    missed="$OUT/mutants.out/missed.txt"
+    if [[ ! -s "$missed" ]]; then
+        echo "mutants: no survivors listed in $missed (run without MUTANTS_SURVIVORS first)"
+        exit 0
+    fi
+    n=0
+    while IFS= read -r line; do
+        [[ -n "$line" ]] || continue
+        # The mutant's full name as a regex matching only itself.
+        args+=(--re "^$(printf '%s' "$line" | sed -e 's/[][\.*^$(){}+?|\/]/\\&/g')\$")
+        n=$((n + 1))
+    done <"$missed"
+    echo "mutants: rerunning the $n survivor(s) listed in $missed"
+fi
 
 if [[ "${1:-}" == "--in-diff" ]]; then
     base=${2:-${MUTANTS_BASE:-}}
