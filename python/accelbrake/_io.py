@@ -210,6 +210,17 @@ def json_fragment(text: str | bytes) -> Any:
     return orjson.Fragment(text)
 
 
+def dumps_strict(obj: Any) -> str:
+    """``json.dumps(obj, allow_nan=False)`` (a ``ValueError`` for NaN or infinity), by orjson when
+    its text has no ``null`` (orjson writes NaN as null, so a null sends it to the standard
+    encoder, which tells the two apart): for the core's validation of a scenario, whose spacing
+    does not matter."""
+    fast = _orjson_dumps(obj)
+    if fast is not None and b"null" not in fast:
+        return fast.decode()
+    return json.dumps(obj, allow_nan=False)
+
+
 def dumps_compact(obj: Any) -> str:
     """``json.dumps(obj)`` without its spaces, by orjson where it is installed (for the scenario
     text a task carries to its worker)."""

@@ -33,7 +33,6 @@ the file and the key (``exp.toml: matrix.schemes[1]: unknown scheme 'cubci' (did
 from __future__ import annotations
 
 import copy
-import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -43,6 +42,7 @@ from typing import Any
 
 from accelbrake import catalog
 from accelbrake._core import SimulationError
+from accelbrake._io import dumps_strict
 from accelbrake._text import did_you_mean
 from accelbrake.scenarios import (
     SCHEMES,
@@ -336,7 +336,7 @@ def _checked(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, Any]
 
     controllers.annotate(sc)
     try:
-        controllers.validate_json(json.dumps(sc, allow_nan=False))
+        controllers.validate_json(dumps_strict(sc))
     except SimulationError as e:
         raise ExperimentError(f"{exp.source}: {p.describe()}: {e}", key="run") from None
     return sc
@@ -1176,7 +1176,7 @@ def _with_hops(sc: dict[str, Any], p: RunPoint, exp: Experiment) -> dict[str, An
     from accelbrake import controllers
 
     try:
-        controllers.validate_json(json.dumps(sc, allow_nan=False))
+        controllers.validate_json(dumps_strict(sc))
     except SimulationError as e:
         raise ExperimentError(f"{exp.source}: hops: {p.describe()}: {e}", key="hops") from None
     return sc
