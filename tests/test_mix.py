@@ -3,6 +3,7 @@ per-scheme tables, experiment-file keys, and the coexistence router against one 
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 
@@ -341,6 +342,12 @@ def test_fig13_comparison_from_memory_equals_from_files(tmp_path):
     )
     assert outcome.ran == 7  # 5 routers and loads, and RCP's zombie-list baseline at two loads
     assert all(runner.memo_fact(out, rid, "digest") is not None for rid in outcome.executed)
+    # The workers computed them (from the summary's head and per-flow columns), as the function
+    # computes them from the whole document (json.dumps: NaN equals NaN there).
+    assert runner._point_kind(rep.digest) == "point+digest=accelbrake.experiments.mixed:digest_fig13"
+    for rid in outcome.executed:
+        doc = json.loads((out / "runs" / f"{rid}.json").read_text())
+        assert json.dumps(runner.memo_fact(out, rid, "digest")) == json.dumps(rep.digest(doc))
     runner.RUN_FACTS.clear()  # now every digest comes from the runs' index files (a rerun)
     assert runner.memo_fact(out, outcome.executed[0], "digest") is None
     assert runner.stored_digest(out, outcome.executed[0]) is not None

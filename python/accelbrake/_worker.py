@@ -207,7 +207,10 @@ def split_summary(text: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def run_experiment_point(
-    key: Any, scenario_json: str, trace_blobs: dict[str, tuple[str, bytes]] | None = None
+    key: Any,
+    scenario_json: str,
+    trace_blobs: dict[str, tuple[str, bytes]] | None = None,
+    digest: str | None = None,
 ) -> tuple[Any, dict[str, Any] | None, str | None]:
     """One run of a sweep: ``(key, payload, None)`` or ``(key, None, error message)``.
 
@@ -217,8 +220,11 @@ def run_experiment_point(
     received in each bin), ``hops_ts``, and :data:`CDF_LEVELS` quantiles of the per-packet delay
     of all delivered packets (for CDFs). Tables travel as ``{column: (dtype, bytes)}`` so that
     nothing needs pandas here. ``trace_blobs`` (path → (sha256, bytes)) ship the trace files to a
-    worker on another machine.
+    worker on another machine. ``digest`` (``"module:function"``): the payload's ``digest`` is that
+    function of the run's document (:func:`point_digest`), computed here rather than in the sweep's
+    process.
     """
+    given_json = scenario_json
     import platform
     import time
 
@@ -244,9 +250,23 @@ def run_experiment_point(
         "hops_ts": tables.get("hops_ts") or {},
         "delay_quantiles_ms": cdf,
         "host": platform.node(),
-        "wall_s": time.perf_counter() - t0,
     }
+    if digest is not None:
+        payload["digest"] = point_digest(digest, head, columns, given_json)
+    payload["wall_s"] = time.perf_counter() - t0
     return key, payload, None
+
+
+def point_digest(name: str, head: dict[str, Any], columns: dict[str, Any], scenario_json: str) -> Any:
+    """``module:function`` ``name`` of the run's document as the sweep's ``on_result`` sees it:
+    ``summary`` (the head, :func:`split_summary`), ``flow_columns`` and ``scenario``."""
+    import importlib
+
+    from accelbrake._io import loads
+
+    module, _, func = name.partition(":")
+    fn = getattr(importlib.import_module(module), func)
+    return fn({"summary": head, "flow_columns": columns, "scenario": loads(scenario_json)})
 
 
 #: What a task computes (``kind`` of :func:`run_task`): ``point`` a sweep's run
@@ -255,6 +275,10 @@ def run_experiment_point(
 #: (:func:`run_hop_quantiles`, hop 0, median and 90th percentile); ``convergence`` the summary and
 #: the ABE paper's convergence time of the flows (:func:`run_convergence`).
 KINDS = ("point", "summary", "hop_quantiles", "convergence")
+
+#: ``point+digest=module:function``: a ``point`` whose payload also holds ``digest``, that function
+#: of the run's document as the sweep sees it (:func:`point_digest`).
+DIGEST_KIND = "point+digest="
 
 
 def run_task(
@@ -265,8 +289,9 @@ def run_task(
 ) -> tuple[Any, Any, str | None]:
     """The executors' worker: one task of ``kind`` (see :data:`KINDS`), ``(key, result, None)`` or
     ``(key, None, error message)``; ``trace_blobs`` as for :func:`run_experiment_point`."""
-    if kind == "point":
-        return run_experiment_point(key, scenario_json, trace_blobs)
+    if kind == "point" or kind.startswith(DIGEST_KIND):
+        digest = kind[len(DIGEST_KIND) :] if kind != "point" else None
+        return run_experiment_point(key, scenario_json, trace_blobs, digest)
     if trace_blobs:
         try:
             scenario_json = json.dumps(materialise_traces(json.loads(scenario_json), trace_blobs))

@@ -568,7 +568,7 @@ def _run_sweep_locked(
             "delay_quantiles_ms": doc["delay_quantiles_ms"],
         }
         if digest is not None:
-            facts[rid]["digest"] = digest(doc)
+            facts[rid]["digest"] = payload["digest"] if "digest" in payload else digest(doc)
         _write_facts(out, rid, doc, facts[rid].get("digest"), data=data, sync=syncer)
         executed.append(rid)
         if on_run is not None:
@@ -588,7 +588,7 @@ def _run_sweep_locked(
             [(rid, dumps_compact(plan[rid][1])) for rid in todo],
             on_result,
             lambda rid: plan[rid][0].describe(),
-            kind="point",
+            kind=_point_kind(digest),
             desc=exp.name,
             progress=progress,
             on_failure=on_failure,
@@ -624,6 +624,24 @@ def _run_sweep_locked(
             csv=csv,
         )
     return outcome
+
+
+def _point_kind(digest: Callable[[dict[str, Any]], Any] | None) -> str:
+    """The workers' task kind of a sweep's runs: with the sweep's ``digest`` a module-level function,
+    computed by the workers (``point+digest=module:function``, see ``accelbrake._worker``) while
+    the sweep's process handles other runs; else plain ``point`` (a digest is then computed here)."""
+    import importlib
+
+    from accelbrake._worker import DIGEST_KIND
+
+    if digest is None:
+        return "point"
+    module, name = getattr(digest, "__module__", None), getattr(digest, "__qualname__", "")
+    try:
+        found = getattr(importlib.import_module(module), name, None) if module and "." not in name else None
+    except ImportError:
+        found = None
+    return f"{DIGEST_KIND}{module}:{name}" if found is digest else "point"
 
 
 #: A sweep's failed runs of its last attempt (run id, description, reason), if any.
