@@ -166,32 +166,31 @@ impl Simulation {
                         self.ensure_live(i);
                     }
                 }
-                let flows = self
-                    .flows
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, f)| f.start < bin_end && f.m.retired.is_none())
-                    .map(|(i, f)| {
-                        let s = &f.live.as_deref().expect("built above").sender;
-                        let m = s.cc.metrics();
-                        (
-                            i,
-                            FlowSample {
-                                cwnd: m.cwnd,
-                                w_abc: m.w_abc,
-                                w_cubic: m.w_cubic,
-                                srtt: s.srtt(),
-                                pacing_rate: m.pacing_rate,
-                                in_flight: s.pipe(),
-                            },
-                        )
-                    });
+                // Each flow's row of the bin that ends now joins the table, then its row of the
+                // bin starting now is sampled: rows stay in (bin, flow) order.
+                for (i, f) in self.flows.iter_mut().enumerate() {
+                    self.rec.write_row(&mut f.m);
+                    if f.start >= bin_end || f.m.retired.is_some() {
+                        continue;
+                    }
+                    let s = &f.live.as_deref().expect("built above").sender;
+                    let m = s.cc.metrics();
+                    let sample = FlowSample {
+                        cwnd: m.cwnd,
+                        w_abc: m.w_abc,
+                        w_cubic: m.w_cubic,
+                        srtt: s.srtt(),
+                        pacing_rate: m.pacing_rate,
+                        in_flight: s.pipe(),
+                    };
+                    self.rec.sample_flow(self.now, i, sample, &mut f.m);
+                }
                 let hops = self.hops.iter().map(|h| HopSample {
                     queue_packets: h.queue.len_packets(),
                     queue_bytes: h.queue.len_bytes(),
                     gauge: h.queue.gauge(),
                 });
-                self.rec.sample(self.now, flows, hops);
+                self.rec.sample_hops(self.now, hops);
                 let next = self.now + self.rec.bin;
                 if next < self.end {
                     self.events.push_timer(next, Event::Sample);
@@ -373,6 +372,7 @@ impl Simulation {
         if s.completed_at.is_none() && s.snd_una() != s.snd_nxt() {
             return; // stopped with data still to recover (lost, to be retransmitted on RTO)
         }
+        fl.m.close_bins_before(usize::MAX);
         fl.m.retire(fl.prop_rtt);
         fl.launch_line.shrink();
         fl.ack_line.shrink();
