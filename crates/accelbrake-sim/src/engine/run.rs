@@ -157,22 +157,22 @@ impl Simulation {
                 // flows with something to report; a retired flow's row would repeat its final
                 // state with zero rates, and a flow that starts later has nothing yet).
                 let bin_end = self.now + self.rec.bin;
-                // Flows with a row in this bin that start later in it get their endpoints now (a
-                // row samples the controller's initial state, as when every flow was built with
-                // the simulation).
-                for i in 0..self.flows.len() {
-                    let f = &self.flows[i];
-                    if f.start < bin_end && f.live.is_none() && f.m.retired.is_none() {
-                        self.ensure_live(i);
-                    }
-                }
                 // Each flow's row of the bin that ends now joins the table, then its row of the
-                // bin starting now is sampled: rows stay in (bin, flow) order.
-                for (i, f) in self.flows.iter_mut().enumerate() {
-                    self.rec.write_row(&mut f.m);
+                // bin starting now is sampled: rows stay in (bin, flow) order. A flow with a row
+                // in this bin that starts later in it gets its endpoints now (the row samples the
+                // controller's initial state, as when every flow was built with the simulation;
+                // each controller draws from its own stream, so the order of building is free).
+                // One pass over the flows (issue 21: a second pass re-read every flow's entry).
+                for i in 0..self.flows.len() {
+                    self.rec.write_row(&mut self.flows[i].m);
+                    let f = &self.flows[i];
                     if f.start >= bin_end || f.m.retired.is_some() {
                         continue;
                     }
+                    if f.live.is_none() {
+                        self.ensure_live(i);
+                    }
+                    let f = &mut self.flows[i];
                     let s = &f.live.as_deref().expect("built above").sender;
                     let m = s.cc.metrics();
                     let sample = FlowSample {
