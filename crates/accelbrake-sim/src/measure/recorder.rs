@@ -99,15 +99,10 @@ pub struct OpenBin {
 }
 
 impl OpenBin {
-    /// Add `x` bytes counted in bin `b`; if `b` is a later bin than the open one, return the open
-    /// bin and its bytes first (to be written to its row).
-    #[inline]
-    fn add(&mut self, b: usize, x: u64) -> Option<(usize, u64)> {
-        if b == self.bin {
-            self.bytes += x;
-            return None;
-        }
-        let out = std::mem::replace(self, OpenBin { bin: b, bytes: x });
+    /// Open bin `b` (a later bin than the open one): return the open bin and its bytes, if any
+    /// (to be written to its row).
+    fn open(&mut self, b: usize) -> Option<(usize, u64)> {
+        let out = std::mem::replace(self, OpenBin { bin: b, bytes: 0 });
         (out.bytes > 0).then_some((out.bin, out.bytes))
     }
 
@@ -218,6 +213,32 @@ impl FlowMetrics {
         }
     }
 
+    /// A delivery falls in bin `b`, later than the open one: close the open bin's bytes and delays
+    /// into the pending row and open `b` (once per bin: off the per-packet path).
+    #[cold]
+    #[inline(never)]
+    fn open_rx_bin(&mut self, b: usize) {
+        if b != self.rx_bin.bin {
+            if let Some(closed) = self.rx_bin.open(b) {
+                self.put_rx(closed);
+            }
+        }
+        if b != self.delay_bins.current {
+            if let Some(closed) = self.delay_bins.open(b) {
+                self.put_delays(closed);
+            }
+        }
+    }
+
+    /// An egress count falls in bin `b`, later than the open one (as [`FlowMetrics::open_rx_bin`]).
+    #[cold]
+    #[inline(never)]
+    fn open_egress_bin(&mut self, b: usize) {
+        if let Some(closed) = self.egress_bin.open(b) {
+            self.put_egress(closed);
+        }
+    }
+
     /// The pending row if it is bin `bin`'s. A flow's counts fall in bins it has rows for (it has
     /// a row in every bin from its start to its retirement); counts in a bin without a row (none
     /// known) are not in the table, as before.
@@ -285,18 +306,11 @@ impl DelayBins {
         self.buf.capacity() * 8
     }
 
-    /// Buffer a delay received in bin `bin`; if that is a later bin than the buffered delays',
-    /// close theirs first and return it (see [`DelayBins::close`]).
-    #[inline]
-    fn push(&mut self, bin: usize, delay_ns: u64) -> Option<(usize, f64, f64)> {
-        let closed = if bin != self.current {
-            let c = self.close();
-            self.current = bin;
-            c
-        } else {
-            None
-        };
-        self.buf.push(delay_ns);
+    /// Open bin `bin` (a later bin than the buffered delays'): close theirs first and return it
+    /// (see [`DelayBins::close`]).
+    fn open(&mut self, bin: usize) -> Option<(usize, f64, f64)> {
+        let closed = self.close();
+        self.current = bin;
         closed
     }
 
@@ -511,12 +525,11 @@ impl Recorder {
         m.last_rx = now;
         let b = self.bin_of(now);
         m.rx_bytes += pkt.size as u64;
-        if let Some(closed) = m.rx_bin.add(b, pkt.size as u64) {
-            m.put_rx(closed);
+        if b != m.rx_bin.bin || b != m.delay_bins.current {
+            m.open_rx_bin(b);
         }
-        if let Some(closed) = m.delay_bins.push(b, pkt.queued_ns + prop_rtt.0) {
-            m.put_delays(closed);
-        }
+        m.rx_bin.bytes += pkt.size as u64;
+        m.delay_bins.buf.push(pkt.queued_ns + prop_rtt.0);
         if self.record_packets {
             let d = &mut self.deliveries;
             d.flow.push(pkt.flow as i64);
@@ -563,9 +576,10 @@ impl Recorder {
     #[inline]
     pub(crate) fn egress(&mut self, now: Time, wire: u32, m: &mut FlowMetrics) {
         let b = self.bin_of(now);
-        if let Some(closed) = m.egress_bin.add(b, wire as u64) {
-            m.put_egress(closed);
+        if b != m.egress_bin.bin {
+            m.open_egress_bin(b);
         }
+        m.egress_bin.bytes += wire as u64;
     }
 
     /// Write the flow's pending row (if any) to the table, its open bins closed first: at the
