@@ -85,7 +85,7 @@ pub struct HopMetrics {
 /// Bytes one flow counted in its open time-series bin (the bin its latest count fell in). Time
 /// only moves forward, so a flow's counts fall in its bins in order and only the open bin is
 /// held: when a count falls in a later bin, or when the bin's row is written, the open bin's bytes
-/// go to the flow's [`PendingRow`] for that bin ([`FlowMetrics::close_bins_before`]) and the bin
+/// go to the flow's [`PendingRow`] for that bin (`FlowMetrics::close_bins_before`) and the bin
 /// starts over. The cost per flow is two words whatever the run's length, and a packet adds to its
 /// flow's own entry instead of to a per-flow vector spanning the run (issue 21: the per-flow bin
 /// vectors were a quarter of the memory at 1000 flows and a cache miss per packet, and building
@@ -183,7 +183,7 @@ impl FlowMetrics {
     /// The flow has finished and nothing of it is left in the network: nothing more will be
     /// recorded for it. Fix its delay figures (`prop_rtt` is its propagation RTT, the offset of
     /// the per-packet delay) and free the distributions (its open bins were written to its row
-    /// by [`FlowMetrics::close_bins_before`] before).
+    /// by `FlowMetrics::close_bins_before` before).
     pub(crate) fn retire(&mut self, prop_rtt: Dur) {
         if self.retired.is_some() {
             return;
@@ -230,7 +230,7 @@ impl FlowMetrics {
         }
     }
 
-    /// An egress count falls in bin `b`, later than the open one (as [`FlowMetrics::open_rx_bin`]).
+    /// An egress count falls in bin `b`, later than the open one (as `FlowMetrics::open_rx_bin`).
     #[cold]
     #[inline(never)]
     fn open_egress_bin(&mut self, b: usize) {
@@ -307,7 +307,7 @@ impl DelayBins {
     }
 
     /// Open bin `bin` (a later bin than the buffered delays'): close theirs first and return it
-    /// (see [`DelayBins::close`]).
+    /// (see `DelayBins::close`).
     fn open(&mut self, bin: usize) -> Option<(usize, f64, f64)> {
         let closed = self.close();
         self.current = bin;
@@ -605,7 +605,7 @@ impl Recorder {
     }
 
     /// A flow's time-series row sampled at `now` (a bin start), flow index `i`, state `s`, held in
-    /// `m` until its bin ends ([`Recorder::write_row`], which must have written the previous one).
+    /// `m` until its bin ends (`Recorder::write_row`, which must have written the previous one).
     pub(crate) fn sample_flow(&mut self, now: Time, i: usize, s: FlowSample, m: &mut FlowMetrics) {
         debug_assert!(m.pending.is_none(), "flow {i}: the previous row was not written");
         m.pending = Some(PendingRow {
