@@ -245,7 +245,9 @@ impl Simulation {
     /// Turn the run's measurements into a summary and tables (call after [`Simulation::run`]).
     pub fn result(&mut self) -> SimResult {
         let end = self.now;
-        self.rec.close_delay_bins(self.flows.iter_mut().map(|f| &mut f.m));
+        for f in &mut self.flows {
+            self.rec.write_row(&mut f.m);
+        }
         let run = RunInfo {
             end,
             seed: self.scenario.seed,

@@ -157,41 +157,40 @@ impl Simulation {
                 // flows with something to report; a retired flow's row would repeat its final
                 // state with zero rates, and a flow that starts later has nothing yet).
                 let bin_end = self.now + self.rec.bin;
-                // Flows with a row in this bin that start later in it get their endpoints now (a
-                // row samples the controller's initial state, as when every flow was built with
-                // the simulation).
+                // Each flow's row of the bin that ends now joins the table, then its row of the
+                // bin starting now is sampled: rows stay in (bin, flow) order. A flow with a row
+                // in this bin that starts later in it gets its endpoints now (the row samples the
+                // controller's initial state, as when every flow was built with the simulation;
+                // each controller draws from its own stream, so the order of building is free).
+                // One pass over the flows (issue 21: a second pass re-read every flow's entry).
                 for i in 0..self.flows.len() {
+                    self.rec.write_row(&mut self.flows[i].m);
                     let f = &self.flows[i];
-                    if f.start < bin_end && f.live.is_none() && f.m.retired.is_none() {
+                    if f.start >= bin_end || f.m.retired.is_some() {
+                        continue;
+                    }
+                    if f.live.is_none() {
                         self.ensure_live(i);
                     }
+                    let f = &mut self.flows[i];
+                    let s = &f.live.as_deref().expect("built above").sender;
+                    let m = s.cc.metrics();
+                    let sample = FlowSample {
+                        cwnd: m.cwnd,
+                        w_abc: m.w_abc,
+                        w_cubic: m.w_cubic,
+                        srtt: s.srtt(),
+                        pacing_rate: m.pacing_rate,
+                        in_flight: s.pipe(),
+                    };
+                    self.rec.sample_flow(self.now, i, sample, &mut f.m);
                 }
-                let flows = self
-                    .flows
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, f)| f.start < bin_end && f.m.retired.is_none())
-                    .map(|(i, f)| {
-                        let s = &f.live.as_deref().expect("built above").sender;
-                        let m = s.cc.metrics();
-                        (
-                            i,
-                            FlowSample {
-                                cwnd: m.cwnd,
-                                w_abc: m.w_abc,
-                                w_cubic: m.w_cubic,
-                                srtt: s.srtt(),
-                                pacing_rate: m.pacing_rate,
-                                in_flight: s.pipe(),
-                            },
-                        )
-                    });
                 let hops = self.hops.iter().map(|h| HopSample {
                     queue_packets: h.queue.len_packets(),
                     queue_bytes: h.queue.len_bytes(),
                     gauge: h.queue.gauge(),
                 });
-                self.rec.sample(self.now, flows, hops);
+                self.rec.sample_hops(self.now, hops);
                 let next = self.now + self.rec.bin;
                 if next < self.end {
                     self.events.push_timer(next, Event::Sample);
@@ -373,6 +372,7 @@ impl Simulation {
         if s.completed_at.is_none() && s.snd_una() != s.snd_nxt() {
             return; // stopped with data still to recover (lost, to be retransmitted on RTO)
         }
+        fl.m.close_bins_before(usize::MAX);
         fl.m.retire(fl.prop_rtt);
         fl.launch_line.shrink();
         fl.ack_line.shrink();

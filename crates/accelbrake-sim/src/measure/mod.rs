@@ -30,7 +30,8 @@ pub mod summary;
 pub mod table;
 
 pub use recorder::{
-    estimate_recorded_bytes, Bins, DelayBins, FlowMetrics, FlowSample, HopMetrics, HopSample, Recorder, RetiredStats,
+    estimate_recorded_bytes, DelayBins, FlowMetrics, FlowSample, HopMetrics, HopSample, OpenBin, PendingRow, Recorder,
+    RetiredStats,
 };
 pub use sketch::{Dist, Sketch, Stats, SKETCH_REL_ERROR};
 pub use summary::{jain, FlowSummary, HopSummary, Summary};

@@ -82,76 +82,39 @@ pub struct HopMetrics {
     pub ingress_bins: Vec<u64>,
 }
 
-/// Per-bin byte counters of one flow, held from the first bin the flow touched on (time only moves
-/// forward, so bins are touched in order). The first touch allocates zeroed room up to the run's
-/// last bin (one allocation, as the whole-run vector had; pages are mapped only when written), so
-/// every later bin is a plain index, and a retired flow gives back the bins after its last count
-/// ([`Bins::shrink`]): a short flow of a long run keeps a few
-/// counters, not one per bin of the run (issue 21: memory bounded by concurrent flows).
-#[derive(Clone, Debug, Default)]
-pub struct Bins {
-    /// Bin of `v[0]`.
-    first: usize,
-    v: Vec<u64>,
+/// Bytes one flow counted in its open time-series bin (the bin its latest count fell in). Time
+/// only moves forward, so a flow's counts fall in its bins in order and only the open bin is
+/// held: when a count falls in a later bin, or when the bin's row is written, the open bin's bytes
+/// go to the flow's [`PendingRow`] for that bin (`FlowMetrics::close_bins_before`) and the bin
+/// starts over. The cost per flow is two words whatever the run's length, and a packet adds to its
+/// flow's own entry instead of to a per-flow vector spanning the run (issue 21: the per-flow bin
+/// vectors were a quarter of the memory at 1000 flows and a cache miss per packet, and building
+/// the table looked every row's figures up in them, another miss per row and column).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenBin {
+    /// The bin `bytes` belong to.
+    bin: usize,
+    /// Bytes counted in `bin` and not yet written to its row.
+    bytes: u64,
 }
 
-impl Bins {
-    /// Add `x` to bin `b` of `nbins`.
+impl OpenBin {
+    /// Open bin `b` (a later bin than the open one): return the open bin and its bytes, if any
+    /// (to be written to its row).
+    fn open(&mut self, b: usize) -> Option<(usize, u64)> {
+        let out = std::mem::replace(self, OpenBin { bin: b, bytes: 0 });
+        (out.bytes > 0).then_some((out.bin, out.bytes))
+    }
+
+    /// Take the open bin's bytes if the bin is before `b` (`usize::MAX`: whatever the bin).
     #[inline]
-    pub fn add(&mut self, b: usize, nbins: usize, x: u64) {
-        match self.v.get_mut(b.wrapping_sub(self.first)) {
-            Some(c) => *c += x,
-            None => self.grow(b, nbins, x),
+    fn take_before(&mut self, b: usize) -> Option<(usize, u64)> {
+        if self.bin < b && self.bytes > 0 {
+            let x = std::mem::take(&mut self.bytes);
+            Some((self.bin, x))
+        } else {
+            None
         }
-    }
-
-    /// [`Bins::add`] to a bin not held yet.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, b: usize, nbins: usize, x: u64) {
-        if self.v.is_empty() {
-            // Zeroed room to the run's last bin in one allocation (zero pages are mapped only
-            // when written, as with the whole-run vector before), so later bins take the fast path.
-            self.first = b;
-            self.v = vec![0; nbins.saturating_sub(b).max(1)];
-        } else if b < self.first {
-            // Not reached (time moves forward); kept correct anyway.
-            let n = self.first - b;
-            self.v.splice(0..0, std::iter::repeat_n(0, n));
-            self.first = b;
-        }
-        let i = b - self.first;
-        if i >= self.v.len() {
-            self.v.resize(i + 1, 0);
-        }
-        self.v[i] += x;
-    }
-
-    /// Give back the room for bins never reached (a retired flow): trailing empty bins read as 0
-    /// either way.
-    pub fn shrink(&mut self) {
-        let used = self.v.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-        self.v.truncate(used);
-        self.v.shrink_to_fit();
-    }
-
-    /// The count of bin `b` (0 outside the bins touched).
-    #[inline]
-    pub fn get(&self, b: usize) -> u64 {
-        b.checked_sub(self.first)
-            .and_then(|i| self.v.get(i))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Sum over every bin.
-    pub fn total(&self) -> u64 {
-        self.v.iter().sum()
-    }
-
-    /// Heap bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.v.capacity() * 8
     }
 }
 
@@ -178,16 +141,23 @@ pub struct FlowMetrics {
     pub qdelay_ns: Dist,
     /// One-way delay of every data packet delivered, ns.
     pub owd_ns: Dist,
-    /// Data bytes (IP) received per time bin.
-    pub bins: Bins,
-    /// Wire bytes of this flow's data packets that left the run's bottleneck link, per time bin
-    /// (the same point where the link's capacity is measured).
-    pub egress_bins: Bins,
+    /// Data bytes (IP) received over the run.
+    pub rx_bytes: u64,
+    /// Data bytes (IP) received in the open time-series bin (`flows_ts.throughput_mbps`).
+    pub rx_bin: OpenBin,
+    /// Wire bytes of this flow's data packets that left the run's bottleneck link in the open
+    /// time-series bin (the same point where the link's capacity is measured;
+    /// `flows_ts.egress_mbps`).
+    pub egress_bin: OpenBin,
+    /// The flow's `flows_ts` row of the bin being sampled, held until the bin has ended: its
+    /// figures are filled in as its bin closes, and it joins the table at the next sample (or
+    /// at the end of the run), so the table's columns are only ever appended to.
+    pub(crate) pending: Option<PendingRow>,
     /// When the last data packet arrived at the receiver.
     pub last_rx: Time,
-    /// Per-bin per-packet delay (propagation RTT + queueing delay) of the packets received in
-    /// each bin: mean and 95th percentile (index floor(0.95·n)), ms; NaN for a bin without
-    /// packets. Filled as bins close, and at the end of the run.
+    /// Per-packet delays (propagation RTT + queueing delay) of the packets received in the open
+    /// bin, whose mean and 95th percentile (index floor(0.95·n)) go to the flow's row when the bin
+    /// closes (NaN in a row whose bin had no packets).
     pub delay_bins: DelayBins,
     /// Set when the flow retired (finished, nothing of it left in the network): its delay figures,
     /// computed from `qdelay_ns` and `owd_ns` before they were freed.
@@ -206,23 +176,19 @@ impl FlowMetrics {
     pub fn heap_bytes(&self) -> usize {
         self.qdelay_ns.heap_bytes()
             + self.owd_ns.heap_bytes()
-            + self.bins.heap_bytes()
-            + self.egress_bins.heap_bytes()
             + self.delay_bins.heap_bytes()
             + self.retired.as_ref().map_or(0, |_| std::mem::size_of::<RetiredStats>())
     }
 
     /// The flow has finished and nothing of it is left in the network: nothing more will be
     /// recorded for it. Fix its delay figures (`prop_rtt` is its propagation RTT, the offset of
-    /// the per-packet delay), close its last delay bin and free the distributions.
+    /// the per-packet delay) and free the distributions (its open bins were written to its row
+    /// by `FlowMetrics::close_bins_before` before).
     pub(crate) fn retire(&mut self, prop_rtt: Dur) {
         if self.retired.is_some() {
             return;
         }
-        self.delay_bins.close();
-        self.delay_bins.shrink();
-        self.bins.shrink();
-        self.egress_bins.shrink();
+        self.delay_bins.buf = Vec::new();
         self.retired = Some(Box::new(RetiredStats {
             queueing: self.qdelay_ns.stats(0),
             per_packet: self.qdelay_ns.stats(prop_rtt.0),
@@ -231,6 +197,75 @@ impl FlowMetrics {
         let exact = matches!(self.qdelay_ns, Dist::Exact(_));
         self.qdelay_ns = Dist::new(exact);
         self.owd_ns = Dist::new(exact);
+    }
+
+    /// Close the flow's open bins before bin `b` (`usize::MAX`: all of them) into its pending
+    /// row: at the sample that ends their bin, when the flow retires and at the end of the run.
+    pub(crate) fn close_bins_before(&mut self, b: usize) {
+        if let Some(closed) = self.rx_bin.take_before(b) {
+            self.put_rx(closed);
+        }
+        if let Some(closed) = self.egress_bin.take_before(b) {
+            self.put_egress(closed);
+        }
+        if let Some(closed) = self.delay_bins.close_before(b) {
+            self.put_delays(closed);
+        }
+    }
+
+    /// A delivery falls in bin `b`, later than the open one: close the open bin's bytes and delays
+    /// into the pending row and open `b` (once per bin: off the per-packet path).
+    #[cold]
+    #[inline(never)]
+    fn open_rx_bin(&mut self, b: usize) {
+        if b != self.rx_bin.bin {
+            if let Some(closed) = self.rx_bin.open(b) {
+                self.put_rx(closed);
+            }
+        }
+        if b != self.delay_bins.current {
+            if let Some(closed) = self.delay_bins.open(b) {
+                self.put_delays(closed);
+            }
+        }
+    }
+
+    /// An egress count falls in bin `b`, later than the open one (as `FlowMetrics::open_rx_bin`).
+    #[cold]
+    #[inline(never)]
+    fn open_egress_bin(&mut self, b: usize) {
+        if let Some(closed) = self.egress_bin.open(b) {
+            self.put_egress(closed);
+        }
+    }
+
+    /// The pending row if it is bin `bin`'s. A flow's counts fall in bins it has rows for (it has
+    /// a row in every bin from its start to its retirement); counts in a bin without a row (none
+    /// known) are not in the table, as before.
+    #[inline]
+    fn row_of(&mut self, bin: usize) -> Option<&mut PendingRow> {
+        self.pending.as_mut().filter(|r| r.bin == bin)
+    }
+
+    #[inline]
+    fn put_rx(&mut self, (bin, bytes): (usize, u64)) {
+        if let Some(r) = self.row_of(bin) {
+            r.rx = bytes as f64;
+        }
+    }
+
+    #[inline]
+    fn put_egress(&mut self, (bin, bytes): (usize, u64)) {
+        if let Some(r) = self.row_of(bin) {
+            r.egress = bytes as f64;
+        }
+    }
+
+    fn put_delays(&mut self, (bin, mean, p95): (usize, f64, f64)) {
+        if let Some(r) = self.row_of(bin) {
+            r.delay_mean_ms = mean;
+            r.delay_p95_ms = p95;
+        }
     }
 
     /// Queueing delay, ms (as [`Dist::stats`] with no offset).
@@ -255,93 +290,54 @@ impl FlowMetrics {
     }
 }
 
-/// Mean and 95th percentile of the per-packet delay of the packets a flow received in each time
-/// bin. Only the current bin's delays are held (bounded by the packets one bin can carry), and
-/// the per-bin figures from the first bin with a packet to the last, so the memory is one pair of
-/// floats per bin of the flow's activity whatever the packet count.
+/// The per-packet delays a flow received in its open time-series bin (bounded by the packets one
+/// bin can carry), whose mean and 95th percentile go to the flow's row when the bin closes.
 #[derive(Clone, Debug, Default)]
 pub struct DelayBins {
     /// Bin the buffered delays belong to.
     current: usize,
     /// Per-packet delays received in the current bin, ns.
     buf: Vec<u64>,
-    /// Bin of `mean_ms[0]` and `p95_ms[0]`.
-    first: usize,
-    /// Mean per bin from `first` on, ms (NaN for a bin without packets).
-    mean_ms: Vec<f64>,
-    /// 95th percentile per bin from `first` on, ms.
-    p95_ms: Vec<f64>,
 }
 
 impl DelayBins {
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        (self.buf.capacity() + self.mean_ms.capacity() + self.p95_ms.capacity()) * 8
+        self.buf.capacity() * 8
     }
 
-    fn push(&mut self, bin: usize, nbins: usize, delay_ns: u64) {
-        if bin != self.current {
-            self.close();
-            self.current = bin;
+    /// Open bin `bin` (a later bin than the buffered delays'): close theirs first and return it
+    /// (see `DelayBins::close`).
+    fn open(&mut self, bin: usize) -> Option<(usize, f64, f64)> {
+        let closed = self.close();
+        self.current = bin;
+        closed
+    }
+
+    /// Close the buffered delays' bin if it is before `b`.
+    #[inline]
+    fn close_before(&mut self, b: usize) -> Option<(usize, f64, f64)> {
+        if self.current < b {
+            self.close()
+        } else {
+            None
         }
-        if self.mean_ms.capacity() == 0 {
-            self.reserve(bin, nbins);
-        }
-        self.buf.push(delay_ns);
     }
 
-    /// Room up to the run's last bin at once, from `bin` on (see [`Bins`]).
-    #[cold]
-    #[inline(never)]
-    fn reserve(&mut self, bin: usize, nbins: usize) {
-        self.first = bin;
-        self.mean_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
-        self.p95_ms.reserve_exact(nbins.saturating_sub(bin).max(1));
-    }
-
-    /// Give back the room reserved for bins never reached and the buffer (a retired flow).
-    fn shrink(&mut self) {
-        self.buf = Vec::new();
-        self.mean_ms.shrink_to_fit();
-        self.p95_ms.shrink_to_fit();
-    }
-
-    /// Fold the buffered delays into their bin's mean and 95th percentile.
-    pub(crate) fn close(&mut self) {
+    /// Fold the buffered delays into their bin's mean and 95th percentile, ms: `(bin, mean, p95)`,
+    /// or None without buffered delays.
+    fn close(&mut self) -> Option<(usize, f64, f64)> {
         let n = self.buf.len();
         if n == 0 {
-            return;
+            return None;
         }
         let sum: u128 = self.buf.iter().map(|&d| u128::from(d)).sum();
         let k = ((0.95 * n as f64) as usize).min(n - 1);
         let (_, p95, _) = self.buf.select_nth_unstable(k);
         let p95 = *p95 as f64 / 1e6;
-        if self.mean_ms.is_empty() {
-            self.first = self.current;
-        }
-        // Bins close in time order, so `current` ≥ `first`.
-        let i = self.current - self.first;
-        if i >= self.mean_ms.len() {
-            self.mean_ms.resize(i + 1, f64::NAN);
-            self.p95_ms.resize(i + 1, f64::NAN);
-        }
-        self.mean_ms[i] = sum as f64 / n as f64 / 1e6;
-        self.p95_ms[i] = p95;
+        let mean = sum as f64 / n as f64 / 1e6;
         self.buf.clear();
-    }
-
-    /// Mean per-packet delay of bin `b`, ms (NaN for a bin without packets).
-    pub fn mean_ms(&self, b: usize) -> f64 {
-        Self::at(&self.mean_ms, self.first, b)
-    }
-
-    /// 95th percentile of the per-packet delay of bin `b`, ms (NaN for a bin without packets).
-    pub fn p95_ms(&self, b: usize) -> f64 {
-        Self::at(&self.p95_ms, self.first, b)
-    }
-
-    fn at(v: &[f64], first: usize, b: usize) -> f64 {
-        b.checked_sub(first).and_then(|i| v.get(i)).copied().unwrap_or(f64::NAN)
+        Some((self.current, mean, p95))
     }
 }
 
@@ -373,6 +369,28 @@ pub struct HopSample {
     pub gauge: Option<f64>,
 }
 
+/// One flow's `flows_ts` row while its bin lasts: the state sampled at the bin's start and the
+/// figures of the bin, filled in as the bin closes.
+#[derive(Clone, Copy, Debug)]
+pub struct PendingRow {
+    /// The row's bin.
+    bin: usize,
+    /// Its start, s (the sampling instant).
+    t: f64,
+    /// Flow index.
+    flow: usize,
+    /// The sampled state.
+    sample: FlowSample,
+    /// Data bytes received in the bin (made Mbit/s when the table is built).
+    rx: f64,
+    /// Wire bytes that left the bottleneck in the bin (made Mbit/s as `rx`).
+    egress: f64,
+    /// Mean per-packet delay of the packets received in the bin, ms (NaN: none).
+    delay_mean_ms: f64,
+    /// 95th percentile of the same, ms.
+    delay_p95_ms: f64,
+}
+
 /// Flow time-series columns.
 #[derive(Default)]
 pub(super) struct FlowSamples {
@@ -384,6 +402,14 @@ pub(super) struct FlowSamples {
     pub(super) srtt_ms: Vec<f64>,
     pub(super) pacing_mbps: Vec<f64>,
     pub(super) in_flight: Vec<i64>,
+    /// Data bytes received in the row's bin (made Mbit/s when the table is built).
+    pub(super) rx: Vec<f64>,
+    /// Wire bytes that left the bottleneck in the row's bin (made Mbit/s as `rx`).
+    pub(super) egress: Vec<f64>,
+    /// Mean per-packet delay of the packets received in the row's bin, ms (NaN: none).
+    pub(super) delay_mean_ms: Vec<f64>,
+    /// 95th percentile of the same, ms.
+    pub(super) delay_p95_ms: Vec<f64>,
 }
 
 /// Hop time-series columns.
@@ -422,7 +448,7 @@ pub(super) struct Departures {
 pub struct Recorder {
     /// Time-series bin width.
     pub bin: Dur,
-    /// The hop whose per-flow egress is counted ([`FlowMetrics::egress_bins`]): the run's
+    /// The hop whose per-flow egress is counted ([`FlowMetrics::egress_bin`]): the run's
     /// bottleneck (the least-capacity hop of flow 0's data path over the run).
     pub(crate) egress_hop: usize,
     pub(super) nbins: usize,
@@ -498,8 +524,12 @@ impl Recorder {
         self.all_d.push(pkt.queued_ns + prop_rtt.0);
         m.last_rx = now;
         let b = self.bin_of(now);
-        m.bins.add(b, self.nbins, pkt.size as u64);
-        m.delay_bins.push(b, self.nbins, pkt.queued_ns + prop_rtt.0);
+        m.rx_bytes += pkt.size as u64;
+        if b != m.rx_bin.bin || b != m.delay_bins.current {
+            m.open_rx_bin(b);
+        }
+        m.rx_bin.bytes += pkt.size as u64;
+        m.delay_bins.buf.push(pkt.queued_ns + prop_rtt.0);
         if self.record_packets {
             let d = &mut self.deliveries;
             d.flow.push(pkt.flow as i64);
@@ -546,36 +576,53 @@ impl Recorder {
     #[inline]
     pub(crate) fn egress(&mut self, now: Time, wire: u32, m: &mut FlowMetrics) {
         let b = self.bin_of(now);
-        m.egress_bins.add(b, self.nbins, wire as u64);
-    }
-
-    /// Close every flow's current delay bin (at the end of the run).
-    pub(crate) fn close_delay_bins<'a>(&self, flows: impl IntoIterator<Item = &'a mut FlowMetrics>) {
-        for m in flows {
-            m.delay_bins.close();
+        if b != m.egress_bin.bin {
+            m.open_egress_bin(b);
         }
+        m.egress_bin.bytes += wire as u64;
     }
 
-    /// A time-series sample at `now`: the state of the flows given (index, state), in index order,
-    /// then every hop's.
-    pub(crate) fn sample(
-        &mut self,
-        now: Time,
-        flows: impl IntoIterator<Item = (usize, FlowSample)>,
-        hops: impl IntoIterator<Item = HopSample>,
-    ) {
+    /// Write the flow's pending row (if any) to the table, its open bins closed first: at the
+    /// sample after its bin (before the next row is taken), and at the end of the run. Rows
+    /// are written in the order they were sampled: by bin, then by flow index.
+    pub(crate) fn write_row(&mut self, m: &mut FlowMetrics) {
+        let Some(r) = m.pending else { return };
+        m.close_bins_before(r.bin + 1);
+        let r = m.pending.take().expect("checked above");
+        let (c, s) = (&mut self.fs, r.sample);
+        c.t.push(r.t);
+        c.flow.push(r.flow as i64);
+        c.cwnd.push(s.cwnd);
+        c.w_abc.push(s.w_abc.unwrap_or(f64::NAN));
+        c.w_cubic.push(s.w_cubic.unwrap_or(f64::NAN));
+        c.srtt_ms.push(s.srtt.map_or(f64::NAN, |d| d.millis_f64()));
+        c.pacing_mbps.push(s.pacing_rate.map_or(f64::NAN, |r| r * 8.0 / 1e6));
+        c.in_flight.push(s.in_flight as i64);
+        c.rx.push(r.rx);
+        c.egress.push(r.egress);
+        c.delay_mean_ms.push(r.delay_mean_ms);
+        c.delay_p95_ms.push(r.delay_p95_ms);
+    }
+
+    /// A flow's time-series row sampled at `now` (a bin start), flow index `i`, state `s`, held in
+    /// `m` until its bin ends (`Recorder::write_row`, which must have written the previous one).
+    pub(crate) fn sample_flow(&mut self, now: Time, i: usize, s: FlowSample, m: &mut FlowMetrics) {
+        debug_assert!(m.pending.is_none(), "flow {i}: the previous row was not written");
+        m.pending = Some(PendingRow {
+            bin: self.bin_of(now),
+            t: now.secs_f64(),
+            flow: i,
+            sample: s,
+            rx: 0.0,
+            egress: 0.0,
+            delay_mean_ms: f64::NAN,
+            delay_p95_ms: f64::NAN,
+        });
+    }
+
+    /// The hops' time-series rows sampled at `now`, after the flows'.
+    pub(crate) fn sample_hops(&mut self, now: Time, hops: impl IntoIterator<Item = HopSample>) {
         let t = now.secs_f64();
-        for (i, m) in flows {
-            let s = &mut self.fs;
-            s.t.push(t);
-            s.flow.push(i as i64);
-            s.cwnd.push(m.cwnd);
-            s.w_abc.push(m.w_abc.unwrap_or(f64::NAN));
-            s.w_cubic.push(m.w_cubic.unwrap_or(f64::NAN));
-            s.srtt_ms.push(m.srtt.map_or(f64::NAN, |d| d.millis_f64()));
-            s.pacing_mbps.push(m.pacing_rate.map_or(f64::NAN, |r| r * 8.0 / 1e6));
-            s.in_flight.push(m.in_flight as i64);
-        }
         for (i, h) in hops.into_iter().enumerate() {
             let s = &mut self.hs;
             s.t.push(t);
@@ -592,20 +639,40 @@ mod tests {
     use super::*;
     use crate::packet::Ecn;
 
+    fn sample(cwnd: f64) -> FlowSample {
+        FlowSample {
+            cwnd,
+            w_abc: None,
+            w_cubic: Some(3.0),
+            srtt: Some(Dur::from_millis(20)),
+            pacing_rate: Some(1e6),
+            in_flight: 4,
+        }
+    }
+
+    /// Sample flow 0's row at each bin start from `from` to `to` (exclusive), writing the row
+    /// before as the engine does.
+    fn sample_bins(rec: &mut Recorder, m: &mut FlowMetrics, from: usize, to: usize) {
+        for b in from..to {
+            rec.write_row(m);
+            rec.sample_flow(Time::from_millis(100 * b as u64), 0, sample(1.0), m);
+        }
+    }
+
     #[test]
     fn deliveries_fill_bins_and_both_delay_conventions() {
         let mut rec = Recorder::new(Dur::from_millis(100), Time::from_millis(1000), true, 1, 1);
         let mut m = rec.flow_metrics();
         let mut p = Packet::data(0, 7, 1500, Ecn::NotEct, Time::from_millis(10));
         p.queued_ns = Dur::from_millis(5).0;
+        sample_bins(&mut rec, &mut m, 0, 2);
         rec.delivered(Time::from_millis(150), &p, Dur::from_millis(100), &mut m);
-        rec.close_delay_bins([&mut m]);
-        assert_eq!((m.bins.get(0), m.bins.get(1), m.bins.get(9)), (0, 1500, 0));
-        assert_eq!(
-            m.bins.heap_bytes(),
-            9 * 8,
-            "room from the first bin touched to the last"
-        );
+        sample_bins(&mut rec, &mut m, 2, 10);
+        rec.write_row(&mut m);
+        assert_eq!(rec.fs.rx[..3], [0.0, 1500.0, 0.0]);
+        assert_eq!(rec.fs.t.len(), 10);
+        assert_eq!(m.rx_bytes, 1500);
+        assert!(m.pending.is_none(), "every row written");
         assert_eq!(m.last_rx, Time::from_millis(150));
         assert_eq!(m.qdelay_ns.stats(0).p50, 5.0);
         assert_eq!(m.owd_ns.stats(0).p50, 140.0);
@@ -617,41 +684,65 @@ mod tests {
     fn delay_bins_hold_each_bins_mean_and_mahimahi_p95() {
         let mut rec = Recorder::new(Dur::from_millis(100), Time::from_millis(400), false, 1, 1);
         let mut m = rec.flow_metrics();
+        sample_bins(&mut rec, &mut m, 0, 1);
         // Bin 0: queueing 1..=20 ms on a 100 ms path, so per-packet delays 101..=120 ms.
         for q in 1..=20u64 {
             let mut p = Packet::data(0, q as u32, 1500, Ecn::NotEct, Time::ZERO);
             p.queued_ns = Dur::from_millis(q).0;
             rec.delivered(Time::from_millis(10 + q), &p, Dur::from_millis(100), &mut m);
         }
+        sample_bins(&mut rec, &mut m, 1, 3);
         // Bin 2: one packet; bin 1 has none.
         let mut p = Packet::data(0, 99, 1500, Ecn::NotEct, Time::ZERO);
         p.queued_ns = Dur::from_millis(7).0;
         rec.delivered(Time::from_millis(250), &p, Dur::from_millis(100), &mut m);
-        rec.close_delay_bins([&mut m]);
-        let db = &m.delay_bins;
-        assert_eq!(db.mean_ms(0), 110.5);
+        sample_bins(&mut rec, &mut m, 3, 4);
+        rec.write_row(&mut m);
+        let (mean, p95) = (&rec.fs.delay_mean_ms, &rec.fs.delay_p95_ms);
+        assert_eq!(mean[0], 110.5);
         // floor(0.95·20) = 19: the largest of 20 values.
-        assert_eq!(db.p95_ms(0), 120.0);
-        assert!(db.mean_ms(1).is_nan() && db.p95_ms(1).is_nan());
-        assert_eq!((db.mean_ms(2), db.p95_ms(2)), (107.0, 107.0));
-        assert!(db.mean_ms(3).is_nan());
-        // Closing twice changes nothing.
-        m.delay_bins.close();
-        assert_eq!(m.delay_bins.p95_ms(2), 107.0);
+        assert_eq!(p95[0], 120.0);
+        assert!(mean[1].is_nan() && p95[1].is_nan());
+        assert_eq!((mean[2], p95[2]), (107.0, 107.0));
+        assert!(mean[3].is_nan());
+        assert_eq!(rec.fs.rx, vec![30_000.0, 0.0, 1500.0, 0.0]);
+        // Writing again changes nothing (no row pending).
+        rec.write_row(&mut m);
+        assert_eq!(rec.fs.t.len(), 4);
+    }
+
+    /// A packet at the very start of a bin may be delivered before that bin's row is sampled
+    /// (same instant, earlier event): it counts in the new bin's row, not the previous one.
+    #[test]
+    fn a_count_before_its_bins_row_is_sampled_goes_to_that_row() {
+        let mut rec = Recorder::new(Dur::from_millis(100), Time::from_millis(300), false, 1, 1);
+        let mut m = rec.flow_metrics();
+        sample_bins(&mut rec, &mut m, 0, 1);
+        let p = Packet::data(0, 1, 1000, Ecn::NotEct, Time::ZERO);
+        rec.delivered(Time::from_millis(50), &p, Dur::from_millis(100), &mut m);
+        rec.delivered(Time::from_millis(100), &p, Dur::from_millis(100), &mut m);
+        rec.egress(Time::from_millis(100), 40, &mut m);
+        sample_bins(&mut rec, &mut m, 1, 3);
+        rec.write_row(&mut m);
+        assert_eq!(rec.fs.rx, vec![1000.0, 1000.0, 0.0]);
+        assert_eq!(rec.fs.egress, vec![0.0, 40.0, 0.0]);
+        assert_eq!(rec.fs.delay_mean_ms[..2], [100.0, 100.0]);
     }
 
     #[test]
     fn egress_counts_wire_bytes_per_bin() {
         let mut rec = Recorder::new(Dur::from_millis(100), Time::from_millis(300), false, 1, 1);
         let mut m = rec.flow_metrics();
+        sample_bins(&mut rec, &mut m, 0, 1);
         rec.egress(Time::from_millis(50), 1500, &mut m);
         rec.egress(Time::from_millis(99), 1500, &mut m);
+        sample_bins(&mut rec, &mut m, 1, 2);
         rec.egress(Time::from_millis(100), 40, &mut m);
-        assert_eq!(
-            (m.egress_bins.get(0), m.egress_bins.get(1), m.egress_bins.get(2)),
-            (3000, 40, 0)
-        );
-        assert_eq!(m.egress_bins.total(), 3040);
+        sample_bins(&mut rec, &mut m, 2, 3);
+        // A retired flow's open bins close into its last row, which is written at the next sample.
+        m.close_bins_before(usize::MAX);
+        rec.write_row(&mut m);
+        assert_eq!(rec.fs.egress, vec![3000.0, 40.0, 0.0]);
     }
 
     #[test]
@@ -671,25 +762,25 @@ mod tests {
     #[test]
     fn samples_keep_flows_then_hops_in_index_order() {
         let mut rec = Recorder::new(Dur::from_millis(10), Time::from_millis(100), false, 1, 2);
-        let f = |cwnd| FlowSample {
-            cwnd,
-            w_abc: None,
-            w_cubic: Some(3.0),
-            srtt: Some(Dur::from_millis(20)),
-            pacing_rate: Some(1e6),
-            in_flight: 4,
-        };
+        let (mut m0, mut m1) = (rec.flow_metrics(), rec.flow_metrics());
         let h = HopSample {
             queue_packets: 2,
             queue_bytes: 3000,
             gauge: None,
         };
-        rec.sample(Time::from_millis(10), [(0, f(1.0)), (1, f(2.0))], [h]);
+        rec.sample_flow(Time::from_millis(10), 0, sample(1.0), &mut m0);
+        rec.sample_flow(Time::from_millis(10), 1, sample(2.0), &mut m1);
+        rec.sample_hops(Time::from_millis(10), [h]);
+        assert!(rec.fs.t.is_empty(), "a flow's row waits for the end of its bin");
+        rec.write_row(&mut m0);
+        rec.write_row(&mut m1);
         assert_eq!(rec.fs.flow, vec![0, 1]);
+        assert_eq!(rec.fs.t, vec![0.01, 0.01]);
         assert_eq!(rec.fs.cwnd, vec![1.0, 2.0]);
         assert!(rec.fs.w_abc[0].is_nan());
         assert_eq!(rec.fs.srtt_ms[0], 20.0);
         assert_eq!(rec.fs.pacing_mbps[0], 8.0);
+        assert!(rec.fs.delay_mean_ms[0].is_nan(), "no packets in the bin");
         assert_eq!(rec.hs.queue_bytes, vec![3000]);
         assert!(rec.deliveries.seq.is_empty());
     }

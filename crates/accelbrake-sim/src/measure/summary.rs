@@ -227,7 +227,7 @@ pub(crate) fn summarize(rec: &Recorder, run: &RunInfo, hops: &[HopInput<'_>], fl
         }
         .min(end);
         let active = fin.saturating_since(f.start).secs_f64().max(1e-9);
-        let rx: u64 = f.m.bins.total();
+        let rx: u64 = f.m.rx_bytes;
         first_start = first_start.min(f.start);
         last_fin = last_fin.max(fin);
         all_rx += rx;

@@ -3,7 +3,7 @@
 //! the link capacity over the sample's bin), `delay_cdf` (quantiles of the per-packet delay), and
 //! with per-packet records `packets` and `hop_packets`.
 
-use super::recorder::{Bins, Recorder};
+use super::recorder::Recorder;
 use super::summary::{FlowInput, HopInput};
 use crate::time::{Dur, Time};
 use serde::Serialize;
@@ -65,33 +65,25 @@ pub(crate) fn build_tables(
     flows: &[FlowInput<'_>],
 ) -> BTreeMap<String, Table> {
     let bin = rec.bin;
-    let nb = rec.nbins;
     let mut tables = BTreeMap::new();
-    // Flow time series: samples at bin starts plus the received rate over each bin.
-    let fs = std::mem::take(&mut rec.fs);
-    let n = fs.t.len();
-    let (mut rx_mbps, mut egress_mbps) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut d_mean, mut d_p95) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for (&t, &fl) in fs.t.iter().zip(fs.flow.iter()) {
+    // Flow time series: samples at bin starts plus the received rate over each bin (the rows
+    // hold the bin's bytes, written when the bin closed; made Mbit/s here, where the run's end
+    // is known).
+    let mut fs = std::mem::take(&mut rec.fs);
+    for ((&t, rx), egress) in fs.t.iter().zip(fs.rx.iter_mut()).zip(fs.egress.iter_mut()) {
         // Samples sit at bin starts; round (not truncate) back to the bin index.
         let from = Time((t * 1e9).round() as u64);
-        let b = (from.0 / bin.0) as usize;
         let span = ((from + bin).min(end.max(from + Dur(1))) - from).secs_f64().max(1e-12);
-        let m = flows[fl as usize].m;
-        let at = |v: &Bins| if b < nb { v.get(b) } else { 0 };
-        rx_mbps.push(at(&m.bins) as f64 * 8.0 / span / 1e6);
-        egress_mbps.push(at(&m.egress_bins) as f64 * 8.0 / span / 1e6);
-        let db = &m.delay_bins;
-        d_mean.push(db.mean_ms(b));
-        d_p95.push(db.p95_ms(b));
+        *rx = *rx * 8.0 / span / 1e6;
+        *egress = *egress * 8.0 / span / 1e6;
     }
     let mut t = Table::default();
     t.f64("t_s", fs.t);
     t.i64("flow", fs.flow);
-    t.f64("throughput_mbps", rx_mbps);
-    t.f64("egress_mbps", egress_mbps);
-    t.f64("delay_mean_ms", d_mean);
-    t.f64("delay_p95_ms", d_p95);
+    t.f64("throughput_mbps", fs.rx);
+    t.f64("egress_mbps", fs.egress);
+    t.f64("delay_mean_ms", fs.delay_mean_ms);
+    t.f64("delay_p95_ms", fs.delay_p95_ms);
     t.f64("cwnd", fs.cwnd);
     t.f64("w_abc", fs.w_abc);
     t.f64("w_cubic", fs.w_cubic);
