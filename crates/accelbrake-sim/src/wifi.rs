@@ -1497,6 +1497,20 @@ mod tests {
         assert_eq!(key(build(walk(8, 8, None, 2000.0), ms(1))), "k.min");
         assert_eq!(key(build(walk(3, 8, None, 2000.0), ms(1))), "k.max");
         assert_eq!(key(build(walk(3, 4, None, 99.0), ms(1))), "k.period_ms");
+        // Each step is one draw of the schedule's stream, in order: up on 1, down on 0,
+        // reflected at the bounds.
+        let w = Schedule::build(&walk(0, 7, Some(3), 100.0), "k", ms(5000), &mut Rng::stream(2, 3)).unwrap();
+        let mut draws = Rng::stream(2, 3);
+        let mut m = 3u8;
+        for k in 0..=50u64 {
+            assert_eq!(w.at(ms(100 * k)).0, m, "step {k}");
+            m = match (draws.below(2) == 1, m) {
+                (true, 7) => 6,
+                (true, x) => x + 1,
+                (false, 0) => 1,
+                (false, x) => x - 1,
+            };
+        }
     }
 
     #[test]
@@ -1614,10 +1628,8 @@ mod tests {
         c.user_of_flow = None;
         let l = WifiLink::new(&c, "l", ms(1), Rng::stream(0, 0)).unwrap();
         assert_eq!((l.user_of(0), l.user_of(5)), (0, 2));
-        assert_eq!(
-            (l.busy(), l.held(), l.batch_end(), l.mcs_at(2, ms(1))),
-            (false, 0, None, 0)
-        );
+        assert_eq!((l.busy(), l.held(), l.batch_end()), (false, 0, None));
+        assert_eq!((l.mcs_at(0, ms(1)), l.mcs_at(1, ms(1)), l.mcs_at(2, ms(1))), (7, 3, 0));
     }
 
     /// Ground truth by hand: MCS 7 with M = 32 (h̄ = 127 + 67.5 µs, 32 subframes in 1521
@@ -1803,14 +1815,15 @@ mod tests {
     /// M = 64 at 1500-byte packets: the 65 535-byte A-MPDU limits a batch to 42 frames.
     #[test]
     fn a_batch_stops_at_m_frames_or_the_ampdu_size() {
-        for (m, b) in [(64, 42), (42, 42), (41, 41), (1, 1)] {
-            let mut l = WifiLink::new(
-                &cfg(vec![fixed(7, m)], Discipline::PerUser),
-                "l",
-                ms(1),
-                Rng::stream(0, 0),
-            )
-            .unwrap();
+        for (m, b, discipline) in [
+            (64, 42, Discipline::PerUser),
+            (42, 42, Discipline::PerUser),
+            (41, 41, Discipline::PerUser),
+            (1, 1, Discipline::PerUser),
+            (64, 42, Discipline::Shared),
+            (41, 41, Discipline::Shared),
+        ] {
+            let mut l = WifiLink::new(&cfg(vec![fixed(7, m)], discipline), "l", ms(1), Rng::stream(0, 0)).unwrap();
             let mut seq = 0;
             l.start_batch(Time::ZERO, |_, _| {
                 seq += 1;
@@ -2051,5 +2064,29 @@ mod tests {
             "{:?}",
             f("airtime_us")
         );
+    }
+
+    /// A batch's randomness is the link's own stream, drawn in order: a backoff of
+    /// `below(CWmin + 1)` slots, then, with a jitter bound, `below(jitter + 1)` ns.
+    #[test]
+    fn backoff_and_jitter_are_the_links_draws_in_order() {
+        for jitter_ns in [0u64, 7_000] {
+            let mut c = cfg(vec![fixed(7, 32)], Discipline::Shared);
+            c.jitter = Dur(jitter_ns);
+            let mut l = WifiLink::new(&c, "l", ms(1000), Rng::stream(8, 3)).unwrap();
+            let mut draws = Rng::stream(8, 3);
+            let mut now = Time::ZERO;
+            for seq in 0..50 {
+                let mut p = Some(pkt(0, seq));
+                let end = l.start_batch(now, |_, _| p.take()).unwrap();
+                l.finish_batch(end, |_| {});
+                now = end;
+                let r = *l.log.last().unwrap();
+                let backoff = draws.below(CW_MIN_BE + 1) * SLOT.0;
+                let jitter = if jitter_ns > 0 { draws.below(jitter_ns + 1) } else { 0 };
+                let want = HT20.fixed_overhead(7).0 + backoff + jitter + HT20.data_time(7, 1544).0;
+                assert_eq!(r.airtime.0, want, "jitter {jitter_ns}, batch {seq}");
+            }
+        }
     }
 }
