@@ -2026,6 +2026,23 @@ mod tests {
         q.on_timer(ms(5), &sched);
         assert_eq!(*fired.lock().unwrap(), [("c", ms(4)), ("b", ms(5))]);
         assert_eq!(q.next_timer(), None);
+        // Without a map: flow id mod the number of users.
+        let mut q = PerUserQueue::new(
+            vec![
+                stub("a", None, None, None, 0, 0, 0),
+                stub("b", None, None, None, 0, 0, 0),
+            ],
+            None,
+        );
+        for f in [3, 4, 5] {
+            assert!(q.enqueue(ms(1), pkt(f, f)).is_ok());
+        }
+        let user = |q: &mut PerUserQueue, u| -> Vec<u32> {
+            std::iter::from_fn(|| q.dequeue_user(ms(2), u, link, &mut Vec::new()).map(|p| p.flow))
+                .take(5)
+                .collect()
+        };
+        assert_eq!((user(&mut q, 0), user(&mut q, 1)), (vec![4], vec![3, 5]));
     }
 
     #[test]
