@@ -1395,4 +1395,715 @@ mod tests {
         let u0 = per.log.iter().filter(|r| r.user == 0).count();
         assert_eq!(u0, per.log.len() / 2);
     }
+
+    // ---- Hand-worked unit tests (issue 22: mutation testing). ----
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+    }
+
+    const HT20: Phy = Phy {
+        width_mhz: 20,
+        short_gi: false,
+    };
+
+    #[test]
+    fn phy_timings_worked_by_hand() {
+        // Block ACK at the highest basic rate ≤ the non-HT reference rate (6, 12, 18, 24, 36, 48,
+        // 54, 54 Mbit/s → 6, 12, 12, 24, 24, …): ⌈278 / N_DBPS⌉ symbols of 4 µs after 20 µs.
+        let ba: Vec<u64> = (0..8).map(|m| block_ack_time(m).0 / 1000).collect();
+        assert_eq!(ba, [68, 44, 44, 32, 32, 32, 32, 32]);
+        // Data field: ⌈(22 + 8·bytes) / N_DBPS⌉ symbols. 32 subframes at MCS 7: 395 286 / 260.
+        assert_eq!(HT20.data_time(7, 32 * 1544), Dur(1521 * 4000));
+        assert_eq!(
+            HT20.data_time(0, 0),
+            Dur(4000),
+            "SERVICE and tail bits alone: one symbol"
+        );
+        let ht40_sgi = Phy {
+            width_mhz: 40,
+            short_gi: true,
+        };
+        // One subframe at MCS 0, 40 MHz: 12 374 bits / 54 → 230 symbols of 3.6 µs.
+        assert_eq!(ht40_sgi.data_time(0, 1544), Dur(230 * 3600));
+        assert_eq!(ht40_sgi.rate_bps(0), 15e6);
+        let ht40 = Phy {
+            width_mhz: 40,
+            short_gi: false,
+        };
+        assert_eq!(ht40.rate_bps(7), 135e6);
+        let ht20_sgi = Phy {
+            width_mhz: 20,
+            short_gi: true,
+        };
+        assert!(close(ht20_sgi.rate_bps(7), 260.0 / 3.6e-6));
+        // AIFS 43 + preamble 36 + SIFS 16 + block ACK 68 µs.
+        assert_eq!(HT20.fixed_overhead(0), Dur::from_micros(163));
+        assert_eq!(subframe_bytes(40), 84, "40 + 42 = 82, padded to 4");
+        assert_eq!((effective_m(32, 1544), effective_m(64, 1000)), (32, 64));
+        assert_eq!(default_m(), 32);
+        // Mean overhead: fixed part + 7.5 slots of backoff + half the jitter bound.
+        let mut c = cfg(vec![fixed(7, 32)], Discipline::Shared);
+        c.jitter = Dur::from_micros(10);
+        let l = WifiLink::new(&c, "l", ms(1), Rng::stream(0, 0)).unwrap();
+        assert_eq!(l.mean_overhead(7), 127_000.0 + 67_500.0 + 5_000.0);
+        assert_eq!((ms(2), mbps(1e6)), (Time(2_000_000), 8.0));
+    }
+
+    #[test]
+    fn mcs_schedules_worked_by_hand() {
+        let mut rng = Rng::stream(1, 1);
+        let mut build = |spec: McsSpec, end: Time| Schedule::build(&spec, "k", end, &mut rng);
+        let key = |r: Result<Schedule>| match r {
+            Err(Error::Param { key, .. }) => key,
+            other => panic!("{other:?}"),
+        };
+        // Fixed: MCS 0–7.
+        let f = build(McsSpec::Fixed { mcs: 7 }, ms(1)).unwrap();
+        assert_eq!(f.at(ms(5)), (7, Time::MAX));
+        assert_eq!(key(build(McsSpec::Fixed { mcs: 8 }, ms(1))), "k.mcs");
+        // Alternate: values[(t / period) mod len], the next change at the next period.
+        let alt = |values: Vec<u8>, period_ms| McsSpec::Alternate { values, period_ms };
+        let a = build(alt(vec![1, 7, 3], 2000.0), ms(1)).unwrap();
+        assert_eq!(a.at(Time::ZERO), (1, ms(2000)));
+        assert_eq!(a.at(ms(3999)), (7, ms(4000)));
+        assert_eq!(a.at(ms(4000)), (3, ms(6000)));
+        assert_eq!(a.at(ms(6000)), (1, ms(8000)));
+        assert_eq!(key(build(alt(vec![], 2000.0), ms(1))), "k.values");
+        assert_eq!(key(build(alt(vec![1, 8], 2000.0), ms(1))), "k.values[1]");
+        assert_eq!(key(build(alt(vec![1], 0.5), ms(1))), "k.period_ms");
+        assert!(build(alt(vec![1], 1.0), ms(1)).is_ok());
+        // Brownian over [3, 4]: the reflection makes the walk alternate whatever the draws; one
+        // value per period up to the end (10 s: 6 values), the last one held after it.
+        let walk = |min, max, start, period_ms| McsSpec::Brownian {
+            min,
+            max,
+            start,
+            period_ms,
+        };
+        for (start, first) in [(None, 3), (Some(3), 3), (Some(4), 4)] {
+            let w = build(walk(3, 4, start, 2000.0), ms(10_000)).unwrap();
+            let got: Vec<(u8, Time)> = (0..6).map(|k| w.at(ms(2000 * k + 1999))).collect();
+            let want: Vec<(u8, Time)> = (0..6)
+                .map(|k| (if k % 2 == 0 { first } else { 7 - first }, ms(2000 * k + 2000)))
+                .collect();
+            assert_eq!(got, want, "start {start:?}");
+            assert_eq!(w.at(ms(100_000)), (7 - first, ms(102_000)), "held after the end");
+        }
+        let w = build(walk(5, 5, None, 100.0), ms(1000)).unwrap();
+        assert!((0..20).all(|k| w.at(ms(100 * k)).0 == 5), "min = max: constant");
+        assert_eq!(key(build(walk(3, 4, Some(2), 2000.0), ms(1))), "k.start");
+        assert_eq!(key(build(walk(3, 4, Some(5), 2000.0), ms(1))), "k.start");
+        assert_eq!(key(build(walk(8, 8, None, 2000.0), ms(1))), "k.min");
+        assert_eq!(key(build(walk(3, 8, None, 2000.0), ms(1))), "k.max");
+        assert_eq!(key(build(walk(3, 4, None, 99.0), ms(1))), "k.period_ms");
+        // Each step is one draw of the schedule's stream, in order: up on 1, down on 0,
+        // reflected at the bounds.
+        let w = Schedule::build(&walk(0, 7, Some(3), 100.0), "k", ms(5000), &mut Rng::stream(2, 3)).unwrap();
+        let mut draws = Rng::stream(2, 3);
+        let mut m = 3u8;
+        for k in 0..=50u64 {
+            assert_eq!(w.at(ms(100 * k)).0, m, "step {k}");
+            m = match (draws.below(2) == 1, m) {
+                (true, 7) => 6,
+                (true, x) => x + 1,
+                (false, 0) => 1,
+                (false, x) => x - 1,
+            };
+        }
+    }
+
+    #[test]
+    fn mcs_files_are_read_line_by_line_and_bad_lines_named() {
+        let path = std::env::temp_dir().join(format!("accelbrake-mcs-unit-{}.txt", std::process::id()));
+        let p = path.to_str().unwrap().to_string();
+        let mut rng = Rng::stream(0, 0);
+        let mut read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            Schedule::build(&McsSpec::File { path: p.clone() }, "k", ms(1), &mut rng)
+        };
+        let s = read("0 7\n\n# comment\n  1500   2  \n3000 5\n").unwrap();
+        assert_eq!(s.at(ms(1499)), (7, ms(1500)));
+        assert_eq!(s.at(ms(1500)), (2, ms(3000)));
+        assert_eq!(s.at(ms(9999)), (5, Time::MAX));
+        for (text, msg) in [
+            ("0 7\n1500 2\n1500 3\n", ":3: times must increase"),
+            ("0 7\n10 3 4\n", ":2: expected 'time_ms mcs', found '10 3 4'"),
+            ("-5 7\n", ":1: expected 'time_ms mcs'"),
+            ("0 7\ninf 3\n", ":2: expected 'time_ms mcs'"),
+            ("0 7\nnan 3\n", ":2: expected 'time_ms mcs'"),
+            ("0 x\n", ":1: expected 'time_ms mcs'"),
+            ("5 7\n", ": the first line must be at 0 ms"),
+            ("# nothing\n\n", ": no 'time_ms mcs' lines"),
+        ] {
+            let e = read(text).unwrap_err();
+            assert!(
+                matches!(&e, Error::Param { key, msg: m } if key == "k.path" && m.contains(msg)),
+                "{text:?}: {e}"
+            );
+        }
+        let e = read("0 7\n10 9\n").unwrap_err();
+        assert!(e.to_string().contains(&format!("k.path ({p}:2)")), "{e}");
+        std::fs::remove_file(&path).ok();
+        let e = read_missing(&p);
+        assert!(
+            matches!(&e, Error::Param { key, msg } if key == "k.path" && msg.contains("cannot read")),
+            "{e}"
+        );
+    }
+
+    fn read_missing(p: &str) -> Error {
+        let missing = McsSpec::File {
+            path: format!("{p}.missing"),
+        };
+        Schedule::build(&missing, "k", ms(1), &mut Rng::stream(0, 0)).unwrap_err()
+    }
+
+    /// The estimator by hand, with R chosen so that S/R = 1 ms for 1544-byte subframes
+    /// (S = 12 352 bits, R = 12.352 Mbit/s), T = 40 ms. Each batch: cr = bytes/T_IA (Eq. 5),
+    /// T̂_IA(M) = T_IA + (M − b)·S/R (Eq. 8), μ̂ = M·S/T̂_IA(M) (Eq. 6); the window's average is
+    /// Σ M·S / Σ T̂_IA(M) over the batches in (now − T, now], the last one always kept; the
+    /// estimate is min(μ̂, 2 · bytes handed to the MAC in the window / T).
+    #[test]
+    fn estimator_worked_by_hand() {
+        const R: f64 = 12_352_000.0;
+        let ms_s = 32.0 * 1544.0; // M·S, bytes
+        let mut e = Estimator::new(Dur::from_millis(40), 1e6);
+        assert_eq!(e.uncapped(Time(1)), 1e6, "the initial value before any batch");
+        assert_eq!((e.current_rate(Time(1)), e.estimate(Time(1))), (0.0, 0.0));
+        e.on_sent(ms(5), 4000);
+        assert!(close(e.current_rate(ms(5)), 100_000.0));
+        // 10 frames, T_IA 2 ms, room for 32: T̂ = 2 + 22 = 24 ms.
+        let (cr, mu) = e.on_block_ack(ms(10), 10, 15_440, Dur::from_millis(2), 32, R);
+        assert!(close(cr, 15_440.0 / 0.002), "{cr}");
+        assert!(close(mu, ms_s / 0.024), "{mu}");
+        assert!(close(e.uncapped(ms(10)), ms_s / 0.024));
+        assert!(close(e.estimate(ms(10)), 200_000.0), "capped at 2 · 4000 B / 40 ms");
+        e.on_sent(ms(45), 10_000);
+        // A full batch at 50 ms, T_IA 20 ms: T̂ = 20 ms. The first batch is exactly T old: gone.
+        let (cr, mu) = e.on_block_ack(ms(50), 32, 49_408, Dur::from_millis(20), 32, R);
+        assert!(close(cr, ms_s / 0.02) && close(mu, ms_s / 0.02), "{cr} {mu}");
+        assert!(close(e.uncapped(ms(50)), ms_s / 0.02));
+        e.on_sent(ms(60), 60_000);
+        // 16 frames at 70 ms, T_IA 10 ms: T̂ = 10 + 16 = 26 ms; both batches in the window.
+        let (_, mu) = e.on_block_ack(ms(70), 16, 24_704, Dur::from_millis(10), 32, R);
+        assert!(close(mu, ms_s / 0.026), "{mu}");
+        let both = 2.0 * ms_s / 0.046;
+        assert!(close(e.uncapped(ms(70)), both));
+        assert!(close(e.current_rate(ms(70)), 70_000.0 / 0.04), "sent at 45 and 60 ms");
+        assert!(close(e.estimate(ms(70)), both), "below the cap of 3.5 MB/s");
+        assert!(close(e.current_rate(ms(85) - Dur(1)), 70_000.0 / 0.04));
+        assert!(
+            close(e.current_rate(ms(85)), 60_000.0 / 0.04),
+            "sent exactly T ago: out"
+        );
+        assert!(close(e.uncapped(ms(90) - Dur(1)), both));
+        assert!(close(e.uncapped(ms(90)), ms_s / 0.026), "the 50 ms batch is out");
+        assert!(close(e.uncapped(ms(1000)), ms_s / 0.026), "the last batch is kept");
+        assert_eq!(e.estimate(ms(1000)), 0.0, "nothing sent in the window");
+    }
+
+    #[test]
+    fn link_settings_are_checked_and_flows_mapped_to_users() {
+        let key = |c: &WifiConfig| match WifiLink::new(c, "l", ms(1), Rng::stream(0, 0)) {
+            Err(Error::Param { key, .. }) => key,
+            Ok(_) => panic!("accepted"),
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(key(&cfg(vec![], Discipline::Shared)), "l.users");
+        assert_eq!(key(&cfg(vec![fixed(7, 0)], Discipline::Shared)), "l.users[0].max_batch");
+        assert_eq!(
+            key(&cfg(vec![fixed(7, 8), fixed(9, 8)], Discipline::Shared)),
+            "l.users[1].mcs.mcs"
+        );
+        let mut c = cfg(vec![fixed(7, 64), fixed(3, 1), fixed(0, 8)], Discipline::PerUser);
+        c.user_of_flow = Some(vec![2, 3]);
+        assert_eq!(key(&c), "l.user_of_flow[1]");
+        c.user_of_flow = Some(vec![2]);
+        let l = WifiLink::new(&c, "l", ms(1), Rng::stream(0, 0)).unwrap();
+        assert_eq!((l.users(), l.discipline(), l.phy()), (3, Discipline::PerUser, HT20));
+        // Flow 0 by the map, the others by flow id mod 3.
+        let users: Vec<usize> = (0..6).map(|f| l.user_of(f)).collect();
+        assert_eq!(users, [2, 1, 2, 0, 1, 2]);
+        c.user_of_flow = None;
+        let l = WifiLink::new(&c, "l", ms(1), Rng::stream(0, 0)).unwrap();
+        assert_eq!((l.user_of(0), l.user_of(5)), (0, 2));
+        assert_eq!((l.busy(), l.held(), l.batch_end()), (false, 0, None));
+        assert_eq!((l.mcs_at(0, ms(1)), l.mcs_at(1, ms(1)), l.mcs_at(2, ms(1))), (7, 3, 0));
+    }
+
+    /// Ground truth by hand: MCS 7 with M = 32 (h̄ = 127 + 67.5 µs, 32 subframes in 1521
+    /// symbols: a cycle of 6 278 500 ns) and MCS 0 with M = 64, limited to 42 subframes by the
+    /// 65 535-byte A-MPDU (h̄ = 163 + 67.5 µs, 64 848 bytes in 19 955 symbols: 80 050 500 ns).
+    #[test]
+    fn ground_truth_worked_by_hand() {
+        let one = WifiLink::new(
+            &cfg(vec![fixed(7, 32)], Discipline::Shared),
+            "l",
+            ms(1),
+            Rng::stream(0, 0),
+        )
+        .unwrap();
+        assert_eq!(one.truth_rate(ms(5), None), 49_408.0 / 6_278_500.0 * 1e9);
+        assert_eq!(one.truth_rate(ms(5), Some(0)), 49_408.0 / 6_278_500.0 * 1e9);
+        let two = WifiLink::new(
+            &cfg(vec![fixed(7, 32), fixed(0, 64)], Discipline::Shared),
+            "l",
+            ms(1),
+            Rng::stream(0, 0),
+        )
+        .unwrap();
+        let cycle = 6_278_500.0 + 80_050_500.0;
+        assert_eq!(two.truth_rate(ms(5), None), (49_408.0 + 64_848.0) / cycle * 1e9);
+        assert_eq!(two.truth_rate(ms(5), Some(1)), 64_848.0 / cycle * 1e9);
+        // The estimators start from the truth.
+        assert_eq!(two.shared.held, two.truth_rate(Time::ZERO, None));
+        assert_eq!(two.users[1].est.held, two.truth_rate(Time::ZERO, Some(1)));
+        // Over time: MCS 7 and 0 alternating every 2 s (MCS 0 with M = 32: 15 204 symbols, a
+        // cycle of 61 046 500 ns), integrated piecewise.
+        let alt = WifiUserSpec {
+            mcs: McsSpec::Alternate {
+                values: vec![7, 0],
+                period_ms: 2000.0,
+            },
+            max_batch: 32,
+        };
+        let l = WifiLink::new(
+            &cfg(vec![alt, fixed(3, 8)], Discipline::Shared),
+            "l",
+            ms(1),
+            Rng::stream(0, 0),
+        )
+        .unwrap();
+        assert_eq!((l.next_change(ms(1000)), l.next_change(ms(2000))), (ms(2000), ms(4000)));
+        let (r7, r0) = (l.truth_rate(ms(0), None), l.truth_rate(ms(2000), None));
+        assert!(r7 > r0 && r0 > 0.0);
+        let got = l.truth_between(ms(1000), ms(5000));
+        assert!(close(got, r7 * 1.0 + r0 * 2.0 + r7 * 1.0), "{got}");
+        assert_eq!(l.truth_between(ms(3000), ms(3000)), 0.0);
+        let single = WifiLink::new(
+            &cfg(
+                vec![WifiUserSpec {
+                    mcs: McsSpec::Alternate {
+                        values: vec![7, 0],
+                        period_ms: 2000.0,
+                    },
+                    max_batch: 32,
+                }],
+                Discipline::Shared,
+            ),
+            "l",
+            ms(1),
+            Rng::stream(0, 0),
+        )
+        .unwrap();
+        assert_eq!(single.truth_rate(ms(2500), None), 49_408.0 / 61_046_500.0 * 1e9);
+    }
+
+    fn pkt_at(flow: u32, seq: u32, at: Time) -> Packet {
+        let mut p = pkt(flow, seq);
+        p.enqueued_at = at;
+        p
+    }
+
+    /// What a batch's airtime must be: the fixed overhead and the data time at its MCS plus a
+    /// backoff of 0–15 whole slots (no jitter here).
+    fn backoff_slots(l: &WifiLink, row: &BatchRow) -> u64 {
+        let rest = row.airtime.0 - l.phy.fixed_overhead(row.mcs).0 - l.phy.data_time(row.mcs, row.bytes).0;
+        assert_eq!(rest % SLOT.0, 0, "{row:?}");
+        assert!(rest / SLOT.0 <= CW_MIN_BE, "{row:?}");
+        rest / SLOT.0
+    }
+
+    /// The shared FIFO by hand: two users (M = 4 at MCS 7, M = 2 at MCS 0), flows mapped by id
+    /// mod 2. Packets fill the users' aggregation buffers in FIFO order until one does not fit
+    /// (it waits at the MAC); users take turns; T_IA counts from the previous block ACK (any
+    /// user's for the shared estimate, the user's own for its estimate) or from the arrival of
+    /// the batch's oldest frame if later.
+    #[test]
+    fn shared_fifo_batches_worked_by_hand() {
+        let mut l = WifiLink::new(
+            &cfg(vec![fixed(7, 4), fixed(0, 2)], Discipline::Shared),
+            "l",
+            ms(1000),
+            Rng::stream(4, 4),
+        )
+        .unwrap();
+        let mut fifo: VecDeque<Packet> = [0, 1, 0, 0, 0, 0, 1]
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| pkt_at(f, i as u32, ms(2 + i as u64)))
+            .collect();
+        let mut caps = Vec::new();
+        let t0 = ms(10);
+        let end1 = l
+            .start_batch(t0, |u, cap| {
+                assert_eq!(u, None);
+                caps.push(cap);
+                fifo.pop_front()
+            })
+            .unwrap();
+        // Six pulled: 0→u0, 1→u1, 2, 3, 4→u0, 5 does not fit u0's 4 (waits); u0 goes first.
+        assert_eq!(fifo.len(), 1);
+        // The cap handed to the queue: 2 × the subframe bytes handed to the MAC so far / 40 ms.
+        assert_eq!(caps.len(), 6);
+        for (k, cap) in caps.iter().enumerate() {
+            assert!(close(*cap, 2.0 * (k * 1544) as f64 / 0.04), "{caps:?}");
+        }
+        assert_eq!((l.busy(), l.held(), l.batch_end()), (true, 6, Some(end1)));
+        let mut got = Vec::new();
+        l.finish_batch(end1, |p| got.push(p.seq));
+        assert_eq!(got, [0, 2, 3, 4]);
+        assert_eq!((l.busy(), l.held(), l.batch_end(), l.batches), (false, 2, None, 1));
+        let r = l.log[0];
+        assert_eq!(
+            (r.at, r.user, r.mcs, r.b, r.bytes, r.airtime),
+            (end1, 0, 7, 4, 4 * 1544, end1 - t0)
+        );
+        backoff_slots(&l, &r);
+        // First block ACK: T_IA from the oldest frame's arrival (2 ms), for both estimates.
+        assert_eq!((r.t_ia, r.t_ia_user), (end1 - ms(2), end1 - ms(2)));
+        let t = r.t_ia.secs_f64();
+        assert!(
+            close(r.cr, 6176.0 / t) && close(r.mu_batch, 6176.0 / t),
+            "b = M: μ̂ = cr"
+        );
+        assert_eq!(r.mu_hat, l.estimate(end1, None));
+        assert_eq!(r.mu_hat, l.estimate(end1, Some(1)), "shared: one estimate");
+        assert_eq!(r.mu_hat_user, l.users[0].est.estimate(end1));
+        assert_eq!(
+            (r.truth, r.truth_user),
+            (l.truth_rate(end1, None), l.truth_rate(end1, Some(0)))
+        );
+        // Second batch: the waiting frame 5 joins u0's buffer, 6 joins u1's (with 1); u1's turn.
+        let end2 = l.start_batch(end1, |_, _| fifo.pop_front()).unwrap();
+        assert_eq!(l.held(), 3);
+        got.clear();
+        l.finish_batch(end2, |p| got.push(p.seq));
+        assert_eq!(got, [1, 6]);
+        let r = l.log[1];
+        assert_eq!((r.user, r.mcs, r.b, r.bytes), (1, 0, 2, 2 * 1544));
+        backoff_slots(&l, &r);
+        assert_eq!((r.t_ia, r.t_ia_user), (end2 - end1, end2 - ms(3)));
+        assert!(close(r.mu_batch, 3088.0 / r.t_ia.secs_f64()), "{r:?}");
+        // Third: u0's frame 5. Fourth: a frame of u1 after an idle gap: T_IA from its arrival.
+        let end3 = l.start_batch(end2, |_, _| fifo.pop_front()).unwrap();
+        l.finish_batch(end3, |_| {});
+        assert_eq!((l.log[2].user, l.log[2].b, l.log[2].t_ia), (0, 1, end3 - end2));
+        assert_eq!(l.log[2].t_ia_user, end3 - end1);
+        // One frame with room for 4 at 65 Mbit/s: T̂ = T_IA + 3·S/R (Eq. 8).
+        let t_hat = l.log[2].t_ia.secs_f64() + 3.0 * 8.0 * 1544.0 / 65e6;
+        assert!(close(l.log[2].mu_batch, 4.0 * 1544.0 / t_hat), "{:?}", l.log[2]);
+        assert!(close(l.log[2].cr, 1544.0 / l.log[2].t_ia.secs_f64()));
+        assert_eq!(l.start_batch(end3, |_, _| None), None);
+        let arrival = end3 + Dur::from_millis(100);
+        let mut next = vec![pkt_at(1, 7, arrival)];
+        let start = arrival + Dur::from_millis(1);
+        let end4 = l.start_batch(start, |_, _| next.pop()).unwrap();
+        l.finish_batch(end4, |_| {});
+        assert_eq!(
+            (l.log[3].user, l.log[3].t_ia, l.log[3].t_ia_user),
+            (1, end4 - arrival, end4 - arrival)
+        );
+        // u0's turn, but only u1 has a frame: u1 again.
+        let mut next = vec![pkt_at(1, 8, end4)];
+        let end5 = l.start_batch(end4, |_, _| next.pop()).unwrap();
+        l.finish_batch(end5, |_| {});
+        assert_eq!((l.log[4].user, l.held(), l.batches), (1, 0, 5));
+    }
+
+    /// M = 64 at 1500-byte packets: the 65 535-byte A-MPDU limits a batch to 42 frames.
+    #[test]
+    fn a_batch_stops_at_m_frames_or_the_ampdu_size() {
+        for (m, b, discipline) in [
+            (64, 42, Discipline::PerUser),
+            (42, 42, Discipline::PerUser),
+            (41, 41, Discipline::PerUser),
+            (1, 1, Discipline::PerUser),
+            (64, 42, Discipline::Shared),
+            (41, 41, Discipline::Shared),
+        ] {
+            let mut l = WifiLink::new(&cfg(vec![fixed(7, m)], discipline), "l", ms(1), Rng::stream(0, 0)).unwrap();
+            let mut seq = 0;
+            l.start_batch(Time::ZERO, |_, _| {
+                seq += 1;
+                Some(pkt(0, seq))
+            })
+            .unwrap();
+            assert_eq!(l.held(), b as usize + 1, "M {m}: b + the frame that did not fit");
+            let mut n = 0;
+            l.finish_batch(ms(1), |_| n += 1);
+            assert_eq!(n, b, "M {m}");
+        }
+    }
+
+    /// Per-user queues by hand: each batch comes from one user's queue (round-robin, skipping
+    /// users with nothing), a frame that does not fit waits for that user's next batch, and each
+    /// queue is handed its own user's estimate.
+    #[test]
+    fn per_user_batches_worked_by_hand() {
+        let mut l = WifiLink::new(
+            &cfg(vec![fixed(7, 2), fixed(3, 2)], Discipline::PerUser),
+            "l",
+            ms(1000),
+            Rng::stream(5, 5),
+        )
+        .unwrap();
+        let mut queues: [VecDeque<Packet>; 2] = [
+            (0..3).map(|s| pkt_at(0, s, ms(1))).collect(),
+            [pkt_at(1, 10, ms(2))].into_iter().collect(),
+        ];
+        let mut calls = Vec::new();
+        let run = |l: &mut WifiLink,
+                   now: Time,
+                   queues: &mut [VecDeque<Packet>; 2],
+                   calls: &mut Vec<(usize, f64)>|
+         -> Option<(Time, Vec<u32>)> {
+            let end = l.start_batch(now, |u, cap| {
+                let u = u.expect("per-user pulls name the user");
+                calls.push((u, cap));
+                queues[u].pop_front()
+            })?;
+            let mut seqs = Vec::new();
+            l.finish_batch(end, |p| seqs.push(p.seq));
+            Some((end, seqs))
+        };
+        let (end1, seqs) = run(&mut l, ms(10), &mut queues, &mut calls).unwrap();
+        assert_eq!(seqs, [0, 1]);
+        // Caps: 2 × (0, 1, 2 subframes) / 40 ms of user 0's own estimator.
+        let users: Vec<usize> = calls.iter().map(|c| c.0).collect();
+        assert_eq!(users, [0, 0, 0]);
+        assert_eq!(calls[0].1, 0.0);
+        assert!(close(calls[1].1, 77_200.0) && close(calls[2].1, 154_400.0), "{calls:?}");
+        assert_eq!(l.held(), 1, "frame 2 waits for user 0's next batch");
+        let r = l.log[0];
+        assert_eq!(r.mu_hat_user, l.estimate(end1, Some(0)));
+        assert_eq!(r.mu_hat, l.estimate(end1, None));
+        assert_ne!(l.estimate(end1, Some(0)), l.estimate(end1, Some(1)));
+        calls.clear();
+        let (end2, seqs) = run(&mut l, end1, &mut queues, &mut calls).unwrap();
+        assert_eq!(seqs, [10]);
+        assert_eq!((calls.len(), calls[0], calls[1].0), (2, (1, 0.0), 1));
+        assert!(close(calls[1].1, 77_200.0), "{calls:?}");
+        // User 1's T_IA counts from its frame's arrival; the shared one from the last ACK.
+        assert_eq!((l.log[1].t_ia, l.log[1].t_ia_user), (end2 - end1, end2 - ms(2)));
+        calls.clear();
+        let (end3, seqs) = run(&mut l, end2, &mut queues, &mut calls).unwrap();
+        // User 0's estimator has seen 3 subframes handed over: a cap of 231 600 B/s.
+        assert_eq!((seqs, calls.len(), calls[0].0), (vec![2], 1, 0));
+        assert!(close(calls[0].1, 231_600.0), "{calls:?}");
+        assert_eq!(l.log[2].t_ia_user, end3 - end1);
+        calls.clear();
+        assert!(run(&mut l, end3, &mut queues, &mut calls).is_none());
+        assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [1, 0]);
+        queues[1].push_back(pkt_at(1, 11, end3));
+        let (end5, seqs) = run(&mut l, end3, &mut queues, &mut calls).unwrap();
+        assert_eq!(seqs, [11]);
+        // User 0's turn with nothing queued: user 1 again.
+        queues[1].push_back(pkt_at(1, 12, end5));
+        calls.clear();
+        let (_, seqs) = run(&mut l, end5, &mut queues, &mut calls).unwrap();
+        assert_eq!(seqs, [12]);
+        assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [0, 1, 1]);
+        assert_eq!(l.held(), 0);
+    }
+
+    /// A stand-in queue that logs its timer runs.
+    struct Stub {
+        q: VecDeque<Packet>,
+        name: &'static str,
+        window: Option<Dur>,
+        gauge: Option<f64>,
+        timer: Option<Time>,
+        stats: QueueStats,
+        fired: std::sync::Arc<std::sync::Mutex<Vec<(&'static str, Time)>>>,
+    }
+
+    impl Queue for Stub {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn enqueue(&mut self, _: Time, pkt: Packet) -> std::result::Result<(), Packet> {
+            if self.q.len() == 3 {
+                return Err(pkt);
+            }
+            self.stats.enqueued += 1;
+            self.q.push_back(pkt);
+            Ok(())
+        }
+        fn dequeue(&mut self, _: Time, _: LinkInfo, _: &mut Vec<Packet>) -> Option<Packet> {
+            self.q.pop_front()
+        }
+        fn len_packets(&self) -> usize {
+            self.q.len()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.q.iter().map(|p| u64::from(p.size)).sum()
+        }
+        fn stats(&self) -> QueueStats {
+            self.stats
+        }
+        fn capacity_window(&self) -> Option<Dur> {
+            self.window
+        }
+        fn gauge(&self) -> Option<f64> {
+            self.gauge
+        }
+        fn next_timer(&self) -> Option<Time> {
+            self.timer
+        }
+        fn on_timer(&mut self, now: Time, _: &dyn crate::queue::LinkSchedule) {
+            self.fired.lock().unwrap().push((self.name, now));
+            self.timer = None;
+        }
+    }
+
+    #[test]
+    fn per_user_queue_routes_by_user_serves_round_robin_and_adds_up() {
+        let fired = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stub = |name, window, gauge, timer, dropped, marked, max_packets| -> Box<dyn Queue> {
+            Box::new(Stub {
+                q: VecDeque::new(),
+                name,
+                window,
+                gauge,
+                timer,
+                stats: QueueStats {
+                    dropped,
+                    marked,
+                    max_packets,
+                    dequeued: dropped,
+                    ..QueueStats::default()
+                },
+                fired: fired.clone(),
+            })
+        };
+        let mut q = PerUserQueue::new(
+            vec![
+                stub("a", Some(Dur::from_millis(40)), Some(0.25), None, 1, 2, 5),
+                stub("b", None, None, Some(ms(5)), 10, 20, 3),
+                stub("c", Some(Dur::from_millis(1)), Some(0.5), Some(ms(3)), 100, 200, 4),
+            ],
+            Some(vec![2]),
+        );
+        assert_eq!(
+            (q.name(), q.capacity_window(), q.gauge()),
+            ("a", Some(Dur::from_millis(40)), Some(0.25))
+        );
+        // Flow 0 → c (the map); the others by id mod 3: 3, 6 → a, 1 → b, 5 → c.
+        for (flow, size) in [(0, 100), (1, 200), (3, 300), (5, 400), (6, 500)] {
+            let mut p = pkt(flow, flow);
+            p.size = size;
+            assert!(q.enqueue(ms(1), p).is_ok());
+        }
+        assert_eq!((q.len_packets(), q.len_bytes()), (5, 1500));
+        let s = q.stats();
+        assert_eq!(
+            (s.enqueued, s.dequeued, s.dropped, s.marked, s.max_packets),
+            (5, 111, 111, 222, 5)
+        );
+        let link = LinkInfo {
+            capacity: 0.0,
+            overhead: 0,
+        };
+        let mut drops = Vec::new();
+        assert_eq!(q.dequeue_user(ms(2), 2, link, &mut drops).map(|p| p.flow), Some(0));
+        let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(ms(2), link, &mut drops).map(|p| p.flow))
+            .take(10)
+            .collect();
+        assert_eq!(order, [3, 1, 5, 6]);
+        // A full inner queue gives the packet back.
+        for f in [4, 7, 10] {
+            assert!(q.enqueue(ms(3), pkt(f, f)).is_ok());
+        }
+        assert_eq!(q.enqueue(ms(3), pkt(13, 13)).map_err(|p| p.flow), Err(13));
+        // Timers: the earliest of the queues'; only the due ones run.
+        assert_eq!(q.next_timer(), Some(ms(3)));
+        let sched = crate::queue::ConstantSchedule(1e6);
+        q.on_timer(ms(4), &sched);
+        assert_eq!(*fired.lock().unwrap(), [("c", ms(4))]);
+        assert_eq!(q.next_timer(), Some(ms(5)));
+        q.on_timer(ms(5), &sched);
+        assert_eq!(*fired.lock().unwrap(), [("c", ms(4)), ("b", ms(5))]);
+        assert_eq!(q.next_timer(), None);
+        // Without a map: flow id mod the number of users.
+        let mut q = PerUserQueue::new(
+            vec![
+                stub("a", None, None, None, 0, 0, 0),
+                stub("b", None, None, None, 0, 0, 0),
+            ],
+            None,
+        );
+        for f in [3, 4, 5] {
+            assert!(q.enqueue(ms(1), pkt(f, f)).is_ok());
+        }
+        let user = |q: &mut PerUserQueue, u| -> Vec<u32> {
+            std::iter::from_fn(|| q.dequeue_user(ms(2), u, link, &mut Vec::new()).map(|p| p.flow))
+                .take(5)
+                .collect()
+        };
+        assert_eq!((user(&mut q, 0), user(&mut q, 1)), (vec![4], vec![3, 5]));
+    }
+
+    #[test]
+    fn the_batches_table_has_a_row_per_batch_in_us_and_mbps() {
+        let (_, _, l) = backlogged(7, 32, 3);
+        assert!(batches_table(std::iter::empty()).is_none());
+        let t = batches_table([(2usize, &l)].into_iter()).unwrap();
+        let f = |name: &str| match t.get(name) {
+            Some(crate::measure::table::Column::F64(v)) => v.clone(),
+            other => panic!("{name}: {other:?}"),
+        };
+        let i = |name: &str| match t.get(name) {
+            Some(crate::measure::table::Column::I64(v)) => v.clone(),
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(i("hop"), [2, 2, 2]);
+        assert_eq!(i("b"), [32, 32, 32]);
+        assert_eq!(i("bytes"), [49_408; 3]);
+        let rows = &l.log;
+        assert_eq!(f("t_ms"), rows.iter().map(|r| r.at.millis_f64()).collect::<Vec<_>>());
+        assert_eq!(
+            f("airtime_us"),
+            rows.iter().map(|r| r.airtime.0 as f64 / 1e3).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            f("t_ia_us"),
+            rows.iter().map(|r| r.t_ia.0 as f64 / 1e3).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            f("t_ia_user_us"),
+            rows.iter().map(|r| r.t_ia_user.0 as f64 / 1e3).collect::<Vec<_>>()
+        );
+        assert_eq!(f("cr_mbps"), rows.iter().map(|r| r.cr * 8.0 / 1e6).collect::<Vec<_>>());
+        assert!(
+            f("airtime_us").iter().all(|&a| a > 6000.0 && a < 6400.0),
+            "{:?}",
+            f("airtime_us")
+        );
+    }
+
+    /// A batch's randomness is the link's own stream, drawn in order: a backoff of
+    /// `below(CWmin + 1)` slots, then, with a jitter bound, `below(jitter + 1)` ns.
+    #[test]
+    fn backoff_and_jitter_are_the_links_draws_in_order() {
+        for jitter_ns in [0u64, 7_000] {
+            let mut c = cfg(vec![fixed(7, 32)], Discipline::Shared);
+            c.jitter = Dur(jitter_ns);
+            let mut l = WifiLink::new(&c, "l", ms(1000), Rng::stream(8, 3)).unwrap();
+            let mut draws = Rng::stream(8, 3);
+            let mut now = Time::ZERO;
+            for seq in 0..50 {
+                let mut p = Some(pkt(0, seq));
+                let end = l.start_batch(now, |_, _| p.take()).unwrap();
+                l.finish_batch(end, |_| {});
+                now = end;
+                let r = *l.log.last().unwrap();
+                let backoff = draws.below(CW_MIN_BE + 1) * SLOT.0;
+                let jitter = if jitter_ns > 0 { draws.below(jitter_ns + 1) } else { 0 };
+                let want = HT20.fixed_overhead(7).0 + backoff + jitter + HT20.data_time(7, 1544).0;
+                assert_eq!(r.airtime.0, want, "jitter {jitter_ns}, batch {seq}");
+            }
+        }
+    }
 }

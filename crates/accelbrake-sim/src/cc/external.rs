@@ -757,4 +757,507 @@ mod tests {
         assert!(SteerFactory::new(SteerMode::Scale, 1.0, None).is_err());
         assert!(SteerFactory::new(SteerMode::Rate, f64::NAN, None).is_err());
     }
+
+    // ---- Unit tests of each piece, by hand (issue 22: mutation testing). ----
+
+    fn out(window: f64, pacing_rate: Option<f64>, ssthresh: Option<f64>) -> Output {
+        Output {
+            window,
+            pacing_rate,
+            ssthresh,
+        }
+    }
+
+    /// Callbacks that log each call (`"<ns> <hook> <fields>"`) and return the outputs of
+    /// `script` in turn (the last one repeats).
+    struct Script {
+        log: Arc<Mutex<Vec<String>>>,
+        script: Vec<std::result::Result<Output, String>>,
+        sent: bool,
+    }
+
+    impl Callbacks for Script {
+        fn call(&mut self, now: Time, call: Call<'_>) -> std::result::Result<Output, String> {
+            let what = match call {
+                Call::Sent { in_flight } => format!("{in_flight}"),
+                Call::Ack(a) => format!("{}", a.acked),
+                Call::Congestion { kind, in_flight } => format!("{kind:?} {in_flight}"),
+                Call::RecoveryExit | Call::SpuriousRto => String::new(),
+                Call::Rto { in_flight } => format!("{in_flight}"),
+            };
+            self.log
+                .lock()
+                .unwrap()
+                .push(format!("{} {} {what}", now.0, call.hook()));
+            if self.script.len() > 1 {
+                self.script.remove(0)
+            } else {
+                self.script[0].clone()
+            }
+        }
+        fn wants_sent(&self) -> bool {
+            self.sent
+        }
+    }
+
+    fn scripted(
+        sent: bool,
+        script: Vec<std::result::Result<Output, String>>,
+        failure: &Arc<Failure>,
+    ) -> (External, Arc<Mutex<Vec<String>>>) {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let cb = Script {
+            log: log.clone(),
+            script,
+            sent,
+        };
+        let e = External::new("ext-unit", 3, Box::new(cb), out(10.0, None, None), failure.clone());
+        (e, log)
+    }
+
+    fn ack(acked: u32) -> AckInfo {
+        AckInfo {
+            acked,
+            ..AckInfo::default()
+        }
+    }
+
+    #[test]
+    fn an_external_forwards_each_call_by_name_and_caches_what_it_returns() {
+        let failure = Arc::new(Failure::default());
+        let script = (11..=17)
+            .map(|w| Ok(out(f64::from(w), Some(1e3 * f64::from(w)), Some(2.0))))
+            .collect();
+        let (mut e, log) = scripted(true, script, &failure);
+        // The initial state until the first call.
+        assert_eq!(e.name(), "ext-unit");
+        assert_eq!((e.window(), e.pacing_rate(), e.ssthresh()), (10.0, None, None));
+        e.on_sent(Time(1), 5);
+        assert_eq!(
+            (e.window(), e.pacing_rate(), e.ssthresh()),
+            (11.0, Some(11e3), Some(2.0))
+        );
+        e.on_ack(Time(2), &ack(3));
+        assert_eq!(e.window(), 12.0);
+        e.on_congestion_event(Time(3), CongestionKind::Ecn, 7);
+        e.on_recovery_exit(Time(4));
+        e.on_rto(Time(5), 9);
+        e.on_spurious_rto(Time(6));
+        e.on_congestion_event(Time(7), CongestionKind::Loss, 8);
+        assert_eq!((e.window(), e.pacing_rate()), (17.0, Some(17e3)));
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                "1 on_sent 5",
+                "2 on_ack 3",
+                "3 on_congestion_event Ecn 7",
+                "4 on_recovery_exit ",
+                "5 on_rto 9",
+                "6 on_spurious_rto ",
+                "7 on_congestion_event Loss 8",
+            ]
+        );
+        assert!(failure.message().is_none() && !failure.flag.load(Ordering::Relaxed));
+        // Without `wants_sent`, sending is not reported.
+        let (mut quiet, log) = scripted(false, vec![Ok(out(20.0, None, None))], &failure);
+        quiet.on_sent(Time(1), 1);
+        assert!(log.lock().unwrap().is_empty());
+        assert_eq!(quiet.window(), 10.0);
+        quiet.on_ack(Time(2), &ack(1));
+        assert_eq!(*log.lock().unwrap(), ["2 on_ack 1"]);
+        // Nor by default.
+        struct Plain(Arc<Mutex<u32>>);
+        impl Callbacks for Plain {
+            fn call(&mut self, _: Time, _: Call<'_>) -> std::result::Result<Output, String> {
+                *self.0.lock().unwrap() += 1;
+                Ok(out(1.0, None, None))
+            }
+        }
+        let calls = Arc::new(Mutex::new(0));
+        let mut plain = External::new(
+            "ext-plain",
+            0,
+            Box::new(Plain(calls.clone())),
+            out(2.0, None, None),
+            failure,
+        );
+        plain.on_sent(Time(1), 1);
+        assert_eq!((*calls.lock().unwrap(), plain.window()), (0, 2.0));
+        plain.on_rto(Time(2), 1);
+        assert_eq!((*calls.lock().unwrap(), plain.window()), (1, 1.0));
+    }
+
+    /// The output check at its boundaries: a window must be finite and ≥ 0 (0 passes), a pacing
+    /// rate None or finite and > 0 (0 fails). A failing call records the first failure with the
+    /// controller's name, flow and hook, keeps the last good state and ends the calls.
+    #[test]
+    fn outputs_are_checked_at_their_bounds_and_a_failure_freezes_the_controller() {
+        for good in [
+            out(0.0, None, None),
+            out(5.0, Some(1e-300), None),
+            out(f64::MAX, Some(f64::MAX), None),
+        ] {
+            let failure = Arc::new(Failure::default());
+            let (mut e, _) = scripted(false, vec![Ok(good)], &failure);
+            e.on_ack(Time(1), &ack(1));
+            assert_eq!(
+                (e.window(), e.pacing_rate()),
+                (good.window, good.pacing_rate),
+                "{good:?}"
+            );
+            assert!(failure.message().is_none(), "{good:?}");
+        }
+        for bad in [
+            out(-1e-9, None, None),
+            out(-1.0, Some(1.0), None),
+            out(f64::INFINITY, None, None),
+            out(f64::NAN, None, None),
+            out(5.0, Some(0.0), None),
+            out(5.0, Some(-1.0), None),
+            out(5.0, Some(f64::INFINITY), None),
+            out(5.0, Some(f64::NAN), None),
+        ] {
+            let failure = Arc::new(Failure::default());
+            let (mut e, log) = scripted(false, vec![Ok(out(6.0, Some(9.0), Some(4.0))), Ok(bad)], &failure);
+            e.on_ack(Time(1), &ack(1));
+            assert_eq!(e.window(), 6.0);
+            e.on_rto(Time(2), 4);
+            assert_eq!(
+                (e.window(), e.pacing_rate(), e.ssthresh()),
+                (6.0, Some(9.0), Some(4.0)),
+                "{bad:?}"
+            );
+            assert!(failure.flag.load(Ordering::Relaxed), "{bad:?}");
+            assert_eq!(
+                failure.message().unwrap(),
+                format!(
+                    "controller 'ext-unit' (flow 3) failed in on_rto: invalid output: cwnd = {} (expected a finite \
+                     number ≥ 0 of segments), pacing_rate = {:?} (expected None or a finite rate > 0 bytes/s)",
+                    bad.window, bad.pacing_rate
+                )
+            );
+            // No more calls.
+            e.on_ack(Time(3), &ack(1));
+            e.on_spurious_rto(Time(4));
+            assert_eq!(log.lock().unwrap().len(), 2, "{bad:?}");
+        }
+        // An error message: the first failure of the run wins.
+        let failure = Arc::new(Failure::default());
+        let (mut a, _) = scripted(false, vec![Err("first".into())], &failure);
+        let (mut b, _) = scripted(false, vec![Err("second".into())], &failure);
+        a.on_recovery_exit(Time(1));
+        b.on_ack(Time(2), &ack(1));
+        assert_eq!(
+            failure.message().as_deref(),
+            Some("controller 'ext-unit' (flow 3) failed in on_recovery_exit: first")
+        );
+        assert_eq!((a.window(), b.window()), (10.0, 10.0));
+    }
+
+    #[test]
+    fn names_are_interned_once() {
+        let a = intern("ext-intern-a");
+        let b = intern("ext-intern-b");
+        let a2 = intern(&String::from("ext-intern-a"));
+        assert_eq!((a, b, a2), ("ext-intern-a", "ext-intern-b", "ext-intern-a"));
+        assert!(std::ptr::eq(a, a2));
+        assert!(!std::ptr::eq(a, b));
+    }
+
+    struct NoQueue;
+
+    impl ExternalQueueFactory for NoQueue {
+        fn check(&self, _params: &Given) -> Result<()> {
+            Ok(())
+        }
+        fn build(&self, _: usize, _: &Given, _: u64, _: &Arc<Failure>) -> Result<Box<dyn crate::queue::Queue>> {
+            Err(Error::Param {
+                key: "queue".into(),
+                msg: "none".into(),
+            })
+        }
+    }
+
+    #[test]
+    fn externals_hold_schemes_and_queues_but_never_built_in_names() {
+        let mut x = Externals::new();
+        assert!(x.is_empty());
+        x.insert_queue("ext-q", Arc::new(NoQueue)).unwrap();
+        assert!(!x.is_empty(), "a queue alone");
+        assert!(x.get_queue("ext-q").is_some() && x.get_queue("ext-r").is_none());
+        assert!(x.get("ext-q").is_none());
+        let mut y = Externals::new();
+        y.insert("ext-s", Arc::new(WrapFactory(None))).unwrap();
+        assert!(!y.is_empty(), "a scheme alone");
+        assert!(y.get("ext-s").is_some() && y.get("ext-t").is_none());
+        assert!(y.get_queue("ext-s").is_none());
+        let e = y.insert("cubic", Arc::new(WrapFactory(None))).unwrap_err();
+        assert!(
+            matches!(&e, Error::Param { key, msg } if key == "scheme" && msg.contains("'cubic' is a built-in scheme")),
+            "{e}"
+        );
+        let e = y.insert_queue("droptail", Arc::new(NoQueue)).unwrap_err();
+        assert!(
+            matches!(&e, Error::Param { key, msg } if key == "queue" && msg.contains("'droptail' is a built-in queue type")),
+            "{e}"
+        );
+        assert!(y.get("cubic").is_none() && y.get_queue("droptail").is_none());
+    }
+
+    /// A built-in stand-in that logs the hooks it gets: window 10, pacing 2000 B/s, ssthresh 7,
+    /// bursts of 1.
+    struct Inner(Arc<Mutex<Vec<&'static str>>>);
+
+    impl CongestionControl for Inner {
+        fn name(&self) -> &'static str {
+            "inner"
+        }
+        fn window(&self) -> f64 {
+            10.0
+        }
+        fn pacing_rate(&self) -> Option<f64> {
+            Some(2000.0)
+        }
+        fn pacing_min_burst(&self) -> u32 {
+            1
+        }
+        fn ssthresh(&self) -> Option<f64> {
+            Some(7.0)
+        }
+        fn on_sent(&mut self, _: Time, _: u32) {
+            self.0.lock().unwrap().push("sent");
+        }
+        fn on_ack(&mut self, _: Time, _: &AckInfo) {
+            self.0.lock().unwrap().push("ack");
+        }
+        fn on_congestion_event(&mut self, _: Time, _: CongestionKind, _: u32) {
+            self.0.lock().unwrap().push("congestion");
+        }
+        fn on_recovery_exit(&mut self, _: Time) {
+            self.0.lock().unwrap().push("recovery_exit");
+        }
+        fn on_rto(&mut self, _: Time, _: u32) {
+            self.0.lock().unwrap().push("rto");
+        }
+        fn on_spurious_rto(&mut self, _: Time) {
+            self.0.lock().unwrap().push("spurious_rto");
+        }
+    }
+
+    fn ms_dur(x: u64) -> Option<crate::time::Dur> {
+        Some(crate::time::Dur::from_millis(x))
+    }
+
+    /// Each mode's window and pacing rate, by hand. Rate mode: the cap
+    /// `max(4, 2 · rate · RTT / MSS)` with RTT = srtt, else min RTT, else 100 ms.
+    #[test]
+    fn steered_window_and_pacing_rate_of_each_mode_by_hand() {
+        let mss = f64::from(crate::packet::MSS);
+        let (mut r, h) = Steered::new(SteerMode::Rate, 1e6, None);
+        assert_eq!(h.mode, SteerMode::Rate);
+        assert_eq!(r.name(), "steered");
+        assert_eq!(r.window(), 2.0 * 1e6 * 0.1 / mss);
+        assert_eq!(
+            (r.pacing_rate(), r.ssthresh(), r.pacing_min_burst()),
+            (Some(1e6), None, 2)
+        );
+        let m = r.metrics();
+        assert_eq!((m.cwnd, m.pacing_rate, m.ssthresh), (r.window(), Some(1e6), None));
+        let with = |srtt, min_rtt| AckInfo {
+            srtt,
+            min_rtt,
+            ..AckInfo::default()
+        };
+        r.on_ack(Time(1), &with(ms_dur(30), ms_dur(20)));
+        assert_eq!(r.window(), 2.0 * 1e6 * 0.03 / mss);
+        r.on_ack(Time(2), &with(None, ms_dur(20)));
+        assert_eq!(r.window(), 2.0 * 1e6 * 0.02 / mss);
+        r.on_ack(Time(3), &with(None, None));
+        assert_eq!(r.window(), 2.0 * 1e6 * 0.02 / mss, "kept");
+        h.set_value(1000.0);
+        assert_eq!((r.window(), r.pacing_rate()), (4.0, Some(1000.0)), "the floor of 4");
+        h.set_value(150_000.0); // 2 · 150 000 · 0.02 / 1448 = 4.14…
+        assert_eq!(r.window(), 6000.0 / mss);
+
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (s, h) = Steered::new(SteerMode::Scale, 0.5, Some(Box::new(Inner(log.clone()))));
+        assert_eq!(
+            (s.window(), s.pacing_rate(), s.ssthresh(), s.pacing_min_burst()),
+            (5.0, Some(1000.0), Some(7.0), 1)
+        );
+        h.set_value(3.0);
+        let m = s.metrics();
+        assert_eq!((m.cwnd, m.pacing_rate, m.ssthresh), (30.0, Some(6000.0), Some(7.0)));
+        // Scale without an inner controller (SteerFactory refuses it): the value itself.
+        let (s, _) = Steered::new(SteerMode::Scale, 3.0, None);
+        assert_eq!((s.window(), s.pacing_rate()), (3.0, None));
+        // Window mode: the value, unpaced, whatever the inner controller paces at.
+        let (w, h) = Steered::new(SteerMode::Window, 20.0, Some(Box::new(Inner(log.clone()))));
+        assert_eq!((w.window(), w.pacing_rate(), w.ssthresh()), (20.0, None, Some(7.0)));
+        h.set_value(12.5);
+        assert_eq!((w.window(), h.value()), (12.5, 12.5));
+        let (w, _) = Steered::new(SteerMode::Window, 20.0, None);
+        assert_eq!((w.window(), w.pacing_rate(), w.ssthresh()), (20.0, None, None));
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+    }
+
+    /// Interval and running statistics after a hand-made sequence of calls (times in s from the
+    /// interval's start; the least-squares sums use them), and every hook passed on to the inner
+    /// controller.
+    #[test]
+    fn steered_statistics_worked_by_hand() {
+        use crate::packet::Echo;
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (mut c, h) = Steered::new(SteerMode::Window, 8.0, Some(Box::new(Inner(log.clone()))));
+        let secs = |x: f64| Time((x * 1e9) as u64);
+        for k in 1..=3 {
+            c.on_sent(Time(k), k as u32);
+        }
+        let a = |acked, lost, echo, rtt, min_rtt, srtt, in_flight| AckInfo {
+            acked,
+            lost,
+            echo,
+            rtt,
+            min_rtt,
+            srtt,
+            in_flight,
+            ..AckInfo::default()
+        };
+        c.on_ack(secs(1.0), &a(2, 0, Echo::Ce, ms_dur(50), ms_dur(40), ms_dur(45), 5));
+        c.on_ack(secs(1.5), &a(1, 1, Echo::Brake, ms_dur(30), ms_dur(30), ms_dur(43), 4));
+        c.on_ack(secs(2.0), &a(1, 0, Echo::Accelerate, None, ms_dur(30), ms_dur(44), 3));
+        c.on_congestion_event(secs(2.0), CongestionKind::Loss, 3);
+        c.on_recovery_exit(secs(2.0));
+        c.on_rto(secs(2.0), 3);
+        c.on_spurious_rto(secs(2.0));
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                "sent",
+                "sent",
+                "sent",
+                "ack",
+                "ack",
+                "ack",
+                "congestion",
+                "recovery_exit",
+                "rto",
+                "spurious_rto"
+            ]
+        );
+        let st = h.take_interval(secs(2.0));
+        let t = h.total();
+        for s in [st, t] {
+            assert_eq!((s.sent, s.acked, s.lost, s.marked_acks), (3, 4, 1, 2), "{s:?}");
+            assert_eq!(
+                (s.congestion_events, s.rtos, s.rtt_count, s.in_flight),
+                (1, 1, 2, 3),
+                "{s:?}"
+            );
+            assert_eq!(
+                (s.rtt_min, s.rtt_max, s.rtt_first, s.rtt_last),
+                (0.03, 0.05, 0.05, 0.03),
+                "{s:?}"
+            );
+            assert!(close(s.rtt_sum, 0.08), "{s:?}");
+            // t = 1.0 and 1.5 s: Σt = 2.5, Σt² = 3.25, Σt·rtt = 0.05 + 0.045.
+            assert!(
+                close(s.t_sum, 2.5) && close(s.t2_sum, 3.25) && close(s.t_rtt_sum, 0.095),
+                "{s:?}"
+            );
+            assert_eq!(
+                (s.min_rtt, s.srtt, s.since),
+                (Some(0.03), Some(0.044), Time::ZERO),
+                "{s:?}"
+            );
+        }
+        // A new interval from 2 s: its first sample sets min, max and first; its times count
+        // from 2 s; the running totals go on from 0.
+        c.on_ack(secs(2.5), &a(1, 0, Echo::None, ms_dur(60), ms_dur(30), ms_dur(46), 2));
+        let st = h.take_interval(secs(3.0));
+        assert_eq!(st.since, secs(2.0));
+        assert_eq!(
+            (
+                st.sent,
+                st.acked,
+                st.lost,
+                st.marked_acks,
+                st.rtt_count,
+                st.congestion_events
+            ),
+            (0, 1, 0, 0, 1, 0)
+        );
+        assert_eq!(
+            (st.rtt_min, st.rtt_max, st.rtt_first, st.rtt_last),
+            (0.06, 0.06, 0.06, 0.06)
+        );
+        assert!(
+            close(st.t_sum, 0.5) && close(st.t2_sum, 0.25) && close(st.t_rtt_sum, 0.03),
+            "{st:?}"
+        );
+        let t = h.total();
+        assert_eq!(
+            (t.acked, t.rtt_count, t.rtt_min, t.rtt_max, t.rtt_first, t.rtt_last),
+            (5, 3, 0.03, 0.06, 0.05, 0.06)
+        );
+        assert!(
+            close(t.rtt_sum, 0.14) && close(t.t_sum, 5.0) && close(t.t2_sum, 9.5),
+            "{t:?}"
+        );
+        assert!(close(t.t_rtt_sum, 0.095 + 0.15), "{t:?}");
+        // An interval without ACKs still reports the connection's RTTs and flight.
+        let st = h.take_interval(secs(4.0));
+        assert_eq!((st.acked, st.rtt_count, st.since), (0, 0, secs(3.0)));
+        assert_eq!((st.min_rtt, st.srtt, st.in_flight), (Some(0.03), Some(0.046), 2));
+    }
+
+    #[test]
+    fn steer_factory_checks_its_settings_and_keeps_the_last_handle() {
+        let e = SteerFactory::new(SteerMode::Scale, 1.0, None).err().unwrap();
+        assert!(matches!(&e, Error::Param { key, .. } if key == "inner"), "{e}");
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = SteerFactory::new(SteerMode::Window, bad, None).err().unwrap();
+            assert!(matches!(&e, Error::Param { key, .. } if key == "initial"), "{bad}: {e}");
+        }
+        assert!(SteerFactory::new(SteerMode::Window, 1.0, Some("no-such-scheme")).is_err());
+        // Without an inner controller: no parameters.
+        let f = SteerFactory::new(SteerMode::Window, 1e-300, None).unwrap();
+        assert!(f.handle().is_none());
+        assert!(f.check(&Given::new()).is_ok());
+        let mut p = Given::new();
+        p.insert("initial_window".into(), 4.0.into());
+        let e = f.check(&p).unwrap_err();
+        assert!(matches!(&e, Error::Param { key, .. } if key == "params"), "{e}");
+        // With one: its parameters, which reach the controller built.
+        let f = SteerFactory::new(SteerMode::Scale, 2.0, Some("cubic")).unwrap();
+        assert!(f.check(&p).is_ok());
+        let mut bad = Given::new();
+        bad.insert("initial_window".into(), 0.0.into());
+        assert!(f.check(&bad).is_err());
+        let failure = Arc::new(Failure::default());
+        let info = |params| BuildInfo {
+            flow: 0,
+            params,
+            start: Time::ZERO,
+            seed: 1,
+            stream: 2,
+        };
+        let c = f.build(info(&p), &failure).unwrap();
+        assert_eq!(
+            (c.name(), c.window()),
+            ("steered", 8.0),
+            "cubic's initial window 4, scaled by 2"
+        );
+        let h1 = f.handle().unwrap();
+        assert_eq!(h1.value(), 2.0);
+        assert!(f.build(info(&bad), &failure).is_err());
+        let _c2 = f.build(info(&Given::new()), &failure).unwrap();
+        let h2 = f.handle().unwrap();
+        assert!(!Arc::ptr_eq(&h1, &h2), "the handle of the controller built last");
+        h2.set_value(3.0);
+        assert_eq!((c.window(), h1.value()), (8.0, 2.0));
+    }
 }

@@ -446,4 +446,50 @@ mod tests {
         one.push(1000);
         assert_eq!(one.stats(0).p50, 1000e-6);
     }
+
+    /// Memory, exactly: 8 bytes per group slot of the vector (a `None` or a box pointer: the
+    /// niche makes `Option<Box<_>>` one pointer) plus 256 counters of 8 bytes per octave touched.
+    #[test]
+    fn heap_bytes_are_the_slots_plus_2_kib_per_octave_used() {
+        assert_eq!(std::mem::size_of::<Option<Box<[u64; SKETCH_SUB]>>>(), 8);
+        let mut sk = Sketch::default();
+        assert_eq!(sk.heap_bytes(), 0);
+        sk.push(0); // group 0
+        sk.push(70_000); // group 9 (2^16 ≤ 70 000 < 2^17)
+        sk.push(70_001); // same bucket: no new octave
+        assert_eq!(sk.groups.len(), 10);
+        let slots = sk.groups.capacity();
+        assert!(slots >= 10);
+        assert_eq!(sk.heap_bytes(), slots * 8 + 2 * 2048);
+        // The same through `Dist`; an exact `Dist` holds 8 bytes per value slot.
+        let mut d = Dist::new(false);
+        for v in [0, 70_000, 70_001] {
+            d.push(v);
+        }
+        let Dist::Sketch(inner) = &d else { unreachable!() };
+        assert_eq!(d.heap_bytes(), inner.groups.capacity() * 8 + 2 * 2048);
+        let mut e = Dist::new(true);
+        assert_eq!(e.heap_bytes(), 0);
+        for v in [5, 6, 7] {
+            e.push(v);
+        }
+        let Dist::Exact(x) = &e else { unreachable!() };
+        assert!(x.capacity() >= 3);
+        assert_eq!(e.heap_bytes(), x.capacity() * 8);
+        assert_eq!((d.count(), e.count()), (3, 3));
+    }
+
+    /// The documented bound is 2^-9 and it is reached: 512 and 513 share the bucket [512, 514)
+    /// (width 2), whose midpoint 513 is reported for the rank of 512, an error of 1/512.
+    #[test]
+    fn the_error_bound_is_two_to_the_minus_nine_and_is_reached() {
+        assert_eq!(SKETCH_REL_ERROR, 2f64.powi(-9));
+        let mut d = Dist::new(false);
+        for v in [512, 513, 513] {
+            d.push(v);
+        }
+        let q = d.quantiles_ms(&[0.0]);
+        assert_eq!(q, [513e-6]);
+        assert_eq!(((q[0] * 1e6).round() - 512.0) / 512.0, SKETCH_REL_ERROR);
+    }
 }
