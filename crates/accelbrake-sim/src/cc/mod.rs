@@ -605,4 +605,31 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_preset_is_checked_against_its_own_parameter() {
+        // A preset value valid for its parameter (x in [0, 10]) but not for the table's other one
+        // (a flag): the preset names which parameter it sets.
+        const TABLE: &[Param] = &[
+            Param::flag("on", false).doc("a flag", "test"),
+            Param::real("x", 1.0, params::Unit::None, 0.0, 10.0).doc("a number", "test"),
+        ];
+        const ROW: Scheme = Scheme {
+            name: "test-row",
+            display: "Test",
+            family: "test",
+            summary: "a row for this test",
+            source: "none",
+            marking: Marking::None,
+            queue: "droptail",
+            pairs: &[],
+            params: &[TABLE],
+            preset: &[("x", 5.0)],
+            style: ("#000000", "o"),
+            build: |_v, _now, _rng| Ok(Box::new(Bare)),
+            warnings: None,
+        };
+        let v = ROW.values(&Given::new()).unwrap();
+        assert_eq!((v.real("x"), v.flag("on")), (5.0, false));
+    }
 }

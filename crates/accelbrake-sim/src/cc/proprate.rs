@@ -1128,4 +1128,24 @@ mod tests {
         assert_eq!(p.keys().collect::<Vec<_>>(), ["x"]);
         assert_eq!(PropRate::new(cfg, Time::ZERO).name(), "proprate");
     }
+
+    #[test]
+    fn the_preset_rows_have_their_own_names_targets_and_colours() {
+        // PropRate paper §5: PR(L/M/H) are targets of 20/40/80 ms; each row says so in the catalog.
+        for (row, name, display, letter, target, colour) in [
+            (&PROPRATE_L, "proprate-l", "PropRate(L)", 'L', 20.0, "#637939"),
+            (&PROPRATE_M, "proprate-m", "PropRate(M)", 'M', 40.0, "#8ca252"),
+            (&PROPRATE_H, "proprate-h", "PropRate(H)", 'H', 80.0, "#b5cf6b"),
+        ] {
+            assert_eq!((row.name, row.display, row.family), (name, display, "proprate"));
+            assert_eq!(
+                row.summary,
+                format!("PropRate preset {letter}: target buffer delay {target} ms")
+            );
+            assert_eq!(row.preset, [("target_ms", target)]);
+            assert_eq!(row.style, (colour, "p"));
+            assert_eq!(PropRateConfig::preset(name).unwrap().target_ms, target);
+        }
+        assert_eq!((PROPRATE.display, PROPRATE.summary), ("PropRate", "PropRate, target buffer delay 40 ms"));
+    }
 }

@@ -667,4 +667,18 @@ mod tests {
         assert_eq!(DropTail::new(Limit::Packets(1)).name(), "droptail");
         assert_eq!(DropTail::new(Limit::Infinite).name(), "infinite");
     }
+
+    #[test]
+    fn limit_of_reads_only_the_limit_parameters_a_table_has() {
+        // A table with `packets` only, or `bytes` only: the other is not looked up.
+        let parse = |table: &'static [Param], g: &Given| params::parse("q", "q", &[table], g).unwrap();
+        const PACKETS_ONLY: &[Param] = &[packets_param(7)];
+        const BYTES_ONLY: &[Param] = &[BYTES_PARAM];
+        assert_eq!(limit_of(&parse(PACKETS_ONLY, &given(&[]))), Limit::Packets(7));
+        assert_eq!(limit_of(&parse(BYTES_ONLY, &given(&[]))), Limit::Infinite);
+        assert_eq!(
+            limit_of(&parse(BYTES_ONLY, &given(&[("bytes", 2000.0)]))),
+            Limit::Bytes(2000)
+        );
+    }
 }
