@@ -1148,4 +1148,82 @@ mod tests {
         }
         assert_eq!((PROPRATE.display, PROPRATE.summary), ("PropRate", "PropRate, target buffer delay 40 ms"));
     }
+
+    #[test]
+    fn config_metrics_and_single_packet_dispatch() {
+        let cfg = PropRateConfig {
+            target_ms: 25.0,
+            ..PropRateConfig::default()
+        };
+        let cc = PropRate::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        assert_eq!(cc.pacing_min_burst(), 1, "§4: single packets from a timer");
+        let cc = filled();
+        let m = cc.metrics();
+        assert_eq!((m.cwnd, m.pacing_rate, m.ssthresh), (cc.window(), cc.pacing_rate(), None));
+        assert!(close(m.pacing_rate.unwrap(), 1.25 * WIRE) && close(m.cwnd, 2.0 * 80.0 / 1.2));
+    }
+
+    #[test]
+    fn rate_window_boundaries_exactly_500_ms_old_and_a_single_stamp() {
+        // §4.2's 500 ms cap drops only stamps *more* than 500 ms older than the newest: at 500 ms
+        // the stamp at 0 still bounds the window (51 segments over 0.5 s), not the 50-stamp one.
+        let mut w = RateWindow::default();
+        w.push(us(0), 1);
+        for i in 0..50 {
+            w.push(us(450_000 + i * 1000), 1);
+        }
+        assert!(close(w.push(us(500_000), 1).unwrap(), 51.0 * 1448.0 / 0.5));
+        // After the cap dropped every older stamp, one stamp spans no time: no rate.
+        let mut w = RateWindow::default();
+        w.push(us(0), 1);
+        assert_eq!(w.push(us(600_000), 1), None);
+    }
+
+    #[test]
+    fn a_probe_ends_when_all_of_it_is_acked_and_has_not_begun_before_its_first_segment() {
+        // Slow start with 5 more segments in flight than the burst (say, retransmissions): the
+        // burst is complete at the ACK that covers its 10th segment, not when the pipe empties.
+        let mut cc = with(|_| {});
+        for i in 1..=10 {
+            cc.on_sent(us(0), i + 5);
+        }
+        for k in 0..4u64 {
+            let (rx, now) = (20_000 + 2 * k * 1200, 40_000 + (2 * k + 1) * 1200);
+            cc.on_ack(us(now), &ack(2, now, 0, rx, 5 + 10 - 2 * (k as u32 + 1)));
+            assert_eq!(cc.state(), State::SlowStart, "ACK {k}");
+        }
+        cc.on_ack(us(40_000 + 9 * 1200), &ack(2, 40_000 + 9 * 1200, 0, 20_000 + 8 * 1200, 5));
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), RHO));
+        // Monitor entered (RTT·ρ = 33.3 → 34 segments sent in Drain), and an ACK of Drain data
+        // arrives before the probe's first segment: the probe has not begun, so it is not over.
+        let mut cc = filled();
+        cc.on_ack(us(110_000), &ack(1, 110_000, 30_000, 90_000, 20));
+        for i in 1..=34 {
+            cc.on_sent(us(120_000), 20 + i);
+        }
+        assert_eq!(cc.state(), State::Monitor);
+        cc.on_ack(us(121_000), &ack(1, 121_000, 81_000, 141_000, 53));
+        assert_eq!((cc.state(), cc.window(), cc.pacing_rate()), (State::Monitor, 63.0, None));
+    }
+
+    #[test]
+    fn drain_holds_at_t_buff_equal_to_t_and_a_bdp_window_of_exactly_bdp_segments_feeds_back() {
+        // §4.1: Drain until t_buff < T; at t_buff = T (40 ms) it stays.
+        let mut cc = filled();
+        cc.on_ack(us(110_000), &ack(1, 110_000, 30_000, 90_000, 20));
+        assert_eq!(cc.state(), State::Drain);
+        cc.on_ack(us(111_000), &ack(1, 111_000, 31_000, 91_000, 20));
+        assert_eq!(cc.state(), State::Drain, "t_buff 40 = T is not below T");
+        // §3.2: one t_sample per BDP window of ACKed segments. ρ = 8 · 1448 B / 8 ms and min RTT
+        // 40 ms: BDP = 40 segments exactly; the 40th ACKed segment completes the window.
+        let mut cc = with(|_| {});
+        burst(&mut cc, 0, 10, 1000, 1);
+        assert_eq!((cc.state(), cc.bdp()), (State::Fill, Some(40.0)));
+        cc.on_ack(us(100_000), &ack(39, 100_000, 60_000, 90_000, 10));
+        assert_eq!(cc.average_buffer_delay_ms(), None);
+        cc.on_ack(us(101_000), &ack(1, 101_000, 61_000, 91_000, 10));
+        assert_eq!(cc.average_buffer_delay_ms(), Some(10.0), "t_sample = t_buff = 30 − 20 ms");
+    }
 }
