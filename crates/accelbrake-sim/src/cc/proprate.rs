@@ -1226,4 +1226,40 @@ mod tests {
         cc.on_ack(us(101_000), &ack(1, 101_000, 61_000, 91_000, 10));
         assert_eq!(cc.average_buffer_delay_ms(), Some(10.0), "t_sample = t_buff = 30 − 20 ms");
     }
+
+    #[test]
+    fn rate_window_reaches_back_exactly_50_stamps_when_they_span_more_than_200_ms() {
+        // One stamp every 5 ms, 1 segment each, the last 5 stamps 5 segments: at 295 ms the
+        // 50th stamp before the newest (45 ms, cumulative 10) is older than the 200 ms bound
+        // (95 ms), so the window is 45..295 ms: (80 − 10) segments over 0.25 s.
+        let mut w = RateWindow::default();
+        let mut last = None;
+        for i in 0..60u64 {
+            last = w.push(us(i * 5000), if i < 55 { 1 } else { 5 });
+        }
+        assert!(close(last.unwrap(), 70.0 * 1448.0 / 0.25), "{last:?}");
+    }
+
+    #[test]
+    fn a_probe_counts_only_acks_of_its_own_segments() {
+        // An ACK of Drain data sent before the probe (120 ms) arriving during it is not the
+        // probe's: the train is still the probe's 8 ms, 1.448 MB/s ≥ ρ → Fill.
+        let mut cc = monitoring(true);
+        cc.on_ack(us(200_000), &ack(1, 200_000, 120_000, 190_000, 50));
+        assert_eq!(cc.state(), State::Monitor);
+        answer_probe(&mut cc, 1000);
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), 1.448e6));
+        // An ACK of a segment sent after the probe (160 ms) ends it without counting: 3 of its
+        // ACKs give 4 segments after the first over 4 ms = 1.448 MB/s.
+        let mut cc = monitoring(true);
+        for k in 0..3u64 {
+            let rx = 220_000 + 2 * k * 1000;
+            cc.on_ack(us(rx + 21_000), &ack(2, rx + 21_000, 150_000, rx, 50 - 2 * k as u32));
+        }
+        assert_eq!(cc.state(), State::Monitor);
+        cc.on_ack(us(260_000), &ack(2, 260_000, 160_000, 240_000, 40));
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), 1.448e6));
+    }
 }
