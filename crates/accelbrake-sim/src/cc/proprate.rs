@@ -1262,4 +1262,21 @@ mod tests {
         assert_eq!(cc.state(), State::Fill);
         assert!(close(cc.receive_rate().unwrap(), 1.448e6));
     }
+
+    #[test]
+    fn a_probe_ends_when_nothing_is_left_in_flight() {
+        // Slow start: the 5th pair of the burst is lost (the 4th ACK reports an empty pipe); the
+        // 3 ACKs after the first give 6 segments over 7.2 ms = ρ.
+        let mut cc = with(|_| {});
+        for i in 1..=10 {
+            cc.on_sent(us(0), i);
+        }
+        for k in 0..4u64 {
+            let (rx, now) = (20_000 + 2 * k * 1200, 40_000 + (2 * k + 1) * 1200);
+            let in_flight = if k == 3 { 0 } else { 10 - 2 * (k as u32 + 1) };
+            cc.on_ack(us(now), &ack(2, now, 0, rx, in_flight));
+        }
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), RHO));
+    }
 }
