@@ -1279,4 +1279,33 @@ mod tests {
         assert_eq!(cc.state(), State::Fill);
         assert!(close(cc.receive_rate().unwrap(), RHO));
     }
+
+    #[test]
+    fn only_acks_that_deliver_data_end_a_probe_or_a_bdp_window() {
+        // Slow start: the whole burst is marked lost (pipe 0) by a duplicate ACK. It delivered
+        // nothing, so it does not end the burst (no doubling); the window is the empty pipe.
+        let mut cc = with(|_| {});
+        for i in 1..=10 {
+            cc.on_sent(us(0), i);
+        }
+        let dup = AckInfo {
+            acked: 0,
+            ..ack(0, 40_000, 0, 20_000, 0)
+        };
+        cc.on_ack(us(40_000), &dup);
+        assert_eq!((cc.state(), cc.window()), (State::SlowStart, 1.0));
+        // Fill with BDP 40 and 39 segments of the window ACKed; a duplicate ACK lowers the min RTT
+        // to 20 ms (BDP 20 < 39) but completes no window; the next delivering ACK does.
+        let mut cc = with(|_| {});
+        burst(&mut cc, 0, 10, 1000, 1);
+        cc.on_ack(us(100_000), &ack(39, 100_000, 60_000, 90_000, 10));
+        let lower = |a: AckInfo| AckInfo {
+            min_rtt: Some(Dur::from_millis(20)),
+            ..a
+        };
+        cc.on_ack(us(101_000), &lower(ack(0, 101_000, 61_000, 91_000, 10)));
+        assert_eq!((cc.bdp(), cc.average_buffer_delay_ms()), (Some(20.0), None));
+        cc.on_ack(us(102_000), &lower(ack(1, 102_000, 62_000, 92_000, 10)));
+        assert_eq!(cc.average_buffer_delay_ms(), Some(10.0));
+    }
 }
