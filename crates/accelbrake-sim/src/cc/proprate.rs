@@ -1250,9 +1250,11 @@ mod tests {
         answer_probe(&mut cc, 1000);
         assert_eq!(cc.state(), State::Fill);
         assert!(close(cc.receive_rate().unwrap(), 1.448e6));
-        // An ACK of a segment sent after the probe (160 ms) ends it without counting: 3 of its
-        // ACKs give 4 segments after the first over 4 ms = 1.448 MB/s.
+        // A segment sent after the probe (at σ_m, 160 ms) is not part of it, and its ACK ends the
+        // probe without counting: 3 of its ACKs give 4 segments after the first over 4 ms =
+        // 1.448 MB/s.
         let mut cc = monitoring(true);
+        cc.on_sent(us(160_000), 51);
         for k in 0..3u64 {
             let rx = 220_000 + 2 * k * 1000;
             cc.on_ack(us(rx + 21_000), &ack(2, rx + 21_000, 150_000, rx, 50 - 2 * k as u32));
