@@ -132,4 +132,16 @@ mod tests {
         h.clear();
         assert!(h.is_empty());
     }
+
+    #[test]
+    fn a_history_with_a_sample_is_not_empty() {
+        let mut h = BaseDelayHistory::new(Dur::from_secs(60), 2, Bucketing::Aligned);
+        assert!(h.is_empty());
+        h.update(Time::ZERO, ms(10));
+        assert!(!h.is_empty());
+        h.clear();
+        assert!(h.is_empty());
+        h.reset(Time::ZERO, ms(20));
+        assert!(!h.is_empty());
+    }
 }

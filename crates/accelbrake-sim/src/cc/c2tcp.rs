@@ -951,4 +951,52 @@ mod tests {
         assert_eq!(c2tcp_warnings(r#"{"target_ms": 0}"#, 0.0), vec![]);
         assert_eq!(c2tcp_warnings(r#"{"target_ms": 50, "tuner": false}"#, 0.0), vec![]);
     }
+
+    #[test]
+    fn alpha_bounds_may_coincide_and_config_is_kept() {
+        // `alpha_max < alpha_min` is the error: equal bounds (a fixed α) are accepted.
+        let mut p = Params::from([
+            ("alpha_init".to_string(), 2.0),
+            ("alpha_min".to_string(), 2.0),
+            ("alpha_max".to_string(), 2.0),
+        ]);
+        let cfg = C2tcpConfig::from_params(&mut p).expect("alpha_min = alpha_max = alpha_init");
+        assert_eq!((cfg.alpha_min, cfg.alpha_max), (2.0, 2.0));
+        let cc = C2tcp::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        assert_eq!(cc.alpha(), 2.0);
+    }
+
+    #[test]
+    fn a_zero_rtt_sample_does_not_count_in_the_tuners_average() {
+        // Tuner on, Target 50 ms, α 1.5. Samples 20 ms and 0 ms: only the positive one counts, so
+        // the average is 20 ms and α·100 = 150 + ((50 − 20) · 150 / 2) / 20 = 262 (not the
+        // 150 + ((50 − 10) · 150 / 2) / 10 = 450 of an average of 10 ms).
+        let mut cc = C2tcp::new(C2tcpConfig::default(), Time::ZERO);
+        cc.on_ack(ms(100), &ack(20.0, false));
+        cc.on_ack(ms(200), &ack(0.0, false));
+        cc.on_ack(ms(500), &dup_ack(false));
+        assert_eq!(cc.alpha(), 2.62);
+    }
+
+    #[test]
+    fn sending_after_idle_shifts_cubics_epoch_and_so_the_detectors_holdoff() {
+        // Linux `cubictcp_cwnd_event(CA_EVENT_TX_START)`: C2TCP must pass `on_sent` on to Cubic,
+        // whose epoch (and with it the 1 s delay-sample hold-off) moves by the idle time.
+        let mut cc = at_100();
+        cc.on_congestion_event(ms(10), LOSS, 100);
+        cc.on_recovery_exit(ms(20));
+        cc.on_sent(ms(25), 70);
+        cc.on_ack(ms(30), &ack(10.0, true)); // the epoch starts at 30 ms
+        cc.on_sent(ms(40), 70);
+        // 1000 ms idle, then the pipe restarts: epoch 30 + 1000 = 1030 ms.
+        cc.on_sent(ms(1040), 1);
+        let late = ack(50.0, true);
+        assert!(!cc.cubic().takes_delay_sample(ms(1500), &late), "in the hold-off of the shifted epoch");
+        cc.on_ack(ms(1500), &late);
+        assert_eq!((cc.condition(), cc.next_time()), (Condition::Good, None), "C2TCP did not see it");
+        assert!(cc.cubic().takes_delay_sample(ms(2030), &late));
+        cc.on_ack(ms(2030), &late);
+        assert_eq!((cc.condition(), cc.next_time()), (Condition::Normal, Some(ms(2050))));
+    }
 }

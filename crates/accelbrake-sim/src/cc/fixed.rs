@@ -95,3 +95,62 @@ impl CongestionControl for Fixed {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::Params;
+
+    fn rtt_ack(rtt: Option<Dur>) -> AckInfo {
+        AckInfo {
+            acked: 1,
+            rtt,
+            ..AckInfo::default()
+        }
+    }
+
+    #[test]
+    fn the_window_is_constant_and_unpaced_by_default() {
+        let mut cc = Fixed::new(FixedConfig::default());
+        assert_eq!((cc.name(), cc.window()), ("fixed", 10.0));
+        cc.on_ack(Time::ZERO, &rtt_ack(Some(Dur::from_millis(50))));
+        assert_eq!((cc.window(), cc.pacing_rate()), (10.0, None));
+    }
+
+    #[test]
+    fn paced_at_window_times_mss_over_the_latest_rtt() {
+        let mut cc = Fixed::new(FixedConfig {
+            window: 12.0,
+            paced: true,
+        });
+        assert_eq!(cc.pacing_rate(), None, "no RTT yet");
+        cc.on_ack(Time::ZERO, &rtt_ack(Some(Dur::from_millis(50))));
+        // 12 · 1448 B / 0.05 s.
+        assert_eq!(cc.pacing_rate(), Some(347_520.0));
+        cc.on_ack(Time::ZERO, &rtt_ack(None));
+        assert_eq!(cc.pacing_rate(), Some(347_520.0), "an ACK without a sample keeps the last");
+        cc.on_ack(Time::ZERO, &rtt_ack(Some(Dur::from_millis(20))));
+        assert_eq!(cc.pacing_rate(), Some(868_800.0), "the latest sample, not the smallest");
+        // A zero RTT is floored at 1 µs: 12 · 1448 / 1e-6.
+        cc.on_ack(Time::ZERO, &rtt_ack(Some(Dur::ZERO)));
+        assert_eq!(cc.pacing_rate(), Some(17_376_000_000.0));
+        assert_eq!(cc.window(), 12.0);
+    }
+
+    #[test]
+    fn parameters_are_read_and_checked() {
+        let mut p = Params::from([("window".to_string(), 3.0), ("paced".to_string(), 1.0)]);
+        assert_eq!(
+            FixedConfig::from_params(&mut p).unwrap(),
+            FixedConfig {
+                window: 3.0,
+                paced: true
+            }
+        );
+        let mut p = Params::from([("window".to_string(), 0.5)]);
+        assert!(FixedConfig::from_params(&mut p).is_err());
+        let given = crate::params::Given::from([("window".to_string(), crate::params::Value::Num(4.0))]);
+        let cc = crate::cc::build("fixed", &given, Time::ZERO, crate::rng::Rng::stream(1, 0)).unwrap();
+        assert_eq!((cc.name(), cc.window(), cc.pacing_rate()), ("fixed", 4.0, None));
+    }
+}

@@ -559,4 +559,44 @@ mod tests {
         let cc = Ledbat::new(cfg, Time::ZERO);
         assert_eq!((cc.name(), cc.window()), ("ledbat", 1.0));
     }
+
+    #[test]
+    fn only_an_ack_that_delivers_data_ends_the_rto_backoff() {
+        // The window saved for undo is the one before the *first* of repeated RTOs; an ACK that
+        // delivers nothing (acked = 0) does not end the backoff, one that delivers data does.
+        let mut cc = ledbat(10.0, 1);
+        cc.on_ack(Time::ZERO, &ack(0, 20, 100));
+        cc.on_rto(Time::from_secs(1), 10);
+        // acked 0: no growth (off_target 1 · 0 / 1), floored at MIN_CWND.
+        cc.on_ack(Time::from_millis(1100), &ack(0, 20, 5));
+        assert_eq!(cc.window(), 2.0);
+        cc.on_rto(Time::from_secs(2), 10);
+        let mut undone = cc.clone();
+        undone.on_spurious_rto(Time::from_secs(2));
+        assert_eq!(undone.window(), 10.0, "still the window from before the first RTO");
+        // 4 segments delivered at cwnd 1, no queuing: 1 + 1 · 1 · 4 / 1 = 5 (cap 20 + 4 + 1).
+        cc.on_ack(Time::from_millis(2100), &ack(4, 20, 20));
+        assert_eq!(cc.window(), 5.0);
+        cc.on_rto(Time::from_secs(3), 10);
+        assert_eq!(cc.window(), 1.0);
+        cc.on_spurious_rto(Time::from_secs(3));
+        assert_eq!(cc.window(), 5.0, "the backoff ended with the delivery: a new RTO saves 5");
+    }
+
+    #[test]
+    fn config_and_metrics_report_the_controller() {
+        let cfg = LedbatConfig {
+            target_ms: 25.0,
+            current_filter: 3,
+            ..LedbatConfig::default()
+        };
+        let mut cc = Ledbat::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        cc.on_ack(Time::ZERO, &ack(0, 20, 100));
+        // Queuing 0 at TARGET 25 ms: 2 + 1 · 1 · 4 / 2 = 4.
+        cc.on_ack(Time::from_millis(1), &ack(4, 20, 100));
+        assert_eq!(cc.window(), 4.0);
+        let m = cc.metrics();
+        assert_eq!((m.cwnd, m.pacing_rate), (4.0, None));
+    }
 }

@@ -451,8 +451,185 @@ pub fn build(scheme: &str, given: &Given, now: Time, rng: Rng) -> Result<Box<dyn
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::params::Value;
+
     #[test]
     fn every_scheme_file_is_visible_to_cargo_mutants() {
         crate::queue::assert_registry_files_are_visible(include_str!("mod.rs"));
+    }
+
+    /// A controller that implements only the two required methods.
+    struct Bare;
+
+    impl CongestionControl for Bare {
+        fn name(&self) -> &'static str {
+            "bare"
+        }
+        fn window(&self) -> f64 {
+            7.0
+        }
+    }
+
+    /// One that reports a slow-start threshold and a pacing rate.
+    struct Reporting;
+
+    impl CongestionControl for Reporting {
+        fn name(&self) -> &'static str {
+            "reporting"
+        }
+        fn window(&self) -> f64 {
+            9.5
+        }
+        fn ssthresh(&self) -> Option<f64> {
+            Some(4.0)
+        }
+        fn pacing_rate(&self) -> Option<f64> {
+            Some(1e6)
+        }
+    }
+
+    #[test]
+    fn the_trait_defaults_are_unpaced_bursts_of_two_and_no_extras() {
+        let mut cc = Bare;
+        assert_eq!(cc.pacing_rate(), None);
+        assert_eq!(cc.pacing_min_burst(), 2, "Linux tcp_min_tso_segs");
+        assert_eq!(cc.ssthresh(), None);
+        assert_eq!(cc.next_timer(), None);
+        assert_eq!(cc.data_flags(), 0);
+        assert!(cc.receiver_hook().is_none());
+        assert!(cc.explicit_header(Time::ZERO).is_none());
+        let fields = |m: CcMetrics| (m.cwnd, m.ssthresh, m.pacing_rate, m.w_abc, m.w_cubic);
+        assert_eq!(fields(cc.metrics()), (7.0, None, None, None, None));
+        // The default metrics report what the controller's own methods say.
+        assert_eq!(fields(Reporting.metrics()), (9.5, Some(4.0), Some(1e6), None, None));
+    }
+
+    #[test]
+    fn lookup_names_and_build_follow_the_registry() {
+        let names = names();
+        assert_eq!(names.len(), SCHEMES.len());
+        assert_eq!(names[..3], ["abc", "abc-cubic", "pk-abc"]);
+        assert!(names.contains(&"ledbat") && names.contains(&"proprate-h"));
+        for name in ["cubic", "ledbat", "proprate-m"] {
+            assert_eq!(lookup(name).unwrap().name, name);
+        }
+        match lookup("ledbta") {
+            Err(Error::Param { key, msg }) => {
+                assert_eq!(key, "scheme");
+                assert!(msg.starts_with("unknown scheme 'ledbta'"), "{msg}");
+                assert!(msg.contains("ledbat") && msg.contains(&names.join(", ")), "{msg}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let given = Given::from([("initial_window".to_string(), Value::Num(5.0))]);
+        let cc = build("ledbat", &given, Time::ZERO, Rng::stream(1, 0)).unwrap();
+        assert_eq!((cc.name(), cc.window()), ("ledbat", 5.0));
+        assert_eq!(
+            format!("{:?}", lookup("ledbat").unwrap()),
+            r#"Scheme { name: "ledbat", .. }"#
+        );
+        assert!(build(
+            "ledbat",
+            &Given::from([("gain".to_string(), Value::Num(2.0))]),
+            Time::ZERO,
+            Rng::stream(1, 0)
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn a_preset_changes_the_default_but_not_a_given_value() {
+        let l = lookup("proprate-l").unwrap();
+        assert_eq!(l.values(&Given::new()).unwrap().real("target_ms"), 20.0);
+        let given = Given::from([("target_ms".to_string(), Value::Num(30.0))]);
+        assert_eq!(l.values(&given).unwrap().real("target_ms"), 30.0);
+        assert_eq!(
+            lookup("proprate")
+                .unwrap()
+                .values(&Given::new())
+                .unwrap()
+                .real("target_ms"),
+            40.0
+        );
+    }
+
+    #[test]
+    fn catalog_entries_carry_the_row_its_marking_receiver_and_preset_defaults() {
+        let j = lookup("cubic-abe").unwrap().to_json();
+        assert_eq!(j["name"], "cubic-abe");
+        assert_eq!(j["display"], "Cubic-ABE");
+        assert_eq!(j["family"], "cubic");
+        assert_eq!(j["summary"], cubic::CUBIC_ABE.summary);
+        assert_eq!(j["source"], cubic::CUBIC_ABE.source);
+        assert_eq!(
+            (j["marking"].as_str(), j["receiver"].as_str()),
+            (Some("ecn"), Some("tcp"))
+        );
+        assert_eq!(j["queue"], "codel");
+        assert_eq!(j["pairs"], serde_json::json!(["pie"]));
+        assert_eq!(
+            (j["color"].as_str(), j["marker"].as_str()),
+            (Some("#bd9e39"), Some("v"))
+        );
+        let param = |j: &serde_json::Value, name: &str| {
+            j["params"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .cloned()
+                .unwrap()
+        };
+        // A preset's value is the default the catalog shows (PropRate's table says 40 ms).
+        assert_eq!(
+            param(&lookup("proprate-l").unwrap().to_json(), "target_ms")["default"],
+            20.0
+        );
+        assert_eq!(
+            param(&lookup("proprate").unwrap().to_json(), "target_ms")["default"],
+            40.0
+        );
+        for (scheme, marking, receiver) in [
+            ("cubic", "none", "tcp"),
+            ("abc", "abc", "abc-echo"),
+            ("xcp", "explicit", "explicit-echo"),
+            ("rcp", "explicit", "explicit-echo"),
+            ("vcp", "vcp", "abc-echo"),
+        ] {
+            let j = lookup(scheme).unwrap().to_json();
+            assert_eq!(
+                (j["marking"].as_str(), j["receiver"].as_str()),
+                (Some(marking), Some(receiver)),
+                "{scheme}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_preset_is_checked_against_its_own_parameter() {
+        // A preset value valid for its parameter (x in [0, 10]) but not for the table's other one
+        // (a flag): the preset names which parameter it sets.
+        const TABLE: &[Param] = &[
+            Param::flag("on", false).doc("a flag", "test"),
+            Param::real("x", 1.0, params::Unit::None, 0.0, 10.0).doc("a number", "test"),
+        ];
+        const ROW: Scheme = Scheme {
+            name: "test-row",
+            display: "Test",
+            family: "test",
+            summary: "a row for this test",
+            source: "none",
+            marking: Marking::None,
+            queue: "droptail",
+            pairs: &[],
+            params: &[TABLE],
+            preset: &[("x", 5.0)],
+            style: ("#000000", "o"),
+            build: |_v, _now, _rng| Ok(Box::new(Bare)),
+            warnings: None,
+        };
+        let v = ROW.values(&Given::new()).unwrap();
+        assert_eq!((v.real("x"), v.flag("on")), (5.0, false));
     }
 }

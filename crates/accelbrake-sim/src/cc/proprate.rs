@@ -1128,4 +1128,186 @@ mod tests {
         assert_eq!(p.keys().collect::<Vec<_>>(), ["x"]);
         assert_eq!(PropRate::new(cfg, Time::ZERO).name(), "proprate");
     }
+
+    #[test]
+    fn the_preset_rows_have_their_own_names_targets_and_colours() {
+        // PropRate paper §5: PR(L/M/H) are targets of 20/40/80 ms; each row says so in the catalog.
+        for (row, name, display, letter, target, colour) in [
+            (&PROPRATE_L, "proprate-l", "PropRate(L)", 'L', 20.0, "#637939"),
+            (&PROPRATE_M, "proprate-m", "PropRate(M)", 'M', 40.0, "#8ca252"),
+            (&PROPRATE_H, "proprate-h", "PropRate(H)", 'H', 80.0, "#b5cf6b"),
+        ] {
+            assert_eq!((row.name, row.display, row.family), (name, display, "proprate"));
+            assert_eq!(
+                row.summary,
+                format!("PropRate preset {letter}: target buffer delay {target} ms")
+            );
+            assert_eq!(row.preset, [("target_ms", target)]);
+            assert_eq!(row.style, (colour, "p"));
+            assert_eq!(PropRateConfig::preset(name).unwrap().target_ms, target);
+        }
+        assert_eq!((PROPRATE.display, PROPRATE.summary), ("PropRate", "PropRate, target buffer delay 40 ms"));
+    }
+
+    #[test]
+    fn config_metrics_and_single_packet_dispatch() {
+        let cfg = PropRateConfig {
+            target_ms: 25.0,
+            ..PropRateConfig::default()
+        };
+        let cc = PropRate::new(cfg.clone(), Time::ZERO);
+        assert_eq!(cc.config(), &cfg);
+        assert_eq!(cc.pacing_min_burst(), 1, "§4: single packets from a timer");
+        let cc = filled();
+        let m = cc.metrics();
+        assert_eq!((m.cwnd, m.pacing_rate, m.ssthresh), (cc.window(), cc.pacing_rate(), None));
+        assert!(close(m.pacing_rate.unwrap(), 1.25 * WIRE) && close(m.cwnd, 2.0 * 80.0 / 1.2));
+    }
+
+    #[test]
+    fn rate_window_boundaries_exactly_500_ms_old_and_a_single_stamp() {
+        // §4.2's 500 ms cap drops only stamps *more* than 500 ms older than the newest: at 500 ms
+        // the stamp at 0 still bounds the window (51 segments over 0.5 s), not the 50-stamp one.
+        let mut w = RateWindow::default();
+        w.push(us(0), 1);
+        for i in 0..50 {
+            w.push(us(450_000 + i * 1000), 1);
+        }
+        assert!(close(w.push(us(500_000), 1).unwrap(), 51.0 * 1448.0 / 0.5));
+        // After the cap dropped every older stamp, one stamp spans no time: no rate.
+        let mut w = RateWindow::default();
+        w.push(us(0), 1);
+        assert_eq!(w.push(us(600_000), 1), None);
+    }
+
+    #[test]
+    fn a_probe_ends_when_all_of_it_is_acked_and_has_not_begun_before_its_first_segment() {
+        // Slow start with 5 more segments in flight than the burst (say, retransmissions): the
+        // burst is complete at the ACK that covers its 10th segment, not when the pipe empties.
+        let mut cc = with(|_| {});
+        for i in 1..=10 {
+            cc.on_sent(us(0), i + 5);
+        }
+        for k in 0..4u64 {
+            let (rx, now) = (20_000 + 2 * k * 1200, 40_000 + (2 * k + 1) * 1200);
+            cc.on_ack(us(now), &ack(2, now, 0, rx, 5 + 10 - 2 * (k as u32 + 1)));
+            assert_eq!(cc.state(), State::SlowStart, "ACK {k}");
+        }
+        cc.on_ack(us(40_000 + 9 * 1200), &ack(2, 40_000 + 9 * 1200, 0, 20_000 + 8 * 1200, 5));
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), RHO));
+        // Monitor entered (RTT·ρ = 33.3 → 34 segments sent in Drain), and an ACK of Drain data
+        // arrives before the probe's first segment: the probe has not begun, so it is not over.
+        let mut cc = filled();
+        cc.on_ack(us(110_000), &ack(1, 110_000, 30_000, 90_000, 20));
+        for i in 1..=34 {
+            cc.on_sent(us(120_000), 20 + i);
+        }
+        assert_eq!(cc.state(), State::Monitor);
+        cc.on_ack(us(121_000), &ack(1, 121_000, 81_000, 141_000, 53));
+        assert_eq!((cc.state(), cc.window(), cc.pacing_rate()), (State::Monitor, 63.0, None));
+    }
+
+    #[test]
+    fn drain_holds_at_t_buff_equal_to_t_and_a_bdp_window_of_exactly_bdp_segments_feeds_back() {
+        // §4.1: Drain until t_buff < T; at t_buff = T (40 ms) it stays.
+        let mut cc = filled();
+        cc.on_ack(us(110_000), &ack(1, 110_000, 30_000, 90_000, 20));
+        assert_eq!(cc.state(), State::Drain);
+        cc.on_ack(us(111_000), &ack(1, 111_000, 31_000, 91_000, 20));
+        assert_eq!(cc.state(), State::Drain, "t_buff 40 = T is not below T");
+        // §3.2: one t_sample per BDP window of ACKed segments. ρ = 8 · 1448 B / 8 ms and min RTT
+        // 40 ms: BDP = 40 segments exactly; the 40th ACKed segment completes the window.
+        let mut cc = with(|_| {});
+        burst(&mut cc, 0, 10, 1000, 1);
+        assert_eq!((cc.state(), cc.bdp()), (State::Fill, Some(40.0)));
+        cc.on_ack(us(100_000), &ack(39, 100_000, 60_000, 90_000, 10));
+        assert_eq!(cc.average_buffer_delay_ms(), None);
+        cc.on_ack(us(101_000), &ack(1, 101_000, 61_000, 91_000, 10));
+        assert_eq!(cc.average_buffer_delay_ms(), Some(10.0), "t_sample = t_buff = 30 − 20 ms");
+    }
+
+    #[test]
+    fn rate_window_reaches_back_exactly_50_stamps_when_they_span_more_than_200_ms() {
+        // One stamp every 5 ms, 1 segment each, the last 5 stamps 5 segments: at 295 ms the
+        // 50th stamp before the newest (45 ms, cumulative 10) is older than the 200 ms bound
+        // (95 ms), so the window is 45..295 ms: (80 − 10) segments over 0.25 s.
+        let mut w = RateWindow::default();
+        let mut last = None;
+        for i in 0..60u64 {
+            last = w.push(us(i * 5000), if i < 55 { 1 } else { 5 });
+        }
+        assert!(close(last.unwrap(), 70.0 * 1448.0 / 0.25), "{last:?}");
+    }
+
+    #[test]
+    fn a_probe_counts_only_acks_of_its_own_segments() {
+        // An ACK of Drain data sent before the probe (120 ms) arriving during it is not the
+        // probe's: the train is still the probe's 8 ms, 1.448 MB/s ≥ ρ → Fill.
+        let mut cc = monitoring(true);
+        cc.on_ack(us(200_000), &ack(1, 200_000, 120_000, 190_000, 50));
+        assert_eq!(cc.state(), State::Monitor);
+        answer_probe(&mut cc, 1000);
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), 1.448e6));
+        // A segment sent after the probe (at σ_m, 160 ms) is not part of it, and its ACK ends the
+        // probe without counting: 3 of its ACKs give 4 segments after the first over 4 ms =
+        // 1.448 MB/s.
+        let mut cc = monitoring(true);
+        cc.on_sent(us(160_000), 51);
+        for k in 0..3u64 {
+            let rx = 220_000 + 2 * k * 1000;
+            cc.on_ack(us(rx + 21_000), &ack(2, rx + 21_000, 150_000, rx, 50 - 2 * k as u32));
+        }
+        assert_eq!(cc.state(), State::Monitor);
+        cc.on_ack(us(260_000), &ack(2, 260_000, 160_000, 240_000, 40));
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), 1.448e6));
+    }
+
+    #[test]
+    fn a_probe_ends_when_nothing_is_left_in_flight() {
+        // Slow start: the 5th pair of the burst is lost (the 4th ACK reports an empty pipe); the
+        // 3 ACKs after the first give 6 segments over 7.2 ms = ρ.
+        let mut cc = with(|_| {});
+        for i in 1..=10 {
+            cc.on_sent(us(0), i);
+        }
+        for k in 0..4u64 {
+            let (rx, now) = (20_000 + 2 * k * 1200, 40_000 + (2 * k + 1) * 1200);
+            let in_flight = if k == 3 { 0 } else { 10 - 2 * (k as u32 + 1) };
+            cc.on_ack(us(now), &ack(2, now, 0, rx, in_flight));
+        }
+        assert_eq!(cc.state(), State::Fill);
+        assert!(close(cc.receive_rate().unwrap(), RHO));
+    }
+
+    #[test]
+    fn only_acks_that_deliver_data_end_a_probe_or_a_bdp_window() {
+        // Slow start: the whole burst is marked lost (pipe 0) by a duplicate ACK. It delivered
+        // nothing, so it does not end the burst (no doubling); the window is the empty pipe.
+        let mut cc = with(|_| {});
+        for i in 1..=10 {
+            cc.on_sent(us(0), i);
+        }
+        let dup = AckInfo {
+            acked: 0,
+            ..ack(0, 40_000, 0, 20_000, 0)
+        };
+        cc.on_ack(us(40_000), &dup);
+        assert_eq!((cc.state(), cc.window()), (State::SlowStart, 1.0));
+        // Fill with BDP 40 and 39 segments of the window ACKed; a duplicate ACK lowers the min RTT
+        // to 20 ms (BDP 20 < 39) but completes no window; the next delivering ACK does.
+        let mut cc = with(|_| {});
+        burst(&mut cc, 0, 10, 1000, 1);
+        cc.on_ack(us(100_000), &ack(39, 100_000, 60_000, 90_000, 10));
+        let lower = |a: AckInfo| AckInfo {
+            min_rtt: Some(Dur::from_millis(20)),
+            ..a
+        };
+        cc.on_ack(us(101_000), &lower(ack(0, 101_000, 61_000, 91_000, 10)));
+        assert_eq!((cc.bdp(), cc.average_buffer_delay_ms()), (Some(20.0), None));
+        cc.on_ack(us(102_000), &lower(ack(1, 102_000, 62_000, 92_000, 10)));
+        assert_eq!(cc.average_buffer_delay_ms(), Some(10.0));
+    }
 }

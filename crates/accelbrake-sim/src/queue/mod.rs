@@ -528,4 +528,157 @@ mod tests {
         }
         assert_eq!(q.len_packets(), 10_000);
     }
+
+    fn given(pairs: &[(&str, f64)]) -> Given {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), params::Value::Num(*v)))
+            .collect()
+    }
+
+    #[test]
+    fn limit_rules_and_limit_of() {
+        let droptail = lookup("droptail", "q").unwrap();
+        let v = droptail.values(&given(&[("packets", 5.0)]), "hops[0].queue").unwrap();
+        assert_eq!(limit_of(&v), Limit::Packets(5));
+        let v = droptail.values(&given(&[("bytes", 3000.0)]), "hops[0].queue").unwrap();
+        assert_eq!(limit_of(&v), Limit::Bytes(3000));
+        for (g, msg) in [
+            (
+                given(&[("packets", 5.0), ("bytes", 3000.0)]),
+                "give either packets or bytes, not both",
+            ),
+            (given(&[]), "a droptail queue needs a limit: packets=N or bytes=N"),
+        ] {
+            match droptail.values(&g, "hops[0].queue") {
+                Err(Error::Param { key, msg: m }) => assert_eq!((key.as_str(), m.as_str()), ("hops[0].queue", msg)),
+                other => panic!("{other:?}"),
+            }
+        }
+        // Optional: the packets default applies; both given is still an error.
+        let codel = lookup("codel", "q").unwrap();
+        let v = codel.values(&given(&[]), "q").unwrap();
+        assert_eq!(limit_of(&v), Limit::Packets(super::codel::DEFAULT_LIMIT_PACKETS));
+        assert_eq!(
+            limit_of(&codel.values(&given(&[("bytes", 1500.0)]), "q").unwrap()),
+            Limit::Bytes(1500)
+        );
+        assert!(codel
+            .values(&given(&[("packets", 5.0), ("bytes", 3000.0)]), "q")
+            .is_err());
+        // None: no limit parameters at all.
+        let inf = lookup("infinite", "q").unwrap();
+        assert_eq!(limit_of(&inf.values(&given(&[]), "q").unwrap()), Limit::Infinite);
+        assert!(inf.values(&given(&[("packets", 5.0)]), "q").is_err());
+    }
+
+    #[test]
+    fn registry_rows_build_names_lookup_and_catalog() {
+        let names = names();
+        assert_eq!(names.len(), QUEUES.len());
+        assert_eq!(names[..3], ["droptail", "infinite", "abc"]);
+        match lookup("codle", "hops[1].queue.type") {
+            Err(Error::Param { key, msg }) => {
+                assert_eq!(key, "hops[1].queue.type");
+                assert!(msg.starts_with("unknown queue type 'codle'"), "{msg}");
+                assert!(msg.contains("codel") && msg.contains(&names.join(", ")), "{msg}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let rng = || Rng::stream(1, 0);
+        let droptail = lookup("droptail", "q").unwrap();
+        let mut q = (droptail.build)(&droptail.values(&given(&[("packets", 1.0)]), "q").unwrap(), rng());
+        assert_eq!(q.name(), "droptail");
+        assert!(q.enqueue(Time::ZERO, pkt(0)).is_ok());
+        assert!(q.enqueue(Time::ZERO, pkt(1)).is_err(), "built with its limit");
+        let inf = lookup("infinite", "q").unwrap();
+        let q = (inf.build)(&inf.values(&given(&[]), "q").unwrap(), rng());
+        assert_eq!(q.name(), "infinite");
+        let j = droptail.to_json();
+        assert_eq!(
+            (&j["name"], &j["display"], &j["summary"], &j["source"], &j["limit"]),
+            (
+                &serde_json::json!("droptail"),
+                &serde_json::json!("drop-tail"),
+                &serde_json::json!(DROPTAIL.summary),
+                &serde_json::json!("Mahimahi DropTailQueue"),
+                &serde_json::json!("required")
+            )
+        );
+        assert_eq!(j["aliases"], serde_json::json!(["drop-tail", "fifo"]));
+        let params: Vec<_> = j["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].clone())
+            .collect();
+        assert_eq!(params, [serde_json::json!("packets"), serde_json::json!("bytes")]);
+        assert_eq!(inf.to_json()["limit"], "none");
+        assert_eq!(lookup("codel", "q").unwrap().to_json()["limit"], "optional");
+        assert_eq!(format!("{droptail:?}"), r#"QueueKind { name: "droptail", .. }"#);
+    }
+
+    #[test]
+    fn the_queue_trait_defaults_and_the_constant_schedule() {
+        let mut q = DropTail::new(Limit::Infinite);
+        assert!(q.enqueue(Time::ZERO, pkt(7)).is_ok());
+        let mut d = Vec::new();
+        assert_eq!(
+            q.dequeue_user(Time::ZERO, 3, LinkInfo::default(), &mut d)
+                .map(|p| p.seq),
+            Some(7)
+        );
+        assert_eq!(
+            (q.capacity_window(), q.gauge(), q.next_timer(), q.capacity_lookahead()),
+            (None, None, None, None)
+        );
+        let s = ConstantSchedule(1000.0);
+        assert_eq!(
+            s.capacity_between(Time::from_millis(500), Time::from_millis(2500)),
+            2000.0
+        );
+        assert_eq!(s.capacity_between(Time::from_millis(500), Time::from_millis(500)), 0.0);
+        assert_eq!(s.capacity_between(Time::from_millis(600), Time::from_millis(500)), 0.0);
+        assert_eq!(s.overhead(), 0);
+    }
+
+    #[test]
+    fn fifo_limits_at_their_exact_bounds_and_counts() {
+        // Bytes: 2 × 1500 = 3000 fits a 3000-byte limit exactly; one more byte does not.
+        let mut f = Fifo::new(Limit::Bytes(3000));
+        assert!(f.is_empty() && f.peek().is_none());
+        assert!(f.push(Time::from_millis(1), pkt(0)).is_ok());
+        assert!(f.push(Time::from_millis(2), pkt(1)).is_ok());
+        assert_eq!((f.len(), f.bytes(), f.is_empty()), (2, 3000, false));
+        assert_eq!(f.push(Time::from_millis(3), pkt(2)).unwrap_err().seq, 2);
+        assert_eq!(
+            f.peek().map(|p| (p.seq, p.enqueued_at)),
+            Some((0, Time::from_millis(1)))
+        );
+        assert_eq!(f.pop().map(|p| (p.seq, p.enqueued_at)), Some((0, Time::from_millis(1))));
+        assert_eq!((f.len(), f.bytes()), (1, 1500));
+        let s = f.stats;
+        assert_eq!((s.enqueued, s.dequeued, s.dropped, s.max_packets), (2, 1, 1, 2));
+        // Packets: exactly n fit.
+        let mut f = Fifo::new(Limit::Packets(1));
+        assert!(f.fits(&pkt(0)));
+        assert!(f.push(Time::ZERO, pkt(0)).is_ok());
+        assert!(!f.fits(&pkt(1)));
+        assert_eq!(DropTail::new(Limit::Packets(1)).name(), "droptail");
+        assert_eq!(DropTail::new(Limit::Infinite).name(), "infinite");
+    }
+
+    #[test]
+    fn limit_of_reads_only_the_limit_parameters_a_table_has() {
+        // A table with `packets` only, or `bytes` only: the other is not looked up.
+        let parse = |table: &'static [Param], g: &Given| params::parse("q", "q", &[table], g).unwrap();
+        const PACKETS_ONLY: &[Param] = &[packets_param(7)];
+        const BYTES_ONLY: &[Param] = &[BYTES_PARAM];
+        assert_eq!(limit_of(&parse(PACKETS_ONLY, &given(&[]))), Limit::Packets(7));
+        assert_eq!(limit_of(&parse(BYTES_ONLY, &given(&[]))), Limit::Infinite);
+        assert_eq!(
+            limit_of(&parse(BYTES_ONLY, &given(&[("bytes", 2000.0)]))),
+            Limit::Bytes(2000)
+        );
+    }
 }
