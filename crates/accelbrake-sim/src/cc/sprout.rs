@@ -890,4 +890,49 @@ mod tests {
             .unwrap();
         assert!(e.to_string().contains("sprout.max_rate"), "{e}");
     }
+
+    // Mutation-testing additions (issue 22, docs/mutants.md).
+
+    #[test]
+    fn phi_is_the_standard_normal_cdf() {
+        // Abramowitz & Stegun 7.1.26: |erf error| < 1.5e-7, so Φ within 1e-7 of the tabulated values.
+        for (z, want) in [(0.0, 0.5), (1.0, 0.841_344_746), (-1.0, 0.158_655_254), (1.96, 0.975_002_105), (-3.0, 0.001_349_898)] {
+            assert!((phi(z) - want).abs() < 1e-7, "Φ({z}) = {}", phi(z));
+        }
+    }
+
+    #[test]
+    fn from_the_outage_the_mass_stays_with_probability_e_to_the_minus_escape_tau() {
+        // Bin 0 (the outage) keeps e^(−1/s · 20 ms) = 0.980199 of its mass times the kernel's share
+        // at or below it, Φ(h/2σ√τ) = Φ(0.069053) = 0.527526; the rest, (1 − 0.980199) times the
+        // kernel above it, moves up. Normalised: 0.980199·0.527526 / (that + 0.019801·0.472474)
+        // = 0.982228.
+        let mut f = Forecaster::new(SproutConfig::default());
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[0] = 1.0;
+        f.evolve();
+        assert!((f.p[0] - 0.982_228).abs() < 1e-5, "{}", f.p[0]);
+        assert!(f.p[1] > 0.0 && f.p[1] < 0.01, "{}", f.p[1]);
+    }
+
+    #[test]
+    fn configuration_bounds_are_named() {
+        let scheme = crate::cc::lookup("sprout").unwrap();
+        let check = |name: &str, x: f64| {
+            let mut given = crate::params::Given::new();
+            given.insert(name.into(), crate::params::Value::Num(x));
+            scheme.values(&given).and_then(|v| SproutConfig::checked(&v)).map(|_| ())
+        };
+        // 6000 packets/s is exactly 4 × 30 per 20 ms tick: accepted; above, refused.
+        assert!(check("max_rate", 6000.0).is_ok());
+        let e = check("max_rate", 6001.0).err().unwrap();
+        assert!(e.to_string().contains("sprout.max_rate"), "{e}");
+        // The target is at most the forecast's last tick (7).
+        assert!(check("target_ticks", 7.0).is_ok());
+        let e = check("target_ticks", 8.0).err().unwrap();
+        assert!(e.to_string().contains("sprout.target_ticks"), "{e}");
+        let f = Forecaster::new(SproutConfig::default());
+        assert_eq!(format!("{:?}", f.table.as_ref().unwrap()), "CountTable(8 horizons × 257 bins)");
+        assert_eq!((f.poisson(0.0, 0), f.poisson(0.0, 3)), (1.0, 0.0));
+    }
 }
