@@ -370,16 +370,22 @@ impl Forecaster {
         self.normalise();
     }
 
-    /// Multiply by the likelihood of `count` deliveries in a tick (code `Process::observe`).
-    pub fn observe(&mut self, count: u32) {
-        let tau = self.tick.secs_f64();
-        let k = count as usize;
-        let ln_k = if k < self.ln_fact.len() {
+    /// ln k!: the table below 1024, Stirling's formula to its ½·ln(2πk) term above (error about
+    /// 1/(12k) < 1e-4).
+    fn ln_factorial(&self, k: usize) -> f64 {
+        if k < self.ln_fact.len() {
             self.ln_fact[k]
         } else {
             let kf = k as f64;
             kf * kf.ln() - kf + 0.5 * (2.0 * std::f64::consts::PI * kf).ln()
-        };
+        }
+    }
+
+    /// Multiply by the likelihood of `count` deliveries in a tick (code `Process::observe`).
+    pub fn observe(&mut self, count: u32) {
+        let tau = self.tick.secs_f64();
+        let k = count as usize;
+        let ln_k = self.ln_factorial(k);
         for b in 0..self.p.len() {
             let m = self.rate(b) * tau;
             let like = if m <= 0.0 {
@@ -934,5 +940,16 @@ mod tests {
         let f = Forecaster::new(SproutConfig::default());
         assert_eq!(format!("{:?}", f.table.as_ref().unwrap()), "CountTable(8 horizons × 257 bins)");
         assert_eq!((f.poisson(0.0, 0), f.poisson(0.0, 3)), (1.0, 0.0));
+    }
+
+    #[test]
+    fn ln_factorial_by_table_and_by_stirling() {
+        // ln Γ(k + 1): 6071.280413 (k = 1023, the table's last), 6078.211885 (1024, Stirling's
+        // first), 13206.524351 (2000).
+        let f = Forecaster::new(SproutConfig::default());
+        assert!((f.ln_factorial(1023) - 6_071.280_413).abs() < 1e-5, "{}", f.ln_factorial(1023));
+        assert!((f.ln_factorial(1024) - 6_078.211_885).abs() < 1e-4, "{}", f.ln_factorial(1024));
+        assert!((f.ln_factorial(2000) - 13_206.524_351).abs() < 1e-4, "{}", f.ln_factorial(2000));
+        assert_eq!((f.ln_factorial(0), f.ln_factorial(1)), (0.0, 0.0));
     }
 }
