@@ -952,4 +952,27 @@ mod tests {
         assert!((f.ln_factorial(2000) - 13_206.524_351).abs() < 1e-4, "{}", f.ln_factorial(2000));
         assert_eq!((f.ln_factorial(0), f.ln_factorial(1)), (0.0, 0.0));
     }
+
+    #[test]
+    fn at_least_observations_by_hand() {
+        // P(N ≥ k) = 1 − Σ_{j<k} e^−m m^j/j!: bin 0 (m = 0.0390625 per tick) and bin 10
+        // (m = 0.8203125), half the mass each. k = 2: 0.00074336 and 0.19852725 → bin 0 keeps
+        // 0.0037304; k = 1: 0.0383094 and 0.5597060 → 0.0640609. k = 0 tells nothing.
+        let start = || {
+            let mut f = Forecaster::new(SproutConfig::default());
+            f.p.iter_mut().for_each(|x| *x = 0.0);
+            f.p[0] = 0.5;
+            f.p[10] = 0.5;
+            f
+        };
+        let mut f = start();
+        f.observe_at_least(2);
+        assert!((f.p[0] - 0.003_730_4).abs() < 1e-6, "{}", f.p[0]);
+        let mut f = start();
+        f.observe_at_least(1);
+        assert!((f.p[0] - 0.064_060_9).abs() < 1e-6, "{}", f.p[0]);
+        let mut f = start();
+        f.observe_at_least(0);
+        assert_eq!((f.p[0], f.p[10]), (0.5, 0.5));
+    }
 }
