@@ -975,4 +975,20 @@ mod tests {
         f.observe_at_least(0);
         assert_eq!((f.p[0], f.p[10]), (0.5, 0.5));
     }
+
+    #[test]
+    fn an_unexplainable_observation_restarts_from_the_prior() {
+        // No mass left (or an overflow): the posterior goes back to the uniform prior, 1/257 a bin.
+        let mut f = Forecaster::new(SproutConfig::default());
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.normalise();
+        assert!(f.p.iter().all(|&x| x == 1.0 / 257.0));
+        f.p[3] = f64::INFINITY;
+        f.normalise();
+        assert!(f.p.iter().all(|&x| x == 1.0 / 257.0));
+        // Otherwise it sums to 1.
+        f.p[3] = 3.0;
+        f.normalise();
+        assert!((f.p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
 }
