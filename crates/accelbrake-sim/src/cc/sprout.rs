@@ -991,4 +991,40 @@ mod tests {
         f.normalise();
         assert!((f.p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
+
+    #[test]
+    fn a_heartbeat_promises_silence_for_50_ms_and_a_tick() {
+        // After a heartbeat at t + 1 ms the sender may stay silent until t + 71 ms: the ticks ending
+        // at t + 20, 40 and 60 ms are diffused only (no observation of 0 deliveries).
+        let mut g = Forecaster::new(SproutConfig::default());
+        feed(&mut g, &[10; 50], Time::ZERO);
+        let t = g.time.unwrap();
+        g.on_heartbeat(t + Dur::from_millis(1));
+        let mut h = g.clone();
+        // A tick ends only once `now` is past it.
+        g.advance_to(t + Dur::from_millis(20));
+        assert_eq!((g.time, &g.p), (Some(t), &h.p));
+        g.advance_to(t + Dur::from_millis(61));
+        for _ in 0..3 {
+            h.evolve();
+        }
+        assert_eq!(g.time, Some(t + Dur::from_millis(60)));
+        assert_eq!(g.p, h.p, "no evidence within the promise");
+    }
+
+    #[test]
+    fn a_quantile_the_kept_counts_never_reach_is_one_past_the_table() {
+        // lower_quantile returns one past the table when the mass of counts below 30 per tick
+        // (the rest is dropped) stays under the quantile: at the top rate (20.04 per tick) about
+        // 1.8 % of the first tick's mass is dropped, so the 99.9th percentile is 30 + 1.
+        let cfg = SproutConfig {
+            quantile: 0.999,
+            ..SproutConfig::default()
+        };
+        let mut f = Forecaster::new(cfg);
+        let n = f.p.len();
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[n - 1] = 1.0;
+        assert_eq!(f.forecast()[0], 31);
+    }
 }
