@@ -1027,4 +1027,23 @@ mod tests {
         f.p[n - 1] = 1.0;
         assert_eq!(f.forecast()[0], 31);
     }
+
+    #[test]
+    fn the_receiver_hook_counts_data_and_not_heartbeats() {
+        use crate::packet::{Ecn, FLIGHT_END, HEARTBEAT};
+        let mut r = SproutReceiver(Forecaster::new(SproutConfig::default()));
+        let t = Time::from_millis(5);
+        let mut pkt = Packet::data(0, 0, 1500, Ecn::NotEct, t);
+        r.on_data(t, &pkt);
+        assert_eq!((r.0.count, r.0.last_flagged), (1, false));
+        pkt.feedback[0] = FLIGHT_END;
+        r.on_data(t, &pkt);
+        assert_eq!((r.0.count, r.0.last_flagged), (2, true));
+        pkt.feedback[0] = HEARTBEAT;
+        r.0.prev_busy = true;
+        r.on_data(t, &pkt);
+        assert_eq!((r.0.count, r.0.prev_busy), (2, false), "a heartbeat is no delivery");
+        assert_eq!(r.0.idle_until, Some(t + Dur::from_millis(70)));
+        assert_eq!(decode(&r.feedback(t)), Some(r.0.forecast()));
+    }
 }
