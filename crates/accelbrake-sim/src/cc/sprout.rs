@@ -1046,4 +1046,17 @@ mod tests {
         assert_eq!(r.0.idle_until, Some(t + Dur::from_millis(70)));
         assert_eq!(decode(&r.feedback(t)), Some(r.0.forecast()));
     }
+
+    #[test]
+    fn the_sender_starts_from_the_priors_forecast_and_takes_each_one_received() {
+        let cfg = SproutConfig::default();
+        let mut s = Sprout::new(cfg.clone());
+        assert_eq!(s.forecast(), &Forecaster::new(cfg).forecast());
+        assert_eq!(s.forecasts(), 0);
+        let fc = [1, 2, 3, 4, 5, 6, 7, 8];
+        s.on_ack(Time::ZERO, &AckInfo { feedback: encode(&fc), ..AckInfo::default() });
+        assert_eq!((s.forecast(), s.forecasts()), (&fc, 1));
+        assert_eq!(s.name(), "sprout");
+        assert_eq!(s.metrics().cwnd, s.window());
+    }
 }
