@@ -1059,4 +1059,42 @@ mod tests {
         assert_eq!(s.name(), "sprout");
         assert_eq!(s.metrics().cwnd, s.window());
     }
+
+    #[test]
+    fn heartbeats_and_the_end_of_the_forecast() {
+        let mut s = Sprout::new(SproutConfig::default());
+        assert_eq!(s.next_timer(), None, "nothing sent yet");
+        // A forecast of nothing: no allowance, 3 in flight.
+        s.on_ack(Time::ZERO, &AckInfo { in_flight: 3, feedback: encode(&[0; 8]), ..AckInfo::default() });
+        assert_eq!((s.allowance(), s.queue_estimate()), (0.0, 3.0));
+        s.on_sent(Time::from_millis(10), 3);
+        assert_eq!(s.next_timer(), Some(Time::from_millis(60)), "a heartbeat 50 ms after the last send");
+        assert_eq!((s.window(), s.data_flags()), (3.0, 0));
+        s.on_timer(Time::from_millis(60));
+        assert_eq!(s.next_timer(), None, "due");
+        assert_eq!(s.window(), 4.0, "one packet may go");
+        assert_eq!(s.data_flags(), crate::packet::HEARTBEAT);
+        s.on_sent(Time::from_millis(60), 4);
+        assert_eq!((s.data_flags(), s.next_timer()), (0, Some(Time::from_millis(110))));
+        // An allowance of exactly one packet: a due heartbeat goes as data.
+        let mut s = Sprout::new(SproutConfig::default());
+        s.on_ack(Time::ZERO, &AckInfo { feedback: encode(&[0, 0, 0, 0, 0, 1, 1, 1]), ..AckInfo::default() });
+        s.on_sent(Time::ZERO, 0);
+        s.on_ack(Time::ZERO, &AckInfo { feedback: encode(&[0, 0, 0, 0, 0, 1, 1, 1]), ..AckInfo::default() });
+        s.on_timer(Time::from_millis(50));
+        assert_eq!((s.allowance(), s.data_flags()), (1.0, 0));
+        // 500 ms after a forecast its last tick is current: ticks 0..=6 drained 2 + 3 + … + 8 = 35
+        // of the 31 queued (floored at 0), and the allowance looks no further than the last tick.
+        let mut s = Sprout::new(SproutConfig::default());
+        let fc = [2, 5, 9, 14, 20, 27, 35, 44];
+        s.on_ack(Time::ZERO, &AckInfo { in_flight: 30, feedback: encode(&fc), ..AckInfo::default() });
+        s.on_sent(Time::from_millis(500), 31);
+        assert_eq!(s.queue_estimate(), 0.0);
+        assert_eq!(s.allowance(), 0.0);
+        let mut s = Sprout::new(SproutConfig::default());
+        s.on_ack(Time::ZERO, &AckInfo { in_flight: 30, feedback: encode(&fc), ..AckInfo::default() });
+        s.on_sent(Time::from_millis(45), 31);
+        // Two ticks drained: 2 + 3 = 5 → 31 − 5 = 26; allowance from tick 2 to 7: 44 − 9 − 26 = 9.
+        assert_eq!((s.queue_estimate(), s.allowance()), (26.0, 9.0));
+    }
 }
