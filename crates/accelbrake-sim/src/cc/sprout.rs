@@ -971,6 +971,10 @@ mod tests {
         let mut f = start();
         f.observe_at_least(1);
         assert!((f.p[0] - 0.064_060_9).abs() < 1e-6, "{}", f.p[0]);
+        // k = 3: 9.6476e-6 and 0.0503875 → 1.9143e-4.
+        let mut f = start();
+        f.observe_at_least(3);
+        assert!((f.p[0] - 1.914_31e-4).abs() < 1e-8, "{}", f.p[0]);
         let mut f = start();
         f.observe_at_least(0);
         assert_eq!((f.p[0], f.p[10]), (0.5, 0.5));
@@ -1010,6 +1014,11 @@ mod tests {
         }
         assert_eq!(g.time, Some(t + Dur::from_millis(60)));
         assert_eq!(g.p, h.p, "no evidence within the promise");
+        // The tick ending at t + 80 ms ends after the promise (t + 71 ms): silence is evidence.
+        g.advance_to(t + Dur::from_millis(81));
+        h.evolve();
+        h.observe(0);
+        assert_eq!(g.p, h.p);
     }
 
     #[test]
