@@ -1066,6 +1066,7 @@ mod tests {
         s.on_ack(Time::ZERO, &AckInfo { feedback: encode(&fc), ..AckInfo::default() });
         assert_eq!((s.forecast(), s.forecasts()), (&fc, 1));
         assert_eq!(s.name(), "sprout");
+        assert!(s.receiver_hook().is_some(), "the forecaster rides with the receiver");
         assert_eq!(s.metrics().cwnd, s.window());
     }
 
