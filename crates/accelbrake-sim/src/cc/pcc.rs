@@ -834,4 +834,410 @@ mod tests {
             .unwrap();
         assert!(e.to_string().contains("pcc-vivace.utility"), "{e}");
     }
+
+    // Mutation-testing additions (issue 22, docs/mutants.md).
+
+    #[test]
+    fn configuration_and_accessors() {
+        // pcc_init: PCC_RATE_MIN·512 = 524 288 B/s, given in Mbit/s (4.194304).
+        let cfg = PccConfig::default();
+        assert!((cfg.initial_rate - INITIAL_RATE).abs() < 1e-6, "{}", cfg.initial_rate);
+        assert_eq!((cfg.mi_packets, cfg.probe_eps, cfg.loss_coef), (50, 0.05, 11.0));
+        // An MI must outlast the 10 packets ignored at each end (unreachable through the table,
+        // whose smallest mi_packets is 11; checked on the configuration itself).
+        let e = PccConfig { mi_packets: 10, ..cfg.clone() }.check().err().unwrap();
+        assert!(e.to_string().contains("pcc-vivace.mi_packets"), "{e}");
+        assert!(PccConfig { mi_packets: 11, ..cfg }.check().is_ok());
+        let mut p = pcc();
+        assert!((p.rate() - INITIAL_RATE).abs() < 1e-6);
+        assert_eq!((p.amplifier(), p.decisions(), p.mode()), (AMP_MIN, 0, Mode::Starting));
+        p.decide_with(Time::ZERO, |_| 1.0);
+        assert_eq!(p.decisions(), 1);
+        assert_eq!(p.name(), "pcc-vivace");
+        p.amplifier = 5;
+        assert_eq!(p.amplifier(), 5);
+    }
+
+    #[test]
+    fn probing_pairs_are_r_plus_and_minus_eps_in_a_random_order_per_pair() {
+        // pcc_setup_intervals_probing: each pair is r(1 + ε), r(1 − ε) or the reverse, one random
+        // bit per pair (bit i/2 of a draw in 0..4 from the controller's stream).
+        let mut p = pcc();
+        let mut r = Rng::stream(1, 1);
+        let _ = r.below(4); // new()'s draw
+        p.rate = 1e6;
+        let (hi, lo) = (1e6 * 1.05, 1e6 * 0.95);
+        let mut seen = [[false; 2]; 2];
+        for _ in 0..16 {
+            for iv in p.intervals.iter_mut() {
+                iv.sent_base = 7;
+            }
+            p.send_index = 3;
+            p.wait = true;
+            p.setup_probing();
+            let bits = r.below(4);
+            for (pair, seen) in seen.iter_mut().enumerate() {
+                let lo_first = (bits >> pair) & 1 == 1;
+                let want = if lo_first { (lo, hi) } else { (hi, lo) };
+                assert_eq!((p.intervals[2 * pair].rate, p.intervals[2 * pair + 1].rate), want);
+                seen[usize::from(lo_first)] = true;
+            }
+            assert!(p.intervals.iter().all(|iv| iv.sent_base == 0), "every MI not started");
+            assert_eq!((p.send_index, p.recv_index, p.wait), (0, 0, false));
+        }
+        assert_eq!(seen, [[true; 2]; 2], "both orders of both pairs occur");
+    }
+
+    #[test]
+    fn starting_an_interval_paces_at_its_rate_unless_waiting() {
+        // pcc_start_interval: the MI's counters reset, its packets counted from `sent` (at least
+        // 1: 0 means not started), and the pacing rate is the MI's; while waiting, the base rate.
+        let mut p = pcc();
+        assert_eq!(p.pacing_rate(), Some(p.intervals[0].rate));
+        assert_ne!(p.intervals[0].rate, p.rate(), "slow start begins at r(1 ± ε)");
+        assert_eq!((p.intervals[0].sent_base, p.intervals[0].send_start), (1, Time::ZERO));
+        p.sent = 40;
+        p.send_index = 1;
+        p.intervals[1].lost = 3;
+        p.intervals[1].delivered = 4;
+        p.intervals[1].sent_end = 9;
+        p.start_interval(Time::from_millis(7));
+        let iv = p.intervals[1];
+        assert_eq!((iv.sent_base, iv.send_start, iv.lost, iv.delivered, iv.sent_end), (40, Time::from_millis(7), 0, 0, 0));
+        assert_eq!(p.pacing_rate(), Some(iv.rate));
+        p.wait = true;
+        p.send_index = 2;
+        p.start_interval(Time::from_millis(9));
+        assert_eq!(p.pacing_rate(), Some(p.rate()));
+        assert_eq!(p.intervals[2].sent_base, 0, "not started while waiting");
+        // Never below PCC_RATE_MIN.
+        p.rate = 10.0;
+        p.start_interval(Time::from_millis(9));
+        assert_eq!(p.pacing_rate(), Some(MIN_RATE));
+    }
+
+    #[test]
+    fn utility_filters_at_their_boundaries() {
+        let mut p = pcc();
+        p.mode = Mode::Probing;
+        let base = |rtt0_ms: f64, rtt1_ms: f64| {
+            let mut iv = interval(1e6, rtt0_ms, rtt1_ms, 1000, 0);
+            iv.send_end = Time::from_secs(1);
+            iv.recv_start = Time::from_secs(1);
+            iv.recv_end = Time::from_secs(2);
+            iv
+        };
+        // dRTT/dT = 10 ms / 1 s = 1 %: below the 3 % filter, though far above 2 MSS/throughput
+        // (2·1448 B / 1.448 MB/s = 2 ms).
+        assert_eq!(p.utility(&base(100.0, 110.0)), 1e6);
+        // Exactly 3 % (30 ms over 1 s) is not below the filter: u = r(1 − 900·0.03).
+        let u = p.utility(&base(0.0, 30.0));
+        assert!((u - 1e6 * (1.0 - 27.0)).abs() < 1e-3, "{u}");
+        // ΔRTT exactly 2 MSS/throughput is not below it: 128 packets over 1/8 s = 1/512 s per
+        // 2 MSS; ΔRTT = 1/512 s over a 1/32 s MI = 6.25 % → u = r(1 − 900·0.0625).
+        let mut iv = interval(1e6, 125.0, 125.0 + 1000.0 / 512.0, 128, 0);
+        iv.send_end = Time::ZERO + Dur::from_secs_f64(1.0 / 32.0);
+        iv.recv_start = Time::from_secs(1);
+        iv.recv_end = Time::from_secs(1) + Dur::from_millis(125);
+        let u = p.utility(&iv);
+        assert!((u - 1e6 * (1.0 - 900.0 * 0.0625)).abs() < 1e-3, "{u}");
+        // One counted ACK (no receive time): no throughput, so no ΔRTT filter; 5 % inflation counts.
+        let mut iv = base(100.0, 150.0);
+        iv.recv_start = iv.recv_end;
+        let u = p.utility(&iv);
+        assert!((u - 1e6 * (1.0 - 45.0)).abs() < 1e-3, "{u}");
+        // No sending time: no inflation measured.
+        let mut iv = base(100.0, 150.0);
+        iv.send_end = iv.send_start;
+        assert_eq!(p.utility(&iv), 1e6);
+        // In slow start a rising RTT still counts (only a falling one is ignored) and a loss rate
+        // of exactly 10 % is not ignored: u = r(1 − 900·0.05 − 11·0.1).
+        p.mode = Mode::Starting;
+        let u = p.utility(&base(100.0, 150.0));
+        assert!((u - 1e6 * (1.0 - 45.0)).abs() < 1e-3, "{u}");
+        let mut iv = base(100.0, 100.0);
+        iv.delivered = 900;
+        iv.lost = 100;
+        let u = p.utility(&iv);
+        assert!((u - 1e6 * (1.0 - 1.1)).abs() < 1e-3, "{u}");
+    }
+
+    #[test]
+    fn gradient_needs_rates_two_percent_apart() {
+        // pcc_calc_util_grad: no gradient when |r2 − r1|/r1 < 2 %; exactly 2 % (50 → 51) gives one.
+        assert_eq!(PccVivace::gradient(50.0, 0.0, 51.0, 3.0), 3.0);
+        assert_eq!(PccVivace::gradient(1e6, 0.0, 1.01e6, 5e4), 0.0, "1 % apart");
+        assert_eq!(PccVivace::gradient(1e6, 0.0, 0.99e6, 5e4), 0.0, "1 % below");
+        assert!((PccVivace::gradient(1e6, 1e6, 1.05e6, 1.04e6) - 0.8).abs() < 1e-9);
+        assert_eq!(PccVivace::gradient(0.0, 0.0, 1e6, 5e4), 0.0, "no rate");
+    }
+
+    #[test]
+    fn amplifier_and_swing_buffer_by_hand() {
+        // pcc_update_step_params: a step in the direction of the last move grows the amplifier by
+        // one once the swing buffer is used up; a step against it refills the buffer (at most 2)
+        // and resets the amplifier and the change bound.
+        let mut p = pcc();
+        p.rate = 1.1e6;
+        p.last_rate = 1e6; // the last move was up
+        let mut trace = Vec::new();
+        for step in [1.0, 1.0, -1.0, 0.0, -1.0, -1.0, 1.0, 1.0, 1.0] {
+            p.change_bound = 0.3;
+            p.update_step_params(step);
+            trace.push((p.amplifier, p.swing_buffer, p.change_bound == MIN_CHANGE_BOUND));
+        }
+        let want = [
+            (3, 0, false),
+            (4, 0, false),
+            (2, 1, true),
+            (2, 2, true), // a zero step is not "up"
+            (2, 2, true), // the buffer holds at most 2
+            (2, 2, true),
+            (2, 1, false),
+            (2, 0, false),
+            (3, 0, false),
+        ];
+        assert_eq!(trace, want);
+        // The last move counts as up only if the rate rose: with r = r_prev a negative step goes
+        // the same way (no reset).
+        let mut p = pcc();
+        p.rate = 1e6;
+        p.last_rate = 1e6;
+        p.update_step_params(-1.0);
+        assert_eq!((p.amplifier, p.swing_buffer), (AMP_MIN + 1, 0));
+    }
+
+    #[test]
+    fn the_change_bound_binds_only_above_it() {
+        // A step of exactly 10 % of the rate is within the bound: kept, bound back to 10 %.
+        let mut p = pcc();
+        p.rate = 1e6;
+        p.change_bound = MIN_CHANGE_BOUND;
+        assert_eq!(p.apply_change_bound(1e5), 1e5);
+        assert_eq!(p.change_bound, MIN_CHANGE_BOUND);
+        assert_eq!(p.apply_change_bound(-2e5), -1e5, "bounded, sign kept");
+        assert!((p.change_bound - 0.17).abs() < 1e-12);
+    }
+
+    #[test]
+    fn moving_steps_by_hand() {
+        let mut p = pcc();
+        p.mode = Mode::Moving;
+        p.srtt = Some(Dur::from_millis(100));
+        // No gradient (the rates 1 % apart): the smallest step, 2.2 % up, and still moving.
+        p.rate = 1e6;
+        p.last_rate = 1.01e6;
+        p.intervals[0].utility = 5e5;
+        p.decide_moving(Time::ZERO, 1e6);
+        assert!((p.rate() - 1.022e6).abs() < 1e-6, "{}", p.rate());
+        assert_eq!(p.mode(), Mode::Moving);
+        assert_eq!(p.decisions(), 1);
+        assert_eq!(p.pending_rates(), vec![p.rate()]);
+        // A step down never goes below 2 packets per srtt: 2·1448 B / 0.1 s = 28 960 B/s.
+        p.rate = 1e4;
+        p.last_rate = 2e4;
+        p.intervals[0].utility = 0.0;
+        p.decide_moving(Time::ZERO, 1e9);
+        assert!((p.rate() - 28_960.0).abs() < 1e-6, "{}", p.rate());
+        assert_eq!(p.decisions(), 2);
+    }
+
+    #[test]
+    fn slow_start_by_hand() {
+        // pcc_decide_slow_start: while the utility rises, r ×= 1.5 (524 288 → 786 432 → 1 179 648 B/s);
+        // at the first MI that does not beat the last, back to the previous rate and probe.
+        let mut p = pcc();
+        p.decide_with(Time::ZERO, |_| 10.0);
+        assert_eq!((p.rate(), p.last_rate, p.mode()), (786_432.0, INITIAL_RATE, Mode::Starting));
+        assert_eq!(p.pacing_rate(), Some(786_432.0), "the next MI at the new rate");
+        p.decide_with(Time::ZERO, |_| 20.0);
+        assert_eq!(p.rate(), 1_179_648.0);
+        p.decide_with(Time::ZERO, |_| 20.0);
+        assert_eq!((p.rate(), p.last_rate, p.mode()), (786_432.0, 1_179_648.0, Mode::Probing));
+        let mut rates = p.pending_rates();
+        rates.sort_by(f64::total_cmp);
+        assert_eq!(rates, [786_432.0 * 0.95, 786_432.0 * 0.95, 786_432.0 * 1.05, 786_432.0 * 1.05]);
+        assert_eq!(p.decisions(), 3);
+    }
+
+    #[test]
+    fn probing_decides_on_strict_preferences() {
+        // pcc_decide: a pair prefers its first MI only if that utility is strictly higher; both
+        // pairs at (r+, r−) here, so they agree when both prefer the same rate.
+        let probe = |u: [f64; 4]| {
+            let mut p = pcc();
+            p.mode = Mode::Probing;
+            p.rate = 1e6;
+            for (iv, r) in p.intervals.iter_mut().zip([1.05e6, 0.95e6, 1.05e6, 0.95e6]) {
+                iv.rate = r;
+            }
+            p.decide_probing(Time::ZERO, u);
+            (p.mode(), p.rate(), p.decisions())
+        };
+        assert_eq!(probe([2.0, 1.0, 2.0, 1.0]), (Mode::Moving, 1.05e6, 1));
+        assert_eq!(probe([1.0, 2.0, 1.0, 2.0]), (Mode::Moving, 0.95e6, 1));
+        // A tie is no preference for the first: the pairs disagree, probe again.
+        assert_eq!(probe([1.0, 1.0, 2.0, 1.0]), (Mode::Probing, 1e6, 1));
+        assert_eq!(probe([2.0, 1.0, 1.0, 1.0]), (Mode::Probing, 1e6, 1));
+    }
+
+    /// An ACK of one more delivered segment at `ms` (srtt 100 ms).
+    fn ack1(delivered: u64, lost: u32) -> AckInfo {
+        AckInfo {
+            acked: 1,
+            srtt: Some(Dur::from_millis(100)),
+            delivered,
+            lost,
+            ..AckInfo::default()
+        }
+    }
+
+    #[test]
+    fn a_slow_start_monitor_interval_by_hand() {
+        // pcc_process with 50-packet MIs: the first MI (packets 1..) ends for sending once ≥ 50 are
+        // sent and a packet of it is accounted for (here: 60 sent, the 3rd ACK, when the count of
+        // the previous ACK, 2, exceeds its base 1); it is counted from the ACK after the first
+        // 10 + base (before = 12 > 11: the 13th ACK) and ends for receiving when all but the last
+        // 10 of its 60 packets are accounted for (count 51 > 50).
+        let mut p = pcc();
+        let r0 = p.intervals[0].rate;
+        for _ in 0..60 {
+            p.on_sent(Time::ZERO, 1);
+        }
+        let t = |k: u64| Time::from_millis(100 + k);
+        for k in 1..=2 {
+            p.on_ack(t(k), &ack1(k, 0));
+        }
+        assert_eq!((p.intervals[0].sent_end, p.wait), (0, false));
+        p.on_ack(t(3), &ack1(3, 0));
+        assert_eq!((p.intervals[0].sent_end, p.intervals[0].send_end, p.send_index), (60, t(3), 1));
+        assert!(p.wait, "slow start measures one MI at a time");
+        assert_eq!(p.pacing_rate(), Some(p.rate()), "waiting: the base rate");
+        for k in 4..=12 {
+            p.on_ack(t(k), &ack1(k, 0));
+        }
+        assert_eq!(p.intervals[0].delivered, 0, "the first 10 + base are not counted");
+        p.on_ack(t(13), &ack1(13, 0));
+        assert_eq!((p.intervals[0].delivered, p.intervals[0].recv_start), (1, t(13)));
+        for k in 14..=50 {
+            p.on_ack(t(k), &ack1(k, 0));
+        }
+        assert_eq!(p.decisions(), 0);
+        assert_eq!((p.intervals[0].delivered, p.intervals[0].recv_end), (38, t(50)));
+        assert_eq!((p.intervals[0].recv_start, p.intervals[0].lost), (t(13), 0), "set at the first counted ACK only");
+        p.on_ack(t(51), &ack1(51, 0));
+        // Decided: u = r0 (no inflation, no loss) > −∞, so r = 1.5 · 524 288; the next MI starts at
+        // the 60th packet.
+        assert_eq!(p.decisions(), 1);
+        assert_eq!(p.intervals[0].utility, r0);
+        assert_eq!(p.rate(), 786_432.0);
+        assert_eq!((p.intervals[0].sent_base, p.wait, p.pacing_rate()), (60, false, Some(786_432.0)));
+        assert_eq!(p.counted_now(), 51);
+        assert_eq!(p.window(), (2.0 * 786_432.0 * 0.1 / f64::from(MSS)).floor());
+        assert_eq!(p.metrics().cwnd, p.window());
+        assert_eq!(p.metrics().pacing_rate, Some(786_432.0));
+    }
+
+    #[test]
+    fn probing_mis_follow_each_other_without_waiting() {
+        // In probing the next MI starts as soon as one ends for sending (pcc_process waits only
+        // after the 4th, or in the other modes).
+        let mut p = pcc();
+        p.mode = Mode::Probing;
+        for _ in 0..60 {
+            p.on_sent(Time::ZERO, 1);
+        }
+        for k in 1..=3 {
+            p.on_ack(Time::from_millis(100 + k), &ack1(k, 0));
+        }
+        assert_eq!((p.send_index, p.wait), (1, false));
+        assert_eq!((p.intervals[1].sent_base, p.intervals[1].send_start), (60, Time::from_millis(103)));
+        assert_eq!(p.pacing_rate(), Some(p.intervals[1].rate));
+    }
+
+    #[test]
+    fn an_rto_holds_the_rate_and_recovery_resynchronises_the_count() {
+        // pcc_set_state(TCP_CA_Loss): hold the rate, measure nothing; on leaving it the counters
+        // are resynchronised: spare = delivered + lost + in flight − sent.
+        let mut p = pcc();
+        p.mode = Mode::Moving;
+        for _ in 0..60 {
+            p.on_sent(Time::ZERO, 1);
+        }
+        p.on_ack(Time::from_millis(101), &ack1(1, 0));
+        p.on_rto(Time::from_millis(300), 50);
+        assert!(p.loss_state && p.wait);
+        assert_eq!(p.pacing_rate(), Some(p.rate()));
+        let counted = p.counted;
+        let mut a = ack1(20, 5);
+        a.in_flight = 30;
+        p.on_ack(Time::from_millis(400), &a);
+        assert_eq!(p.counted, counted, "nothing measured in the loss state");
+        assert_eq!(p.decisions(), 0);
+        // A second RTO changes nothing.
+        p.wait = false;
+        p.on_rto(Time::from_millis(450), 30);
+        assert!(!p.wait);
+        p.on_recovery_exit(Time::from_millis(500));
+        assert!(!p.loss_state);
+        assert_eq!(p.spare, 20 + 5 + 30 - 60);
+        assert_eq!(p.counted_now(), 30, "20 + 5 − (−5)");
+        assert_eq!(p.mode(), Mode::Probing);
+        assert_eq!((p.intervals[0].sent_base, p.intervals[0].send_start), (60, Time::from_millis(500)));
+        // Leaving recovery again without an RTO changes nothing; slow start stays slow start.
+        p.spare = 0;
+        p.on_recovery_exit(Time::from_millis(600));
+        assert_eq!(p.spare, 0);
+        let mut q = pcc();
+        q.on_rto(Time::ZERO, 0);
+        q.on_recovery_exit(Time::ZERO);
+        assert_eq!(q.mode(), Mode::Starting);
+        // The count never goes below zero.
+        q.spare = 100;
+        assert_eq!(q.counted_now(), 0);
+    }
+
+    #[test]
+    fn probing_decides_after_the_fourth_mi_is_accounted_for() {
+        // pcc_process in probing: an MI accounted for moves the receive index on; only the 4th
+        // one leads to pcc_decide. MI i: packets 60i + 1..= 60(i + 1), all sent (waiting).
+        let mut p = pcc();
+        p.mode = Mode::Probing;
+        for (i, iv) in p.intervals.iter_mut().enumerate() {
+            iv.sent_base = 1 + 60 * i as u64;
+            iv.sent_end = 60 * (i as u64 + 1);
+        }
+        p.wait = true;
+        p.sent = 240;
+        p.recv_index = 2;
+        // Count 200 > 180 − 10: MI 2 is accounted for; the third, no decision yet.
+        p.on_ack(Time::from_millis(100), &ack1(200, 0));
+        assert_eq!((p.recv_index, p.decisions()), (3, 0));
+        // Count 229 ≤ 240 − 10: MI 3 not yet; 231 > 230: decided.
+        p.on_ack(Time::from_millis(101), &ack1(229, 0));
+        assert_eq!((p.recv_index, p.decisions()), (3, 0));
+        p.on_ack(Time::from_millis(102), &ack1(231, 0));
+        assert_eq!(p.decisions(), 1);
+        assert_eq!(p.recv_index, 0, "a new probing round or a move");
+    }
+
+    #[test]
+    fn an_mi_counts_each_loss_once() {
+        // The per-ACK increments of tp->lost and delivered go to the MI being counted: a loss at
+        // the 30th ACK counts once, and the next ACKs add only their deliveries.
+        let mut p = pcc();
+        for _ in 0..60 {
+            p.on_sent(Time::ZERO, 1);
+        }
+        for k in 1..=29 {
+            p.on_ack(Time::from_millis(100 + k), &ack1(k, 0));
+        }
+        p.on_ack(Time::from_millis(130), &ack1(30, 1));
+        assert_eq!((p.intervals[0].lost, p.intervals[0].delivered), (1, 18));
+        for k in 31..=33 {
+            p.on_ack(Time::from_millis(100 + k), &ack1(k, 0));
+        }
+        assert_eq!((p.intervals[0].lost, p.intervals[0].delivered), (1, 21));
+        assert_eq!(p.counted_now(), 34, "33 delivered + 1 lost");
+    }
 }

@@ -370,16 +370,22 @@ impl Forecaster {
         self.normalise();
     }
 
-    /// Multiply by the likelihood of `count` deliveries in a tick (code `Process::observe`).
-    pub fn observe(&mut self, count: u32) {
-        let tau = self.tick.secs_f64();
-        let k = count as usize;
-        let ln_k = if k < self.ln_fact.len() {
+    /// ln k!: the table below 1024, Stirling's formula to its ½·ln(2πk) term above (error about
+    /// 1/(12k) < 1e-4).
+    fn ln_factorial(&self, k: usize) -> f64 {
+        if k < self.ln_fact.len() {
             self.ln_fact[k]
         } else {
             let kf = k as f64;
             kf * kf.ln() - kf + 0.5 * (2.0 * std::f64::consts::PI * kf).ln()
-        };
+        }
+    }
+
+    /// Multiply by the likelihood of `count` deliveries in a tick (code `Process::observe`).
+    pub fn observe(&mut self, count: u32) {
+        let tau = self.tick.secs_f64();
+        let k = count as usize;
+        let ln_k = self.ln_factorial(k);
         for b in 0..self.p.len() {
             let m = self.rate(b) * tau;
             let like = if m <= 0.0 {
@@ -889,5 +895,216 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("sprout.max_rate"), "{e}");
+    }
+
+    // Mutation-testing additions (issue 22, docs/mutants.md).
+
+    #[test]
+    fn phi_is_the_standard_normal_cdf() {
+        // Abramowitz & Stegun 7.1.26: |erf error| < 1.5e-7, so Φ within 1e-7 of the tabulated values.
+        for (z, want) in [(0.0, 0.5), (1.0, 0.841_344_746), (-1.0, 0.158_655_254), (1.96, 0.975_002_105), (-3.0, 0.001_349_898)] {
+            assert!((phi(z) - want).abs() < 1e-7, "Φ({z}) = {}", phi(z));
+        }
+    }
+
+    #[test]
+    fn from_the_outage_the_mass_stays_with_probability_e_to_the_minus_escape_tau() {
+        // Bin 0 (the outage) keeps e^(−1/s · 20 ms) = 0.980199 of its mass times the kernel's share
+        // at or below it, Φ(h/2σ√τ) = Φ(0.069053) = 0.527526; the rest, (1 − 0.980199) times the
+        // kernel above it, moves up. Normalised: 0.980199·0.527526 / (that + 0.019801·0.472474)
+        // = 0.982228.
+        let mut f = Forecaster::new(SproutConfig::default());
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[0] = 1.0;
+        f.evolve();
+        assert!((f.p[0] - 0.982_228).abs() < 1e-5, "{}", f.p[0]);
+        assert!(f.p[1] > 0.0 && f.p[1] < 0.01, "{}", f.p[1]);
+    }
+
+    #[test]
+    fn configuration_bounds_are_named() {
+        let scheme = crate::cc::lookup("sprout").unwrap();
+        let check = |name: &str, x: f64| {
+            let mut given = crate::params::Given::new();
+            given.insert(name.into(), crate::params::Value::Num(x));
+            scheme.values(&given).and_then(|v| SproutConfig::checked(&v)).map(|_| ())
+        };
+        // 6000 packets/s is exactly 4 × 30 per 20 ms tick: accepted; above, refused.
+        assert!(check("max_rate", 6000.0).is_ok());
+        let e = check("max_rate", 6001.0).err().unwrap();
+        assert!(e.to_string().contains("sprout.max_rate"), "{e}");
+        // The target is at most the forecast's last tick (7).
+        assert!(check("target_ticks", 7.0).is_ok());
+        let e = check("target_ticks", 8.0).err().unwrap();
+        assert!(e.to_string().contains("sprout.target_ticks"), "{e}");
+        let f = Forecaster::new(SproutConfig::default());
+        assert_eq!(format!("{:?}", f.table.as_ref().unwrap()), "CountTable(8 horizons × 257 bins)");
+        assert_eq!((f.poisson(0.0, 0), f.poisson(0.0, 3)), (1.0, 0.0));
+    }
+
+    #[test]
+    fn ln_factorial_by_table_and_by_stirling() {
+        // ln Γ(k + 1): 6071.280413 (k = 1023, the table's last), 6078.211885 (1024, Stirling's
+        // first), 13206.524351 (2000).
+        let f = Forecaster::new(SproutConfig::default());
+        assert!((f.ln_factorial(1023) - 6_071.280_413).abs() < 1e-5, "{}", f.ln_factorial(1023));
+        assert!((f.ln_factorial(1024) - 6_078.211_885).abs() < 1e-4, "{}", f.ln_factorial(1024));
+        assert!((f.ln_factorial(2000) - 13_206.524_351).abs() < 1e-4, "{}", f.ln_factorial(2000));
+        assert_eq!((f.ln_factorial(0), f.ln_factorial(1)), (0.0, 0.0));
+    }
+
+    #[test]
+    fn at_least_observations_by_hand() {
+        // P(N ≥ k) = 1 − Σ_{j<k} e^−m m^j/j!: bin 0 (m = 0.0390625 per tick) and bin 10
+        // (m = 0.8203125), half the mass each. k = 2: 0.00074336 and 0.19852725 → bin 0 keeps
+        // 0.0037304; k = 1: 0.0383094 and 0.5597060 → 0.0640609. k = 0 tells nothing.
+        let start = || {
+            let mut f = Forecaster::new(SproutConfig::default());
+            f.p.iter_mut().for_each(|x| *x = 0.0);
+            f.p[0] = 0.5;
+            f.p[10] = 0.5;
+            f
+        };
+        let mut f = start();
+        f.observe_at_least(2);
+        assert!((f.p[0] - 0.003_730_4).abs() < 1e-6, "{}", f.p[0]);
+        let mut f = start();
+        f.observe_at_least(1);
+        assert!((f.p[0] - 0.064_060_9).abs() < 1e-6, "{}", f.p[0]);
+        // k = 3: 9.6476e-6 and 0.0503875 → 1.9143e-4.
+        let mut f = start();
+        f.observe_at_least(3);
+        assert!((f.p[0] - 1.914_31e-4).abs() < 1e-8, "{}", f.p[0]);
+        let mut f = start();
+        f.observe_at_least(0);
+        assert_eq!((f.p[0], f.p[10]), (0.5, 0.5));
+    }
+
+    #[test]
+    fn an_unexplainable_observation_restarts_from_the_prior() {
+        // No mass left (or an overflow): the posterior goes back to the uniform prior, 1/257 a bin.
+        let mut f = Forecaster::new(SproutConfig::default());
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.normalise();
+        assert!(f.p.iter().all(|&x| x == 1.0 / 257.0));
+        f.p[3] = f64::INFINITY;
+        f.normalise();
+        assert!(f.p.iter().all(|&x| x == 1.0 / 257.0));
+        // Otherwise it sums to 1.
+        f.p[3] = 3.0;
+        f.normalise();
+        assert!((f.p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_heartbeat_promises_silence_for_50_ms_and_a_tick() {
+        // After a heartbeat at t + 1 ms the sender may stay silent until t + 71 ms: the ticks ending
+        // at t + 20, 40 and 60 ms are diffused only (no observation of 0 deliveries).
+        let mut g = Forecaster::new(SproutConfig::default());
+        feed(&mut g, &[10; 50], Time::ZERO);
+        let t = g.time.unwrap();
+        g.on_heartbeat(t + Dur::from_millis(1));
+        let mut h = g.clone();
+        // A tick ends only once `now` is past it.
+        g.advance_to(t + Dur::from_millis(20));
+        assert_eq!((g.time, &g.p), (Some(t), &h.p));
+        g.advance_to(t + Dur::from_millis(61));
+        for _ in 0..3 {
+            h.evolve();
+        }
+        assert_eq!(g.time, Some(t + Dur::from_millis(60)));
+        assert_eq!(g.p, h.p, "no evidence within the promise");
+        // The tick ending at t + 80 ms ends after the promise (t + 71 ms): silence is evidence.
+        g.advance_to(t + Dur::from_millis(81));
+        h.evolve();
+        h.observe(0);
+        assert_eq!(g.p, h.p);
+    }
+
+    #[test]
+    fn a_quantile_the_kept_counts_never_reach_is_one_past_the_table() {
+        // lower_quantile returns one past the table when the mass of counts below 30 per tick
+        // (the rest is dropped) stays under the quantile: at the top rate (20.04 per tick) about
+        // 1.8 % of the first tick's mass is dropped, so the 99.9th percentile is 30 + 1.
+        let cfg = SproutConfig {
+            quantile: 0.999,
+            ..SproutConfig::default()
+        };
+        let mut f = Forecaster::new(cfg);
+        let n = f.p.len();
+        f.p.iter_mut().for_each(|x| *x = 0.0);
+        f.p[n - 1] = 1.0;
+        assert_eq!(f.forecast()[0], 31);
+    }
+
+    #[test]
+    fn the_receiver_hook_counts_data_and_not_heartbeats() {
+        use crate::packet::{Ecn, FLIGHT_END, HEARTBEAT};
+        let mut r = SproutReceiver(Forecaster::new(SproutConfig::default()));
+        let t = Time::from_millis(5);
+        let mut pkt = Packet::data(0, 0, 1500, Ecn::NotEct, t);
+        r.on_data(t, &pkt);
+        assert_eq!((r.0.count, r.0.last_flagged), (1, false));
+        pkt.feedback[0] = FLIGHT_END;
+        r.on_data(t, &pkt);
+        assert_eq!((r.0.count, r.0.last_flagged), (2, true));
+        pkt.feedback[0] = HEARTBEAT;
+        r.0.prev_busy = true;
+        r.on_data(t, &pkt);
+        assert_eq!((r.0.count, r.0.prev_busy), (2, false), "a heartbeat is no delivery");
+        assert_eq!(r.0.idle_until, Some(t + Dur::from_millis(70)));
+        assert_eq!(decode(&r.feedback(t)), Some(r.0.forecast()));
+    }
+
+    #[test]
+    fn the_sender_starts_from_the_priors_forecast_and_takes_each_one_received() {
+        let cfg = SproutConfig::default();
+        let mut s = Sprout::new(cfg.clone());
+        assert_eq!(s.forecast(), &Forecaster::new(cfg).forecast());
+        assert_eq!(s.forecasts(), 0);
+        let fc = [1, 2, 3, 4, 5, 6, 7, 8];
+        s.on_ack(Time::ZERO, &AckInfo { feedback: encode(&fc), ..AckInfo::default() });
+        assert_eq!((s.forecast(), s.forecasts()), (&fc, 1));
+        assert_eq!(s.name(), "sprout");
+        assert!(s.receiver_hook().is_some(), "the forecaster rides with the receiver");
+        assert_eq!(s.metrics().cwnd, s.window());
+    }
+
+    #[test]
+    fn heartbeats_and_the_end_of_the_forecast() {
+        let mut s = Sprout::new(SproutConfig::default());
+        assert_eq!(s.next_timer(), None, "nothing sent yet");
+        // A forecast of nothing: no allowance, 3 in flight.
+        s.on_ack(Time::ZERO, &AckInfo { in_flight: 3, feedback: encode(&[0; 8]), ..AckInfo::default() });
+        assert_eq!((s.allowance(), s.queue_estimate()), (0.0, 3.0));
+        s.on_sent(Time::from_millis(10), 3);
+        assert_eq!(s.next_timer(), Some(Time::from_millis(60)), "a heartbeat 50 ms after the last send");
+        assert_eq!((s.window(), s.data_flags()), (3.0, 0));
+        s.on_timer(Time::from_millis(60));
+        assert_eq!(s.next_timer(), None, "due");
+        assert_eq!(s.window(), 4.0, "one packet may go");
+        assert_eq!(s.data_flags(), crate::packet::HEARTBEAT);
+        s.on_sent(Time::from_millis(60), 4);
+        assert_eq!((s.data_flags(), s.next_timer()), (0, Some(Time::from_millis(110))));
+        // An allowance of exactly one packet: a due heartbeat goes as data.
+        let mut s = Sprout::new(SproutConfig::default());
+        s.on_ack(Time::ZERO, &AckInfo { feedback: encode(&[0, 0, 0, 0, 0, 1, 1, 1]), ..AckInfo::default() });
+        s.on_sent(Time::ZERO, 0);
+        s.on_ack(Time::ZERO, &AckInfo { feedback: encode(&[0, 0, 0, 0, 0, 1, 1, 1]), ..AckInfo::default() });
+        s.on_timer(Time::from_millis(50));
+        assert_eq!((s.allowance(), s.data_flags()), (1.0, 0));
+        // 500 ms after a forecast its last tick is current: ticks 0..=6 drained 2 + 3 + … + 8 = 35
+        // of the 31 queued (floored at 0), and the allowance looks no further than the last tick.
+        let mut s = Sprout::new(SproutConfig::default());
+        let fc = [2, 5, 9, 14, 20, 27, 35, 44];
+        s.on_ack(Time::ZERO, &AckInfo { in_flight: 30, feedback: encode(&fc), ..AckInfo::default() });
+        s.on_sent(Time::from_millis(500), 31);
+        assert_eq!(s.queue_estimate(), 0.0);
+        assert_eq!(s.allowance(), 0.0);
+        let mut s = Sprout::new(SproutConfig::default());
+        s.on_ack(Time::ZERO, &AckInfo { in_flight: 30, feedback: encode(&fc), ..AckInfo::default() });
+        s.on_sent(Time::from_millis(45), 31);
+        // Two ticks drained: 2 + 3 = 5 → 31 − 5 = 26; allowance from tick 2 to 7: 44 − 9 − 26 = 9.
+        assert_eq!((s.queue_estimate(), s.allowance()), (26.0, 9.0));
     }
 }

@@ -62,7 +62,8 @@ pub const CURVE_STOP_MIN: usize = 100;
 /// D_min raise, ms, when the `> R` rule has brought `D_est` down to `D_min` with fewer than 2
 /// packets in flight (main loop: `if (dEst == dMin && wCrt < 2) dMin += 10;`).
 pub const DMIN_RAISE_MS: f64 = 10.0;
-/// EWMA weight on the old value for the profile points and the RTT (`ewma(.., 0.875)`).
+/// EWMA weight on the old value for the profile points (`ewma(.., 0.875)`; the code also averages the RTT
+/// so, as `dTBar`, which no decision here reads).
 pub const EWMA_OLD: f64 = 0.875;
 /// Weight of the old `D_maxLast` (`ewma(dMaxLast, dMax, 0.2)`).
 pub const DMAX_OLD: f64 = 0.2;
@@ -285,7 +286,6 @@ pub struct Verus {
     w_bar: f64,
     d_est: f64,
     d_min: f64,
-    d_tbar: f64,
     d_max_last: Option<f64>,
     epoch_delays_max: Option<f64>,
     next_epoch: Time,
@@ -316,7 +316,6 @@ impl Verus {
             w_bar: 1.0,
             d_est: 0.0,
             d_min: f64::INFINITY,
-            d_tbar: 0.0,
             d_max_last: None,
             epoch_delays_max: None,
             last_ack: now,
@@ -400,13 +399,10 @@ impl Verus {
             self.max_w_seen = max_i.min(self.max_w_seen);
         }
         self.curve_stop = MAX_W;
-        let mut n = KNOT_SPACING;
-        while (max_i as f64) / n < 5.0 {
-            n -= 1.0;
-            if n < 1.0 {
-                return false;
-            }
-        }
+        // N = 15 lowered by one until max_i/N ≥ 5 (at N = 1 at the least; the code's loop, bounded).
+        let Some(n) = (1..=KNOT_SPACING as u32).rev().map(f64::from).find(|&n| (max_i as f64) / n >= 5.0) else {
+            return false;
+        };
         let m = ((max_i as f64) / n).floor() as usize;
         // alglib scales ρ internally; here the penalty is 10^ρ per point and basis function.
         let lambda = 10f64.powf(self.cfg.rho) * xs.len() as f64 / m as f64 * 1e-2;
@@ -427,7 +423,6 @@ impl Verus {
         self.curve_stop = MAX_W;
         self.w_bar = 1.0;
         self.d_est = 0.0;
-        self.d_tbar = 0.0;
         self.d_min = f64::INFINITY;
         self.d_max_last = None;
         self.epoch_delays_max = None;
@@ -603,11 +598,6 @@ impl CongestionControl for Verus {
             self.exit_slow_start = false;
         }
         self.epoch_delays_max = Some(self.epoch_delays_max.map_or(delay, |d| d.max(delay)));
-        self.d_tbar = if self.d_tbar <= 0.0 {
-            delay
-        } else {
-            EWMA_OLD * self.d_tbar + (1.0 - EWMA_OLD) * delay
-        };
         self.d_min = self.d_min.min(delay);
         if !self.loss_phase {
             self.profile_sample(w_sent as usize, delay);
@@ -921,5 +911,407 @@ mod tests {
         v.sent_w.push_back(140);
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert_eq!(v.w_bar(), 50.0);
+    }
+
+    // Mutation-testing additions (issue 22, docs/mutants.md).
+
+    #[test]
+    fn the_knots_span_the_points_and_a_knee_on_a_knot_is_fitted_exactly() {
+        // Knots at x0 + j·h, h = (x1 − x0)/(m − 1): points 10..=20 with m = 3 put them at 10, 15
+        // and 20, so the V-shape |x − 15| is piecewise linear on the knots and, with no penalty, is
+        // fitted exactly: c = [5, 0, 5] (up to the 1e-9 ridge).
+        let x: Vec<f64> = (10..=20).map(f64::from).collect();
+        let y: Vec<f64> = x.iter().map(|v| (v - 15.0).abs()).collect();
+        let c = Curve::fit(&x, &y, 3, 0.0).unwrap();
+        assert_eq!((c.x0, c.h, c.c.len()), (10.0, 5.0, 3));
+        for (got, want) in c.c.iter().zip([5.0, 0.0, 5.0]) {
+            assert!((got - want).abs() < 1e-6, "{:?}", c.c);
+        }
+        for v in [10.0, 12.0, 15.0, 17.5, 20.0] {
+            assert!((c.at(v) - (v - 15.0f64).abs()).abs() < 1e-6, "D({v}) = {}", c.at(v));
+        }
+        // Linear extrapolation of the last segment beyond x1: D(23) = 8; below x0 the first one's.
+        assert!((c.at(23.0) - 8.0).abs() < 1e-6 && (c.at(8.0) - 7.0).abs() < 1e-6);
+        // No points, or points of no width: no curve.
+        assert_eq!(Curve::fit(&[], &[], 3, 0.0), None);
+        assert_eq!(Curve::fit(&[7.0], &[100.0], 3, 0.0), None);
+        assert_eq!(Curve::fit(&[7.0, 7.0], &[100.0, 120.0], 3, 0.0), None);
+    }
+
+    #[test]
+    fn rho_may_be_negative() {
+        // verus.rho ranges over [−15, 15] (penalty 10^ρ).
+        let scheme = crate::cc::lookup("verus").unwrap();
+        let mut given = crate::params::Given::new();
+        given.insert("rho".into(), crate::params::Value::Num(-15.0));
+        let v = scheme.values(&given).unwrap();
+        assert_eq!(VerusConfig::checked(&v).unwrap().rho, -15.0);
+        given.insert("rho".into(), crate::params::Value::Num(-15.5));
+        let e = scheme.values(&given).err().unwrap();
+        assert!(e.to_string().contains("verus.rho"), "{e}");
+    }
+
+    /// The window the specification gives: the first integer `w` in `[2, max_w]` with
+    /// `D(w) > d`, minus 1 (code `calcDelayCurve`'s scan), by brute force.
+    fn window_by_scan(c: &Curve, d: f64, max_w: usize) -> Option<f64> {
+        (2..=max_w).find(|&w| c.at(w as f64) > d).map(|w| w as f64 - 1.0)
+    }
+
+    #[test]
+    fn window_for_is_the_first_window_above_d_on_any_curve() {
+        // Knots at 10, 14, 18, 22 (h = 4: every D(w) below is exact in binary).
+        let curve = |c: [f64; 4]| Curve {
+            x0: 10.0,
+            h: 4.0,
+            c: c.to_vec(),
+        };
+        // A: flat, then +2 and +4 per window. By hand: D(16) = 104 exactly, so d = 104 maps to
+        // w = 17 (D must exceed d), W = 16; d = 104.5 also to 16 (the last segment's slope would
+        // give 17); d = 123 to the last knot (D(22) = 124), W = 21; beyond it D(24) = 132 > 130.
+        let a = curve([100.0, 100.0, 108.0, 124.0]);
+        assert_eq!(a.window_for(104.0, 100), Some(16.0));
+        assert_eq!(a.window_for(104.5, 100), Some(16.0));
+        assert_eq!(a.window_for(123.0, 100), Some(21.0));
+        assert_eq!(a.window_for(130.0, 100), Some(23.0));
+        assert_eq!(a.window_for(123.0, 21), None, "D first exceeds 123 at 22 > max_w");
+        // B: up to 120 at the second knot, then down: d = 110 maps inside the first segment
+        // (D(13) = 115), before the segments at or below 110 that the scan skips.
+        let b = curve([100.0, 120.0, 100.0, 100.0]);
+        assert_eq!(b.window_for(110.0, 100), Some(12.0));
+        // C: the peak in the middle segment, after a first segment at or below d.
+        let c = curve([100.0, 100.0, 120.0, 100.0]);
+        assert_eq!(c.window_for(110.0, 100), Some(16.0));
+        // D: the first window after a skipped segment is the answer (D(15) = 110 > 105).
+        let dd = curve([100.0, 100.0, 140.0, 100.0]);
+        assert_eq!(dd.window_for(105.0, 100), Some(14.0));
+        // E: falling first segment: windows below x0 follow its extrapolation (D(2) = 116).
+        let e = curve([100.0, 90.0, 90.0, 130.0]);
+        assert_eq!(e.window_for(100.5, 100), Some(1.0));
+        // The scan skips whole segments at or below d; it must agree with the brute-force scan
+        // everywhere (d off the exact values, so no tie is left to rounding).
+        for k in [a, b, c, dd, e, curve([130.0, 100.0, 125.0, 90.0])] {
+            for i in 0..100 {
+                let d = 85.25 + 0.5 * f64::from(i);
+                for max_w in [12, 21, 60] {
+                    assert_eq!(k.window_for(d, max_w), window_by_scan(&k, d, max_w), "{k:?} d = {d} max_w = {max_w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn profile_points_are_an_ewma_per_window() {
+        // updateUponReceivingPacket: the first sample of a window is taken as is, the next ones
+        // through ewma(old, new, 0.875): 0.875·100 + 0.125·180 = 110, then 0.875·110 + 0.125·30 = 100.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        v.profile_sample(5, 100.0);
+        assert_eq!(v.w_list[5], 100.0);
+        v.profile_sample(5, 180.0);
+        assert_eq!(v.w_list[5], 110.0);
+        v.profile_sample(5, 30.0);
+        assert_eq!(v.w_list[5], 100.0);
+        assert_eq!(v.w_list[1..5], [-1.0; 4], "windows without a sample stay unset");
+        // A first sample of 0 ms is a sample: the next one averages with it.
+        v.profile_sample(3, 0.0);
+        v.profile_sample(3, 80.0);
+        assert_eq!(v.w_list[3], 10.0);
+        // Windows are clamped to [1, MAX_W − 1].
+        v.profile_sample(0, 50.0);
+        assert_eq!(v.w_list[1], 50.0);
+        v.profile_sample(MAX_W + 7, 70.0);
+        assert_eq!(v.w_list.len(), MAX_W);
+        assert_eq!(v.w_list[MAX_W - 1], 70.0);
+        assert_eq!(v.max_w_seen, MAX_W - 1);
+    }
+
+    #[test]
+    fn refit_knot_count_and_penalty() {
+        // Profile of windows 1..=max_i (the code's M = max_i/N with N = 15 lowered until M ≥ 5).
+        let fitted = |max_i: usize| {
+            let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+            for w in 1..=max_i {
+                v.profile_sample(w, 100.0 + w as f64);
+            }
+            v.refit().then(|| v.curve().unwrap().c.len())
+        };
+        assert_eq!(fitted(4), None, "fewer than 5 windows: no fit (the code restarts slow start)");
+        assert_eq!(fitted(5), Some(5), "N = 1");
+        assert_eq!(fitted(9), Some(9), "N = 1 (9/2 < 5)");
+        assert_eq!(fitted(30), Some(5), "N = 6");
+        assert_eq!(fitted(74), Some(5), "N = 14: 74/15 < 5");
+        assert_eq!(fitted(100), Some(6), "N = 15: ⌊100/15⌋");
+        // The penalty: λ = 10^ρ · points / M · 10⁻² = 100 · 100 / 6 / 100 on a noisy profile; the
+        // fit must be the curve fitted with exactly that λ (and no point dropped: curveStop unset).
+        let noisy = |w: usize| 100.0 + (w as f64 - 50.0).max(0.0) + if w.is_multiple_of(2) { 5.0 } else { -5.0 };
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        for w in 1..=100 {
+            v.profile_sample(w, noisy(w));
+        }
+        assert!(v.refit());
+        let xs: Vec<f64> = (1..=100).map(|w| w as f64).collect();
+        let ys: Vec<f64> = (1..=100).map(noisy).collect();
+        let want = Curve::fit(&xs, &ys, 6, 100.0 * 100.0 / 6.0 * 1e-2).unwrap();
+        let other = Curve::fit(&xs, &ys, 6, 1.0).unwrap();
+        let got = v.curve().unwrap();
+        for w in [1.0, 20.0, 50.0, 70.0, 100.0] {
+            assert!((got.at(w) - want.at(w)).abs() < 1e-9, "D({w}) = {} vs {}", got.at(w), want.at(w));
+        }
+        assert!((other.at(100.0) - want.at(100.0)).abs() > 1e-3, "λ matters here");
+    }
+
+    #[test]
+    fn curve_stop_keeps_the_windows_below_it() {
+        // Points at windows ≥ curveStop are dropped, the one just below is kept (`i < curveStop`).
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        for w in 1..=40 {
+            v.profile_sample(w, if w < 30 { 100.0 } else { 1000.0 });
+        }
+        v.curve_stop = 30;
+        assert!(v.refit());
+        assert_eq!(v.w_list.len(), 30);
+        assert_eq!(v.max_w_seen, 29);
+        let c = v.curve().unwrap();
+        // Every kept point is at 100 ms: the fit is flat at 100 up to the last kept window.
+        assert_eq!((c.x0, c.h), (1.0, 28.0 / 4.0), "knots over 1..=29 (M = ⌊29/5⌋ = 5)");
+        assert!((c.at(29.0) - 100.0).abs() < 1e-6, "D(29) = {}", c.at(29.0));
+    }
+
+    #[test]
+    fn restarts_reset_the_controller_and_are_counted() {
+        // An RTO in slow start restarts it (and so does one before any RTT sample).
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        v.on_sent(Time::ZERO, 1);
+        for i in 1..=10 {
+            v.on_sent(Time::ZERO, 1);
+            v.on_ack(Time::from_millis(100), &ss_ack(100, i, 0));
+        }
+        assert_eq!((v.w_bar(), v.d_min), (11.0, 100.0));
+        v.on_rto(Time::from_millis(400), 0);
+        assert_eq!(v.restarts(), 1);
+        assert!(v.in_slow_start() && !v.in_loss_phase() && v.curve().is_none());
+        assert_eq!((v.w_bar(), v.d_est()), (1.0, 0.0));
+        assert!(v.w_list.is_empty() && v.d_min.is_infinite() && v.d_max_last.is_none());
+        v.on_rto(Time::from_millis(900), 0);
+        assert_eq!(v.restarts(), 2);
+        // An epoch whose D_est no window of a falling profile maps to restarts it too.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        for w in 1..=100usize {
+            v.profile_sample(w, 300.0 - w as f64);
+        }
+        v.slow_start = false;
+        v.d_min = 200.0;
+        v.d_est = 400.0;
+        assert!(v.refit());
+        v.epoch_delays_max = Some(250.0);
+        assert!(!v.epoch(Time::from_millis(5)));
+        assert_eq!(v.restarts(), 1);
+        assert!(v.in_slow_start() && v.curve().is_none() && v.w_bar() == 1.0);
+    }
+
+    #[test]
+    fn leaving_slow_start_on_a_high_rtt_by_hand() {
+        // W = 0.7·w_sent = 35.7, D_est = 0.75·R·D_min = 0.75·6·100 = 450 ms, a loss phase; the fit
+        // is made at once, the next refit 1 s and the next epoch 5 ms later.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        for w in 1..=50 {
+            v.profile_sample(w, 100.0);
+        }
+        v.d_min = 100.0;
+        let t = Time::from_secs(2);
+        v.leave_slow_start_by_rtt(t, 51.0);
+        assert!((v.w_bar() - 35.7).abs() < 1e-9, "{}", v.w_bar());
+        assert_eq!(v.d_est(), 450.0);
+        assert!(!v.in_slow_start() && v.in_loss_phase() && v.exit_slow_start && v.curve().is_some());
+        assert_eq!(v.next_refit, Some(t + Dur::from_secs(1)));
+        assert_eq!(v.next_epoch, t + Dur::from_millis(5));
+    }
+
+    #[test]
+    fn verus_window_for_uses_the_raw_profile_before_a_fit_and_caps_the_curve() {
+        // Before the first fit: the first window w ≥ 2 whose raw point exceeds d, minus 1; none: 1.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        for w in 1..=10usize {
+            v.profile_sample(w, 100.0 + 10.0 * w as f64);
+        }
+        assert_eq!(v.window_for(150.0), Some(5.0), "D(5) = 150 is not above 150; D(6) = 160 is");
+        assert_eq!(v.window_for(155.0), Some(5.0));
+        assert_eq!(v.window_for(100.0), Some(1.0), "D(2) = 120 > 100");
+        assert_eq!(v.window_for(500.0), Some(1.0), "no point above: W = 1");
+        // With a curve: windows up to MAX_W − 1 (D(w) = w here: d = 39 998.5 maps to 39 999 − 1,
+        // d = 39 999.5 would need w = 40 000).
+        v.curve = Some(Curve {
+            x0: 1.0,
+            h: 1.0,
+            c: vec![1.0, 2.0],
+        });
+        assert_eq!(v.window_for(39_998.5), Some(39_998.0));
+        assert_eq!(v.window_for(39_999.5), None);
+    }
+
+    #[test]
+    fn a_ratio_of_exactly_r_is_not_above_r() {
+        // D_maxLast/D_min = 600/100 = R: not above it, and D_max did not rise: D_est += δ2.
+        let mut v = steady();
+        v.d_max_last = Some(600.0);
+        v.epoch_delays_max = Some(600.0);
+        assert!(v.epoch(Time::from_millis(5)));
+        assert_eq!(v.d_est(), 152.0);
+        // Just above R: D_est −= δ2.
+        let mut v = steady();
+        v.d_max_last = Some(601.0);
+        v.epoch_delays_max = Some(601.0);
+        assert!(v.epoch(Time::from_millis(5)));
+        assert_eq!(v.d_est(), 148.0);
+    }
+
+    #[test]
+    fn epoch_boundaries_by_hand() {
+        // D_min is raised only with fewer than 2 packets in flight (`wCrt < 2`): not with 2.
+        let mut v = steady();
+        v.d_est = 101.0;
+        v.in_flight = 2;
+        v.d_max_last = Some(700.0);
+        v.epoch_delays_max = Some(700.0);
+        assert!(v.epoch(Time::from_millis(5)));
+        assert_eq!((v.d_est(), v.d_min), (100.0, 100.0));
+        // A rise of D_max by exactly 0.0001 ms is not a rise (`> 0.0001`): D_est += δ2.
+        let mut v = steady();
+        v.d_max_last = Some(0.0);
+        v.epoch_delays_max = Some(0.0001);
+        assert!(v.epoch(Time::from_millis(5)));
+        assert_eq!(v.d_est(), 152.0);
+    }
+
+    #[test]
+    fn d_est_above_a_flat_top_maps_past_the_largest_window_and_above_a_falling_one_restarts() {
+        // A profile that stops rising (a full drop-tail buffer): D_est above it gives
+        // W = largest window seen + 1, no restart.
+        let at_top = |c: Vec<f64>| {
+            let mut v = steady();
+            v.curve = Some(Curve { x0: 1.0, h: 40.0, c });
+            v.d_est = 600.0;
+            v.epoch_delays_max = Some(120.0);
+            let kept = v.epoch(Time::from_millis(5));
+            (kept, v.w_bar(), v.restarts())
+        };
+        assert_eq!(at_top(vec![100.0, 200.0, 300.0, 400.0, 500.0, 500.0]), (true, 201.0, 0));
+        // Falling at the end (though above its middle): no window maps, slow start restarts.
+        assert_eq!(at_top(vec![100.0, 200.0, 300.0, 400.0, 500.0, 450.0]), (false, 1.0, 1));
+    }
+
+    #[test]
+    fn advance_runs_every_epoch_and_refit_due() {
+        // Steady state from t = 0: epochs at 5 and 10 ms are due at 12 ms. The first has D_max
+        // = 120 (no rise) → D_est 152; the second no ACK: D_max = max(D_maxLast 120, 10 ms since
+        // the last ACK) = 120 → 154. The refit due at 10 ms runs before the second epoch only.
+        let mut v = steady();
+        v.next_epoch = Time::from_millis(5);
+        v.next_refit = Some(Time::from_millis(10));
+        v.last_ack = Time::ZERO;
+        v.epoch_delays_max = Some(120.0);
+        let before = v.curve().cloned();
+        for w in 201..=300usize {
+            v.profile_sample(w, 300.0);
+        }
+        v.advance(Time::from_millis(7));
+        assert_eq!(v.d_est(), 152.0);
+        assert_eq!(v.curve().cloned(), before, "refit not due yet");
+        assert_eq!(v.next_epoch, Time::from_millis(10));
+        v.advance(Time::from_millis(12));
+        assert_eq!(v.d_est(), 154.0);
+        assert_ne!(v.curve().cloned(), before, "refitted at 10 ms");
+        assert_eq!(v.next_refit, Some(Time::from_millis(1010)));
+        assert_eq!(v.next_epoch, Time::from_millis(15));
+        assert_eq!(v.restarts(), 0);
+        assert!(!v.in_slow_start());
+        // At most 10 000 epochs are caught up at once (50 s of 5 ms epochs out of 60 s); then the
+        // next epoch is one after now. With the `> R` rule held (exitSlowStart) only D_maxLast
+        // moves: each epoch D_max = the time since the last ACK, D_maxLast = 0.2·old + 0.8·D_max.
+        let mut v = steady();
+        v.exit_slow_start = true;
+        v.d_max_last = Some(1000.0);
+        v.next_epoch = Time::from_millis(5);
+        v.last_ack = Time::ZERO;
+        let now = Time::from_secs(60);
+        v.advance(now);
+        let mut want = 1000.0f64;
+        for k in 1..=10_000u32 {
+            want = DMAX_OLD * want + (1.0 - DMAX_OLD) * want.max(5.0 * f64::from(k));
+        }
+        assert!((v.d_max_last.unwrap() - want).abs() < 1e-6, "{:?} vs {want}", v.d_max_last);
+        assert_eq!(v.next_epoch, now + Dur::from_millis(5));
+        assert_eq!(v.d_est(), 150.0);
+    }
+
+    #[test]
+    fn acks_in_a_loss_phase_grow_w_by_one_over_w_and_leave_the_profile_alone() {
+        // After a loss (W = 0.7·140 = 98), the ACK of a packet sent with 140 > W does not end the
+        // loss phase: no profile sample, W += 1/W, D_est = min(D_est, D(W)).
+        let mut v = steady();
+        v.w_bar = 150.0;
+        v.sent_w.extend([140, 140, 140]);
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 3);
+        assert!((v.w_bar() - 98.0).abs() < 1e-9);
+        let d_loss = v.d_est();
+        v.on_ack(Time::ZERO, &ss_ack(180, 1, 0));
+        assert!(v.in_loss_phase());
+        let w = 98.0 + 1.0 / 98.0;
+        assert!((v.w_bar() - w).abs() < 1e-9, "{}", v.w_bar());
+        assert_eq!(v.w_list[140], 140.0, "no sample in a loss phase");
+        assert_eq!(v.d_est(), d_loss.min(v.curve().unwrap().at(w)));
+        assert_eq!(v.window(), v.w_bar());
+        assert_eq!(v.name(), "verus");
+    }
+
+    #[test]
+    fn an_rtt_of_exactly_the_threshold_does_not_end_slow_start() {
+        // SS_EXIT_THRESHOLD: slow start ends on an RTT above 500 ms, not at 500 ms.
+        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        v.on_sent(Time::ZERO, 1);
+        for i in 1..=10 {
+            v.on_sent(Time::ZERO, 1);
+            v.on_ack(Time::from_millis(100), &ss_ack(100, i, 0));
+        }
+        v.on_sent(Time::ZERO, 1);
+        v.on_ack(Time::from_millis(600), &ss_ack(500, 11, 0));
+        assert!(v.in_slow_start());
+        assert_eq!(v.window(), 12.0);
+        v.on_sent(Time::ZERO, 1);
+        v.on_ack(Time::from_millis(700), &ss_ack(501, 12, 0));
+        assert!(!v.in_slow_start());
+    }
+
+    #[test]
+    fn a_slow_start_loss_leaving_exactly_20_goes_on() {
+        // `(int)wBar > 20`: 0.7·29 = 20.3 truncates to 20, not above: slow start goes on; 0.7·31 =
+        // 21.7 → 21 ends it.
+        let lose = |w_lost: u32| {
+            let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+            for w in 1..=40usize {
+                v.profile_sample(w, 100.0);
+            }
+            v.w_bar = 40.0;
+            v.sent_w.push_back(w_lost);
+            v.on_congestion_event(Time::from_millis(300), CongestionKind::Loss, 10);
+            (v.in_slow_start(), v.in_loss_phase())
+        };
+        assert_eq!(lose(29), (true, true));
+        assert_eq!(lose(31), (false, true));
+    }
+
+    #[test]
+    fn an_rto_after_slow_start_maps_d_min_and_ends_the_loss_phase() {
+        let mut v = steady();
+        v.w_bar = 150.0;
+        v.sent_w.extend([140, 141]);
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 2);
+        assert!(v.in_loss_phase());
+        v.on_rto(Time::from_millis(300), 0);
+        assert_eq!(v.d_est(), 100.0, "D_est = D_min");
+        let want = v.curve().unwrap().window_for(100.0, MAX_W - 1).unwrap_or(1.0).max(1.0);
+        assert_eq!(v.w_bar(), want);
+        assert!(!v.in_loss_phase() && !v.in_slow_start() && v.sent_w.is_empty());
+        assert_eq!(v.restarts(), 0);
+        assert_eq!(v.metrics().cwnd, v.window());
     }
 }
