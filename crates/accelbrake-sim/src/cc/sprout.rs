@@ -1038,6 +1038,45 @@ mod tests {
     }
 
     #[test]
+    fn a_tick_is_an_exact_count_only_between_two_busy_ticks() {
+        // Code `Receiver::advance_to`: a tick's count is what the link delivered (`observe`) only
+        // when the sender was sending before it (the previous tick ended unflagged) and after it
+        // (its last packet unflagged); otherwise it is a lower bound (`observe_at_least`).
+        let tick = Dur::from_millis(20);
+        let t0 = Time::from_millis(1);
+        // `advance_to` over one tick of 3 packets whose last is `flagged`, after a tick that left
+        // `prev_busy`; and the same by hand with the rule `exact`.
+        let run = |prev_busy: bool, flagged: bool, exact: bool| {
+            let mut f = Forecaster::new(SproutConfig::default());
+            f.advance_to(t0);
+            f.prev_busy = prev_busy;
+            let mut g = f.clone();
+            for i in 0..3 {
+                f.on_packet(t0, flagged && i == 2);
+            }
+            f.advance_to(t0 + tick + Dur::from_nanos(1));
+            g.evolve();
+            if exact {
+                g.observe(3);
+            } else {
+                g.observe_at_least(3);
+            }
+            assert_eq!(f.p, g.p, "prev_busy {prev_busy}, flagged {flagged}");
+            assert_eq!(f.prev_busy, !flagged);
+        };
+        run(true, false, true);
+        run(false, false, false);
+        run(true, true, false);
+        run(false, true, false);
+        // The two rules tell these counts apart (else the test above would prove nothing).
+        let mut a = Forecaster::new(SproutConfig::default());
+        let mut b = a.clone();
+        a.observe(3);
+        b.observe_at_least(3);
+        assert_ne!(a.p, b.p);
+    }
+
+    #[test]
     fn the_receiver_hook_counts_data_and_not_heartbeats() {
         use crate::packet::{Ecn, FLIGHT_END, HEARTBEAT};
         let mut r = SproutReceiver(Forecaster::new(SproutConfig::default()));
