@@ -4,8 +4,9 @@ Every output file of accelbrake is written atomically: the data goes to a tempor
 destination directory, is flushed to disk (``fsync``), and is then renamed over the destination with
 :func:`os.replace`, after which the directory is synced too. A reader never sees a half-written
 file, and neither an interrupted run nor a power loss leaves partial output under a final name.
-The one exception is a sweep's run files, synced after the rename by a :class:`BackgroundSync`
-(the sweep checks each run's files before trusting them, and runs again one a power loss cut).
+The one exception is a sweep's run files, synced after the rename by a :class:`BackgroundSync`:
+the sweep checks each run's files before it trusts them, and runs again a run whose files a power
+loss left incomplete.
 """
 
 from __future__ import annotations
