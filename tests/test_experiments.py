@@ -290,6 +290,56 @@ def test_tables_built_in_memory_equal_tables_read_back_from_the_run_files(tmp_pa
         assert (out / name).read_bytes() == (files / name).read_bytes(), name
 
 
+def test_timeseries_built_at_once_equals_one_frame_per_run(tmp_path, monkeypatch):
+    """Issue 18: the time series table built in one Arrow concatenation with repeated label columns
+    is the table of one pandas frame per run (its labels inserted) concatenated, which is still how
+    it is built when a run's series comes from its file: same values, dtypes and Parquet bytes;
+    labels whose Python types differ between runs (an int and a float delay) take that slow way."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from accelbrake.experiments import runner
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    series = []
+    for i, (scheme, delay, n) in enumerate([("abc", 50, 3), ("cubic", 25, 1), ("abc", 50, 4)]):
+        t = pa.table(
+            {
+                "t_s": np.arange(n) * 0.1,
+                "flow": np.zeros(n, dtype=np.int64),
+                "cwnd": np.where(np.arange(n) % 2 == 0, np.nan, 1.0 + i),
+                "in_flight": np.arange(n, dtype=np.int64) + i,
+            }
+        )
+        rid = f"run{i}"
+        pq.write_table(t, runs / f"{rid}.flows.parquet")
+        labels = {"scheme": scheme, "trace": "const:24", "delay_ms": delay, "buffer_packets": 250, "flows": 1}
+        series.append((t, {"run_id": rid, **labels, "seed": i}))
+    concatenations = []
+    real = pa.concat_tables
+    monkeypatch.setattr(pa, "concat_tables", lambda ts: concatenations.append(len(ts)) or real(ts))
+    # each case: the fast way (tables in memory) against the per-run way (read back)
+    # the first run's delay an int, the others' floats
+    mixed = [
+        (t, {**lab, "delay_ms": lab["delay_ms"] * (1.0 if i else 1)}) for i, (t, lab) in enumerate(series)
+    ]
+    cases = [series, mixed]
+    for case in cases:
+        fast = runner._timeseries_frame(tmp_path, case)
+        slow = runner._timeseries_frame(tmp_path, [(None, lab) for _t, lab in case])
+        pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+        assert list(fast.columns[:7]) == ["run_id", *runner.TS_LABELS]
+        assert fast["in_flight"].tolist() == [0, 1, 2, 1, 2, 3, 4, 5]
+        a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+        fast.to_parquet(a, index=False)
+        slow.to_parquet(b, index=False)
+        assert a.read_bytes() == b.read_bytes()
+    assert concatenations == [3], "the first case at once, the second (int and float delays) run by run"
+    assert str(runner._timeseries_frame(tmp_path, cases[1])["delay_ms"].dtype) == "float64"
+    assert str(runner._timeseries_frame(tmp_path, cases[0])["delay_ms"].dtype) == "int64"
+
+
 def test_csv_only_on_request_and_never_stale(tmp_path):
     """Parquet by default, CSV on request (issue 18): a sweep writes results.csv only with
     csv=True, a later sweep without it removes the old one (it would no longer match), and the
@@ -572,10 +622,34 @@ def test_run_plots_drawn_during_the_sweep_equal_those_the_report_draws_after(tmp
         seen.append(rid)
         early.on_run(rid, run_doc)
 
+    finishing = []
+    real_finish = early.finish
+
+    def finish(todo, keep):
+        finishing.append([a[0] for _fn, a in todo])
+        return real_finish(todo, keep)
+
+    early.finish = finish
     try:
-        run_sweep(exp, early_dir, executor=LocalExecutor(2), progress=False, on_run=on_run)
-        assert len(seen) == 16 and len([v for v in early.started.values() if v[1] is not None]) == 4
+        run_sweep(
+            exp,
+            early_dir,
+            executor=LocalExecutor(2),
+            progress=False,
+            on_run=on_run,
+            on_results=lambda results: early.on_results(results, None),
+        )
+        started = {k for k, v in early.started.items() if v[1] is not None}
+        assert len(seen) == 16 and len([k for k in started if k.startswith("run-")]) == 4
+        # the summary plots too, started from the results table before the tables were written
+        assert started - {k for k in started if k.startswith("run-")} == {
+            "tradeoff",
+            "per-trace",
+            "delay-cdf",
+            "fairness",
+        }
         build_report(early_dir, max_timeseries=4, early=early)
+        assert finishing == [[]], "the report drew nothing again: the early plots' keys were its own"
     finally:
         early.close()
     shutil.copytree(early_dir, plain_dir)

@@ -115,3 +115,60 @@ def test_result_in_a_notebook(small_result, tmp_path):
     assert "utilisation (%)" in html and "abc" in html
     fig = small_result.plot(tmp_path / "r.png")
     assert (tmp_path / "r.png").stat().st_size > 0 and len(fig.axes) >= 2
+
+
+@pytest.mark.parametrize("panels", [1, 3, 5, 8])
+def test_summary_grids_keep_every_text_inside_and_the_legend_off_the_panels(tmp_path, monkeypatch, panels):
+    """The report's grids of panels (trade-off, delay CDFs) have a fixed layout, not matplotlib's
+    constrained one (issue 18: it was ~40 % of their drawing time). Whatever the number of panels
+    and the length of the names: every text is inside the figure, no panel's ticks, labels or title
+    run into another panel's, and the legend (right of the grid, or under it) covers no panel."""
+    import numpy as np
+    from accelbrake.experiments import figures as F
+
+    figs = []
+    monkeypatch.setattr(F, "save", lambda fig, stem, dpi=110: figs.append(fig) or [])
+    schemes = ["abc", "cubic", "a-variant-with-a-rather-long-display-name-for-the-legend"]
+    traces = [f"Some-Carrier-LTE-driving-{i}.down" for i in range(panels)]
+    rows = [
+        {
+            "scheme": s,
+            "trace": t,
+            "utilization_mean": 0.5 + 0.1 * j,
+            "utilization_std": 0.02,
+            "p95_delay_ms_mean": 100.0 * (1 + i + 3 * j),
+            "p95_delay_ms_std": 5.0,
+            "run_id": f"{i}-{j}",
+            "seed": 0,
+        }
+        for i, t in enumerate(traces)
+        for j, s in enumerate(schemes)
+    ]
+    table = pd.DataFrame(rows)
+    F.plot_tradeoff(table, tmp_path / "t", labels={}, reference="abc")
+    quantiles = {r["run_id"]: np.geomspace(100, 3000, 21) * (1 + 0.1 * k) for k, r in enumerate(rows)}
+    F.plot_cdfs(quantiles, table, tmp_path / "c", labels={})
+    for fig in figs:
+        r = fig.canvas.get_renderer()
+        fig.draw(r)
+        whole = fig.bbox
+        panels_ = [ax for ax in fig.axes if ax.get_visible()]
+        boxes = [ax.get_tightbbox(r) for ax in panels_]
+        for b in boxes:
+            assert (
+                b.x0 >= whole.x0 - 1
+                and b.x1 <= whole.x1 + 1
+                and b.y0 >= whole.y0 - 1
+                and b.y1 <= whole.y1 + 1
+            )
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b), "two panels' labels run into each other"
+        (legend,) = fig.legends
+        lb = legend.get_window_extent(r)
+        assert lb.x0 >= whole.x0 - 1 and lb.x1 <= whole.x1 + 1 and lb.y0 >= whole.y0 - 1
+        for ax in panels_:
+            assert not lb.overlaps(ax.get_tightbbox(r)), "the legend covers a panel"
+        title = fig._suptitle.get_window_extent(r)
+        assert title.y1 <= whole.y1 + 1 and all(not title.overlaps(b) for b in boxes)
+        assert title.x0 >= whole.x0 - 1 and title.x1 <= whole.x1 + 1

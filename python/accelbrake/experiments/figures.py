@@ -259,7 +259,7 @@ def _log_x(ax: Any) -> None:
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     ax.set_xscale("log")
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
 
@@ -270,16 +270,95 @@ def _log_delay_axis(ax: Any) -> None:
     ax.grid(True, which="both", alpha=0.3)
 
 
+#: Room around a grid of panels, inches: left of and below each panel for its tick labels and axis
+#: label, above it for its title (and above the grid for the figure's title), right of the grid.
+GRID_MARGINS = {"left": 0.75, "right": 0.2, "bottom": 0.62, "top": 0.62, "wspace": 0.8, "hspace": 0.88}
+
+
 def _grid(n: int, width: float = 4.6, height: float = 3.6) -> tuple[Figure, list[Any]]:
+    """A figure of ``n`` panels, at most 3 per row, each ``width`` × ``height`` inches with its
+    margins; finish it with :func:`_grid_legend`.
+
+    The layout is fixed (:data:`GRID_MARGINS`), not matplotlib's "constrained" one, which measured
+    every tick label of every panel several times per drawing: that was ~40 % of these plots' time
+    (the report's trade-off grid and delay CDFs, drawn after the last run, while the user waits)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    fig = Figure(figsize=(width * cols, height * rows), layout="constrained")
+    fig = Figure(figsize=(width * cols, height * rows))
+    FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
     for ax in axes[n:]:
         ax.set_visible(False)
+    _place_grid(fig, rows, cols)
     return fig, axes[:n]
+
+
+def _place_grid(fig: Figure, rows: int, cols: int, right: float = 0.0, bottom: float = 0.0) -> None:
+    """Place a grid's panels in its figure, ``right`` and ``bottom`` inches more left free."""
+    m = GRID_MARGINS
+    w, h = fig.get_size_inches()
+    left_in, right_in = m["left"], m["right"] + right
+    bottom_in, top_in = m["bottom"] + bottom, m["top"]
+    aw = (w - left_in - right_in - (cols - 1) * m["wspace"]) / cols
+    ah = (h - bottom_in - top_in - (rows - 1) * m["hspace"]) / rows
+    fig.subplots_adjust(
+        left=left_in / w,
+        right=1 - right_in / w,
+        bottom=bottom_in / h,
+        top=1 - top_in / h,
+        wspace=m["wspace"] / aw,
+        hspace=m["hspace"] / ah,
+    )
+
+
+def _grid_legend(fig: Figure, handles: list[Any], names: list[str], *, below: bool, ncol: int = 1) -> None:
+    """The figure's legend of a :func:`_grid`, right of the panels (``below``: under them, in at
+    most ``ncol`` columns, fewer if they would be wider than the figure), the figure grown by the
+    legend's size so that the panels keep theirs and nothing overlaps."""
+    gs = fig.axes[0].get_subplotspec().get_gridspec()
+    rows, cols = gs.get_geometry()
+    w, h = fig.get_size_inches()
+    pad = 0.1
+    renderer = fig.canvas.get_renderer()
+    if below:
+        ncol = max(1, ncol)
+        while True:
+            leg = fig.legend(handles, names, loc="lower center", ncol=ncol, fontsize="small")
+            box = leg.get_window_extent(renderer)
+            if ncol == 1 or box.width / fig.dpi + pad <= w:
+                break
+            leg.remove()
+            ncol -= 1
+    else:
+        leg = fig.legend(handles, names, loc="upper right", fontsize="small")
+        box = leg.get_window_extent(renderer)
+    if below:
+        extra = box.height / fig.dpi + pad
+        # One column still wider than the figure: the figure grows to the right (the panels
+        # keep their size).
+        wider = max(0.0, box.width / fig.dpi + pad - w)
+        fig.set_size_inches(w + wider, h + extra)
+        _place_grid(fig, rows, cols, right=wider, bottom=extra)
+        leg.set_bbox_to_anchor((0.5, pad / 2 / (h + extra)), transform=fig.transFigure)
+    else:
+        extra = box.width / fig.dpi + pad
+        fig.set_size_inches(w + extra, h)
+        _place_grid(fig, rows, cols, right=extra)
+        top = 1 - GRID_MARGINS["top"] / h
+        leg.set_bbox_to_anchor((1 - pad / 2 / (w + extra), top), transform=fig.transFigure)
+
+
+def _grid_title(fig: Figure, text: str) -> None:
+    """The title of a :func:`_grid` figure, in the top margin whatever the figure's height, in a
+    smaller font if it would be wider than the figure (one panel)."""
+    w, h = fig.get_size_inches()
+    title = fig.suptitle(text, y=1 - 0.08 / h, va="top")
+    width = title.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
+    if width > w - 0.2:
+        title.set_fontsize(max(6.0, title.get_fontsize() * (w - 0.2) / width))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,8 +452,8 @@ def plot_tradeoff(
             if n not in names:
                 handles.append(h)
                 names.append(n)
-    fig.legend(handles, names, loc="outside right upper", fontsize="small")
-    fig.suptitle("utilisation vs 95th-percentile per-packet delay (better: up and right)")
+    _grid_legend(fig, handles, names, below=False)
+    _grid_title(fig, "utilisation vs 95th-percentile per-packet delay (better: up and right)")
     return save(fig, stem)
 
 
@@ -461,8 +540,8 @@ def plot_cdfs(
         ax.set_ylabel("CDF")
         ax.set_title(_panel_title(key, cols), fontsize="medium", y=TITLE_Y)
     handles, names = axes[0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), 6), fontsize="small")
-    fig.suptitle("per-packet delay (propagation RTT + queueing), all packets of all flows")
+    _grid_legend(fig, handles, names, below=True, ncol=min(len(names), 6))
+    _grid_title(fig, "per-packet delay (propagation RTT + queueing), all packets of all flows")
     return save(fig, stem)
 
 
@@ -523,8 +602,8 @@ def plot_fairness(
             if n not in names:
                 handles.append(h)
                 names.append(n)
-    fig.legend(handles, names, loc="outside lower center", ncol=min(max(len(names), 1), 6), fontsize="small")
-    fig.suptitle("Jain index of the active flows per bin (dotted: 0.95)")
+    _grid_legend(fig, handles, names, below=True, ncol=min(max(len(names), 1), 6))
+    _grid_title(fig, "Jain index of the active flows per bin (dotted: 0.95)")
     return save(fig, stem)
 
 

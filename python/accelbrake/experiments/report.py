@@ -222,75 +222,37 @@ def _start_plots(
     plots.mkdir(parents=True, exist_ok=True)
     cache = _PlotCache(plots, svg)
     drawn: dict[str, str] = {}
-    agg = F.aggregate(results)
     runs = F.run_level(results)
     schemes = list(dict.fromkeys(runs["scheme"]))
-    ref = meta.get("reference_scheme")
     made: list[tuple[str, str, Path]] = []
     todo: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
-
-    data_key = cache.key("data", _frame_digest(results), labels, ref, F.__name__)
-
-    def summary_plot(stem: str, *args: Any) -> Path:
-        key = cache.key(stem, data_key)
-        if not cache.fresh(stem, key):
-            # An argument given as a function is computed only for a plot that is drawn.
-            args = tuple(a() if callable(a) else a for a in args)
-            todo.append((_summary_job, (stem, str(out), svg, labels, *args)))
+    started = early.started if early is not None else {}
+    for section, caption, stem, key, job_args in _summary_plots(
+        out, results, labels, meta.get("reference_scheme"), cache, svg, runs
+    ):
+        if started.get(stem, (None,))[0] == key:
+            pass  # drawn (or being drawn) by the early pool, from the same inputs
+        else:
+            if early is not None:
+                early.forget(stem)
+            if not cache.fresh(stem, key):
+                todo.append((_summary_job, job_args()))
         drawn[stem] = key
-        return plots / f"{stem}.png"
-
-    png = summary_plot("tradeoff", agg, ref)
-    made.append(
-        (
-            "tradeoff",
-            "Utilisation vs 95th-percentile per-packet delay (seed means, bars ±1 sd); "
-            "the delay axis is logarithmic and inverted, so better is up and to the right. Solid line: "
-            "Pareto frontier of all schemes; dashed: without the reference scheme.",
-            png,
-        )
-    )
-    png = summary_plot("per-trace", agg)
-    made.append(
-        (
-            "bars",
-            "Per trace (and other settings): utilisation and p95 per-packet delay, "
-            "seed means with ±1 sd error bars (ABC paper Fig. 8 style).",
-            png,
-        )
-    )
-    # The quantiles go with the job: the worker need not parse every run's file for them.
-    png = summary_plot("delay-cdf", runs, lambda: _quantiles(out, list(runs["run_id"])))
-    made.append(
-        (
-            "cdf",
-            "CDF of the per-packet delay of every delivered packet (quantile functions averaged over seeds).",
-            png,
-        )
-    )
-    multi = runs[runs["flows"] > 1]
-    if len(multi):
-        png = summary_plot("fairness", multi, schemes)
-        made.append(
-            (
-                "fairness",
-                "Jain's fairness index of the active flows' throughputs in each "
-                "time-series bin (first seed of each multi-flow point).",
-                png,
-            )
-        )
+        made.append((section, caption, plots / f"{stem}.png"))
 
     style = F.scheme_style(schemes)
     ts_made: list[tuple[str, str, Path]] = []
-    started = early.started if early is not None else {}
     for _, r in timeseries_runs(runs, max_timeseries).iterrows():
         spec = _timeseries_spec(r, labels, style)
         stem, title, colour = spec["stem"], spec["title"], spec["colour"]
         key = cache.key("timeseries", r["run_id"], title, colour)
         if started.get(stem, (None,))[0] == key:
             pass  # drawn (or being drawn) by the early pool, from the same inputs
-        elif not cache.fresh(stem, key):
-            todo.append((_timeseries_job, (str(out), r["run_id"], title, colour, svg, stem)))
+        else:
+            if early is not None:
+                early.forget(stem)
+            if not cache.fresh(stem, key):
+                todo.append((_timeseries_job, (str(out), r["run_id"], title, colour, svg, stem)))
         drawn[stem] = key
         ts_made.append(("timeseries", spec["caption"], plots / f"{stem}.png"))
     if early is not None:
@@ -303,6 +265,68 @@ def _start_plots(
         cache.save(drawn)
 
     return made + ts_made, wait
+
+
+def _summary_plots(
+    out: Path,
+    results: pd.DataFrame,
+    labels: dict[str, str],
+    ref: str | None,
+    cache: _PlotCache,
+    svg: bool,
+    runs: pd.DataFrame | None = None,
+) -> list[tuple[str, str, str, str, Callable[[], tuple[Any, ...]]]]:
+    """The report's summary plots of ``results``, in report order: ``(section, caption, stem,
+    cache key, job arguments)``; the arguments of :func:`_summary_job` are a function, computed only
+    for a plot that is drawn. Used by the report and, as soon as the results table exists, by
+    :meth:`EarlyPlots.on_results` (the same keys: a plot started there is not drawn again)."""
+    agg = F.aggregate(results)
+    runs = F.run_level(results) if runs is None else runs
+    data_key = cache.key("data", _frame_digest(results), labels, ref, F.__name__)
+    plans: list[tuple[str, str, str, str, Callable[[], tuple[Any, ...]]]] = []
+
+    def plan(section: str, caption: str, stem: str, *args: Any) -> None:
+        def job_args() -> tuple[Any, ...]:
+            # An argument given as a function is computed only for a plot that is drawn.
+            return (stem, str(out), svg, labels, *(a() if callable(a) else a for a in args))
+
+        plans.append((section, caption, stem, cache.key(stem, data_key), job_args))
+
+    plan(
+        "tradeoff",
+        "Utilisation vs 95th-percentile per-packet delay (seed means, bars ±1 sd); "
+        "the delay axis is logarithmic and inverted, so better is up and to the right. Solid line: "
+        "Pareto frontier of all schemes; dashed: without the reference scheme.",
+        "tradeoff",
+        agg,
+        ref,
+    )
+    plan(
+        "bars",
+        "Per trace (and other settings): utilisation and p95 per-packet delay, "
+        "seed means with ±1 sd error bars (ABC paper Fig. 8 style).",
+        "per-trace",
+        agg,
+    )
+    # The quantiles go with the job: the worker need not parse every run's file for them.
+    plan(
+        "cdf",
+        "CDF of the per-packet delay of every delivered packet (quantile functions averaged over seeds).",
+        "delay-cdf",
+        runs,
+        lambda: _quantiles(out, list(runs["run_id"])),
+    )
+    multi = runs[runs["flows"] > 1]
+    if len(multi):
+        plan(
+            "fairness",
+            "Jain's fairness index of the active flows' throughputs in each "
+            "time-series bin (first seed of each multi-flow point).",
+            "fairness",
+            multi,
+            list(dict.fromkeys(runs["scheme"])),
+        )
+    return plans
 
 
 def _timeseries_spec(r: Any, labels: dict[str, str], style: dict[str, tuple[str, str]]) -> dict[str, str]:
@@ -398,6 +422,28 @@ class EarlyPlots:
                 continue
             args = (str(self.out), rid, spec["title"], spec["colour"], self.svg, spec["stem"])
             self.started[spec["stem"]] = (key, self.pool.submit(_timeseries_job, *args))
+
+    def on_results(self, results: pd.DataFrame, reference: str | None) -> None:
+        """The sweep's results table is assembled (its files are not written yet): start the
+        report's summary plots (``reference``: the reference scheme the report will be given)."""
+        for _sec, _cap, stem, key, job_args in _summary_plots(
+            self.out, results, self.labels, reference, self.cache, self.svg
+        ):
+            self.forget(stem)
+            if self.cache.fresh(stem, key):
+                self.started[stem] = (key, None)
+            else:
+                self.started[stem] = (key, self.pool.submit(_summary_job, *job_args()))
+
+    def forget(self, stem: str) -> None:
+        """The report draws ``stem`` from other inputs than a plot started here: that plot is
+        cancelled, or waited for if it is being drawn (so that it cannot overwrite the new one)."""
+        _key, fut = self.started.pop(stem, (None, None))
+        if fut is not None and not fut.cancel():
+            try:
+                fut.result()
+            except Exception:  # noqa: BLE001 - its file is drawn again anyway
+                pass
 
     def finish(
         self, todo: Sequence[tuple[Callable[..., None], tuple[Any, ...]]], keep: set[str]

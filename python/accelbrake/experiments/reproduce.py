@@ -1574,6 +1574,9 @@ def run_reproduction(
             on_run=early.on_run if early else None,
             digest=rep.digest,
             csv=csv,
+            # The summary plots start as soon as the results table exists, while the tables are
+            # written and compared (with the reference scheme the report is given below).
+            on_results=(lambda results: early.on_results(results, rep.reference)) if early else None,
         )
         if outcome.results is None:
             why = outcome.failures_text() or f"{outcome.missing} runs missing"

@@ -484,6 +484,7 @@ def run_sweep(
     on_run: Callable[[str, dict[str, Any]], Any] | None = None,
     digest: Callable[[dict[str, Any]], Any] | None = None,
     csv: bool = False,
+    on_results: Callable[[pd.DataFrame], Any] | None = None,
 ) -> SweepOutcome:
     """Run every run of ``exp`` not yet finished in ``out_dir``, then write the tables.
 
@@ -494,7 +495,9 @@ def run_sweep(
     :func:`memo_fact`): what a comparison needs of a run whose document is too large to parse again.
 
     ``on_run(run_id, run_document)`` is called after each run executed now has its files written
-    (the report starts drawing that run's plot then).
+    (the report starts drawing that run's plot then). ``on_results(results)`` is called with the
+    results table as soon as it is assembled, before the tables are written (the report starts its
+    summary plots then); not when the tables of an earlier sweep are kept as they are.
 
     ``limit`` runs at most that many of the missing runs (then the tables are not written and
     ``complete`` is false; run again to finish). Each finished run is written as soon as it
@@ -508,7 +511,7 @@ def run_sweep(
     out = Path(out_dir)
     with _folder_lock(out):
         return _run_sweep_locked(
-            exp, out, executor or LocalExecutor(), progress, limit, echo, on_run, digest, csv
+            exp, out, executor or LocalExecutor(), progress, limit, echo, on_run, digest, csv, on_results
         )
 
 
@@ -522,6 +525,7 @@ def _run_sweep_locked(
     on_run: Callable[[str, dict[str, Any]], Any] | None = None,
     digest: Callable[[dict[str, Any]], Any] | None = None,
     csv: bool = False,
+    on_results: Callable[[pd.DataFrame], Any] | None = None,
 ) -> SweepOutcome:
     from accelbrake.results import git_commit
 
@@ -622,6 +626,7 @@ def _run_sweep_locked(
             stats={"total": total, "skipped": skipped, "ran": len(executed)},
             loaded=fresh,
             csv=csv,
+            on_results=on_results,
         )
     return outcome
 
@@ -936,6 +941,67 @@ def _rows_frame(blocks: Iterable[RowBlock]) -> pd.DataFrame:
     return pd.DataFrame({k: joined(ps) for k, ps in parts.items()})
 
 
+#: The run's labels each row of ``timeseries.parquet`` starts with (after ``run_id``).
+TS_LABELS = ("scheme", "trace", "delay_ms", "buffer_packets", "flows", "seed")
+
+
+def _timeseries_frame(out: Path, series: Sequence[tuple[Any, dict[str, Any]]]) -> pd.DataFrame:
+    """``timeseries.parquet``'s table: each run's flow time series (its Arrow table, or ``None``
+    to read it from its file) behind the run's labels (``run_id``, :data:`TS_LABELS`), runs in
+    order.
+
+    It is the table that concatenating one pandas frame per run, each given its labels as
+    constant columns, makes (and what older versions did, still done when a run's series is read
+    back from its file or the runs' tables differ in columns or types); when every run's series
+    is in memory with the same schema and every label has the same Python type in every run, it is
+    built at once — one Arrow concatenation and conversion, each label column repeated — which
+    takes a tenth of the time (0.5 s for abc-table's 135 runs before)."""
+    import numpy as np
+    import pandas as pd
+
+    if not series:
+        return pd.DataFrame()
+    tables = [t for t, _ in series]
+    keys = list(series[0][1])
+    fast = all(t is not None and t.num_rows > 0 for t in tables)
+    if fast:
+        import pyarrow as pa
+
+        schema = tables[0].schema
+        fast = not any(pa.types.is_dictionary(f.type) for f in schema) and all(
+            t.schema.equals(schema) for t in tables
+        )
+    kinds = {k: {type(lab[k]) for _, lab in series} for k in keys}
+    fast = fast and all(len(v) == 1 and next(iter(v)) in (str, int, float) for v in kinds.values())
+    if fast:
+        import pyarrow as pa
+
+        counts = np.array([t.num_rows for t in tables], dtype=np.int64)
+        frame = pa.concat_tables(tables).to_pandas()
+        for i, k in enumerate(keys):
+            vals = [lab[k] for _, lab in series]
+            kind = next(iter(kinds[k]))
+            if kind is str:
+                # The dtype a string label inserted into a frame gets (pandas' default string).
+                col: Any = pd.array(
+                    np.repeat(np.array(vals, dtype=object), counts), dtype=pd.Series(vals[:1]).dtype
+                )
+            else:
+                col = np.repeat(np.array(vals, dtype=np.int64 if kind is int else np.float64), counts)
+            frame.insert(i, k, col)
+        return frame
+    frames = []
+    for t, lab in series:
+        if t is None:
+            f = pd.read_parquet(_runs_dir(out) / f"{lab['run_id']}.flows.parquet")
+        else:
+            f = t.to_pandas()
+        for i, k in enumerate(keys):
+            f.insert(i, k, lab[k])
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
 def write_tables(
     exp: Experiment,
     out: Path,
@@ -947,6 +1013,7 @@ def write_tables(
     stats: dict[str, int],
     loaded: dict[str, tuple[Mapping[int, RowBlock], Any]] | None = None,
     csv: bool = False,
+    on_results: Callable[[pd.DataFrame], Any] | None = None,
 ) -> pd.DataFrame:
     """Assemble ``results.parquet`` (and ``results.csv`` with ``csv``; without it an old
     ``results.csv`` is removed with the others' update), ``timeseries.parquet`` and
@@ -954,39 +1021,34 @@ def write_tables(
     those in ``loaded`` (run id → its result rows by position in ``order``, :func:`_run_rows`, and
     its flow time series as :func:`_write_run` returns it, for the runs executed now) from memory,
     the others from their run files. Both give the same tables byte for byte
-    (``tests/test_experiments.py``)."""
-    import pandas as pd
-
-    # ``loaded`` is consumed: each run's entry is dropped once its last row is taken, so that its
-    # flow time series is not held twice (Arrow and pandas) while the tables are assembled.
+    (``tests/test_experiments.py``). ``on_results(results)`` is called as soon as the results
+    table is assembled, before the time series are and before anything is written (the report
+    starts its summary plots then). ``loaded`` is consumed (emptied)."""
     loaded = loaded if loaded is not None else {}
-    remaining: dict[str, int] = {}
-    for rid, _p in order:
-        remaining[rid] = remaining.get(rid, 0) + 1
     blocks: list[RowBlock] = []
-    ts: list[pd.DataFrame] = []
+    # Each run's flow time series (an Arrow table from memory, or None: read from its file) and
+    # its labels, in order.
+    series: list[tuple[Any, dict[str, Any]]] = []
     runs_meta = []
     for i, (rid, p) in enumerate(order):
-        remaining[rid] -= 1
+        labels = p.labels()
         if rid in loaded and i in loaded[rid][0]:
             run_rows, flows = loaded[rid]
             blocks.append(run_rows[i])
-            f = flows.to_pandas()
-            if not remaining[rid] and isinstance(loaded, dict):
-                del loaded[rid]
         else:
             doc = json.loads((_runs_dir(out) / f"{rid}.json").read_text(encoding="utf-8"))
             blocks.append(_run_rows(exp, rid, p, doc))
-            f = pd.read_parquet(_runs_dir(out) / f"{rid}.flows.parquet")
-        labels = p.labels()
-        f.insert(0, "run_id", rid)
-        for i, k in enumerate(("scheme", "trace", "delay_ms", "buffer_packets", "flows", "seed")):
-            f.insert(1 + i, k, labels[k])
-        ts.append(f)
+            flows = None
+        series.append((flows, {"run_id": rid, **{k: labels[k] for k in TS_LABELS}}))
         runs_meta.append({"run_id": rid, **labels})
+    # The run's tables live on in `series` only until the time series are assembled.
+    loaded.clear()
     results = _rows_frame(blocks)
     del blocks
-    timeseries = pd.concat(ts, ignore_index=True) if ts else pd.DataFrame()
+    if on_results is not None:
+        on_results(results)
+    timeseries = _timeseries_frame(out, series)
+    del series
     meta = {
         "experiment": {
             "name": exp.name,
