@@ -245,3 +245,34 @@ def test_kept_workers_serve_one_sweep_after_another_and_end_with_their_process(t
     assert out.split() == ["2", "True", "True", "2", "False"]
     time.sleep(0.5)
     assert _alive(p.pid) == []
+
+
+STARTED_SCRIPT = """
+import os
+from accelbrake import _pool as P
+
+def pid(key, js):
+    return key, os.getpid(), None
+
+if __name__ == "__main__":
+    tasks = [(i, "") for i in range(6)]
+    with P.workers_started(2):
+        # started at the block's start, before any run
+        before = {s.proc.pid for s in P._KEPT["pool"]._slots if s.proc.is_alive()}
+        a = set(P.run_tasks(tasks, pid, jobs=2, progress=False).values())
+        b = set(P.run_tasks(tasks, pid, jobs=2, progress=False).values())
+    alive = {p for p in before if os.path.exists(f"/proc/{p}")}
+    c = set(P.run_tasks(tasks, pid, jobs=2, progress=False).values())
+    print(len(before), a == before, a == b, len(alive), len(c), bool(a & c))
+"""
+
+
+def test_workers_started_before_the_runs_serve_them_and_end_with_the_block(tmp_path):
+    """workers_started() (``accelbrake reproduce``): the workers exist as the block starts (they
+    import accelbrake while the command plans its runs), the block's run_tasks calls use exactly
+    them, and they end with the block; a later call gets a pool of its own."""
+    script = tmp_path / "started.py"
+    script.write_text(STARTED_SCRIPT)
+    p = subprocess.run([sys.executable, str(script)], env=_env(), capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["2", "True", "True", "0", "2", "False"]

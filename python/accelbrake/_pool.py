@@ -106,6 +106,32 @@ def keep_workers() -> None:
 
 
 @contextlib.contextmanager
+def workers_started(n: int, memory_mb: float | None = None) -> Iterator[None]:
+    """Start ``n`` worker processes now and let the :func:`run_tasks` calls of this process inside
+    the block share them (as :func:`keep_workers` does); end them when the block ends.
+
+    For a command that knows it will run simulations but has work to do first (``accelbrake
+    reproduce`` imports pandas and plans its runs, ~0.5 s): the workers start their interpreters
+    and import accelbrake meanwhile, on the cores the command leaves idle, instead of after it.
+    Inside a process that keeps its workers already, nothing changes."""
+    if _KEPT["on"]:
+        yield
+        return
+    _KEPT["on"] = True
+    pool = _KEPT["pool"] = _Pool(n, memory_mb, daemon=True)
+    try:
+        for _ in range(max(1, n)):
+            pool._spawn()
+        yield
+    finally:
+        _KEPT["on"] = False
+        pool = _KEPT["pool"]
+        _KEPT["pool"] = None
+        if pool is not None:
+            pool.close(graceful=True)
+
+
+@contextlib.contextmanager
 def _pool_for(n: int, memory_mb: float | None) -> Iterator[_Pool]:
     """A pool of ``n`` workers for one :func:`run_tasks` call: its own, or the kept one."""
     if not _KEPT["on"]:

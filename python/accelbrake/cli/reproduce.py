@@ -84,7 +84,7 @@ def register(sub: Any, fmt: Any) -> None:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """``accelbrake reproduce``."""
-    import time
+    import contextlib
 
     if args.list or not args.ids:
         width = max(map(len, [*TITLES, *UNAVAILABLE]))
@@ -93,6 +93,23 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         for k, why in UNAVAILABLE.items():
             print(f"{k:<{width}}  not available yet: {why}")
         return 0 if args.list else 2
+    if [i.lower() for i in args.ids] == ["all"]:
+        return _reproduce_all(args)
+    if args.paper:
+        raise CliError("reproduce --paper: only with 'all' (reproduce all --paper abc)")
+    if not all(i in TITLES for i in args.ids):
+        return _reproduce_ids(args, None)  # resolve_ids explains
+    # Ids of the catalogue (the usual case): a local pool's workers start now, while this process
+    # imports pandas and plans the runs.
+    executor = _executor(args)
+    started = getattr(executor, "started", None)
+    with started() if started is not None else contextlib.nullcontext():
+        return _reproduce_ids(args, executor)
+
+
+def _reproduce_ids(args: argparse.Namespace, executor: Any) -> int:
+    import time
+
     from accelbrake.experiments.report import warnings_text
     from accelbrake.experiments.reproduce import (
         expand_traces,
@@ -102,13 +119,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         runs_text,
     )
 
-    if [i.lower() for i in args.ids] == ["all"]:
-        return _reproduce_all(args)
-    if args.paper:
-        raise CliError("reproduce --paper: only with 'all' (reproduce all --paper abc)")
     reps = resolve_ids(args.ids)
     traces = expand_traces(_split_list(args.traces)) or None
-    executor = _executor(args)
+    executor = executor if executor is not None else _executor(args)
     for rep in reps:
         out = Path(args.out) / (rep.id + ("-quick" if args.quick else ""))
         t0 = time.monotonic()

@@ -10,6 +10,7 @@ tables built from them — are the same bit for bit whichever executor ran them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -58,6 +59,16 @@ class LocalExecutor:
     def __init__(self, jobs: int | None = None, worker_memory_mb: float | None = None) -> None:
         self.jobs = jobs or os.cpu_count() or 1
         self.worker_memory_mb = worker_memory_mb
+
+    def started(self) -> contextlib.AbstractContextManager[None]:
+        """A block in which this executor's worker processes are started already (at its start:
+        see :func:`accelbrake._pool.workers_started`); with one job and no memory limit the runs
+        go on in this process, and nothing is started."""
+        from accelbrake._pool import workers_started
+
+        if self.jobs <= 1 and self.worker_memory_mb is None:
+            return contextlib.nullcontext()
+        return workers_started(self.jobs, self.worker_memory_mb)
 
     def describe(self) -> str:
         limit = f", {self.worker_memory_mb:g} MB each" if self.worker_memory_mb is not None else ""
