@@ -425,15 +425,19 @@ class EarlyPlots:
 
     def on_results(self, results: pd.DataFrame, reference: str | None) -> None:
         """The sweep's results table is assembled (its files are not written yet): start the
-        report's summary plots (``reference``: the reference scheme the report will be given)."""
-        for _sec, _cap, stem, key, job_args in _summary_plots(
-            self.out, results, self.labels, reference, self.cache, self.svg
-        ):
-            self.forget(stem)
-            if self.cache.fresh(stem, key):
-                self.started[stem] = (key, None)
-            else:
-                self.started[stem] = (key, self.pool.submit(_summary_job, *job_args()))
+        report's summary plots (``reference``: the reference scheme the report will be given).
+        Called while the sweep writes its tables, it never raises: a plot it could not start is
+        drawn (or its error reported) by the report."""
+        try:
+            plans = _summary_plots(self.out, results, self.labels, reference, self.cache, self.svg)
+            for _sec, _cap, stem, key, job_args in plans:
+                self.forget(stem)
+                if self.cache.fresh(stem, key):
+                    self.started[stem] = (key, None)
+                else:
+                    self.started[stem] = (key, self.pool.submit(_summary_job, *job_args()))
+        except Exception:  # noqa: BLE001 - the report starts what is missing, and says why
+            pass
 
     def forget(self, stem: str) -> None:
         """The report draws ``stem`` from other inputs than a plot started here: that plot is
