@@ -82,11 +82,33 @@ pub const PARAMS_W: &[Param] = &[
     SHARED[1],
     SHARED[2],
     SHARED[3],
-    Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7)
-        .doc("window over which the link capacity μ is measured", "as the ABC router (artifact: 20 ms); ABC paper §7.3"),
-    Param::flag("equal_share", false).doc(
-        "per-packet feedback φ/N (no fairness controller, no shuffling) instead of XCP's fairness controller",
-        "ABC artifact xcp_packet_queue.cc",
+    Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7).doc(
+        "with capacity = window (and on a Wi-Fi link): window over which the link capacity μ is measured",
+        "as the ABC router's μ (artifact cellular_packet_queue.cc: 20 ms)",
+    ),
+    Param::flag("equal_share", true).doc(
+        "per-packet feedback φ/N, N the last d's departures (no fairness controller, no shuffling); false: XCP's fairness controller",
+        "ABC artifact xcp_packet_queue.cc (the XCP_w of the ABC paper's Figs. 7, 8, 18)",
+    ),
+    Param::choice("fc_sums", "departures", &["departures", "arrivals"]).doc(
+        "without equal_share: the fairness controller's sums Σ rtt·s/cwnd, Σ s over the last d's departures (the packets that get the feedback) or arrivals",
+        "our reading (docs/explicit-schemes.md): Katabi et al. §3.5 sizes ξp, ξn so that the packets of one interval receive h + φ in total",
+    ),
+    Param::flag("residues", true).doc(
+        "without equal_share: cap the positive (negative) feedback granted over the last d at h + φ⁺ (h + φ⁻), as Appendix A's residues cap an interval's",
+        "Katabi et al. App. A, over XCP_w's sliding RTT (our reading, docs/explicit-schemes.md)",
+    ),
+    Param::choice("capacity", "rtt", &["rtt", "window"]).doc(
+        "μ: `window` = the link's capacity over the last window_ms (as ABC); `rtt` = over the last mean RTT d",
+        "rtt: ABC paper §7.3 (\"rate and delay measurements from the past RTT\"), artifact xcp_packet_queue.cc",
+    ),
+    Param::real("queue_window_ms", 100.0, Unit::Ms, 0.0, 1e7).doc(
+        "window of the persistent queue Q (its minimum): the path's propagation RTT; 0 = the last mean RTT d",
+        "artifact xcp_packet_queue.cc: 100 ms, its hard-coded base RTT (exp.sh's setup); Katabi et al. §3.5: over the last propagation delay",
+    ),
+    Param::choice("queue_sample", "departure", &["departure", "arrival"]).doc(
+        "when Q is sampled: the queue an arrival finds, or the queue a departure leaves",
+        "artifact xcp_packet_queue.cc: after each dequeue",
     ),
     Param::flag("outstanding", false).doc(
         "subtract from φ the feedback already granted during the last RTT",
@@ -168,6 +190,16 @@ pub struct XcpConfig {
     pub equal_share: bool,
     /// XCP_w: subtract the feedback granted over the last RTT.
     pub outstanding: bool,
+    /// XCP_w: μ over the last mean RTT instead of `per_packet`'s window.
+    pub capacity_rtt: bool,
+    /// XCP_w: the fairness controller's sums over the last d's departures instead of arrivals.
+    pub fc_departures: bool,
+    /// XCP_w: Appendix A's residues over the sliding d.
+    pub residues: bool,
+    /// XCP_w: window of Q's minimum; `None`: the last mean RTT.
+    pub queue_window: Option<Dur>,
+    /// XCP_w: Q sampled at departures (the queue left behind) instead of arrivals.
+    pub queue_at_departure: bool,
     /// Buffer.
     pub limit: Limit,
 }
@@ -187,6 +219,15 @@ impl Config for XcpConfig {
             per_packet: has("window_ms").then(|| v.ms("window_ms")),
             equal_share: has("equal_share") && v.flag("equal_share"),
             outstanding: has("outstanding") && v.flag("outstanding"),
+            capacity_rtt: has("capacity") && v.word("capacity") == "rtt",
+            fc_departures: has("fc_sums") && v.word("fc_sums") == "departures",
+            residues: has("residues") && v.flag("residues"),
+            queue_window: if has("queue_window_ms") && v.real("queue_window_ms") > 0.0 {
+                Some(v.ms("queue_window_ms"))
+            } else {
+                None
+            },
+            queue_at_departure: has("queue_sample") && v.word("queue_sample") == "departure",
             limit: super::limit_of(v),
         }
     }
@@ -240,6 +281,17 @@ impl Sums {
         self.b += sign * o.b;
         self.s += sign * o.s;
     }
+}
+
+/// XCP_w: a departure of the last d, what it was granted (net, positive and negative part) and its
+/// header's contribution to the fairness controller's sums.
+#[derive(Clone, Copy, Debug)]
+struct Departure {
+    t: Time,
+    fb: f64,
+    pos: f64,
+    neg: f64,
+    c: Sums,
 }
 
 /// The arrival's contribution.
@@ -314,8 +366,17 @@ pub struct XcpQueue {
     /// XCP_w: arrivals in the last d with their contributions and queue; departures with feedback.
     arrivals: VecDeque<(Time, Sums, u64)>,
     win: Sums,
-    departures: VecDeque<(Time, f64)>,
+    departures: VecDeque<Departure>,
+    /// XCP_w: the header sums of `departures`, and the positive and negative feedback they got.
+    dwin: Sums,
     granted: f64,
+    granted_pos: f64,
+    granted_neg: f64,
+    /// XCP_w: queue samples (time, bytes) for Q when not the arrivals' over the last d.
+    qsamples: VecDeque<(Time, u64)>,
+    /// XCP_w with `capacity = rtt`: the link's capacity over the last d, bytes/s (IP bytes), once
+    /// the link has been observed (never on a Wi-Fi link).
+    cap_rtt: Option<f64>,
     state: XcpState,
 }
 
@@ -334,7 +395,12 @@ impl XcpQueue {
             arrivals: VecDeque::new(),
             win: Sums::default(),
             departures: VecDeque::new(),
+            dwin: Sums::default(),
             granted: 0.0,
+            granted_pos: 0.0,
+            granted_neg: 0.0,
+            qsamples: VecDeque::new(),
+            cap_rtt: None,
             state: XcpState::default(),
         }
     }
@@ -381,45 +447,85 @@ impl XcpQueue {
             self.win.add(&c, -1.0);
             self.arrivals.pop_front();
         }
-        while let Some(&(t, fb)) = self.departures.front() {
-            if t > horizon {
+        while let Some(&x) = self.departures.front() {
+            if x.t > horizon {
                 break;
             }
-            self.granted -= fb;
+            self.granted -= x.fb;
+            self.granted_pos -= x.pos;
+            self.granted_neg -= x.neg;
+            self.dwin.add(&x.c, -1.0);
             self.departures.pop_front();
         }
         if self.arrivals.is_empty() {
             self.win = Sums::default();
         }
+        if self.departures.is_empty() {
+            self.dwin = Sums::default();
+            (self.granted, self.granted_pos, self.granted_neg) = (0.0, 0.0, 0.0);
+        }
+    }
+
+    /// XCP_w: Q, the smallest queue (bytes) over its window.
+    fn persistent_queue(&mut self, now: Time) -> u64 {
+        if !self.cfg.queue_at_departure && self.cfg.queue_window.is_none() {
+            return self.arrivals.iter().map(|x| x.2).min().unwrap_or(self.fifo.bytes());
+        }
+        let horizon = now - self.cfg.queue_window.unwrap_or(self.d);
+        while self.qsamples.front().is_some_and(|&(t, _)| t <= horizon) {
+            self.qsamples.pop_front();
+        }
+        if self.cfg.queue_at_departure {
+            self.qsamples.push_back((now, self.fifo.bytes()));
+        }
+        self.qsamples.iter().map(|x| x.1).min().unwrap_or(self.fifo.bytes())
     }
 
     /// XCP_w: the feedback of a departing packet at `now`, with μ = `capacity` (bytes/s).
-    fn per_packet_feedback(&mut self, now: Time, capacity: f64, pkt: &Packet) -> Option<f64> {
+    fn per_packet_feedback(&mut self, now: Time, capacity: f64, pkt: &Packet) -> Option<(f64, f64)> {
         self.prune(now);
         let h = pkt.explicit().filter(|h| h.kind == ExplicitKind::Xcp)?;
         let d = if self.win.a > 0.0 { self.win.b / self.win.a } else { self.d.secs_f64() };
         self.d = interval(d);
         let t = self.d.secs_f64();
-        let q = self.arrivals.iter().map(|x| x.2).min().unwrap_or(self.fifo.bytes()) as f64;
+        let q = self.persistent_queue(now) as f64;
+        let capacity = self.cap_rtt.unwrap_or(capacity);
         let input_rate = self.win.y / t;
         let mut phi = law::phi(self.cfg.alpha, self.cfg.beta, d, capacity, input_rate, q);
         if self.cfg.outstanding {
             phi -= self.granted;
         }
         let (rtt, cwnd, s) = (f64::from(h.rtt), f64::from(h.cwnd), f64::from(pkt.size));
-        let (fb, shuffle, xi_p, xi_n) = if self.cfg.equal_share {
+        let ((pos, neg), shuffle, xi_p, xi_n) = if self.cfg.equal_share {
             let n = (self.departures.len() + 1) as f64;
-            (phi / n, 0.0, 0.0, 0.0)
+            ((phi.max(0.0) / n, (-phi).max(0.0) / n), 0.0, 0.0, 0.0)
         } else {
             let sh = law::shuffle(self.cfg.gamma, self.win.y, phi);
-            let (xp, xn) = law::xi(sh, phi, t, self.win.a, self.win.s);
-            let fb = if rtt > 0.0 && cwnd > 0.0 {
-                let (p, n) = law::per_packet(xp, xn, rtt, s, cwnd);
-                p - n
+            // The packets that receive the feedback: the last d's departures and this one (so
+            // that the feedback of one d sums to h + φ⁺ and h + φ⁻), or the last d's arrivals,
+            // which in overload outnumber them (also counting those the buffer dropped) and so
+            // hand out only the fraction departures/arrivals of φ.
+            let sums = if self.cfg.fc_departures {
+                let mut s = self.dwin;
+                s.add(&contribution(pkt), 1.0);
+                s
             } else {
-                0.0
+                self.win
             };
-            (fb, sh, xp, xn)
+            let (xp, xn) = law::xi(sh, phi, t, sums.a, sums.s);
+            let pn = if rtt > 0.0 && cwnd > 0.0 {
+                let (mut p, mut n) = law::per_packet(xp, xn, rtt, s, cwnd);
+                if self.cfg.residues {
+                    // Appendix A over the sliding d: what the last d's departures got counts
+                    // against this d's budgets h + φ⁺ and h + φ⁻.
+                    p = p.min((sh + phi.max(0.0) - self.granted_pos).max(0.0));
+                    n = n.min((sh + (-phi).max(0.0) - self.granted_neg).max(0.0));
+                }
+                (p, n)
+            } else {
+                (0.0, 0.0)
+            };
+            (pn, sh, xp, xn)
         };
         self.state = XcpState {
             d,
@@ -431,7 +537,7 @@ impl XcpQueue {
             xi_p,
             xi_n,
         };
-        Some(fb)
+        Some((pos, neg))
     }
 
     /// XCP: the feedback of a departing packet from this interval's ξp, ξn and residues.
@@ -469,6 +575,9 @@ impl Queue for XcpQueue {
         if self.cfg.per_packet.is_some() {
             self.arrivals.push_back((now, c, q));
             self.win.add(&c, 1.0);
+            if !self.cfg.queue_at_departure && self.cfg.queue_window.is_some() {
+                self.qsamples.push_back((now, q));
+            }
         } else {
             self.cur.add(&c, 1.0);
             self.min_q = Some(self.min_q.map_or(q, |m| m.min(q)));
@@ -478,19 +587,31 @@ impl Queue for XcpQueue {
 
     fn dequeue(&mut self, now: Time, link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
         let mut pkt = self.fifo.pop()?;
-        let fb = if self.cfg.per_packet.is_some() {
-            self.per_packet_feedback(now, ip_bytes(link.capacity, link.overhead), &pkt)
-        } else {
-            self.interval_feedback(&pkt)
-        };
-        if let Some(fb) = fb {
-            pkt.lower_feedback(fb as f32);
-            if self.cfg.per_packet.is_some() {
-                self.departures.push_back((now, fb));
-                self.granted += fb;
+        if self.cfg.per_packet.is_none() {
+            if let Some(fb) = self.interval_feedback(&pkt) {
+                pkt.lower_feedback(fb as f32);
             }
-        } else if self.cfg.per_packet.is_some() && pkt.is_data() {
-            self.departures.push_back((now, 0.0));
+            return Some(pkt);
+        }
+        let c = contribution(&pkt);
+        match self.per_packet_feedback(now, ip_bytes(link.capacity, link.overhead), &pkt) {
+            Some((pos, neg)) => {
+                let fb = pos - neg;
+                pkt.lower_feedback(fb as f32);
+                self.departures.push_back(Departure { t: now, fb, pos, neg, c });
+                self.dwin.add(&c, 1.0);
+                self.granted += fb;
+                self.granted_pos += pos;
+                self.granted_neg += neg;
+            }
+            None if pkt.is_data() => self.departures.push_back(Departure {
+                t: now,
+                fb: 0.0,
+                pos: 0.0,
+                neg: 0.0,
+                c: Sums::default(),
+            }),
+            None => {}
         }
         Some(pkt)
     }
@@ -505,6 +626,8 @@ impl Queue for XcpQueue {
         self.fifo.stats
     }
     fn capacity_window(&self) -> Option<Dur> {
+        // Also with `capacity = rtt`: a Wi-Fi link shows the router only its estimate, over this
+        // window (the engine calls `observe_link` on trace and rate links only).
         self.cfg.per_packet
     }
     fn gauge(&self) -> Option<f64> {
@@ -515,6 +638,16 @@ impl Queue for XcpQueue {
             Some(_) => None,
             None => Some(self.start + self.d),
         }
+    }
+    fn observes_link(&self) -> bool {
+        self.cfg.per_packet.is_some() && self.cfg.capacity_rtt
+    }
+    fn observe_link(&mut self, now: Time, link: &dyn LinkSchedule) {
+        // The opportunities of (now − d, now], over the full d (early in a run, as the artifact's
+        // count over its first avg_rtt, an underestimate).
+        let end = now + Dur(1);
+        let bytes = link.capacity_between(end - self.d, end);
+        self.cap_rtt = Some(ip_bytes(bytes, link.overhead()) / self.d.secs_f64());
     }
     fn on_timer(&mut self, now: Time, link: &dyn LinkSchedule) {
         if self.cfg.per_packet.is_none() && now >= self.start + self.d {
