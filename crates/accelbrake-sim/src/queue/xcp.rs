@@ -662,6 +662,21 @@ mod tests {
     use super::*;
     use crate::packet::{Ecn, ExplicitHeader, MTU};
 
+    /// XCP_w as it was before 2026-11-27 (μ over 20 ms, Q over the last d's arrivals, XCP's
+    /// fairness controller over the arrivals, no residues): the hand-worked tests below were
+    /// written for it and keep these options' arithmetic covered.
+    fn w_before() -> XcpConfig {
+        XcpConfig {
+            equal_share: false,
+            capacity_rtt: false,
+            fc_departures: false,
+            residues: false,
+            queue_window: None,
+            queue_at_departure: false,
+            ..XcpConfig::per_packet_default()
+        }
+    }
+
     fn xcp_pkt(seq: u32, cwnd: f32, rtt: f32) -> Packet {
         let mut p = Packet::data(0, seq, MTU, Ecn::NotEct, Time::ZERO);
         p.set_explicit(ExplicitHeader {
@@ -777,7 +792,7 @@ mod tests {
 
     #[test]
     fn xcp_w_equal_share_divides_phi_among_the_last_rtts_departures() {
-        let mut cfg = XcpConfig::per_packet_default();
+        let mut cfg = w_before();
         cfg.equal_share = true;
         let mut q = XcpQueue::new(cfg);
         let mut d = Vec::new();
@@ -838,15 +853,25 @@ mod tests {
         assert_eq!((xcp.alpha, xcp.beta, xcp.gamma), (0.55, 0.4, 0.1));
         assert_eq!((xcp.init_interval, xcp.per_packet), (Dur::from_millis(50), None));
         assert!(!xcp.equal_share && !xcp.outstanding);
+        assert!(!xcp.capacity_rtt && !xcp.fc_departures && !xcp.residues && !xcp.queue_at_departure);
+        assert_eq!(xcp.queue_window, None);
+        // XCP_w defaults to the ABC artifact's router (xcp_packet_queue.cc): μ over the last d,
+        // φ/N, Q the smallest queue a departure left over the last 100 ms.
         let w = XcpConfig::per_packet_default();
         assert_eq!(w.per_packet, Some(Dur::from_millis(20)));
-        assert!(!w.equal_share && !w.outstanding, "both flags default to off: {w:?}");
+        assert!(w.equal_share && !w.outstanding && w.capacity_rtt, "{w:?}");
+        assert!(w.queue_at_departure && w.queue_window == Some(Dur::from_millis(100)), "{w:?}");
+        assert!(w.fc_departures && w.residues, "{w:?}");
         let mut v = Values::defaults(&[PARAMS_W]);
         v.set("outstanding", crate::params::Val::Flag(true));
+        v.set("equal_share", crate::params::Val::Flag(false));
+        v.set("capacity", crate::params::Val::Word("window"));
+        v.set("fc_sums", crate::params::Val::Word("arrivals"));
+        v.set("residues", crate::params::Val::Flag(false));
+        v.set("queue_window_ms", crate::params::Val::Num(0.0));
+        v.set("queue_sample", crate::params::Val::Word("arrival"));
         let w = XcpConfig::from_values(&v);
-        assert!(!w.equal_share && w.outstanding);
-        v.set("equal_share", crate::params::Val::Flag(true));
-        assert!(XcpConfig::from_values(&v).equal_share);
+        assert_eq!(w, XcpConfig { outstanding: true, ..w_before() });
     }
 
     #[test]
@@ -949,7 +974,7 @@ mod tests {
 
     #[test]
     fn xcp_w_fairness_controller_by_hand_over_a_sliding_rtt() {
-        let mut q = XcpQueue::new(XcpConfig::per_packet_default());
+        let mut q = XcpQueue::new(w_before());
         let mut d = Vec::new();
         // μ = 290 000 B/s of IP bytes, given in wire bytes of a link with 4 bytes per packet.
         let link = LinkInfo {
@@ -994,7 +1019,7 @@ mod tests {
 
     #[test]
     fn xcp_w_outstanding_subtracts_the_feedback_granted_in_the_last_rtt() {
-        let mut cfg = XcpConfig::per_packet_default();
+        let mut cfg = w_before();
         cfg.equal_share = true;
         cfg.outstanding = true;
         let mut q = XcpQueue::new(cfg);
@@ -1022,7 +1047,7 @@ mod tests {
 
     #[test]
     fn xcp_w_equal_share_counts_data_without_a_header_but_not_acks() {
-        let mut cfg = XcpConfig::per_packet_default();
+        let mut cfg = w_before();
         cfg.equal_share = true;
         let mut q = XcpQueue::new(cfg);
         let mut d = Vec::new();
@@ -1041,5 +1066,108 @@ mod tests {
         let last = feedback(&q.dequeue(t, link, &mut d).unwrap());
         // The same φ (no arrival in between) over n = 3 departures of data (the ACK not counted).
         assert!(first > 0.0 && (last - first / 3.0).abs() < 1e-2, "{first} {last}");
+    }
+
+    /// A link that carries nothing before 80 ms and 1.5 MB/s from then on.
+    struct StepAt80;
+    impl LinkSchedule for StepAt80 {
+        fn capacity_between(&self, from: Time, to: Time) -> f64 {
+            let from = from.max(Time::from_millis(80));
+            if to <= from {
+                0.0
+            } else {
+                1.5e6 * (to - from).secs_f64()
+            }
+        }
+        fn overhead(&self) -> u32 {
+            0
+        }
+    }
+
+    #[test]
+    fn xcp_w_measures_capacity_over_the_last_rtt_and_q_over_100_ms_of_departures() {
+        // The ABC artifact's XCP_w (xcp_packet_queue.cc), our default: μ = the opportunities of
+        // the last mean RTT d (empty ones too) / d, Q = the smallest queue left behind by a
+        // departure in the last 100 ms, feedback φ/N.
+        let mut q = XcpQueue::new(XcpConfig::per_packet_default());
+        assert!(q.observes_link());
+        let mut d = Vec::new();
+        // What a 20 ms window sees at 100 ms (1.5 MB/s); the router must not use it.
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        let t = Time::from_millis(100);
+        for i in 0..10 {
+            q.enqueue(Time::from_millis(90), xcp_pkt(i, 15_000.0, 0.05)).unwrap();
+        }
+        // d = 50 ms (the initial interval): (50, 100] ms carried 1.5e6·0.02 = 30 000 B ⇒ μ =
+        // 600 000 B/s. y = 15 000 B / 0.05 s = 300 000 B/s; after the first departure 9 packets
+        // (13 500 B) are left: φ = 0.55·0.05·(600 000 − 300 000) − 0.4·13 500 = 8250 − 5400
+        // = 2850 B, all of it to this packet (N = 1).
+        q.observe_link(t, &StepAt80);
+        let fb = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        let s = q.state();
+        assert!((s.capacity - 600_000.0).abs() < 0.1 && close(s.d, 0.05) && close(s.input_rate, 300_000.0), "{s:?}");
+        assert!(close(s.queue, 13_500.0) && (fb - 2850.0).abs() < 1e-2, "{fb} {s:?}");
+        // Next departure: Q = 12 000 B, φ = 8250 − 4800 = 3450 B over N = 2: 1725 B.
+        let fb = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        assert!(close(q.state().queue, 12_000.0) && (fb - 1725.0).abs() < 1e-2, "{fb}");
+        // 150 ms later the samples of 100 ms have left Q's window (100 ms) and, with d = 50 ms,
+        // the arrivals and departures have left theirs: Q = the 7 packets left now (10 500 B),
+        // μ over (200, 250] = 1.5e6, y = 0: φ = 0.55·0.05·1.5e6 − 0.4·10 500 = 41 250 − 4200.
+        let t = Time::from_millis(250);
+        q.observe_link(t, &StepAt80);
+        let fb = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        let s = q.state();
+        assert!(close(s.capacity, 1.5e6) && close(s.queue, 10_500.0) && s.input_rate == 0.0, "{s:?}");
+        assert!((fb - 37_050.0).abs() < 1e-2, "{fb}");
+        // Without an observation (a Wi-Fi link) μ is the capacity the link gives the router.
+        let mut q = XcpQueue::new(XcpConfig::per_packet_default());
+        q.enqueue(t, xcp_pkt(0, 15_000.0, 0.05)).unwrap();
+        q.dequeue(t, link, &mut d).unwrap();
+        assert!(close(q.state().capacity, 1.5e6));
+        // The paper's XCP has no use for the hook.
+        assert!(!XcpQueue::new(XcpConfig::default()).observes_link());
+        assert!(!XcpQueue::new(XcpConfig { capacity_rtt: false, ..XcpConfig::per_packet_default() }).observes_link());
+    }
+
+    #[test]
+    fn xcp_w_fairness_controller_over_departures_with_residues_hands_out_phi_once_per_rtt() {
+        // equal_share = false: XCP's fairness controller. 10 packets (cwnd 15 000 B, rtt 50 ms)
+        // arrive at 10 ms on a 1.5 MB/s link: y = 300 000 B/s, d = 0.05 s.
+        let run = |fc_departures: bool, residues: bool| -> (f64, f64) {
+            let cfg = XcpConfig {
+                equal_share: false,
+                fc_departures,
+                residues,
+                ..XcpConfig::per_packet_default()
+            };
+            let mut q = XcpQueue::new(cfg);
+            let mut d = Vec::new();
+            let link = LinkInfo {
+                capacity: 1.5e6,
+                overhead: 0,
+            };
+            let t = Time::from_millis(10);
+            for i in 0..10 {
+                q.enqueue(t, xcp_pkt(i, 15_000.0, 0.05)).unwrap();
+            }
+            let a = feedback(&q.dequeue(t, link, &mut d).unwrap());
+            let b = feedback(&q.dequeue(t, link, &mut d).unwrap());
+            (a, b)
+        };
+        // First departure: Q = 13 500 B, φ = 0.55·0.05·1.2e6 − 0.4·13 500 = 27 600 B, h = 0.
+        // Over the departures (this one only: A = 0.05·1500/15 000 = 0.005) ξp = 27 600/(0.05·0.005)
+        // and p = ξp·0.05²·1500/15 000 = 27 600 B: all of φ, as φ/N with N = 1. Second: Q = 12 000,
+        // φ = 28 200 B over two departures: p = 14 100 B, but 27 600 B of the last d's budget
+        // h + φ⁺ = 28 200 B are spent, so the residue leaves 600 B.
+        let (a, b) = run(true, true);
+        assert!((a - 27_600.0).abs() < 1e-2 && (b - 600.0).abs() < 1e-2, "{a} {b}");
+        let (a, b) = run(true, false);
+        assert!((a - 27_600.0).abs() < 1e-2 && (b - 14_100.0).abs() < 1e-2, "{a} {b}");
+        // Over the 10 arrivals (A = 0.05) each departure gets φ/10: 2760 B, then 2820 B.
+        let (a, b) = run(false, false);
+        assert!((a - 2760.0).abs() < 1e-2 && (b - 2820.0).abs() < 1e-2, "{a} {b}");
     }
 }
