@@ -19,16 +19,35 @@
 //! the router hands out at most `h + φ⁺` positive and `h + φ⁻` negative bytes per interval; once a
 //! budget is spent, that half of the feedback is zero until the next interval.
 //!
-//! **`xcp-w`** (ABC paper §7.3: "XCP_w … computes feedback on every packet using measurements over
-//! the last RTT"): no timer. On every departure it recomputes `φ = α·d·(μ − y) − β·Q` from sliding
-//! windows over the last `d` (y: arrival rate, Q: the smallest queue seen by arrivals), with μ measured
-//! as the ABC router measures it (capacity over the last `window_ms`), and gives the departing packet
-//! * by default the fairness controller's share, with `ξp`, `ξn` from the last-`d` sums; or
-//! * `equal_share`: `φ/N`, N the packets that departed in the last `d`, no fairness controller and no
-//!   shuffling (the authors' artifact, `xcp_packet_queue.cc`); and optionally
+//! **`xcp-w`** (ABC paper §7.3: XCP_w "recomputes aggregate feedback on each packet based on the
+//! rate and delay measurements from the past RTT"): no timer. On every departure it recomputes
+//! `φ = α·d·(μ − y) − β·Q` from sliding windows, measured by default as the authors' router
+//! (`xcp_packet_queue.cc` of the ABC artifact, the code behind the paper's XCP_w numbers) does:
+//! * d: the mean RTT of the last d's arrivals' headers (B/A, as XCP; the artifact: the mean of
+//!   100 ms + sojourn over the last d's departures);
+//! * y: the arrivals of the last d (those the buffer drops too) / d;
+//! * μ (`capacity = rtt`): the link's opportunities over the last d, used or wasted, / d (the
+//!   artifact counts its dequeue calls, empty ones too, over the last avg_rtt); `capacity =
+//!   window`: over the last `window_ms` as ABC's μ (20 ms; the default before 2026-11-27);
+//! * Q: the smallest queue a departure left behind over the last `queue_window_ms` (100 ms; the
+//!   artifact's hard-coded base RTT, XCP's "last propagation delay"); `queue_sample = arrival` and
+//!   `queue_window_ms = 0`: the smallest an arrival found over the last d (before 2026-11-27);
+//!
+//! and gives the departing packet
+//! * by default XCP's fairness controller, with `ξp`, `ξn` from sums over the last d's departures
+//!   and this one (`fc_sums = departures`; over the arrivals, which in overload outnumber the
+//!   departures, only the fraction departures/arrivals of φ is handed out per RTT) and Appendix
+//!   A's residues over the sliding d (`residues`: what the last d's departures got counts against
+//!   h + φ⁺ and h + φ⁻); or
+//! * `equal_share`: `φ/N`, N the data packets that departed in the last d with this one, no
+//!   fairness controller and no shuffling (the artifact); and optionally
 //! * `outstanding`: φ minus the feedback this router already granted during the last `d`, which the
 //!   senders have not turned into traffic yet (our addition, off by default; see
 //!   `docs/explicit-schemes.md`).
+//!
+//! μ over the last d needs the link schedule at each dequeue ([`Queue::observe_link`]); a Wi-Fi link
+//! does not offer it (the router cannot see the MAC's capacity), so there μ is the link's estimate
+//! over `window_ms`.
 //!
 //! Choices and deviations (see `docs/explicit-schemes.md`):
 //! * Q is the minimum queue seen by arrivals over the interval just ended, not over "the last
@@ -86,9 +105,9 @@ pub const PARAMS_W: &[Param] = &[
         "with capacity = window (and on a Wi-Fi link): window over which the link capacity μ is measured",
         "as the ABC router's μ (artifact cellular_packet_queue.cc: 20 ms)",
     ),
-    Param::flag("equal_share", true).doc(
-        "per-packet feedback φ/N, N the last d's departures (no fairness controller, no shuffling); false: XCP's fairness controller",
-        "ABC artifact xcp_packet_queue.cc (the XCP_w of the ABC paper's Figs. 7, 8, 18)",
+    Param::flag("equal_share", false).doc(
+        "per-packet feedback φ/N, N the last d's departures (no fairness controller, no shuffling) instead of XCP's fairness controller",
+        "ABC artifact xcp_packet_queue.cc (the code behind the ABC paper's XCP_w numbers)",
     ),
     Param::choice("fc_sums", "departures", &["departures", "arrivals"]).doc(
         "without equal_share: the fairness controller's sums Σ rtt·s/cwnd, Σ s over the last d's departures (the packets that get the feedback) or arrivals",
@@ -855,11 +874,12 @@ mod tests {
         assert!(!xcp.equal_share && !xcp.outstanding);
         assert!(!xcp.capacity_rtt && !xcp.fc_departures && !xcp.residues && !xcp.queue_at_departure);
         assert_eq!(xcp.queue_window, None);
-        // XCP_w defaults to the ABC artifact's router (xcp_packet_queue.cc): μ over the last d,
-        // φ/N, Q the smallest queue a departure left over the last 100 ms.
+        // XCP_w measures as the ABC artifact's router (xcp_packet_queue.cc): μ over the last d, Q
+        // the smallest queue a departure left over the last 100 ms; its feedback is XCP's
+        // fairness controller over the last d's departures, with residues.
         let w = XcpConfig::per_packet_default();
         assert_eq!(w.per_packet, Some(Dur::from_millis(20)));
-        assert!(w.equal_share && !w.outstanding && w.capacity_rtt, "{w:?}");
+        assert!(!w.equal_share && !w.outstanding && w.capacity_rtt, "{w:?}");
         assert!(w.queue_at_departure && w.queue_window == Some(Dur::from_millis(100)), "{w:?}");
         assert!(w.fc_departures && w.residues, "{w:?}");
         let mut v = Values::defaults(&[PARAMS_W]);
@@ -1086,10 +1106,14 @@ mod tests {
 
     #[test]
     fn xcp_w_measures_capacity_over_the_last_rtt_and_q_over_100_ms_of_departures() {
-        // The ABC artifact's XCP_w (xcp_packet_queue.cc), our default: μ = the opportunities of
-        // the last mean RTT d (empty ones too) / d, Q = the smallest queue left behind by a
-        // departure in the last 100 ms, feedback φ/N.
-        let mut q = XcpQueue::new(XcpConfig::per_packet_default());
+        // The ABC artifact's XCP_w (xcp_packet_queue.cc): μ = the opportunities of the last mean
+        // RTT d (empty ones too) / d, Q = the smallest queue left behind by a departure in the
+        // last 100 ms (both our defaults), feedback φ/N (`equal_share`).
+        let eq = XcpConfig {
+            equal_share: true,
+            ..XcpConfig::per_packet_default()
+        };
+        let mut q = XcpQueue::new(eq);
         assert!(q.observes_link());
         let mut d = Vec::new();
         // What a 20 ms window sees at 100 ms (1.5 MB/s); the router must not use it.
@@ -1123,7 +1147,7 @@ mod tests {
         assert!(close(s.capacity, 1.5e6) && close(s.queue, 10_500.0) && s.input_rate == 0.0, "{s:?}");
         assert!((fb - 37_050.0).abs() < 1e-2, "{fb}");
         // Without an observation (a Wi-Fi link) μ is the capacity the link gives the router.
-        let mut q = XcpQueue::new(XcpConfig::per_packet_default());
+        let mut q = XcpQueue::new(eq);
         q.enqueue(t, xcp_pkt(0, 15_000.0, 0.05)).unwrap();
         q.dequeue(t, link, &mut d).unwrap();
         assert!(close(q.state().capacity, 1.5e6));
@@ -1134,7 +1158,7 @@ mod tests {
 
     #[test]
     fn xcp_w_fairness_controller_over_departures_with_residues_hands_out_phi_once_per_rtt() {
-        // equal_share = false: XCP's fairness controller. 10 packets (cwnd 15 000 B, rtt 50 ms)
+        // The default, XCP's fairness controller (equal_share = false). 10 packets (cwnd 15 000 B, rtt 50 ms)
         // arrive at 10 ms on a 1.5 MB/s link: y = 300 000 B/s, d = 0.05 s.
         let run = |fc_departures: bool, residues: bool| -> (f64, f64) {
             let cfg = XcpConfig {
