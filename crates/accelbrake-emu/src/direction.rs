@@ -92,6 +92,8 @@ pub struct Direction {
     ticker: TraceLink,
     queue: Box<dyn Queue>,
     cap_window: Option<Dur>,
+    /// The queue's [`Queue::observes_link`], asked once.
+    observes: bool,
     in_transit: Option<Packet>,
     delay: Dur,
     slots: Vec<Slot>,
@@ -117,11 +119,13 @@ impl Direction {
         if let Some(w) = cap_window {
             link.keep_window(w);
         }
+        let observes = queue.observes_link();
         let mut d = Direction {
             ticker: link.clone(),
             link,
             queue,
             cap_window,
+            observes,
             in_transit: None,
             delay,
             slots: Vec::new(),
@@ -234,6 +238,7 @@ impl Direction {
             link,
             queue,
             cap_window,
+            observes,
             in_transit,
             delay,
             slots,
@@ -247,6 +252,9 @@ impl Direction {
             now,
             in_transit,
             |l| {
+                if *observes {
+                    queue.observe_link(now, &*l);
+                }
                 let capacity = cap_window.map_or(0.0, |w| l.capacity_bytes(now, w) as f64 / w.secs_f64());
                 let info = LinkInfo {
                     capacity,

@@ -436,6 +436,7 @@ impl Simulation {
             }
             let cap_window = queue.capacity_window();
             let queue_lookahead = queue.capacity_lookahead();
+            let observes_link = queue.observes_link();
             if let (Some(w), Link::Trace(t)) = (cap_window, &mut link) {
                 t.keep_window(w);
             }
@@ -456,6 +457,7 @@ impl Simulation {
                 occupancy_since: Time::ZERO,
                 cap_window,
                 lookahead: queue_lookahead,
+                observes_link,
                 m: HopMetrics::default(),
             });
         }

@@ -76,6 +76,8 @@ pub(crate) struct Hop {
     cap_window: Option<Dur>,
     /// [`crate::queue::Queue::capacity_lookahead`]: measure the capacity window this far ahead.
     lookahead: Option<Dur>,
+    /// [`crate::queue::Queue::observes_link`]: show the queue the link before each dequeue.
+    observes_link: bool,
     /// When a `QueueTimer` event is pending for this hop.
     queue_wake: Option<Time>,
     /// Packets that left the link and are propagating to the next hop.

@@ -420,6 +420,9 @@ impl Simulation {
         let now = self.now;
         let hop = &mut self.hops[h];
         let info = Self::link_info(hop, now);
+        if hop.observes_link {
+            hop.queue.observe_link(now, &hop.link);
+        }
         let mut drops = std::mem::take(&mut self.drops);
         let p = hop.queue.dequeue(now, info, &mut drops);
         for d in drops.drain(..) {
@@ -466,6 +469,8 @@ impl Simulation {
         let now = self.now;
         let mut drops = std::mem::take(&mut self.drops);
         let hop = &mut self.hops[h];
+        // No `observe_link` here: a Wi-Fi router cannot see the MAC's true capacity, only the
+        // link's estimate (the capacity given to `dequeue`).
         let Link::Wifi(link) = &mut hop.link else {
             unreachable!("start_batch on a non-Wi-Fi link")
         };
@@ -513,10 +518,14 @@ impl Simulation {
         let queue = &mut hop.queue;
         let cap_window = hop.cap_window;
         let lookahead = hop.lookahead;
+        let observes = hop.observes_link;
         link.serve(
             now,
             &mut hop.tx,
             |l| {
+                if observes {
+                    queue.observe_link(now, &*l);
+                }
                 let capacity = match (cap_window, lookahead) {
                     (None, _) => 0.0,
                     (Some(w), None) => l.capacity_bytes(now, w) as f64 / w.secs_f64(),

@@ -295,6 +295,17 @@ pub trait Queue: Send {
     fn capacity_lookahead(&self) -> Option<Dur> {
         None
     }
+    /// If the queue reads the link schedule before it is asked for packets
+    /// ([`Queue::observe_link`]); asked once, when the hop is built, so that queues which do not
+    /// pay nothing per dequeue.
+    fn observes_link(&self) -> bool {
+        false
+    }
+    /// Called at `now`, before the dequeues of `now`, when [`Queue::observes_link`]: what the link
+    /// could carry over any interval (XCP_w: its capacity over the last mean RTT, as the ABC
+    /// artifact's `xcp_packet_queue.cc` counts dequeue opportunities over it).
+    #[allow(unused_variables)]
+    fn observe_link(&mut self, now: Time, link: &dyn LinkSchedule) {}
 }
 
 /// The link as a router's timer sees it: capacity over any interval, from the schedule.

@@ -19,16 +19,35 @@
 //! the router hands out at most `h + φ⁺` positive and `h + φ⁻` negative bytes per interval; once a
 //! budget is spent, that half of the feedback is zero until the next interval.
 //!
-//! **`xcp-w`** (ABC paper §7.3: "XCP_w … computes feedback on every packet using measurements over
-//! the last RTT"): no timer. On every departure it recomputes `φ = α·d·(μ − y) − β·Q` from sliding
-//! windows over the last `d` (y: arrival rate, Q: the smallest queue seen by arrivals), with μ measured
-//! as the ABC router measures it (capacity over the last `window_ms`), and gives the departing packet
-//! * by default the fairness controller's share, with `ξp`, `ξn` from the last-`d` sums; or
-//! * `equal_share`: `φ/N`, N the packets that departed in the last `d`, no fairness controller and no
-//!   shuffling (the authors' artifact, `xcp_packet_queue.cc`); and optionally
+//! **`xcp-w`** (ABC paper §7.3: XCP_w "recomputes aggregate feedback on each packet based on the
+//! rate and delay measurements from the past RTT"): no timer. On every departure it recomputes
+//! `φ = α·d·(μ − y) − β·Q` from sliding windows, measured by default as the authors' router
+//! (`xcp_packet_queue.cc` of the ABC artifact, the code behind the paper's XCP_w numbers) does:
+//! * d: the mean RTT of the last d's arrivals' headers (B/A, as XCP; the artifact: the mean of
+//!   100 ms + sojourn over the last d's departures);
+//! * y: the arrivals of the last d (those the buffer drops too) / d;
+//! * μ (`capacity = rtt`): the link's opportunities over the last d, used or wasted, / d (the
+//!   artifact counts its dequeue calls, empty ones too, over the last avg_rtt); `capacity =
+//!   window`: over the last `window_ms` as ABC's μ (20 ms; the default before 2026-11-27);
+//! * Q: the smallest queue a departure left behind over the last `queue_window_ms` (100 ms; the
+//!   artifact's hard-coded base RTT, XCP's "last propagation delay"); `queue_sample = arrival` and
+//!   `queue_window_ms = 0`: the smallest an arrival found over the last d (before 2026-11-27);
+//!
+//! and gives the departing packet
+//! * by default XCP's fairness controller, with `ξp`, `ξn` from sums over the last d's departures
+//!   and this one (`fc_sums = departures`; over the arrivals, which in overload outnumber the
+//!   departures, only the fraction departures/arrivals of φ is handed out per RTT) and Appendix
+//!   A's residues over the sliding d (`residues`: what the last d's departures got counts against
+//!   h + φ⁺ and h + φ⁻); or
+//! * `equal_share`: `φ/N`, N the data packets that departed in the last d with this one, no
+//!   fairness controller and no shuffling (the artifact); and optionally
 //! * `outstanding`: φ minus the feedback this router already granted during the last `d`, which the
 //!   senders have not turned into traffic yet (our addition, off by default; see
 //!   `docs/explicit-schemes.md`).
+//!
+//! μ over the last d needs the link schedule at each dequeue ([`Queue::observe_link`]); a Wi-Fi link
+//! does not offer it (the router cannot see the MAC's capacity), so there μ is the link's estimate
+//! over `window_ms`.
 //!
 //! Choices and deviations (see `docs/explicit-schemes.md`):
 //! * Q is the minimum queue seen by arrivals over the interval just ended, not over "the last
@@ -82,11 +101,33 @@ pub const PARAMS_W: &[Param] = &[
     SHARED[1],
     SHARED[2],
     SHARED[3],
-    Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7)
-        .doc("window over which the link capacity μ is measured", "as the ABC router (artifact: 20 ms); ABC paper §7.3"),
+    Param::real("window_ms", 20.0, Unit::Ms, 1e-3, 1e7).doc(
+        "with capacity = window (and on a Wi-Fi link): window over which the link capacity μ is measured",
+        "as the ABC router's μ (artifact cellular_packet_queue.cc: 20 ms)",
+    ),
     Param::flag("equal_share", false).doc(
-        "per-packet feedback φ/N (no fairness controller, no shuffling) instead of XCP's fairness controller",
-        "ABC artifact xcp_packet_queue.cc",
+        "per-packet feedback φ/N, N the last d's departures (no fairness controller, no shuffling) instead of XCP's fairness controller",
+        "ABC artifact xcp_packet_queue.cc (the code behind the ABC paper's XCP_w numbers)",
+    ),
+    Param::choice("fc_sums", "departures", &["departures", "arrivals"]).doc(
+        "without equal_share: the fairness controller's sums Σ rtt·s/cwnd, Σ s over the last d's departures (the packets that get the feedback) or arrivals",
+        "our reading (docs/explicit-schemes.md): Katabi et al. §3.5 sizes ξp, ξn so that the packets of one interval receive h + φ in total",
+    ),
+    Param::flag("residues", true).doc(
+        "without equal_share: cap the positive (negative) feedback granted over the last d at h + φ⁺ (h + φ⁻), as Appendix A's residues cap an interval's",
+        "Katabi et al. App. A, over XCP_w's sliding RTT (our reading, docs/explicit-schemes.md)",
+    ),
+    Param::choice("capacity", "rtt", &["rtt", "window"]).doc(
+        "μ: `window` = the link's capacity over the last window_ms (as ABC); `rtt` = over the last mean RTT d",
+        "rtt: ABC paper §7.3 (\"rate and delay measurements from the past RTT\"), artifact xcp_packet_queue.cc",
+    ),
+    Param::real("queue_window_ms", 100.0, Unit::Ms, 0.0, 1e7).doc(
+        "window of the persistent queue Q (its minimum): the path's propagation RTT; 0 = the last mean RTT d",
+        "artifact xcp_packet_queue.cc: 100 ms, its hard-coded base RTT (exp.sh's setup); Katabi et al. §3.5: over the last propagation delay",
+    ),
+    Param::choice("queue_sample", "departure", &["departure", "arrival"]).doc(
+        "when Q is sampled: the queue an arrival finds, or the queue a departure leaves",
+        "artifact xcp_packet_queue.cc: after each dequeue",
     ),
     Param::flag("outstanding", false).doc(
         "subtract from φ the feedback already granted during the last RTT",
@@ -168,6 +209,16 @@ pub struct XcpConfig {
     pub equal_share: bool,
     /// XCP_w: subtract the feedback granted over the last RTT.
     pub outstanding: bool,
+    /// XCP_w: μ over the last mean RTT instead of `per_packet`'s window.
+    pub capacity_rtt: bool,
+    /// XCP_w: the fairness controller's sums over the last d's departures instead of arrivals.
+    pub fc_departures: bool,
+    /// XCP_w: Appendix A's residues over the sliding d.
+    pub residues: bool,
+    /// XCP_w: window of Q's minimum; `None`: the last mean RTT.
+    pub queue_window: Option<Dur>,
+    /// XCP_w: Q sampled at departures (the queue left behind) instead of arrivals.
+    pub queue_at_departure: bool,
     /// Buffer.
     pub limit: Limit,
 }
@@ -187,6 +238,15 @@ impl Config for XcpConfig {
             per_packet: has("window_ms").then(|| v.ms("window_ms")),
             equal_share: has("equal_share") && v.flag("equal_share"),
             outstanding: has("outstanding") && v.flag("outstanding"),
+            capacity_rtt: has("capacity") && v.word("capacity") == "rtt",
+            fc_departures: has("fc_sums") && v.word("fc_sums") == "departures",
+            residues: has("residues") && v.flag("residues"),
+            queue_window: if has("queue_window_ms") && v.real("queue_window_ms") > 0.0 {
+                Some(v.ms("queue_window_ms"))
+            } else {
+                None
+            },
+            queue_at_departure: has("queue_sample") && v.word("queue_sample") == "departure",
             limit: super::limit_of(v),
         }
     }
@@ -240,6 +300,17 @@ impl Sums {
         self.b += sign * o.b;
         self.s += sign * o.s;
     }
+}
+
+/// XCP_w: a departure of the last d, what it was granted (net, positive and negative part) and its
+/// header's contribution to the fairness controller's sums.
+#[derive(Clone, Copy, Debug)]
+struct Departure {
+    t: Time,
+    fb: f64,
+    pos: f64,
+    neg: f64,
+    c: Sums,
 }
 
 /// The arrival's contribution.
@@ -314,8 +385,17 @@ pub struct XcpQueue {
     /// XCP_w: arrivals in the last d with their contributions and queue; departures with feedback.
     arrivals: VecDeque<(Time, Sums, u64)>,
     win: Sums,
-    departures: VecDeque<(Time, f64)>,
+    departures: VecDeque<Departure>,
+    /// XCP_w: the header sums of `departures`, and the positive and negative feedback they got.
+    dwin: Sums,
     granted: f64,
+    granted_pos: f64,
+    granted_neg: f64,
+    /// XCP_w: queue samples (time, bytes) for Q when not the arrivals' over the last d.
+    qsamples: VecDeque<(Time, u64)>,
+    /// XCP_w with `capacity = rtt`: the link's capacity over the last d, bytes/s (IP bytes), once
+    /// the link has been observed (never on a Wi-Fi link).
+    cap_rtt: Option<f64>,
     state: XcpState,
 }
 
@@ -334,7 +414,12 @@ impl XcpQueue {
             arrivals: VecDeque::new(),
             win: Sums::default(),
             departures: VecDeque::new(),
+            dwin: Sums::default(),
             granted: 0.0,
+            granted_pos: 0.0,
+            granted_neg: 0.0,
+            qsamples: VecDeque::new(),
+            cap_rtt: None,
             state: XcpState::default(),
         }
     }
@@ -381,45 +466,85 @@ impl XcpQueue {
             self.win.add(&c, -1.0);
             self.arrivals.pop_front();
         }
-        while let Some(&(t, fb)) = self.departures.front() {
-            if t > horizon {
+        while let Some(&x) = self.departures.front() {
+            if x.t > horizon {
                 break;
             }
-            self.granted -= fb;
+            self.granted -= x.fb;
+            self.granted_pos -= x.pos;
+            self.granted_neg -= x.neg;
+            self.dwin.add(&x.c, -1.0);
             self.departures.pop_front();
         }
         if self.arrivals.is_empty() {
             self.win = Sums::default();
         }
+        if self.departures.is_empty() {
+            self.dwin = Sums::default();
+            (self.granted, self.granted_pos, self.granted_neg) = (0.0, 0.0, 0.0);
+        }
+    }
+
+    /// XCP_w: Q, the smallest queue (bytes) over its window.
+    fn persistent_queue(&mut self, now: Time) -> u64 {
+        if !self.cfg.queue_at_departure && self.cfg.queue_window.is_none() {
+            return self.arrivals.iter().map(|x| x.2).min().unwrap_or(self.fifo.bytes());
+        }
+        let horizon = now - self.cfg.queue_window.unwrap_or(self.d);
+        while self.qsamples.front().is_some_and(|&(t, _)| t <= horizon) {
+            self.qsamples.pop_front();
+        }
+        if self.cfg.queue_at_departure {
+            self.qsamples.push_back((now, self.fifo.bytes()));
+        }
+        self.qsamples.iter().map(|x| x.1).min().unwrap_or(self.fifo.bytes())
     }
 
     /// XCP_w: the feedback of a departing packet at `now`, with μ = `capacity` (bytes/s).
-    fn per_packet_feedback(&mut self, now: Time, capacity: f64, pkt: &Packet) -> Option<f64> {
+    fn per_packet_feedback(&mut self, now: Time, capacity: f64, pkt: &Packet) -> Option<(f64, f64)> {
         self.prune(now);
         let h = pkt.explicit().filter(|h| h.kind == ExplicitKind::Xcp)?;
         let d = if self.win.a > 0.0 { self.win.b / self.win.a } else { self.d.secs_f64() };
         self.d = interval(d);
         let t = self.d.secs_f64();
-        let q = self.arrivals.iter().map(|x| x.2).min().unwrap_or(self.fifo.bytes()) as f64;
+        let q = self.persistent_queue(now) as f64;
+        let capacity = self.cap_rtt.unwrap_or(capacity);
         let input_rate = self.win.y / t;
         let mut phi = law::phi(self.cfg.alpha, self.cfg.beta, d, capacity, input_rate, q);
         if self.cfg.outstanding {
             phi -= self.granted;
         }
         let (rtt, cwnd, s) = (f64::from(h.rtt), f64::from(h.cwnd), f64::from(pkt.size));
-        let (fb, shuffle, xi_p, xi_n) = if self.cfg.equal_share {
+        let ((pos, neg), shuffle, xi_p, xi_n) = if self.cfg.equal_share {
             let n = (self.departures.len() + 1) as f64;
-            (phi / n, 0.0, 0.0, 0.0)
+            ((phi.max(0.0) / n, (-phi).max(0.0) / n), 0.0, 0.0, 0.0)
         } else {
             let sh = law::shuffle(self.cfg.gamma, self.win.y, phi);
-            let (xp, xn) = law::xi(sh, phi, t, self.win.a, self.win.s);
-            let fb = if rtt > 0.0 && cwnd > 0.0 {
-                let (p, n) = law::per_packet(xp, xn, rtt, s, cwnd);
-                p - n
+            // The packets that receive the feedback: the last d's departures and this one (so
+            // that the feedback of one d sums to h + φ⁺ and h + φ⁻), or the last d's arrivals,
+            // which in overload outnumber them (also counting those the buffer dropped) and so
+            // hand out only the fraction departures/arrivals of φ.
+            let sums = if self.cfg.fc_departures {
+                let mut s = self.dwin;
+                s.add(&contribution(pkt), 1.0);
+                s
             } else {
-                0.0
+                self.win
             };
-            (fb, sh, xp, xn)
+            let (xp, xn) = law::xi(sh, phi, t, sums.a, sums.s);
+            let pn = if rtt > 0.0 && cwnd > 0.0 {
+                let (mut p, mut n) = law::per_packet(xp, xn, rtt, s, cwnd);
+                if self.cfg.residues {
+                    // Appendix A over the sliding d: what the last d's departures got counts
+                    // against this d's budgets h + φ⁺ and h + φ⁻.
+                    p = p.min((sh + phi.max(0.0) - self.granted_pos).max(0.0));
+                    n = n.min((sh + (-phi).max(0.0) - self.granted_neg).max(0.0));
+                }
+                (p, n)
+            } else {
+                (0.0, 0.0)
+            };
+            (pn, sh, xp, xn)
         };
         self.state = XcpState {
             d,
@@ -431,7 +556,7 @@ impl XcpQueue {
             xi_p,
             xi_n,
         };
-        Some(fb)
+        Some((pos, neg))
     }
 
     /// XCP: the feedback of a departing packet from this interval's ξp, ξn and residues.
@@ -469,6 +594,9 @@ impl Queue for XcpQueue {
         if self.cfg.per_packet.is_some() {
             self.arrivals.push_back((now, c, q));
             self.win.add(&c, 1.0);
+            if !self.cfg.queue_at_departure && self.cfg.queue_window.is_some() {
+                self.qsamples.push_back((now, q));
+            }
         } else {
             self.cur.add(&c, 1.0);
             self.min_q = Some(self.min_q.map_or(q, |m| m.min(q)));
@@ -478,19 +606,31 @@ impl Queue for XcpQueue {
 
     fn dequeue(&mut self, now: Time, link: LinkInfo, _drops: &mut Vec<Packet>) -> Option<Packet> {
         let mut pkt = self.fifo.pop()?;
-        let fb = if self.cfg.per_packet.is_some() {
-            self.per_packet_feedback(now, ip_bytes(link.capacity, link.overhead), &pkt)
-        } else {
-            self.interval_feedback(&pkt)
-        };
-        if let Some(fb) = fb {
-            pkt.lower_feedback(fb as f32);
-            if self.cfg.per_packet.is_some() {
-                self.departures.push_back((now, fb));
-                self.granted += fb;
+        if self.cfg.per_packet.is_none() {
+            if let Some(fb) = self.interval_feedback(&pkt) {
+                pkt.lower_feedback(fb as f32);
             }
-        } else if self.cfg.per_packet.is_some() && pkt.is_data() {
-            self.departures.push_back((now, 0.0));
+            return Some(pkt);
+        }
+        let c = contribution(&pkt);
+        match self.per_packet_feedback(now, ip_bytes(link.capacity, link.overhead), &pkt) {
+            Some((pos, neg)) => {
+                let fb = pos - neg;
+                pkt.lower_feedback(fb as f32);
+                self.departures.push_back(Departure { t: now, fb, pos, neg, c });
+                self.dwin.add(&c, 1.0);
+                self.granted += fb;
+                self.granted_pos += pos;
+                self.granted_neg += neg;
+            }
+            None if pkt.is_data() => self.departures.push_back(Departure {
+                t: now,
+                fb: 0.0,
+                pos: 0.0,
+                neg: 0.0,
+                c: Sums::default(),
+            }),
+            None => {}
         }
         Some(pkt)
     }
@@ -505,6 +645,8 @@ impl Queue for XcpQueue {
         self.fifo.stats
     }
     fn capacity_window(&self) -> Option<Dur> {
+        // Also with `capacity = rtt`: a Wi-Fi link shows the router only its estimate, over this
+        // window (the engine calls `observe_link` on trace and rate links only).
         self.cfg.per_packet
     }
     fn gauge(&self) -> Option<f64> {
@@ -515,6 +657,16 @@ impl Queue for XcpQueue {
             Some(_) => None,
             None => Some(self.start + self.d),
         }
+    }
+    fn observes_link(&self) -> bool {
+        self.cfg.per_packet.is_some() && self.cfg.capacity_rtt
+    }
+    fn observe_link(&mut self, now: Time, link: &dyn LinkSchedule) {
+        // The opportunities of (now − d, now], over the full d (early in a run, as the artifact's
+        // count over its first avg_rtt, an underestimate).
+        let end = now + Dur(1);
+        let bytes = link.capacity_between(end - self.d, end);
+        self.cap_rtt = Some(ip_bytes(bytes, link.overhead()) / self.d.secs_f64());
     }
     fn on_timer(&mut self, now: Time, link: &dyn LinkSchedule) {
         if self.cfg.per_packet.is_none() && now >= self.start + self.d {
@@ -528,6 +680,21 @@ impl Queue for XcpQueue {
 mod tests {
     use super::*;
     use crate::packet::{Ecn, ExplicitHeader, MTU};
+
+    /// XCP_w as it was before 2026-11-27 (μ over 20 ms, Q over the last d's arrivals, XCP's
+    /// fairness controller over the arrivals, no residues): the hand-worked tests below were
+    /// written for it and keep these options' arithmetic covered.
+    fn w_before() -> XcpConfig {
+        XcpConfig {
+            equal_share: false,
+            capacity_rtt: false,
+            fc_departures: false,
+            residues: false,
+            queue_window: None,
+            queue_at_departure: false,
+            ..XcpConfig::per_packet_default()
+        }
+    }
 
     fn xcp_pkt(seq: u32, cwnd: f32, rtt: f32) -> Packet {
         let mut p = Packet::data(0, seq, MTU, Ecn::NotEct, Time::ZERO);
@@ -644,7 +811,7 @@ mod tests {
 
     #[test]
     fn xcp_w_equal_share_divides_phi_among_the_last_rtts_departures() {
-        let mut cfg = XcpConfig::per_packet_default();
+        let mut cfg = w_before();
         cfg.equal_share = true;
         let mut q = XcpQueue::new(cfg);
         let mut d = Vec::new();
@@ -705,15 +872,26 @@ mod tests {
         assert_eq!((xcp.alpha, xcp.beta, xcp.gamma), (0.55, 0.4, 0.1));
         assert_eq!((xcp.init_interval, xcp.per_packet), (Dur::from_millis(50), None));
         assert!(!xcp.equal_share && !xcp.outstanding);
+        assert!(!xcp.capacity_rtt && !xcp.fc_departures && !xcp.residues && !xcp.queue_at_departure);
+        assert_eq!(xcp.queue_window, None);
+        // XCP_w measures as the ABC artifact's router (xcp_packet_queue.cc): μ over the last d, Q
+        // the smallest queue a departure left over the last 100 ms; its feedback is XCP's
+        // fairness controller over the last d's departures, with residues.
         let w = XcpConfig::per_packet_default();
         assert_eq!(w.per_packet, Some(Dur::from_millis(20)));
-        assert!(!w.equal_share && !w.outstanding, "both flags default to off: {w:?}");
+        assert!(!w.equal_share && !w.outstanding && w.capacity_rtt, "{w:?}");
+        assert!(w.queue_at_departure && w.queue_window == Some(Dur::from_millis(100)), "{w:?}");
+        assert!(w.fc_departures && w.residues, "{w:?}");
         let mut v = Values::defaults(&[PARAMS_W]);
         v.set("outstanding", crate::params::Val::Flag(true));
+        v.set("equal_share", crate::params::Val::Flag(false));
+        v.set("capacity", crate::params::Val::Word("window"));
+        v.set("fc_sums", crate::params::Val::Word("arrivals"));
+        v.set("residues", crate::params::Val::Flag(false));
+        v.set("queue_window_ms", crate::params::Val::Num(0.0));
+        v.set("queue_sample", crate::params::Val::Word("arrival"));
         let w = XcpConfig::from_values(&v);
-        assert!(!w.equal_share && w.outstanding);
-        v.set("equal_share", crate::params::Val::Flag(true));
-        assert!(XcpConfig::from_values(&v).equal_share);
+        assert_eq!(w, XcpConfig { outstanding: true, ..w_before() });
     }
 
     #[test]
@@ -816,7 +994,7 @@ mod tests {
 
     #[test]
     fn xcp_w_fairness_controller_by_hand_over_a_sliding_rtt() {
-        let mut q = XcpQueue::new(XcpConfig::per_packet_default());
+        let mut q = XcpQueue::new(w_before());
         let mut d = Vec::new();
         // μ = 290 000 B/s of IP bytes, given in wire bytes of a link with 4 bytes per packet.
         let link = LinkInfo {
@@ -861,7 +1039,7 @@ mod tests {
 
     #[test]
     fn xcp_w_outstanding_subtracts_the_feedback_granted_in_the_last_rtt() {
-        let mut cfg = XcpConfig::per_packet_default();
+        let mut cfg = w_before();
         cfg.equal_share = true;
         cfg.outstanding = true;
         let mut q = XcpQueue::new(cfg);
@@ -889,7 +1067,7 @@ mod tests {
 
     #[test]
     fn xcp_w_equal_share_counts_data_without_a_header_but_not_acks() {
-        let mut cfg = XcpConfig::per_packet_default();
+        let mut cfg = w_before();
         cfg.equal_share = true;
         let mut q = XcpQueue::new(cfg);
         let mut d = Vec::new();
@@ -908,5 +1086,112 @@ mod tests {
         let last = feedback(&q.dequeue(t, link, &mut d).unwrap());
         // The same φ (no arrival in between) over n = 3 departures of data (the ACK not counted).
         assert!(first > 0.0 && (last - first / 3.0).abs() < 1e-2, "{first} {last}");
+    }
+
+    /// A link that carries nothing before 80 ms and 1.5 MB/s from then on.
+    struct StepAt80;
+    impl LinkSchedule for StepAt80 {
+        fn capacity_between(&self, from: Time, to: Time) -> f64 {
+            let from = from.max(Time::from_millis(80));
+            if to <= from {
+                0.0
+            } else {
+                1.5e6 * (to - from).secs_f64()
+            }
+        }
+        fn overhead(&self) -> u32 {
+            0
+        }
+    }
+
+    #[test]
+    fn xcp_w_measures_capacity_over_the_last_rtt_and_q_over_100_ms_of_departures() {
+        // The ABC artifact's XCP_w (xcp_packet_queue.cc): μ = the opportunities of the last mean
+        // RTT d (empty ones too) / d, Q = the smallest queue left behind by a departure in the
+        // last 100 ms (both our defaults), feedback φ/N (`equal_share`).
+        let eq = XcpConfig {
+            equal_share: true,
+            ..XcpConfig::per_packet_default()
+        };
+        let mut q = XcpQueue::new(eq);
+        assert!(q.observes_link());
+        let mut d = Vec::new();
+        // What a 20 ms window sees at 100 ms (1.5 MB/s); the router must not use it.
+        let link = LinkInfo {
+            capacity: 1.5e6,
+            overhead: 0,
+        };
+        let t = Time::from_millis(100);
+        for i in 0..10 {
+            q.enqueue(Time::from_millis(90), xcp_pkt(i, 15_000.0, 0.05)).unwrap();
+        }
+        // d = 50 ms (the initial interval): (50, 100] ms carried 1.5e6·0.02 = 30 000 B ⇒ μ =
+        // 600 000 B/s. y = 15 000 B / 0.05 s = 300 000 B/s; after the first departure 9 packets
+        // (13 500 B) are left: φ = 0.55·0.05·(600 000 − 300 000) − 0.4·13 500 = 8250 − 5400
+        // = 2850 B, all of it to this packet (N = 1).
+        q.observe_link(t, &StepAt80);
+        let fb = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        let s = q.state();
+        assert!((s.capacity - 600_000.0).abs() < 0.1 && close(s.d, 0.05) && close(s.input_rate, 300_000.0), "{s:?}");
+        assert!(close(s.queue, 13_500.0) && (fb - 2850.0).abs() < 1e-2, "{fb} {s:?}");
+        // Next departure: Q = 12 000 B, φ = 8250 − 4800 = 3450 B over N = 2: 1725 B.
+        let fb = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        assert!(close(q.state().queue, 12_000.0) && (fb - 1725.0).abs() < 1e-2, "{fb}");
+        // 150 ms later the samples of 100 ms have left Q's window (100 ms) and, with d = 50 ms,
+        // the arrivals and departures have left theirs: Q = the 7 packets left now (10 500 B),
+        // μ over (200, 250] = 1.5e6, y = 0: φ = 0.55·0.05·1.5e6 − 0.4·10 500 = 41 250 − 4200.
+        let t = Time::from_millis(250);
+        q.observe_link(t, &StepAt80);
+        let fb = feedback(&q.dequeue(t, link, &mut d).unwrap());
+        let s = q.state();
+        assert!(close(s.capacity, 1.5e6) && close(s.queue, 10_500.0) && s.input_rate == 0.0, "{s:?}");
+        assert!((fb - 37_050.0).abs() < 1e-2, "{fb}");
+        // Without an observation (a Wi-Fi link) μ is the capacity the link gives the router.
+        let mut q = XcpQueue::new(eq);
+        q.enqueue(t, xcp_pkt(0, 15_000.0, 0.05)).unwrap();
+        q.dequeue(t, link, &mut d).unwrap();
+        assert!(close(q.state().capacity, 1.5e6));
+        // The paper's XCP has no use for the hook.
+        assert!(!XcpQueue::new(XcpConfig::default()).observes_link());
+        assert!(!XcpQueue::new(XcpConfig { capacity_rtt: false, ..XcpConfig::per_packet_default() }).observes_link());
+    }
+
+    #[test]
+    fn xcp_w_fairness_controller_over_departures_with_residues_hands_out_phi_once_per_rtt() {
+        // The default, XCP's fairness controller (equal_share = false). 10 packets (cwnd 15 000 B, rtt 50 ms)
+        // arrive at 10 ms on a 1.5 MB/s link: y = 300 000 B/s, d = 0.05 s.
+        let run = |fc_departures: bool, residues: bool| -> (f64, f64) {
+            let cfg = XcpConfig {
+                equal_share: false,
+                fc_departures,
+                residues,
+                ..XcpConfig::per_packet_default()
+            };
+            let mut q = XcpQueue::new(cfg);
+            let mut d = Vec::new();
+            let link = LinkInfo {
+                capacity: 1.5e6,
+                overhead: 0,
+            };
+            let t = Time::from_millis(10);
+            for i in 0..10 {
+                q.enqueue(t, xcp_pkt(i, 15_000.0, 0.05)).unwrap();
+            }
+            let a = feedback(&q.dequeue(t, link, &mut d).unwrap());
+            let b = feedback(&q.dequeue(t, link, &mut d).unwrap());
+            (a, b)
+        };
+        // First departure: Q = 13 500 B, φ = 0.55·0.05·1.2e6 − 0.4·13 500 = 27 600 B, h = 0.
+        // Over the departures (this one only: A = 0.05·1500/15 000 = 0.005) ξp = 27 600/(0.05·0.005)
+        // and p = ξp·0.05²·1500/15 000 = 27 600 B: all of φ, as φ/N with N = 1. Second: Q = 12 000,
+        // φ = 28 200 B over two departures: p = 14 100 B, but 27 600 B of the last d's budget
+        // h + φ⁺ = 28 200 B are spent, so the residue leaves 600 B.
+        let (a, b) = run(true, true);
+        assert!((a - 27_600.0).abs() < 1e-2 && (b - 600.0).abs() < 1e-2, "{a} {b}");
+        let (a, b) = run(true, false);
+        assert!((a - 27_600.0).abs() < 1e-2 && (b - 14_100.0).abs() < 1e-2, "{a} {b}");
+        // Over the 10 arrivals (A = 0.05) each departure gets φ/10: 2760 B, then 2820 B.
+        let (a, b) = run(false, false);
+        assert!((a - 2760.0).abs() < 1e-2 && (b - 2820.0).abs() < 1e-2, "{a} {b}");
     }
 }
