@@ -31,7 +31,12 @@
 //!   back to probing. The kernel never updates its "last decision" (it stays "up"), so every
 //!   downward step returns to probing; kept as in the code (documented in `docs/cellular-schemes.md`).
 //! - **loss state**: after an RTO, the rate is held and no MI is measured until recovery ends
-//!   (kernel `pcc_set_state` on `TCP_CA_Loss`), then probing restarts.
+//!   (kernel `pcc_set_state` on `TCP_CA_Loss`); then the probing intervals are set up again, but
+//!   the state is left as it was: in the moving state one MI at `r(1 ± ε)` follows, judged as a
+//!   moving step.
+//! - **lost retransmissions**: with `rack` on, detected as by Linux's RACK (the transport's
+//!   `detects_lost_retransmissions` hook), so they count as losses and are sent again instead of
+//!   waiting for an RTO; off by default (RFC 6675 alone, as for every other TCP scheme here).
 //!
 //! Deviations: floating point instead of the kernel's integer fixed point (the kernel truncates
 //! `dRTT/dT` and `L` to per-mille); an MI's packets are counted with the transport's delivered and
@@ -103,6 +108,10 @@ pub const PARAMS: &[Param] = &[
         .doc("probing amplitude ε: probes at r(1 ± ε)", "PCC-Kernel PCC_PROBING_EPS; Vivace paper §4.1"),
     Param::real("initial_rate", INITIAL_RATE * 8.0 / 1e6, Unit::Mbps, 0.01, 1e5)
         .doc("initial rate (524 288 B/s)", "PCC-Kernel pcc_init (PCC_RATE_MIN·512)"),
+    Param::flag("rack", false).doc(
+        "detect lost retransmissions as Linux's RACK (off: RFC 6675 alone, only an RTO recovers a lost retransmission, as for the other TCP schemes)",
+        "RFC 8985 §6.2; Linux tcp_recovery=1 (the kernel module ran over Linux TCP); docs/cellular-schemes.md",
+    ),
 ];
 
 /// PCC-Vivace over drop-tail.
@@ -146,6 +155,8 @@ pub struct PccConfig {
     pub probe_eps: f64,
     /// Initial rate, bytes/s.
     pub initial_rate: f64,
+    /// Ask the transport to detect lost retransmissions (RACK).
+    pub rack: bool,
 }
 
 crate::default_from_table!(PccConfig);
@@ -170,6 +181,7 @@ impl Config for PccConfig {
             mi_packets: v.whole("mi_packets"),
             probe_eps: v.real("probe_eps") / 100.0,
             initial_rate: v.real("initial_rate") * 1e6 / 8.0,
+            rack: v.flag("rack"),
         }
     }
 
@@ -506,9 +518,12 @@ impl PccVivace {
             self.rate
         };
         if new_rate != self.rate {
+            // Kernel order (`pcc_decide`): the moving interval is set up before `rate` takes the
+            // winner's value, so the first moving MI is sent at the old base rate, and its
+            // utility is then judged as the winner's (zero gradient: the 2.2 % minimum step up).
             self.mode = Mode::Moving;
-            self.rate = new_rate;
             self.setup_moving();
+            self.rate = new_rate;
         } else {
             self.setup_probing();
         }
@@ -622,6 +637,13 @@ impl CongestionControl for PccVivace {
         Some(self.pacing)
     }
 
+    /// `pcc-vivace.rack`: detect lost retransmissions as Linux's RACK does (the kernel module
+    /// ran over Linux TCP, where RACK is on by default); off by default, as for every other TCP
+    /// scheme here. Measured either way in `docs/cellular-schemes.md`.
+    fn detects_lost_retransmissions(&self) -> bool {
+        self.cfg.rack
+    }
+
     fn on_sent(&mut self, _now: Time, in_flight: u32) {
         self.sent += 1;
         self.in_flight = in_flight;
@@ -652,9 +674,9 @@ impl CongestionControl for PccVivace {
             let spare = self.delivered as i64 + self.lost as i64 + i64::from(self.in_flight) - self.sent as i64;
             self.spare = spare;
             self.loss_state = false;
-            if self.mode != Mode::Starting {
-                self.mode = Mode::Probing;
-            }
+            // The kernel sets up probing intervals but leaves `start_mode` and `moving` as they
+            // were: in the moving state only the first of them (at r(1 ± ε)) is sent, then
+            // `pcc_decide_moving` judges it; in slow start, `pcc_decide_slow_start`.
             self.setup_probing();
             self.start_interval(now);
         }
@@ -770,6 +792,10 @@ mod tests {
         p.decide_with(Time::ZERO, |r| r);
         assert_eq!(p.mode, Mode::Moving);
         assert!((p.rate - 1.05e6).abs() < 1e-6);
+        // pcc_decide sets up the moving interval before the rate changes: its MI is sent at the
+        // old rate.
+        assert_eq!(p.pending_rates(), vec![1e6]);
+        assert_eq!(p.pacing_rate(), Some(1e6));
         // Disagreeing pairs: stay.
         let mut p = pcc();
         p.mode = Mode::Probing;
@@ -847,7 +873,11 @@ mod tests {
         // whose smallest mi_packets is 11; checked on the configuration itself).
         let e = PccConfig { mi_packets: 10, ..cfg.clone() }.check().err().unwrap();
         assert!(e.to_string().contains("pcc-vivace.mi_packets"), "{e}");
-        assert!(PccConfig { mi_packets: 11, ..cfg }.check().is_ok());
+        assert!(PccConfig { mi_packets: 11, ..cfg.clone() }.check().is_ok());
+        // Lost-retransmission detection (RACK) is asked of the transport only with `rack`.
+        assert!(!cfg.rack && !pcc().detects_lost_retransmissions());
+        let rack = PccVivace::new(PccConfig { rack: true, ..cfg }, Rng::stream(1, 1));
+        assert!(rack.detects_lost_retransmissions());
         let mut p = pcc();
         assert!((p.rate() - INITIAL_RATE).abs() < 1e-6);
         assert_eq!((p.amplifier(), p.decisions(), p.mode()), (AMP_MIN, 0, Mode::Starting));
@@ -1182,8 +1212,23 @@ mod tests {
         assert!(!p.loss_state);
         assert_eq!(p.spare, 20 + 5 + 30 - 60);
         assert_eq!(p.counted_now(), 30, "20 + 5 − (−5)");
-        assert_eq!(p.mode(), Mode::Probing);
+        // The kernel sets up probing intervals but stays in the moving state: one MI at r(1 ± ε)
+        // is sent, then the sender waits for its ACKs (start_next_send_interval with `moving`).
+        assert_eq!(p.mode(), Mode::Moving);
+        let r = p.rate();
+        let first = p.intervals[0].rate;
+        assert!((first - r * 1.05).abs() < 1e-6 || (first - r * 0.95).abs() < 1e-6);
+        assert_eq!(p.pacing_rate(), Some(first));
         assert_eq!((p.intervals[0].sent_base, p.intervals[0].send_start), (60, Time::from_millis(500)));
+        for _ in 0..50 {
+            p.on_sent(Time::from_millis(500), 1);
+        }
+        // The first ACK brings the count past the MI's start, the second ends its sending.
+        p.on_ack(Time::from_millis(600), &ack1(21 + 50, 5));
+        assert!(!p.wait && p.send_index == 0);
+        p.on_ack(Time::from_millis(610), &ack1(21 + 51, 0));
+        assert!(p.wait && p.send_index == 1, "moving: one MI, then wait");
+        assert_eq!(p.pacing_rate(), Some(r));
         // Leaving recovery again without an RTO changes nothing; slow start stays slow start.
         p.spare = 0;
         p.on_recovery_exit(Time::from_millis(600));
