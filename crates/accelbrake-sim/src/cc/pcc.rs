@@ -265,6 +265,8 @@ pub struct PccVivace {
     srtt: Option<Dur>,
     in_flight: u32,
     decisions: u64,
+    /// The last RTO was undone as spurious: leave the loss state on this ACK.
+    undo_pending: bool,
 }
 
 impl PccVivace {
@@ -296,6 +298,7 @@ impl PccVivace {
             srtt: None,
             in_flight: 0,
             decisions: 0,
+            undo_pending: false,
         };
         // pcc_init: utility of "the previous MI" is −∞; the first MIs are set up as probing pairs
         // (so slow start begins at r(1 ± ε)).
@@ -656,6 +659,9 @@ impl CongestionControl for PccVivace {
         self.lost += u64::from(ack.lost);
         self.delivered = ack.delivered;
         self.in_flight = ack.in_flight;
+        if std::mem::take(&mut self.undo_pending) {
+            self.leave_loss_state(now);
+        }
         self.process(now);
     }
 
@@ -669,6 +675,29 @@ impl CongestionControl for PccVivace {
     }
 
     fn on_recovery_exit(&mut self, now: Time) {
+        self.leave_loss_state(now);
+    }
+
+    /// An undone (spurious) RTO ends the loss state too: Linux `tcp_try_undo_loss` goes back to
+    /// `TCP_CA_Open`, so `pcc_set_state` leaves its loss state. The transport reports the undo
+    /// before this ACK's counts; the kernel resynchronises with them (`tcp_fastretrans_alert`
+    /// runs after the ACK's SACK and cumulative processing), so the exit waits for `on_ack`.
+    fn on_spurious_rto(&mut self, _now: Time) {
+        self.undo_pending = self.loss_state;
+    }
+
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics {
+            cwnd: self.window(),
+            pacing_rate: Some(self.pacing),
+            ..CcMetrics::default()
+        }
+    }
+}
+
+impl PccVivace {
+    /// Kernel `pcc_set_state` on leaving `TCP_CA_Loss`.
+    fn leave_loss_state(&mut self, now: Time) {
         if self.loss_state {
             // Leaving TCP_CA_Loss: resynchronise the counters (the kernel's "spare").
             let spare = self.delivered as i64 + self.lost as i64 + i64::from(self.in_flight) - self.sent as i64;
@@ -679,14 +708,6 @@ impl CongestionControl for PccVivace {
             // `pcc_decide_moving` judges it; in slow start, `pcc_decide_slow_start`.
             self.setup_probing();
             self.start_interval(now);
-        }
-    }
-
-    fn metrics(&self) -> CcMetrics {
-        CcMetrics {
-            cwnd: self.window(),
-            pacing_rate: Some(self.pacing),
-            ..CcMetrics::default()
         }
     }
 }
@@ -1240,6 +1261,32 @@ mod tests {
         // The count never goes below zero.
         q.spare = 100;
         assert_eq!(q.counted_now(), 0);
+    }
+
+    /// Linux `tcp_try_undo_loss` returns to `TCP_CA_Open`, so an undone RTO ends PCC's loss
+    /// state (before: the rate stayed frozen until some later recovery ended), resynchronised
+    /// with the counts of the ACK that revealed it.
+    #[test]
+    fn an_undone_rto_ends_the_loss_state_on_that_ack() {
+        let mut p = pcc();
+        p.mode = Mode::Moving;
+        for _ in 0..60 {
+            p.on_sent(Time::ZERO, 1);
+        }
+        p.on_ack(Time::from_millis(101), &ack1(1, 0));
+        p.on_rto(Time::from_millis(300), 59);
+        assert!(p.loss_state);
+        p.on_spurious_rto(Time::from_millis(350));
+        assert!(p.loss_state, "left on the ACK, with its counts");
+        let mut a = ack1(40, 0);
+        a.in_flight = 20;
+        p.on_ack(Time::from_millis(350), &a);
+        assert!(!p.loss_state && !p.undo_pending);
+        assert_eq!(p.spare, 40 + 20 - 60);
+        assert_eq!(p.mode(), Mode::Moving);
+        // Outside the loss state an undo changes nothing.
+        p.on_spurious_rto(Time::from_millis(400));
+        assert!(!p.undo_pending);
     }
 
     #[test]
