@@ -34,9 +34,9 @@
 //!   (kernel `pcc_set_state` on `TCP_CA_Loss`); then the probing intervals are set up again, but
 //!   the state is left as it was: in the moving state one MI at `r(1 ± ε)` follows, judged as a
 //!   moving step.
-//! - **lost retransmissions**: with `rack` on, detected as by Linux's RACK (the transport's
-//!   `detects_lost_retransmissions` hook), so they count as losses and are sent again instead of
-//!   waiting for an RTO; off by default (RFC 6675 alone, as for every other TCP scheme here).
+//! - **RACK** (`rack`, off by default as for every other TCP scheme here): the transport detects
+//!   lost retransmissions as Linux's RACK does and an RTO marks lost only the segments sent over
+//!   an RTT ago (the `detects_lost_retransmissions` hook); measured in `docs/cellular-schemes.md`.
 //!
 //! Deviations: floating point instead of the kernel's integer fixed point (the kernel truncates
 //! `dRTT/dT` and `L` to per-mille); an MI's packets are counted with the transport's delivered and
@@ -109,8 +109,8 @@ pub const PARAMS: &[Param] = &[
     Param::real("initial_rate", INITIAL_RATE * 8.0 / 1e6, Unit::Mbps, 0.01, 1e5)
         .doc("initial rate (524 288 B/s)", "PCC-Kernel pcc_init (PCC_RATE_MIN·512)"),
     Param::flag("rack", false).doc(
-        "detect lost retransmissions as Linux's RACK (off: RFC 6675 alone, only an RTO recovers a lost retransmission, as for the other TCP schemes)",
-        "RFC 8985 §6.2; Linux tcp_recovery=1 (the kernel module ran over Linux TCP); docs/cellular-schemes.md",
+        "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
+        "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/cellular-schemes.md",
     ),
 ];
 

@@ -357,8 +357,11 @@ impl Sender {
 
     /// Detect lost retransmissions as Linux's RACK does (RFC 8985 §6.2, `tcp_rack_detect_loss`,
     /// reordering window min RTT / 4): a retransmission is lost again, and retransmitted again,
-    /// once a segment sent more than the window after it is delivered. Off by default (RFC 6675
-    /// alone: only the RTO recovers a lost retransmission); the controller asks for it with
+    /// once a segment sent more than the window after it is delivered; and on an RTO only the
+    /// first outstanding segment and those sent longer than the latest RTT plus the window ago
+    /// are marked lost (Linux ≥ 4.18 `tcp_timeout_mark_lost`), not every outstanding one. Off by
+    /// default (RFC 6675 alone: only the RTO recovers a lost retransmission, and an RTO marks all
+    /// outstanding segments lost); the controller asks for it with
     /// [`CongestionControl::detects_lost_retransmissions`].
     pub fn set_rack(&mut self, on: bool) {
         self.rack = on;
@@ -606,7 +609,14 @@ impl Sender {
         self.stats.timeouts += 1;
         let flight = snd_nxt - snd_una;
         self.cc.on_rto(now, flight);
-        self.sb.mark_all_lost();
+        if self.rack {
+            // RACK's timeout marking: the RTT of the latest delivery plus the reordering window.
+            let reo_wnd = self.rtt.min_rtt().map_or(Dur::ZERO, |m| Dur(m.0 / 4));
+            let rtt = self.rtt.latest().unwrap_or(Dur::ZERO);
+            self.sb.mark_timed_out_lost(now, rtt + reo_wnd);
+        } else {
+            self.sb.mark_all_lost();
+        }
         self.rto_fired = Some(now);
         self.recovery_point = Some(snd_nxt);
         self.ecn_recover = snd_nxt;

@@ -303,6 +303,26 @@ impl Scoreboard {
         lost
     }
 
+    /// RTO expiry with RACK (Linux ≥ 4.18 `tcp_timeout_mark_lost`): the first outstanding
+    /// segment and every unSACKed one sent at least `horizon` (RACK's RTT plus reordering window)
+    /// before `now` are lost; the ones sent more recently stay in flight (Linux: "don't mark
+    /// recently sent ones lost yet"), to be judged by SACKs, RACK or the next RTO.
+    pub(crate) fn mark_timed_out_lost(&mut self, now: Time, horizon: Dur) {
+        for s in self.snd_una..self.snd_nxt {
+            let seg = self.segs[(s - self.snd_una) as usize];
+            let f = seg.flags;
+            if f & SACKED != 0 || (f & LOST != 0 && f & RETRANS == 0) {
+                continue;
+            }
+            if s == self.snd_una || seg.tx.sent + horizon <= now {
+                self.set_flags(s, (f | LOST) & !RETRANS);
+                self.lost_pending += 1;
+            }
+        }
+        self.lost_upto = self.snd_una;
+        self.retx_cursor = self.snd_una;
+    }
+
     /// RTO expiry (RFC 6298 §5, RFC 6675 §5.1): every unSACKed outstanding segment is lost and
     /// retransmission restarts from `snd_una`.
     pub(crate) fn mark_all_lost(&mut self) {
@@ -398,6 +418,35 @@ mod tests {
         c.set_rack(false);
         c.retransmitted(1, at(20));
         assert_eq!(c.mark_lost_retransmissions(Time::from_millis(1000), reo), 0);
+    }
+
+    #[test]
+    fn an_rto_with_rack_marks_only_the_head_and_the_segments_sent_long_enough_ago() {
+        // Segments 0..6 sent at 0, 10, ..., 50 ms; 2 SACKed; 1 lost and retransmitted at 55 ms.
+        let mut b = Scoreboard::default();
+        b.set_rack(true);
+        for i in 0..6 {
+            b.push(at(10 * i));
+        }
+        b.sack(2, 3, |_| {});
+        b.set_flags(1, LOST);
+        b.lost_pending += 1;
+        b.retransmitted(1, at(55));
+        // RTO at 60 ms with a 25 ms horizon: 0 (the head) and 3 (sent at 30) are lost; 1 (sent
+        // again at 55), 4 and 5 (40, 50) stay in flight; 2 is SACKed.
+        b.mark_timed_out_lost(Time::from_millis(60), Dur::from_millis(25));
+        let lost: Vec<u32> = (0..6).filter(|&s| b.segs[s as usize].flags & LOST != 0).collect();
+        assert_eq!(lost, vec![0, 1, 3], "1 keeps its earlier mark");
+        assert_eq!((b.lost_pending(), b.pipe()), (2, 3));
+        assert_eq!(
+            b.segs[1].flags & RETRANS,
+            RETRANS,
+            "the recent retransmission stays in flight"
+        );
+        assert_eq!(b.next_lost(), Some(0));
+        // Without RACK every unSACKed segment is lost.
+        b.mark_all_lost();
+        assert_eq!((b.lost_pending(), b.pipe()), (5, 0));
     }
 
     #[test]
