@@ -200,6 +200,18 @@ pub trait CongestionControl: Send {
     fn receiver_hook(&self) -> Option<Box<dyn crate::receiver::ReceiverHook>> {
         None
     }
+
+    /// Whether the transport should detect **lost retransmissions** as Linux's RACK does
+    /// (RFC 8985 §6.2; Linux `tcp_rack_detect_loss`, on by default since 4.4 with
+    /// `tcp_recovery = 1`): a retransmission is lost once a segment sent more than a reordering
+    /// window (min RTT / 4) after it has been delivered; and an RTO marks lost only the first
+    /// outstanding segment and those sent more than the latest RTT plus that window ago (Linux ≥
+    /// 4.18 `tcp_timeout_mark_lost`). Without it (the default, RFC 6675 alone) only the RTO
+    /// recovers a lost retransmission, and an RTO marks every outstanding segment lost. Asked once when the flow is built; PCC-Vivace
+    /// turns it on with `pcc-vivace.rack` (`docs/cellular-schemes.md`).
+    fn detects_lost_retransmissions(&self) -> bool {
+        false
+    }
 }
 
 /// How a scheme's data packets carry congestion signals, which decides their ECN codepoint and the

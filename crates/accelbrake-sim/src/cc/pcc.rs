@@ -31,7 +31,12 @@
 //!   back to probing. The kernel never updates its "last decision" (it stays "up"), so every
 //!   downward step returns to probing; kept as in the code (documented in `docs/cellular-schemes.md`).
 //! - **loss state**: after an RTO, the rate is held and no MI is measured until recovery ends
-//!   (kernel `pcc_set_state` on `TCP_CA_Loss`), then probing restarts.
+//!   (kernel `pcc_set_state` on `TCP_CA_Loss`); then the probing intervals are set up again, but
+//!   the state is left as it was: in the moving state one MI at `r(1 ± ε)` follows, judged as a
+//!   moving step.
+//! - **RACK** (`rack`, off by default as for every other TCP scheme here): the transport detects
+//!   lost retransmissions as Linux's RACK does and an RTO marks lost only the segments sent over
+//!   an RTT ago (the `detects_lost_retransmissions` hook); measured in `docs/cellular-schemes.md`.
 //!
 //! Deviations: floating point instead of the kernel's integer fixed point (the kernel truncates
 //! `dRTT/dT` and `L` to per-mille); an MI's packets are counted with the transport's delivered and
@@ -103,6 +108,10 @@ pub const PARAMS: &[Param] = &[
         .doc("probing amplitude ε: probes at r(1 ± ε)", "PCC-Kernel PCC_PROBING_EPS; Vivace paper §4.1"),
     Param::real("initial_rate", INITIAL_RATE * 8.0 / 1e6, Unit::Mbps, 0.01, 1e5)
         .doc("initial rate (524 288 B/s)", "PCC-Kernel pcc_init (PCC_RATE_MIN·512)"),
+    Param::flag("rack", false).doc(
+        "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
+        "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/cellular-schemes.md",
+    ),
 ];
 
 /// PCC-Vivace over drop-tail.
@@ -146,6 +155,8 @@ pub struct PccConfig {
     pub probe_eps: f64,
     /// Initial rate, bytes/s.
     pub initial_rate: f64,
+    /// Ask the transport to detect lost retransmissions (RACK).
+    pub rack: bool,
 }
 
 crate::default_from_table!(PccConfig);
@@ -170,6 +181,7 @@ impl Config for PccConfig {
             mi_packets: v.whole("mi_packets"),
             probe_eps: v.real("probe_eps") / 100.0,
             initial_rate: v.real("initial_rate") * 1e6 / 8.0,
+            rack: v.flag("rack"),
         }
     }
 
@@ -253,6 +265,8 @@ pub struct PccVivace {
     srtt: Option<Dur>,
     in_flight: u32,
     decisions: u64,
+    /// The last RTO was undone as spurious: leave the loss state on this ACK.
+    undo_pending: bool,
 }
 
 impl PccVivace {
@@ -284,6 +298,7 @@ impl PccVivace {
             srtt: None,
             in_flight: 0,
             decisions: 0,
+            undo_pending: false,
         };
         // pcc_init: utility of "the previous MI" is −∞; the first MIs are set up as probing pairs
         // (so slow start begins at r(1 ± ε)).
@@ -506,9 +521,12 @@ impl PccVivace {
             self.rate
         };
         if new_rate != self.rate {
+            // Kernel order (`pcc_decide`): the moving interval is set up before `rate` takes the
+            // winner's value, so the first moving MI is sent at the old base rate, and its
+            // utility is then judged as the winner's (zero gradient: the 2.2 % minimum step up).
             self.mode = Mode::Moving;
-            self.rate = new_rate;
             self.setup_moving();
+            self.rate = new_rate;
         } else {
             self.setup_probing();
         }
@@ -622,6 +640,13 @@ impl CongestionControl for PccVivace {
         Some(self.pacing)
     }
 
+    /// `pcc-vivace.rack`: detect lost retransmissions as Linux's RACK does (the kernel module
+    /// ran over Linux TCP, where RACK is on by default); off by default, as for every other TCP
+    /// scheme here. Measured either way in `docs/cellular-schemes.md`.
+    fn detects_lost_retransmissions(&self) -> bool {
+        self.cfg.rack
+    }
+
     fn on_sent(&mut self, _now: Time, in_flight: u32) {
         self.sent += 1;
         self.in_flight = in_flight;
@@ -634,6 +659,9 @@ impl CongestionControl for PccVivace {
         self.lost += u64::from(ack.lost);
         self.delivered = ack.delivered;
         self.in_flight = ack.in_flight;
+        if std::mem::take(&mut self.undo_pending) {
+            self.leave_loss_state(now);
+        }
         self.process(now);
     }
 
@@ -647,17 +675,15 @@ impl CongestionControl for PccVivace {
     }
 
     fn on_recovery_exit(&mut self, now: Time) {
-        if self.loss_state {
-            // Leaving TCP_CA_Loss: resynchronise the counters (the kernel's "spare").
-            let spare = self.delivered as i64 + self.lost as i64 + i64::from(self.in_flight) - self.sent as i64;
-            self.spare = spare;
-            self.loss_state = false;
-            if self.mode != Mode::Starting {
-                self.mode = Mode::Probing;
-            }
-            self.setup_probing();
-            self.start_interval(now);
-        }
+        self.leave_loss_state(now);
+    }
+
+    /// An undone (spurious) RTO ends the loss state too: Linux `tcp_try_undo_loss` goes back to
+    /// `TCP_CA_Open`, so `pcc_set_state` leaves its loss state. The transport reports the undo
+    /// before this ACK's counts; the kernel resynchronises with them (`tcp_fastretrans_alert`
+    /// runs after the ACK's SACK and cumulative processing), so the exit waits for `on_ack`.
+    fn on_spurious_rto(&mut self, _now: Time) {
+        self.undo_pending = self.loss_state;
     }
 
     fn metrics(&self) -> CcMetrics {
@@ -665,6 +691,23 @@ impl CongestionControl for PccVivace {
             cwnd: self.window(),
             pacing_rate: Some(self.pacing),
             ..CcMetrics::default()
+        }
+    }
+}
+
+impl PccVivace {
+    /// Kernel `pcc_set_state` on leaving `TCP_CA_Loss`.
+    fn leave_loss_state(&mut self, now: Time) {
+        if self.loss_state {
+            // Leaving TCP_CA_Loss: resynchronise the counters (the kernel's "spare").
+            let spare = self.delivered as i64 + self.lost as i64 + i64::from(self.in_flight) - self.sent as i64;
+            self.spare = spare;
+            self.loss_state = false;
+            // The kernel sets up probing intervals but leaves `start_mode` and `moving` as they
+            // were: in the moving state only the first of them (at r(1 ± ε)) is sent, then
+            // `pcc_decide_moving` judges it; in slow start, `pcc_decide_slow_start`.
+            self.setup_probing();
+            self.start_interval(now);
         }
     }
 }
@@ -770,6 +813,10 @@ mod tests {
         p.decide_with(Time::ZERO, |r| r);
         assert_eq!(p.mode, Mode::Moving);
         assert!((p.rate - 1.05e6).abs() < 1e-6);
+        // pcc_decide sets up the moving interval before the rate changes: its MI is sent at the
+        // old rate.
+        assert_eq!(p.pending_rates(), vec![1e6]);
+        assert_eq!(p.pacing_rate(), Some(1e6));
         // Disagreeing pairs: stay.
         let mut p = pcc();
         p.mode = Mode::Probing;
@@ -847,7 +894,11 @@ mod tests {
         // whose smallest mi_packets is 11; checked on the configuration itself).
         let e = PccConfig { mi_packets: 10, ..cfg.clone() }.check().err().unwrap();
         assert!(e.to_string().contains("pcc-vivace.mi_packets"), "{e}");
-        assert!(PccConfig { mi_packets: 11, ..cfg }.check().is_ok());
+        assert!(PccConfig { mi_packets: 11, ..cfg.clone() }.check().is_ok());
+        // Lost-retransmission detection (RACK) is asked of the transport only with `rack`.
+        assert!(!cfg.rack && !pcc().detects_lost_retransmissions());
+        let rack = PccVivace::new(PccConfig { rack: true, ..cfg }, Rng::stream(1, 1));
+        assert!(rack.detects_lost_retransmissions());
         let mut p = pcc();
         assert!((p.rate() - INITIAL_RATE).abs() < 1e-6);
         assert_eq!((p.amplifier(), p.decisions(), p.mode()), (AMP_MIN, 0, Mode::Starting));
@@ -1182,8 +1233,23 @@ mod tests {
         assert!(!p.loss_state);
         assert_eq!(p.spare, 20 + 5 + 30 - 60);
         assert_eq!(p.counted_now(), 30, "20 + 5 − (−5)");
-        assert_eq!(p.mode(), Mode::Probing);
+        // The kernel sets up probing intervals but stays in the moving state: one MI at r(1 ± ε)
+        // is sent, then the sender waits for its ACKs (start_next_send_interval with `moving`).
+        assert_eq!(p.mode(), Mode::Moving);
+        let r = p.rate();
+        let first = p.intervals[0].rate;
+        assert!((first - r * 1.05).abs() < 1e-6 || (first - r * 0.95).abs() < 1e-6);
+        assert_eq!(p.pacing_rate(), Some(first));
         assert_eq!((p.intervals[0].sent_base, p.intervals[0].send_start), (60, Time::from_millis(500)));
+        for _ in 0..50 {
+            p.on_sent(Time::from_millis(500), 1);
+        }
+        // The first ACK brings the count past the MI's start, the second ends its sending.
+        p.on_ack(Time::from_millis(600), &ack1(21 + 50, 5));
+        assert!(!p.wait && p.send_index == 0);
+        p.on_ack(Time::from_millis(610), &ack1(21 + 51, 0));
+        assert!(p.wait && p.send_index == 1, "moving: one MI, then wait");
+        assert_eq!(p.pacing_rate(), Some(r));
         // Leaving recovery again without an RTO changes nothing; slow start stays slow start.
         p.spare = 0;
         p.on_recovery_exit(Time::from_millis(600));
@@ -1195,6 +1261,32 @@ mod tests {
         // The count never goes below zero.
         q.spare = 100;
         assert_eq!(q.counted_now(), 0);
+    }
+
+    /// Linux `tcp_try_undo_loss` returns to `TCP_CA_Open`, so an undone RTO ends PCC's loss
+    /// state (before: the rate stayed frozen until some later recovery ended), resynchronised
+    /// with the counts of the ACK that revealed it.
+    #[test]
+    fn an_undone_rto_ends_the_loss_state_on_that_ack() {
+        let mut p = pcc();
+        p.mode = Mode::Moving;
+        for _ in 0..60 {
+            p.on_sent(Time::ZERO, 1);
+        }
+        p.on_ack(Time::from_millis(101), &ack1(1, 0));
+        p.on_rto(Time::from_millis(300), 59);
+        assert!(p.loss_state);
+        p.on_spurious_rto(Time::from_millis(350));
+        assert!(p.loss_state, "left on the ACK, with its counts");
+        let mut a = ack1(40, 0);
+        a.in_flight = 20;
+        p.on_ack(Time::from_millis(350), &a);
+        assert!(!p.loss_state && !p.undo_pending);
+        assert_eq!(p.spare, 40 + 20 - 60);
+        assert_eq!(p.mode(), Mode::Moving);
+        // Outside the loss state an undo changes nothing.
+        p.on_spurious_rto(Time::from_millis(400));
+        assert!(!p.undo_pending);
     }
 
     #[test]

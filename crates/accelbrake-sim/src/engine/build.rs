@@ -361,7 +361,9 @@ fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::extern
     if let Some(hook) = controller.receiver_hook() {
         receiver = receiver.with_hook(hook);
     }
+    let rack = controller.detects_lost_retransmissions();
     let mut sender = Sender::new(id, controller, ecn, app);
+    sender.set_rack(rack);
     sender.prr_ecn = spec.ecn_prr;
     sender.explicit = marking == cc::Marking::Explicit;
     Ok(Live { sender, receiver })

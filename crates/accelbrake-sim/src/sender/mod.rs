@@ -165,6 +165,8 @@ pub struct Sender {
     /// Ask the controller for an explicit congestion header (XCP, RCP) on every data segment
     /// ([`crate::cc::Marking::Explicit`]); off for everything else, which then pays nothing.
     pub explicit: bool,
+    /// Detect lost retransmissions as Linux's RACK does ([`Sender::set_rack`]).
+    rack: bool,
     rto_at: Option<Time>,
     /// When the last RTO fired, until the first ACK of new data after it (Eifel detection).
     rto_fired: Option<Time>,
@@ -226,6 +228,7 @@ impl Sender {
             cwr: None,
             prr_ecn: false,
             explicit: false,
+            rack: false,
             rto_at: None,
             rto_fired: None,
             cwnd_limited: true,
@@ -352,6 +355,19 @@ impl Sender {
         }
     }
 
+    /// Detect lost retransmissions as Linux's RACK does (RFC 8985 §6.2, `tcp_rack_detect_loss`,
+    /// reordering window min RTT / 4): a retransmission is lost again, and retransmitted again,
+    /// once a segment sent more than the window after it is delivered; and on an RTO only the
+    /// first outstanding segment and those sent longer than the latest RTT plus the window ago
+    /// are marked lost (Linux ≥ 4.18 `tcp_timeout_mark_lost`), not every outstanding one. Off by
+    /// default (RFC 6675 alone: only the RTO recovers a lost retransmission, and an RTO marks all
+    /// outstanding segments lost); the controller asks for it with
+    /// [`CongestionControl::detects_lost_retransmissions`].
+    pub fn set_rack(&mut self, on: bool) {
+        self.rack = on;
+        self.sb.set_rack(on);
+    }
+
     /// The retransmission timer's expiry if (re)armed at `now`.
     fn rto_deadline(&self, now: Time) -> Time {
         now + self.rtt.backed_off_rto()
@@ -436,9 +452,15 @@ impl Sender {
         let cum = ack.seq.min(self.sb.snd_nxt());
         let advanced = cum > self.sb.snd_una();
         let rate = &mut self.rate;
-        let mut acked = self.sb.ack_cumulative(cum, |tx| rate.on_delivered(now, tx, &mut rs));
+        // Latest transmission time among the segments this ACK delivers (RACK's `rack.mstamp`).
+        let mut newest = Time::ZERO;
+        let mut delivered = |tx: &rate::TxRecord| {
+            newest = newest.max(tx.sent);
+            rate.on_delivered(now, tx, &mut rs)
+        };
+        let mut acked = self.sb.ack_cumulative(cum, &mut delivered);
         for b in ack.sack_blocks() {
-            acked += self.sb.sack(b.start, b.end, |tx| rate.on_delivered(now, tx, &mut rs));
+            acked += self.sb.sack(b.start, b.end, &mut delivered);
         }
         if acked > 0 && ack.ts <= now {
             self.rtt.sample(now - ack.ts);
@@ -451,7 +473,11 @@ impl Sender {
             }
         }
         // RFC 6675 loss marking: everything below the DupThresh-th highest SACKed segment.
-        let lost = self.sb.mark_lost();
+        let mut lost = self.sb.mark_lost();
+        if self.rack && acked > 0 {
+            let reo_wnd = self.rtt.min_rtt().map_or(Dur::ZERO, |m| Dur(m.0 / 4));
+            lost += self.sb.mark_lost_retransmissions(newest, reo_wnd);
+        }
         let newly_lost = lost > 0;
         let (snd_una, snd_nxt) = (self.sb.snd_una(), self.sb.snd_nxt());
         let flight = snd_nxt - snd_una;
@@ -583,7 +609,14 @@ impl Sender {
         self.stats.timeouts += 1;
         let flight = snd_nxt - snd_una;
         self.cc.on_rto(now, flight);
-        self.sb.mark_all_lost();
+        if self.rack {
+            // RACK's timeout marking: the RTT of the latest delivery plus the reordering window.
+            let reo_wnd = self.rtt.min_rtt().map_or(Dur::ZERO, |m| Dur(m.0 / 4));
+            let rtt = self.rtt.latest().unwrap_or(Dur::ZERO);
+            self.sb.mark_timed_out_lost(now, rtt + reo_wnd);
+        } else {
+            self.sb.mark_all_lost();
+        }
         self.rto_fired = Some(now);
         self.recovery_point = Some(snd_nxt);
         self.ecn_recover = snd_nxt;
@@ -635,6 +668,48 @@ mod tests {
         assert_eq!(s.ecn(), Ecn::Ect1);
         assert_eq!(s.poll_transmit(Time::ZERO).unwrap().ecn, s.ecn());
         assert_eq!(sender().ecn(), Ecn::NotEct);
+    }
+
+    /// RACK for retransmissions (`set_rack`): a retransmission is lost again once a segment sent
+    /// more than min RTT / 4 after it is delivered; RFC 6675 alone leaves it to the RTO.
+    #[test]
+    fn rack_retransmits_a_lost_retransmission_without_waiting_for_the_rto() {
+        for rack in [false, true] {
+            let mut s = sender();
+            s.set_rack(rack);
+            send_all(&mut s, Time::ZERO);
+            let t = Time::from_millis(100);
+            // 0 and 1 acked (min RTT 100 ms: reordering window 25 ms); 3..10 SACKed: 2 is lost.
+            s.on_ack(t, &ack(2, &[], Time::ZERO));
+            s.on_ack(t, &ack(2, &[(3, 10)], Time::ZERO));
+            assert!(s.in_recovery());
+            assert_eq!(s.poll_transmit(t).map(|p| p.seq), Some(2), "the fast retransmit");
+            // New data 20 ms later (inside the window), then more 50 ms later (outside it).
+            let early = send_all(&mut s, Time::from_millis(120));
+            assert!(!early.is_empty() && early[0] == 10, "{early:?}");
+            let late = send_all(&mut s, Time::from_millis(150));
+            assert!(late.is_empty(), "window full: {late:?}");
+            // The retransmission of 2 is dropped; the segments sent 20 ms after it arrive.
+            let e = early[early.len() - 1] + 1;
+            s.on_ack(
+                Time::from_millis(220),
+                &ack(2, &[(3, 10), (10, e)], Time::from_millis(120)),
+            );
+            assert_eq!(
+                s.sb.lost_pending(),
+                0,
+                "20 ms < 25 ms: not judged lost yet (rack {rack})"
+            );
+            assert_eq!(s.stats.retransmits, 1);
+            // A later ACK delivers a segment sent 50 ms after the retransmission.
+            let next = send_all(&mut s, Time::from_millis(150));
+            assert!(!next.is_empty(), "the window reopened");
+            let n = next[next.len() - 1] + 1;
+            s.on_ack(Time::from_millis(250), &ack(2, &[(3, n)], Time::from_millis(150)));
+            let again = send_all(&mut s, Time::from_millis(250));
+            assert_eq!(again.first() == Some(&2), rack, "rack {rack}: {again:?}");
+            assert_eq!(s.stats.timeouts, 0);
+        }
     }
 
     #[test]

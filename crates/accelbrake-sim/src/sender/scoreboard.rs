@@ -6,6 +6,7 @@
 //! handed to a callback when the segment is delivered.
 
 use super::rate::TxRecord;
+use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
 /// RFC 6675 DupThresh.
@@ -50,6 +51,12 @@ pub(crate) struct Scoreboard {
     /// recovery with a window of thousands of segments cost thousands of steps). Exactly the set
     /// of segments `>= snd_una` whose flags hold `SACKED` (flags are never un-SACKed).
     sacked: Vec<(u32, u32)>,
+    /// Detect lost retransmissions (RACK, see [`Scoreboard::mark_lost_retransmissions`]).
+    rack: bool,
+    /// With `rack`: each retransmission still to be judged, `(segment, its transmission time)`,
+    /// in transmission order (so in time order). At most one entry per outstanding segment that
+    /// was retransmitted since the last RTO, plus stale ones dropped as they reach the front.
+    retx_times: VecDeque<(u32, Time)>,
 }
 
 impl Scoreboard {
@@ -57,6 +64,7 @@ impl Scoreboard {
     pub(crate) fn shrink(&mut self) {
         self.segs.shrink_to_fit();
         self.sacked.shrink_to_fit();
+        self.retx_times.shrink_to_fit();
     }
 
     /// Heap capacity of the segment and SACK-range lists (tests of [`Scoreboard::shrink`]).
@@ -107,8 +115,19 @@ impl Scoreboard {
         self.pipe += 1;
     }
 
+    /// Turn lost-retransmission detection (RACK) on or off.
+    pub(crate) fn set_rack(&mut self, on: bool) {
+        self.rack = on;
+        if !on {
+            self.retx_times.clear();
+        }
+    }
+
     /// Lost segment `seq` was retransmitted with the rate record `tx`.
     pub(crate) fn retransmitted(&mut self, seq: u32, tx: TxRecord) {
+        if self.rack {
+            self.retx_times.push_back((seq, tx.sent));
+        }
         let f = *self.flags(seq);
         self.set_flags(seq, f | RETRANS);
         self.segs[(seq - self.snd_una) as usize] = Seg { flags: f | RETRANS, tx };
@@ -255,9 +274,59 @@ impl Scoreboard {
         lost
     }
 
+    /// RACK's detection of lost retransmissions (RFC 8985 §6.2, Linux `tcp_rack_detect_loss`):
+    /// `newest` is the latest transmission time among the segments this ACK delivered; a
+    /// retransmitted segment still neither SACKed nor acknowledged whose retransmission left more
+    /// than `reo_wnd` before it is lost again (on this simulator's FIFO paths nothing is
+    /// reordered, so a later transmission delivered first means a drop). It goes back to the
+    /// lost-not-retransmitted state, to be retransmitted again. Returns the number newly marked.
+    /// Only with `rack` on; RFC 6675 `IsLost` never re-marks a retransmitted segment.
+    pub(crate) fn mark_lost_retransmissions(&mut self, newest: Time, reo_wnd: Dur) -> u32 {
+        let mut lost = 0;
+        while let Some(&(seq, sent)) = self.retx_times.front() {
+            let stale = seq < self.snd_una || self.segs[(seq - self.snd_una) as usize].tx.sent != sent;
+            if !stale && sent + reo_wnd >= newest {
+                break;
+            }
+            self.retx_times.pop_front();
+            if stale {
+                continue;
+            }
+            let f = *self.flags(seq);
+            if f & SACKED == 0 && f & RETRANS != 0 {
+                self.set_flags(seq, (f | LOST) & !RETRANS);
+                self.lost_pending += 1;
+                self.retx_cursor = self.retx_cursor.min(seq);
+                lost += 1;
+            }
+        }
+        lost
+    }
+
+    /// RTO expiry with RACK (Linux ≥ 4.18 `tcp_timeout_mark_lost`): the first outstanding
+    /// segment and every unSACKed one sent at least `horizon` (RACK's RTT plus reordering window)
+    /// before `now` are lost; the ones sent more recently stay in flight (Linux: "don't mark
+    /// recently sent ones lost yet"), to be judged by SACKs, RACK or the next RTO.
+    pub(crate) fn mark_timed_out_lost(&mut self, now: Time, horizon: Dur) {
+        for s in self.snd_una..self.snd_nxt {
+            let seg = self.segs[(s - self.snd_una) as usize];
+            let f = seg.flags;
+            if f & SACKED != 0 || (f & LOST != 0 && f & RETRANS == 0) {
+                continue;
+            }
+            if s == self.snd_una || seg.tx.sent + horizon <= now {
+                self.set_flags(s, (f | LOST) & !RETRANS);
+                self.lost_pending += 1;
+            }
+        }
+        self.lost_upto = self.snd_una;
+        self.retx_cursor = self.snd_una;
+    }
+
     /// RTO expiry (RFC 6298 §5, RFC 6675 §5.1): every unSACKed outstanding segment is lost and
     /// retransmission restarts from `snd_una`.
     pub(crate) fn mark_all_lost(&mut self) {
+        self.retx_times.clear();
         self.lost_pending = 0;
         for s in self.snd_una..self.snd_nxt {
             let f = *self.flags(s);
@@ -309,6 +378,75 @@ mod tests {
         assert_eq!(b.ack_cumulative(6, |_| n += 1), 1);
         assert_eq!(n, 1);
         assert_eq!(b.pipe(), 4);
+    }
+
+    fn at(ms: u64) -> TxRecord {
+        TxRecord {
+            sent: Time::from_millis(ms),
+            ..TxRecord::default()
+        }
+    }
+
+    #[test]
+    fn rack_marks_a_retransmission_lost_once_a_later_one_is_delivered() {
+        let mut b = board(10);
+        b.set_rack(true);
+        b.sack(3, 6, |_| {});
+        assert_eq!(b.mark_lost(), 3, "0, 1, 2");
+        b.retransmitted(0, at(100));
+        b.retransmitted(1, at(110));
+        b.retransmitted(2, at(120));
+        assert_eq!((b.lost_pending(), b.pipe()), (0, 7));
+        let reo = Dur::from_millis(5);
+        // Delivered segments sent at 110 ms: only 0 (100 + 5 < 110) is lost again.
+        assert_eq!(b.mark_lost_retransmissions(Time::from_millis(110), reo), 1);
+        assert_eq!((b.lost_pending(), b.pipe()), (1, 6));
+        assert_eq!(b.next_lost(), Some(0));
+        // 1 is acknowledged meanwhile (stale), 2 is SACKed: neither is lost again.
+        b.retransmitted(0, at(200));
+        b.sack(2, 3, |_| {});
+        b.ack_cumulative(2, |_| {});
+        assert_eq!(b.mark_lost_retransmissions(Time::from_millis(300), reo), 0);
+        assert_eq!(b.retx_times.len(), 0, "judged entries are dropped");
+        // An RTO forgets pending retransmissions; RFC 6675 alone (rack off) records none.
+        let mut c = board(4);
+        c.set_rack(true);
+        c.mark_all_lost();
+        c.retransmitted(0, at(10));
+        c.mark_all_lost();
+        assert!(c.retx_times.is_empty());
+        c.set_rack(false);
+        c.retransmitted(1, at(20));
+        assert_eq!(c.mark_lost_retransmissions(Time::from_millis(1000), reo), 0);
+    }
+
+    #[test]
+    fn an_rto_with_rack_marks_only_the_head_and_the_segments_sent_long_enough_ago() {
+        // Segments 0..6 sent at 0, 10, ..., 50 ms; 2 SACKed; 1 lost and retransmitted at 55 ms.
+        let mut b = Scoreboard::default();
+        b.set_rack(true);
+        for i in 0..6 {
+            b.push(at(10 * i));
+        }
+        b.sack(2, 3, |_| {});
+        b.set_flags(1, LOST);
+        b.lost_pending += 1;
+        b.retransmitted(1, at(55));
+        // RTO at 60 ms with a 25 ms horizon: 0 (the head) and 3 (sent at 30) are lost; 1 (sent
+        // again at 55), 4 and 5 (40, 50) stay in flight; 2 is SACKed.
+        b.mark_timed_out_lost(Time::from_millis(60), Dur::from_millis(25));
+        let lost: Vec<u32> = (0..6).filter(|&s| b.segs[s as usize].flags & LOST != 0).collect();
+        assert_eq!(lost, vec![0, 1, 3], "1 keeps its earlier mark");
+        assert_eq!((b.lost_pending(), b.pipe()), (2, 3));
+        assert_eq!(
+            b.segs[1].flags & RETRANS,
+            RETRANS,
+            "the recent retransmission stays in flight"
+        );
+        assert_eq!(b.next_lost(), Some(0));
+        // Without RACK every unSACKed segment is lost.
+        b.mark_all_lost();
+        assert_eq!((b.lost_pending(), b.pipe()), (5, 0));
     }
 
     #[test]
