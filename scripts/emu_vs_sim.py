@@ -79,7 +79,7 @@ def main() -> None:
     ap.add_argument("--setups", default=",".join(SETUPS), help="comma-separated subset of SETUPS")
     ap.add_argument("--flows", type=int, default=1, help="flows of the scheme at once, both ways")
     ap.add_argument(
-        "--sim-set", action="append", default=[], metavar="KEY=VALUE", help="a parameter for `run` only (repeatable)"
+        "--sim-set", action="append", default=[], metavar="KEY=VALUE", help="`run`-only parameter, repeatable"
     )
     a = ap.parse_args()
     fopt = ["--flows", str(a.flows)] if a.flows > 1 else []
@@ -99,8 +99,8 @@ def main() -> None:
             queue = forced or own
             spec = f"{queue} packets={s['buffer']}"
             qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
-            sim = cli("run", "--scheme", scheme, *common, *qopt,
-                      "--duration", str(a.duration), "--set", "link.offset=0", *a.sim_set, *fopt, "--json")  # fmt: skip
+            sim = cli("run", "--scheme", scheme, *common, *qopt, "--duration", str(a.duration),
+                      "--set", "link.offset=0", *a.sim_set, *fopt, "--json")  # fmt: skip
             topt = ["--transport", transport] if transport else []
             emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec, *topt,
                       "--duration", str(a.duration), "--rt", *fopt, "--json")  # fmt: skip
@@ -115,7 +115,8 @@ def main() -> None:
                 f"{100 * dp:+.1f} % | {'yes' if ok else 'no'} |",
                 flush=True,
             )
-            out.append({"setup": name, "scheme": ours, "kernel_cc": kernel, "sim_set": a.sim_set, "sim": sim, "emulate": emu})
+            row = {"setup": name, "scheme": ours, "kernel_cc": kernel, "sim_set": a.sim_set}
+            out.append(row | {"sim": sim, "emulate": emu})
     if a.flows > 1:
         print_flows(out)
     if a.json:
