@@ -18,8 +18,11 @@ user`, the simulator's own sender, receiver and controller over UDP), against `r
 `--flows N` (issue 16): N flows of the scheme at once both ways (`run --flows N`, `emulate --flows
 N`); a second table then gives each flow's throughput and p95 per-packet delay and Jain's index.
 
+`--sim-set KEY=VALUE` (repeatable) passes parameters to `run` only, e.g. `--sim-set
+bbr.ack_aggregation=true` for the ACK-aggregation allowance of the kernel's BBR (Linux ≥ 5.1).
+
     sudo .venv/bin/python scripts/emu_vs_sim.py [--duration 30] [--schemes abc,cubic] [--flows 2]
-        [--json out.json]
+        [--sim-set bbr.ack_aggregation=true] [--json out.json]
 """
 
 from __future__ import annotations
@@ -75,6 +78,9 @@ def main() -> None:
     ap.add_argument("--schemes", default=",".join(DEFAULT_SCHEMES), help="comma-separated subset of SCHEMES")
     ap.add_argument("--setups", default=",".join(SETUPS), help="comma-separated subset of SETUPS")
     ap.add_argument("--flows", type=int, default=1, help="flows of the scheme at once, both ways")
+    ap.add_argument(
+        "--sim-set", action="append", default=[], metavar="KEY=VALUE", help="`run`-only parameter, repeatable"
+    )
     a = ap.parse_args()
     fopt = ["--flows", str(a.flows)] if a.flows > 1 else []
     schemes = {k: SCHEMES[k] for k in a.schemes.split(",")}
@@ -93,8 +99,8 @@ def main() -> None:
             queue = forced or own
             spec = f"{queue} packets={s['buffer']}"
             qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
-            sim = cli("run", "--scheme", scheme, *common, *qopt,
-                      "--duration", str(a.duration), "--set", "link.offset=0", *fopt, "--json")  # fmt: skip
+            sim = cli("run", "--scheme", scheme, *common, *qopt, "--duration", str(a.duration),
+                      "--set", "link.offset=0", *a.sim_set, *fopt, "--json")  # fmt: skip
             topt = ["--transport", transport] if transport else []
             emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec, *topt,
                       "--duration", str(a.duration), "--rt", *fopt, "--json")  # fmt: skip
@@ -109,7 +115,8 @@ def main() -> None:
                 f"{100 * dp:+.1f} % | {'yes' if ok else 'no'} |",
                 flush=True,
             )
-            out.append({"setup": name, "scheme": ours, "kernel_cc": kernel, "sim": sim, "emulate": emu})
+            row = {"setup": name, "scheme": ours, "kernel_cc": kernel, "sim_set": a.sim_set}
+            out.append(row | {"sim": sim, "emulate": emu})
     if a.flows > 1:
         print_flows(out)
     if a.json:

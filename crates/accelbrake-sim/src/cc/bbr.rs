@@ -19,8 +19,15 @@
 //! Deviations from Linux:
 //! - The long-term bandwidth (policer) model (`bbr_lt_bw_sampling`, `lt_use_bw`; in Linux since
 //!   4.9) is off by default, `bbr.lt_bw = true` turns it on (`tp->lost` = sum of
-//!   `AckInfo::lost`; an RTO counts one loss as in `bbr_set_state`). Omitted: the ACK-aggregation
-//!   cwnd allowance (`bbr_update_ack_aggregation`, Linux ≥ 5.1).
+//!   `AckInfo::lost`; an RTO counts one loss as in `bbr_set_state`).
+//! - The ACK-aggregation cwnd allowance (`bbr_update_ack_aggregation`, `bbr_ack_aggregation_cwnd`;
+//!   Linux ≥ 5.1, "tcp_bbr: adapt cwnd based on ack aggregation estimation") is off by default,
+//!   `bbr.ack_aggregation = true` turns it on: once the pipe is full, the cwnd target gains the
+//!   max over 5–10 rounds of the segments acked beyond `bw × epoch` (at most cwnd, and at most
+//!   bw × 100 ms). Off by default because the ABC paper's BBR ran a 4.13–4.19 kernel (its
+//!   artifact's modules need that API; the paper names no version); on, it is what `emulate`
+//!   meets in a current kernel (docs/emulation.md, issue 16). Ignored with `kernel4`. Float
+//!   arithmetic on the ns clock instead of Linux's µs and fixed point.
 //! - `bbr.kernel4 = true` gives the Linux 4.9–4.19 code where it differs from v6: min_rtt
 //!   refreshed by an equal sample (`rtt_us <= min_rtt_us`, `<` only in recent kernels), no pacing
 //!   margin (added with EDT in 4.20), TSO autosizing for the quantum, no +2 cwnd in the 5/4 phase
@@ -105,6 +112,22 @@ const LT_BW_MAX_RTTS: u32 = 48;
 const TCP_INIT_CWND: u32 = INITIAL_WINDOW;
 /// Nominal RTT for the initial pacing rate (tcp_bbr.c `bbr_init_pacing_rate_from_rtt`).
 const DEFAULT_RTT: Dur = Dur::from_millis(1);
+/// Gain applied to the max extra-acked when adding it to the cwnd target (tcp_bbr.c
+/// `bbr_extra_acked_gain = BBR_UNIT`, Linux ≥ 5.1).
+const EXTRA_ACKED_GAIN: f64 = 1.0;
+/// Length, in round trips, of each of the two halves of the extra-acked max filter (tcp_bbr.c
+/// `bbr_extra_acked_win_rtts = 5`): the max covers the last 5–10 rounds.
+pub const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+/// Saturation of the round counter of the extra-acked window (tcp_bbr.c: `min(0x1F, ...)`, a
+/// 5-bit field).
+const EXTRA_ACKED_WIN_RTTS_MAX: u32 = 0x1F;
+/// An aggregation epoch restarts once this many segments were acked in it (tcp_bbr.c
+/// `bbr_ack_epoch_acked_reset_thresh = 1U << 20`).
+const ACK_EPOCH_ACKED_RESET_THRESH: u32 = 1 << 20;
+/// `ack_epoch_acked` saturates here (tcp_bbr.c: `min_t(u32, 0xFFFFF, ...)`, a 20-bit field).
+const ACK_EPOCH_ACKED_MAX: u32 = 0xF_FFFF;
+/// The allowance is at most bw × this (tcp_bbr.c `bbr_extra_acked_max_us = 100 * 1000`).
+pub const EXTRA_ACKED_MAX: Dur = Dur::from_millis(100);
 
 /// BBR parameters. (see [`PARAMS`] for ranges, defaults and sources).
 #[derive(Clone, Debug, PartialEq)]
@@ -132,6 +155,10 @@ pub struct BbrConfig {
     /// equal sample (`<=`), no pacing margin (`pacing_margin_percent` ignored), TSO autosizing
     /// (`tso_segs` ignored), no +2 cwnd in the 5/4 phase, no EDT term in the in-flight checks.
     pub kernel4: bool,
+    /// `ack_aggregation`: the ACK-aggregation cwnd allowance of Linux ≥ 5.1
+    /// (`bbr_update_ack_aggregation`, `bbr_ack_aggregation_cwnd`). Default off: the ABC paper's
+    /// BBR ran on a 4.13–4.19 kernel (docs/delay-schemes.md; issue 16). Ignored with `kernel4`.
+    pub ack_aggregation: bool,
 }
 
 /// BBR's parameters (keys `bbr.<name>`; Linux `tcp_bbr` module parameters).
@@ -159,6 +186,10 @@ pub const PARAMS: &[Param] = &[
     Param::flag("kernel4", false).doc(
         "Linux 4.9–4.19 behaviour: min_rtt refreshed on <=, no pacing margin, TSO autosizing, no +2 in the 5/4 phase, no EDT",
         "tcp_bbr.c before 4.20 (EDT, pacing margin) and 5.1 (quantization budget); min_rtt <= until v6",
+    ),
+    Param::flag("ack_aggregation", false).doc(
+        "ACK-aggregation cwnd allowance (Linux ≥ 5.1): cwnd target + max extra-acked over 5–10 rounds, at most cwnd and bw·100 ms; ignored with kernel4",
+        "tcp_bbr.c bbr_update_ack_aggregation / bbr_ack_aggregation_cwnd (5.1); off: the ABC paper's 4.13–4.19 kernel (issue 16)",
     ),
 ];
 
@@ -196,6 +227,7 @@ impl Config for BbrConfig {
             tso_segs: v.whole("tso_segs"),
             lt_bw: v.flag("lt_bw"),
             kernel4: v.flag("kernel4"),
+            ack_aggregation: v.flag("ack_aggregation"),
         }
     }
 }
@@ -331,6 +363,15 @@ pub struct Bbr {
     lt_last_stamp_ms: u64,
     lt_last_delivered: u64,
     lt_last_lost: u64,
+    /// ACK-aggregation estimator (Linux ≥ 5.1): start of the current aggregation epoch
+    /// (`ack_epoch_mstamp`) and segments acked in it (`ack_epoch_acked`); rounds into the current
+    /// half of the extra-acked window (`extra_acked_win_rtts`), which half (`extra_acked_win_idx`)
+    /// and the max extra-acked segments of each half (`extra_acked[2]`).
+    ack_epoch_stamp: Time,
+    ack_epoch_acked: u32,
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+    extra_acked: [u32; 2],
 }
 
 impl Bbr {
@@ -377,6 +418,11 @@ impl Bbr {
             lt_last_stamp_ms: now.nanos() / 1_000_000,
             lt_last_delivered: 0,
             lt_last_lost: 0,
+            ack_epoch_stamp: now,
+            ack_epoch_acked: 0,
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+            extra_acked: [0; 2],
             cfg,
         };
         b.init_pacing_rate_from_rtt(None);
@@ -504,6 +550,68 @@ impl Bbr {
             .app_limited_range
             .is_some_and(|(a, b)| (a..=b).contains(&rs.prior_delivered));
         Some(rs)
+    }
+
+    /// Whether the ACK-aggregation allowance is modelled (`bbr.ack_aggregation`, not with
+    /// `kernel4`: it came with Linux 5.1).
+    fn ack_aggregation_on(&self) -> bool {
+        self.cfg.ack_aggregation && !self.cfg.kernel4
+    }
+
+    /// `bbr_extra_acked`: the max of the two halves of the window, segments.
+    fn extra_acked_max(&self) -> u32 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+
+    /// `bbr_update_ack_aggregation`: the windowed max of the data acked beyond what `bw` predicts
+    /// since the start of the aggregation epoch. An epoch restarts when the ACKs fell behind the
+    /// expected rate (`ack_epoch_acked <= expected_acked`) or after 2^20 segments; the excess is
+    /// capped at cwnd. Linux works in whole µs and fixed-point bw (packets/µs << 24); here the
+    /// expected segments are `floor(bw · epoch / MSS)` in `f64` on the ns clock (1e-6 segment
+    /// tolerance for float noise, as in [`Bbr::bdp`]).
+    fn update_ack_aggregation(&mut self, acked: u32, rs: Option<RateSample>) {
+        if !self.ack_aggregation_on() || acked == 0 || rs.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(EXTRA_ACKED_WIN_RTTS_MAX);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
+        }
+        let epoch = self.delivered_stamp.saturating_since(self.ack_epoch_stamp);
+        let mut expected = floor_segs(self.bbr_bw() * epoch.secs_f64() / f64::from(MSS));
+        if u64::from(self.ack_epoch_acked) <= expected
+            || self.ack_epoch_acked.saturating_add(acked) >= ACK_EPOCH_ACKED_RESET_THRESH
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_stamp = self.delivered_stamp;
+            expected = 0;
+        }
+        self.ack_epoch_acked = self.ack_epoch_acked.saturating_add(acked).min(ACK_EPOCH_ACKED_MAX);
+        let extra = u64::from(self.ack_epoch_acked).saturating_sub(expected);
+        let extra = extra.min(u64::from(self.cwnd)) as u32;
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        *slot = (*slot).max(extra);
+    }
+
+    /// `bbr_ack_aggregation_cwnd`: gain × max extra-acked, at most bw × 100 ms, only once the pipe
+    /// was found full.
+    fn ack_aggregation_cwnd(&self) -> u32 {
+        if !self.ack_aggregation_on() || !self.full_bw_reached {
+            return 0;
+        }
+        let max_aggr = floor_segs(self.bbr_bw() * EXTRA_ACKED_MAX.secs_f64() / f64::from(MSS));
+        let aggr = floor_segs(EXTRA_ACKED_GAIN * f64::from(self.extra_acked_max()));
+        aggr.min(max_aggr).min(u64::from(u32::MAX)) as u32
+    }
+
+    /// The current ACK-aggregation cwnd allowance in segments (0 when `bbr.ack_aggregation` is
+    /// off or before the pipe was full).
+    pub fn ack_aggregation_allowance(&self) -> u32 {
+        self.ack_aggregation_cwnd()
     }
 
     /// `bbr_update_bw`: count rounds, feed the max filter.
@@ -764,7 +872,8 @@ impl Bbr {
         if ack.acked > 0 {
             let (mut cwnd, conserving) = self.set_cwnd_to_recover_or_restore(ack);
             if !conserving {
-                let target = self.bdp(bw, gain);
+                // Linux ≥ 5.1: the ACK-aggregation allowance, before the quantization budget.
+                let target = self.bdp(bw, gain).saturating_add(self.ack_aggregation_cwnd());
                 let target = self.quantization_budget(target);
                 if self.full_bw_reached {
                     cwnd = cwnd.saturating_add(ack.acked).min(target);
@@ -802,6 +911,9 @@ impl CongestionControl for Bbr {
             return;
         }
         self.idle_restart = true;
+        // Linux ≥ 5.1 (`bbr_cwnd_event`): a new aggregation epoch starts.
+        self.ack_epoch_stamp = now;
+        self.ack_epoch_acked = 0;
         match self.mode {
             Mode::ProbeBw => self.set_pacing_rate(self.bbr_bw(), 1.0),
             Mode::ProbeRtt => self.check_probe_rtt_done(now),
@@ -827,6 +939,7 @@ impl CongestionControl for Bbr {
         let prior_in_flight = ack.in_flight.saturating_add(ack.acked).saturating_add(ack.lost);
         // bbr_update_model
         self.update_bw(rs, ack.lost);
+        self.update_ack_aggregation(ack.acked, rs);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(prior_in_flight, ack.lost) {
             self.advance_cycle_phase();
         }
@@ -889,6 +1002,16 @@ impl CongestionControl for Bbr {
             pacing_rate: self.pacing_rate(),
             ..CcMetrics::default()
         }
+    }
+}
+
+/// `floor` of a non-negative segment count, letting float noise (9.999999999) reach the whole
+/// number; 0 for NaN or negative values.
+fn floor_segs(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        (x + 1e-6).floor().min(u64::MAX as f64) as u64
+    } else {
+        0
     }
 }
 
@@ -1930,5 +2053,151 @@ mod tests {
         (cc.lt_bw, cc.lt_use_bw, cc.lt_is_sampling) = (1e5, true, true);
         cc.on_spurious_rto(Time::ZERO);
         assert_eq!((cc.lt_bw, cc.lt_use_bw, cc.lt_is_sampling), (0.0, false, false));
+    }
+
+    /// A controller with `bbr.ack_aggregation` on, bw 10 segments per 100 ms (0.1 segment/ms),
+    /// cwnd 100.
+    fn aggregating() -> Bbr {
+        let cfg = BbrConfig {
+            ack_aggregation: true,
+            ..BbrConfig::default()
+        };
+        let mut cc = Bbr::new(cfg, Time::ZERO, Rng::stream(1, 0));
+        cc.bw.reset(0, per_rtt(10.0));
+        cc.cwnd = 100;
+        cc
+    }
+
+    /// One ACK of `acked` segments at `t_ms` through `bbr_update_ack_aggregation`.
+    fn agg(cc: &mut Bbr, t_ms: u64, acked: u32, round_start: bool) {
+        cc.delivered_stamp = Time::from_millis(t_ms);
+        cc.round_start = round_start;
+        let rs = RateSample {
+            delivery_rate: per_rtt(10.0),
+            delivered: 1,
+            interval: RTT,
+            prior_delivered: 0,
+            is_app_limited: false,
+        };
+        cc.update_ack_aggregation(acked, Some(rs));
+    }
+
+    #[test]
+    fn ack_aggregation_epoch_counts_acked_beyond_bw_times_epoch() {
+        // tcp_bbr.c `bbr_update_ack_aggregation`: expected_acked = bw · (delivered_mstamp −
+        // ack_epoch_mstamp); the epoch restarts when ack_epoch_acked <= expected_acked.
+        let mut cc = aggregating();
+        // 10 ms: expected 0.1 · 10 = 1 ≥ 0 acked so far → new epoch at 10 ms; 5 acked, extra 5.
+        agg(&mut cc, 10, 5, false);
+        assert_eq!((cc.ack_epoch_stamp, cc.ack_epoch_acked, cc.extra_acked), (Time::from_millis(10), 5, [5, 0]));
+        // 30 ms: expected 0.1 · 20 = 2 < 5 → same epoch; 9 acked, extra 9 − 2 = 7.
+        agg(&mut cc, 30, 4, false);
+        assert_eq!((cc.ack_epoch_stamp, cc.ack_epoch_acked, cc.extra_acked), (Time::from_millis(10), 9, [7, 0]));
+        // 100 ms: expected 0.1 · 90 = 9, not below the 9 acked → new epoch; extra 1 < 7 kept.
+        agg(&mut cc, 100, 1, false);
+        assert_eq!((cc.ack_epoch_stamp, cc.ack_epoch_acked, cc.extra_acked), (Time::from_millis(100), 1, [7, 0]));
+        // 115 ms: expected 1 (1.5 rounded down) ≥ 1 → new epoch again; 12 acked → extra 12.
+        agg(&mut cc, 115, 12, false);
+        assert_eq!((cc.ack_epoch_stamp, cc.extra_acked_max()), (Time::from_millis(115), 12));
+        // 2^20 acked in an epoch restart it (bbr_ack_epoch_acked_reset_thresh), even ahead of bw.
+        cc.ack_epoch_acked = (1 << 20) - 5;
+        agg(&mut cc, 116, 5, false);
+        assert_eq!((cc.ack_epoch_stamp, cc.ack_epoch_acked), (Time::from_millis(116), 5));
+        // An ACK that delivers nothing, or an invalid rate sample, leaves the estimator alone.
+        let before = (cc.ack_epoch_stamp, cc.ack_epoch_acked, cc.extra_acked);
+        agg(&mut cc, 200, 0, false);
+        cc.update_ack_aggregation(5, None);
+        assert_eq!((cc.ack_epoch_stamp, cc.ack_epoch_acked, cc.extra_acked), before);
+        // Off (the default), nothing is tracked.
+        let mut off = bbr(1);
+        off.bw.reset(0, per_rtt(10.0));
+        agg(&mut off, 10, 5, false);
+        assert_eq!((off.ack_epoch_acked, off.extra_acked), (0, [0, 0]));
+    }
+
+    #[test]
+    fn ack_aggregation_extra_is_capped_at_cwnd() {
+        // tcp_bbr.c: `extra_acked = min(extra_acked, tcp_snd_cwnd(tp))`.
+        let mut cc = aggregating();
+        cc.cwnd = 4;
+        agg(&mut cc, 10, 9, false);
+        assert_eq!((cc.ack_epoch_acked, cc.extra_acked_max()), (9, 4));
+    }
+
+    #[test]
+    fn ack_aggregation_max_covers_5_to_10_rounds() {
+        // Two halves of bbr_extra_acked_win_rtts = 5 rounds each: the 5th round start flips to
+        // the other half and clears it. Each ACK comes 1 s after the last, so it starts an epoch
+        // and its extra is its own acked count.
+        let mut cc = aggregating();
+        agg(&mut cc, 1_000, 8, true); // round 1, half 0: 8
+        for r in 2..=4 {
+            agg(&mut cc, 1_000 * r, 1, true);
+        }
+        assert_eq!((cc.extra_acked_win_rtts, cc.extra_acked_win_idx, cc.extra_acked), (4, 0, [8, 0]));
+        agg(&mut cc, 5_000, 2, true); // round 5: half 1, cleared, then 2
+        assert_eq!((cc.extra_acked_win_rtts, cc.extra_acked_win_idx, cc.extra_acked), (0, 1, [8, 2]));
+        assert_eq!(cc.extra_acked_max(), 8, "still remembered after 5 rounds");
+        agg(&mut cc, 5_500, 3, false); // same round: max within the half
+        for r in 6..=9 {
+            agg(&mut cc, 1_000 * r, 1, true);
+        }
+        assert_eq!(cc.extra_acked_max(), 8, "9 rounds");
+        agg(&mut cc, 10_000, 1, true); // round 10: half 0 cleared, the 8 forgotten
+        assert_eq!((cc.extra_acked_win_idx, cc.extra_acked), (0, [1, 3]));
+        assert_eq!(cc.extra_acked_max(), 3);
+        // The round counter saturates at 0x1F, so any value ≥ 5 flips at the next round.
+        cc.extra_acked_win_rtts = 40;
+        agg(&mut cc, 11_000, 1, true);
+        assert_eq!((cc.extra_acked_win_rtts, cc.extra_acked_win_idx), (0, 1));
+    }
+
+    #[test]
+    fn ack_aggregation_allowance_is_capped_at_bw_times_100_ms_and_waits_for_a_full_pipe() {
+        // tcp_bbr.c `bbr_ack_aggregation_cwnd`: only with full_bw_reached; min(gain · extra,
+        // bw · bbr_extra_acked_max_us); `bbr_set_cwnd` adds it to the BDP before the
+        // quantization budget.
+        let mut cc = aggregating();
+        cc.extra_acked = [7, 3];
+        assert_eq!(cc.ack_aggregation_allowance(), 0, "STARTUP: pipe not full yet");
+        cc.full_bw_reached = true;
+        assert_eq!(cc.ack_aggregation_allowance(), 7);
+        // bw · 100 ms = 10 segments caps an extra of 50.
+        cc.extra_acked = [50, 3];
+        assert_eq!(cc.ack_aggregation_allowance(), 10);
+        // 25 segments per 100 ms: the cap is 25.
+        cc.bw.reset(0, per_rtt(25.0));
+        assert_eq!(cc.ack_aggregation_allowance(), 25);
+        cc.bw.reset(0, per_rtt(10.0));
+        // cwnd target in PROBE_BW (phase 1, gain 2, min_rtt 100 ms): BDP 20 + 10 + 3 = 33 → 34
+        // (even); without the allowance 24.
+        (cc.mode, cc.cycle_idx, cc.min_rtt) = (Mode::ProbeBw, 1, Some(RTT));
+        let a = AckInfo {
+            acked: 1,
+            in_flight: 10,
+            ..AckInfo::default()
+        };
+        cc.set_cwnd(&a, cc.bbr_bw(), 2.0);
+        assert_eq!(cc.cwnd, 34);
+        let mut off = cc.clone();
+        off.cfg.ack_aggregation = false;
+        off.cwnd = 100;
+        off.set_cwnd(&a, off.bbr_bw(), 2.0);
+        assert_eq!((off.ack_aggregation_allowance(), off.cwnd), (0, 24));
+        // kernel4 (before Linux 5.1) has no allowance.
+        off.cfg = BbrConfig {
+            kernel4: true,
+            ..cc.cfg.clone()
+        };
+        assert_eq!(off.ack_aggregation_allowance(), 0);
+    }
+
+    #[test]
+    fn idle_restart_starts_a_new_aggregation_epoch() {
+        // tcp_bbr.c `bbr_cwnd_event(CA_EVENT_TX_START)`: ack_epoch_mstamp = now, acked = 0.
+        let mut cc = aggregating();
+        agg(&mut cc, 10, 5, false);
+        cc.on_sent(Time::from_millis(50), 1);
+        assert_eq!((cc.ack_epoch_stamp, cc.ack_epoch_acked), (Time::from_millis(50), 0));
     }
 }
