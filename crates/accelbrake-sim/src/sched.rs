@@ -296,7 +296,7 @@ impl<E: Copy> Timers<E> {
 /// A heap and a timer wheel share one sequence counter: events scheduled with
 /// [`EventQueue::push`] (the packet path: link transmissions, delay-line heads) go to the heap,
 /// and timers scheduled with [`EventQueue::push_timer`] (per-flow RTO and delayed-ACK timers,
-/// samples), which are many with many flows but rarely due, to the wheel ([`Timers`]). Each pop
+/// samples), which are many with many flows but rarely due, to the wheel (`Timers`). Each pop
 /// takes the earlier of the two; keys are unique, so events pop in exactly the `(time, seq)`
 /// order of a single heap, while the frequent packet-path events move through a heap of a few
 /// entries whatever the number of flows.
