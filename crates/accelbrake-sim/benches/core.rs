@@ -12,6 +12,9 @@
 //!
 //! One group per hot-path component on its own (issue 21; figures in docs/performance.md):
 //! * `event_queue/hold_16`: pop + push with 16 events pending (a one-flow dumbbell keeps ~7).
+//! * `event_queue/timers_hold_1k` and `heap_hold_1k`: pop + push of a timer 40–700 ms later with
+//!   1,100 timers pending (a 1000-flow dumbbell's RTO and delayed-ACK timers), through the timer
+//!   wheel (`push_timer`) and, for comparison, through the binary heap (`push`).
 //! * `link`: a constant-rate link's transmission end of a full segment (precomputed) and of an
 //!   odd size (computed), and a rate schedule's.
 //! * `queue`: enqueue + dequeue of one packet through a drop-tail queue and an ABC router queue.
@@ -136,6 +139,36 @@ fn event_queue_small(c: &mut Criterion) {
             q.push(t + Dur(1 + rng.below(100_000_000)), black_box(e));
         });
     });
+    g.finish();
+}
+
+fn timers(c: &mut Criterion) {
+    let mut g = c.benchmark_group("event_queue");
+    g.throughput(Throughput::Elements(1));
+    for (name, wheel) in [("timers_hold_1k", true), ("heap_hold_1k", false)] {
+        g.bench_function(name, |b| {
+            let mut rng = Rng::stream(1, 2);
+            let mut q = EventQueue::new();
+            let later = |rng: &mut Rng| Dur::from_millis(40) + Dur(rng.below(660_000_000));
+            for i in 0..1_100u32 {
+                let t = Time::ZERO + later(&mut rng);
+                if wheel {
+                    q.push_timer(t, i);
+                } else {
+                    q.push(t, i);
+                }
+            }
+            b.iter(|| {
+                let (t, e) = q.pop().unwrap();
+                let t = t + later(&mut rng);
+                if wheel {
+                    q.push_timer(t, black_box(e));
+                } else {
+                    q.push(t, black_box(e));
+                }
+            });
+        });
+    }
     g.finish();
 }
 
@@ -276,6 +309,7 @@ criterion_group!(
     benches,
     event_queue,
     event_queue_small,
+    timers,
     queue_link,
     link,
     queues,

@@ -70,10 +70,22 @@ pub(crate) fn build_tables(
     // hold the bin's bytes, written when the bin closed; made Mbit/s here, where the run's end
     // is known).
     let mut fs = std::mem::take(&mut rec.fs);
+    // Rows come in runs of one sampling instant (every flow's row of a bin): the span is
+    // computed once per run of equal `t` (issue 21: a libm `round` and the span's arithmetic per
+    // row were 84 instructions per data packet at 1000 flows, 2.3 %; the same expression, so
+    // the same figures).
+    let mut last: Option<(u64, f64)> = None;
     for ((&t, rx), egress) in fs.t.iter().zip(fs.rx.iter_mut()).zip(fs.egress.iter_mut()) {
-        // Samples sit at bin starts; round (not truncate) back to the bin index.
-        let from = Time((t * 1e9).round() as u64);
-        let span = ((from + bin).min(end.max(from + Dur(1))) - from).secs_f64().max(1e-12);
+        let span = match last {
+            Some((bits, span)) if bits == t.to_bits() => span,
+            _ => {
+                // Samples sit at bin starts; round (not truncate) back to the bin index.
+                let from = Time((t * 1e9).round() as u64);
+                let span = ((from + bin).min(end.max(from + Dur(1))) - from).secs_f64().max(1e-12);
+                last = Some((t.to_bits(), span));
+                span
+            }
+        };
         *rx = *rx * 8.0 / span / 1e6;
         *egress = *egress * 8.0 / span / 1e6;
     }
