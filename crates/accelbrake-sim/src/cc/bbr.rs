@@ -198,7 +198,7 @@ pub const BBR: Scheme = Scheme {
     name: "bbr",
     display: "BBR",
     family: "bbr",
-    summary: "BBR v1 (Linux tcp_bbr, without the long-term policer model)",
+    summary: "BBR v1 (Linux tcp_bbr; long-term policer model and ACK-aggregation allowance off)",
     source: "Cardwell et al. 2016; Linux net/ipv4/tcp_bbr.c",
     marking: Marking::None,
     queue: "droptail",
