@@ -224,8 +224,19 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
     assert r.returncode == 0 and "1 emulated runs now, 1 already done" in r.stderr, r.stderr
     import pandas as pd
 
-    t = pd.read_csv(out / "emulated.csv")
+    t = pd.read_csv(out / "emulated.csv", dtype={"run_id": str})
     assert list(t["scheme"]) == ["copa", "vegas"] and (t["utilization"] > 0.2).all()
+    # each run's data-link log beside its summary, and each scheme's run drawn from it on the page
+    from accelbrake.mmlog import link_log_series
+
+    for rid, util in zip(t["run_id"], t["utilization"], strict=True):
+        series = link_log_series(out / "emulated" / f"{rid}.log")
+        assert 0.8 < len(series) / 10 < 1.3  # 100 ms bins over about 1 s
+        # the log's egress over its opportunities is the summary's utilisation
+        assert series["egress_mbps"].sum() / series["capacity_mbps"].sum() == pytest.approx(util, rel=0.05)
+    page = (out / "emulated.html").read_text()
+    assert "Time series of single emulated runs" in page
+    assert len(list((out / "plots").glob("emulated-run-*.png"))) == 2
 
 
 def test_emulate_defaults_are_runs(tmp_path):

@@ -105,3 +105,31 @@ def test_without_a_simulated_sweep_the_page_has_no_comparison(simulated, tmp_pat
 def test_missing_table_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="emulated.csv"):
         write_emulated_report(tmp_path)
+
+
+def test_each_schemes_first_run_is_drawn_from_its_link_log(simulated, tmp_path):
+    """sweep --emulate keeps each run's data-link log (OUT/emulated/<run_id>.log); the page draws each
+    scheme's first run from it, as Mahimahi's graphs would, and says nothing of runs without a log.
+    A run id of digits only stays text."""
+    exp, out = simulated
+    rows = _emulated_csv(exp, out, lambda lab: 1.0, lambda lab: 1.0)
+    dest = tmp_path / "logs"
+    (dest / "emulated").mkdir(parents=True)
+    for i, r in enumerate(rows):
+        r["run_id"] = f"{i:016d}" if i == 0 else f"{i:015d}a"
+    for i, r in enumerate(rows):
+        if r["scheme"] == "cubic" and i > 0:
+            continue  # only cubic's first run has a log
+        if r["scheme"] == "vegas" and i == 1:
+            continue  # vegas: its first run (i=1) has none, its second does
+        lines = ["# base timestamp: 0"]
+        for t in range(0, 3000, 10):
+            lines += [f"{t} + 1504", f"{t} # 1504", f"{t} - 1504 {t % 50}"]
+        (dest / "emulated" / f"{r['run_id']}.log").write_text("\n".join(lines) + "\n")
+    pd.DataFrame(rows).to_csv(dest / "emulated.csv", index=False)
+    text = write_emulated_report(dest).read_text()
+    assert "Time series of single emulated runs" in text
+    pngs = sorted(p.name for p in (dest / "plots").glob("emulated-run-*.png"))
+    first_vegas = next(r["run_id"] for i, r in enumerate(rows) if r["scheme"] == "vegas" and i > 1)
+    assert pngs == sorted([f"emulated-run-{'0' * 16}.png", f"emulated-run-{first_vegas}.png"])
+    assert text.count("data:image/png;base64,") == 4

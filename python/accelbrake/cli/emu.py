@@ -830,9 +830,10 @@ def emulate_sweep(
     echo: Any = print,
 ) -> tuple[Path, int, int]:
     """``sweep --emulate``: every point of an experiment through the emulator, one after another
-    (real time), resumably: each summary is written to ``OUT/emulated/<run_id>.json`` as it ends and
-    a rerun skips those there. Then ``OUT/emulated.csv``: one row per point, the point's labels
-    beside the summary's figures. Returns (table path, runs now, runs skipped)."""
+    (real time), resumably: each summary is written to ``OUT/emulated/<run_id>.json`` as it ends
+    (with the data link's Mahimahi log beside it, ``<run_id>.log``) and a rerun skips those there.
+    Then ``OUT/emulated.csv``: one row per point, the point's labels and run id beside the
+    summary's figures. Returns (table path, runs now, runs skipped)."""
     from accelbrake.experiments.runner import run_id
 
     points = list(exp.points())
@@ -848,7 +849,8 @@ def emulate_sweep(
         ran = skipped = 0
         rows = []
         for p, sc, o in zip(points, scenarios, opts, strict=True):
-            path = runs / f"{run_id(sc, 'emulate:' + transport)}.json"
+            rid = run_id(sc, "emulate:" + transport)
+            path = runs / f"{rid}.json"
             if path.exists():
                 skipped += 1
             elif limit is not None and ran >= limit:
@@ -862,7 +864,8 @@ def emulate_sweep(
                         "transport": transport,
                         "rt": rt,
                         "marks": None,
-                        "log": None,
+                        # The data link's Mahimahi log: the report's time series of the run.
+                        "log": str(runs / f"{rid}.log"),
                         "ack_log": None,
                         "packets": None,
                         "receiver_cc": None,
@@ -875,6 +878,7 @@ def emulate_sweep(
             rows.append(
                 {
                     **p.labels(),
+                    "run_id": rid,
                     "transport": s.get("transport"),
                     "utilization": s["utilization"],
                     "throughput_mbps": s["throughput_mbps"],

@@ -10,7 +10,10 @@ emulator's summary). This module turns it into what a simulated sweep has:
   experiment (``accelbrake sweep EXP --out OUT`` and ``sweep EXP --out OUT --emulate``), each
   point's utilisation and p95 per-packet delay both ways, their ratio, and whether they agree
   within the tolerances the emulation issue sets (utilisation ±5 %, p95 delay ±10 %);
-* ``OUT/emulated.html`` — one self-contained page with both tables and both plots.
+* ``OUT/plots/emulated-run-*.png`` — each scheme's first emulated run (matrix order) over time, as
+  Mahimahi's ``mm-throughput-graph`` and ``mm-delay-graph`` show it, from the run's link log
+  (``OUT/emulated/<run_id>.log``, :mod:`accelbrake.mmlog`);
+* ``OUT/emulated.html`` — one self-contained page with both tables and the plots.
 
 Matplotlib is imported only when the plots are drawn.
 """
@@ -90,7 +93,8 @@ def write_emulated_report(out_dir: str | Path, *, title: str = "emulated sweep")
     table = out / "emulated.csv"
     if not table.is_file():
         raise FileNotFoundError(2, "no emulated.csv (run `accelbrake sweep EXP --emulate` first)", str(table))
-    rows = pd.read_csv(table)
+    # Run ids are hex text: one of digits only (or "1e5…") must not be read as a number.
+    rows = pd.read_csv(table, dtype={"run_id": str})
     if "flow_rtts_ms" in rows:  # "" (one RTT for all flows) reads back as NaN
         rows["flow_rtts_ms"] = rows["flow_rtts_ms"].astype(object).fillna("").astype(str)
     agg = emulated_aggregate(rows)
@@ -125,6 +129,17 @@ def write_emulated_report(out_dir: str | Path, *, title: str = "emulated sweep")
     body.append(f"<figure>{_img(tradeoff, 'emulated trade-off')}</figure>")
     body.append('<h2 id="bars">Per trace (emulated)</h2>')
     body.append(f"<figure>{_img(bars, 'emulated per trace')}</figure>")
+    runs = _run_plots(out, rows, plots)
+    if runs:
+        body.append('<h2 id="timeseries">Time series of single emulated runs</h2>')
+        body.append(
+            "<p class=\"note\">Each scheme's first run, from the data link's Mahimahi log: capacity "
+            "(the delivery opportunities), traffic arriving at the link (ingress) and leaving it (egress) "
+            "per 100 ms, and the queueing delay of the packets that left in each 100 ms (p95 and mean), "
+            "as <code>mm-throughput-graph</code> and <code>mm-delay-graph</code> show a run.</p>"
+        )
+        for png, caption in runs:
+            body.append(f"<figure>{_img(png, caption)}<figcaption>{e(caption)}</figcaption></figure>")
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -136,6 +151,71 @@ def write_emulated_report(out_dir: str | Path, *, title: str = "emulated sweep")
     dest = out / "emulated.html"
     atomic_write_text(dest, page)
     return dest
+
+
+#: Emulated runs drawn over time at most (one per scheme).
+MAX_RUN_PLOTS = 12
+
+
+def _run_plots(out: Path, rows: pd.DataFrame, plots: Path) -> list[tuple[Path, str]]:
+    """Each scheme's first run (in the table's order) whose link log is there, drawn over time;
+    ``(png, caption)`` per plot. Tables of older sweeps have no ``run_id`` column: nothing."""
+    if "run_id" not in rows:
+        return []
+    from accelbrake.mmlog import link_log_series
+
+    made: list[tuple[Path, str]] = []
+    seen: set[str] = set()
+    for _, r in rows.iterrows():
+        scheme = str(r["scheme"])
+        log = out / "emulated" / f"{r['run_id']}.log"
+        if scheme in seen or not log.is_file() or len(made) >= MAX_RUN_PLOTS:
+            continue
+        seen.add(scheme)
+        series = link_log_series(log)
+        point = f"{Path(str(r['trace'])).name}, {float(r['delay_ms']):g} ms one-way, seed {r['seed']}"
+        title = (
+            f"{scheme} on {point} (emulated): utilisation {100 * float(r['utilization']):.1f} %, "
+            f"p95 per-packet delay {float(r['per_packet_delay_p95_ms']):.0f} ms"
+        )
+        png = plot_link_log(series, plots / f"emulated-run-{r['run_id']}", title=title)
+        made.append((png, f"{scheme} on {point} (run {r['run_id']})."))
+    return made
+
+
+def plot_link_log(series: pd.DataFrame, stem: Path, *, title: str) -> Path:
+    """A run's :func:`accelbrake.mmlog.link_log_series` as Mahimahi's graphs show it: capacity
+    (shaded), ingress and egress of the link in Mbit/s; the queueing delay per bin on a linear
+    axis. Writes ``stem.png``; returns its path."""
+    from matplotlib.figure import Figure
+
+    from accelbrake.experiments.figures import save
+
+    fig = Figure(figsize=(10, 6.0))
+    fig.subplots_adjust(left=0.075, right=0.80, top=0.9, bottom=0.09, hspace=0.3)
+    ax, axd = fig.subplots(2, 1, sharex=True)
+    t = series["t_s"].to_numpy()
+    ax.fill_between(t, series["capacity_mbps"], step="post", color="0.8", linewidth=0, label="capacity")
+    ax.step(t, series["ingress_mbps"], where="post", color="C0", linewidth=0.9, label="ingress")
+    ax.step(t, series["egress_mbps"], where="post", color="C3", linewidth=0.9, label="egress")
+    ax.set_ylabel("Mbit/s")
+    ax.set_title("throughput (as mm-throughput-graph)", loc="left", fontsize="small", y=1.0)
+    axd.step(t, series["queueing_delay_p95_ms"], where="post", color="C3", linewidth=0.9, label="p95 per bin")
+    axd.step(
+        t, series["queueing_delay_mean_ms"], where="post", color="C3", linewidth=0.8, linestyle=":",
+        label="mean per bin",
+    )  # fmt: skip
+    axd.set_ylabel("queueing delay (ms)")
+    axd.set_xlabel("time (s)")
+    axd.set_title("queueing delay of the packets leaving the link (as mm-delay-graph)", loc="left",
+                  fontsize="small", y=1.0)  # fmt: skip
+    for a in (ax, axd):
+        a.grid(True, alpha=0.3)
+        a.set_ylim(bottom=0)
+        a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="x-small")
+    axd.set_xlim(0, float(t[-1]) + float(t[1] - t[0]) if len(t) > 1 else None)
+    fig.suptitle(title, fontsize="medium")
+    return save(fig, stem, dpi=90)[0]
 
 
 def _num(v: Any, fmt: str) -> str:
