@@ -121,6 +121,10 @@ pub const PARAMS: &[Param] = &[
         .unset()
         .doc("ABE decrease on an ECN echo (unset: answered like a loss, as Linux; cubic-abe: 0.85)", "RFC 8511; ABE paper's Cubic value 0.85"),
     ABE_SLOW_START_PARAM,
+    Param::flag("rack", false).doc(
+        "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
+        "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/emulation.md",
+    ),
 ];
 
 /// Linux Cubic over drop-tail.
@@ -182,6 +186,9 @@ pub struct CubicConfig {
     /// `abe_slow_start`: apply `beta_ecn` also when a mark ends slow start (ABE paper, default);
     /// off = RFC 8511 authors' reading (slow-start marks use `beta`).
     pub abe_slow_start: bool,
+    /// `rack`: the transport detects lost retransmissions and marks losses on an RTO as Linux's
+    /// RACK does ([`CongestionControl::detects_lost_retransmissions`]); off: RFC 6675 alone.
+    pub rack: bool,
 }
 
 crate::default_from_table!(CubicConfig);
@@ -203,6 +210,7 @@ impl Config for CubicConfig {
             hystart_ack_delta: v.ms("hystart_ack_delta_ms"),
             beta_ecn: v.opt_real("beta_ecn"),
             abe_slow_start: v.flag("abe_slow_start"),
+            rack: v.flag("rack"),
         }
     }
 
@@ -522,6 +530,13 @@ impl CongestionControl for Cubic {
         "cubic"
     }
 
+    /// `cubic.rack`: Linux's RACK loss detection in the transport (on by default in Linux since
+    /// 4.4; off here, as for every TCP scheme, so that the papers' comparisons run one transport).
+    /// Measured against the kernel in `docs/emulation.md`.
+    fn detects_lost_retransmissions(&self) -> bool {
+        self.cfg.rack
+    }
+
     fn window(&self) -> f64 {
         f64::from(self.cwnd)
     }
@@ -629,6 +644,13 @@ mod tests {
 
     fn cubic() -> Cubic {
         Cubic::new(CubicConfig::default(), Time::ZERO)
+    }
+
+    #[test]
+    fn rack_is_asked_of_the_transport_only_with_the_parameter() {
+        assert!(!cubic().detects_lost_retransmissions(), "RFC 6675 alone by default");
+        let rack = Cubic::new(with("rack", 1.0).unwrap(), Time::ZERO);
+        assert!(rack.detects_lost_retransmissions());
     }
 
     fn with(key: &str, v: f64) -> Result<CubicConfig> {
