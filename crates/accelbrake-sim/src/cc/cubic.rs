@@ -125,6 +125,10 @@ pub const PARAMS: &[Param] = &[
         "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
         "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/emulation.md",
     ),
+    Param::flag("prr", false).doc(
+        "transport with Linux's proportional rate reduction in fast recovery (off: the reduced window at once, RFC 6675)",
+        "RFC 6937; Linux tcp_cwnd_reduction (≥ 3.2); docs/emulation.md",
+    ),
 ];
 
 /// Linux Cubic over drop-tail.
@@ -189,6 +193,9 @@ pub struct CubicConfig {
     /// `rack`: the transport detects lost retransmissions and marks losses on an RTO as Linux's
     /// RACK does ([`CongestionControl::detects_lost_retransmissions`]); off: RFC 6675 alone.
     pub rack: bool,
+    /// `prr`: the transport reduces the window in fast recovery by PRR (RFC 6937) as Linux does
+    /// ([`CongestionControl::reduces_proportionally`]); off: the reduced window at once.
+    pub prr: bool,
 }
 
 crate::default_from_table!(CubicConfig);
@@ -211,6 +218,7 @@ impl Config for CubicConfig {
             beta_ecn: v.opt_real("beta_ecn"),
             abe_slow_start: v.flag("abe_slow_start"),
             rack: v.flag("rack"),
+            prr: v.flag("prr"),
         }
     }
 
@@ -537,6 +545,11 @@ impl CongestionControl for Cubic {
         self.cfg.rack
     }
 
+    /// `cubic.prr`: PRR in fast recovery, as Linux (off here by default, as for every scheme).
+    fn reduces_proportionally(&self) -> bool {
+        self.cfg.prr
+    }
+
     fn window(&self) -> f64 {
         f64::from(self.cwnd)
     }
@@ -650,7 +663,9 @@ mod tests {
     fn rack_is_asked_of_the_transport_only_with_the_parameter() {
         assert!(!cubic().detects_lost_retransmissions(), "RFC 6675 alone by default");
         let rack = Cubic::new(with("rack", 1.0).unwrap(), Time::ZERO);
-        assert!(rack.detects_lost_retransmissions());
+        assert!(rack.detects_lost_retransmissions() && !rack.reduces_proportionally());
+        assert!(!cubic().reduces_proportionally(), "the reduced window at once by default");
+        assert!(Cubic::new(with("prr", 1.0).unwrap(), Time::ZERO).reduces_proportionally());
     }
 
     fn with(key: &str, v: f64) -> Result<CubicConfig> {

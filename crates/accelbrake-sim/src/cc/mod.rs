@@ -212,6 +212,15 @@ pub trait CongestionControl: Send {
     fn detects_lost_retransmissions(&self) -> bool {
         false
     }
+
+    /// Whether the transport should bring the window down in fast recovery by Linux's
+    /// proportional rate reduction (RFC 6937 PRR-SSRB, `tcp_cwnd_reduction`, Linux ≥ 3.2): the
+    /// window falls from its value at the loss to ssthresh in proportion to the data delivered
+    /// during recovery. Without it (the default) the controller's reduced window applies at once
+    /// (RFC 6675). Asked once when the flow is built; Cubic turns it on with `cubic.prr`.
+    fn reduces_proportionally(&self) -> bool {
+        false
+    }
 }
 
 /// How a scheme's data packets carry congestion signals, which decides their ECN codepoint and the

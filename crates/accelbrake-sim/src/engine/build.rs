@@ -362,8 +362,10 @@ fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::extern
         receiver = receiver.with_hook(hook);
     }
     let rack = controller.detects_lost_retransmissions();
+    let prr = controller.reduces_proportionally();
     let mut sender = Sender::new(id, controller, ecn, app);
     sender.set_rack(rack);
+    sender.prr_loss = prr;
     sender.prr_ecn = spec.ecn_prr;
     sender.explicit = marking == cc::Marking::Explicit;
     Ok(Live { sender, receiver })

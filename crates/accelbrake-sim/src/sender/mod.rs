@@ -162,6 +162,12 @@ pub struct Sender {
     /// Model Linux's CWR/PRR response to ECN (`tcp_enter_cwr`, RFC 6937 PRR): an ECN reduction is
     /// spread over the round instead of applied at once.
     pub prr_ecn: bool,
+    /// Model Linux's PRR (RFC 6937) in fast recovery too (`tcp_enter_recovery`,
+    /// `tcp_cwnd_reduction`): after a loss the window comes down to ssthresh in proportion to
+    /// what is delivered, instead of being ssthresh at once (off: RFC 6675 with the controller's
+    /// window, as before). The controller asks for it with
+    /// [`CongestionControl::reduces_proportionally`].
+    pub prr_loss: bool,
     /// Ask the controller for an explicit congestion header (XCP, RCP) on every data segment
     /// ([`crate::cc::Marking::Explicit`]); off for everything else, which then pays nothing.
     pub explicit: bool,
@@ -185,6 +191,9 @@ pub struct Sender {
 /// round: from the ECN reaction until `snd_una` passes `high_seq` (`tcp_end_cwnd_reduction`).
 #[derive(Clone, Copy, Debug)]
 struct Cwr {
+    /// Loss recovery (`prr_loss`, Linux `tcp_enter_recovery`) rather than ECN's CWR: ends when
+    /// recovery does.
+    loss: bool,
     high_seq: u32,
     prior_cwnd: u32,
     ssthresh: u32,
@@ -192,6 +201,26 @@ struct Cwr {
     prr_out: u32,
     /// `snd_cwnd = in_flight + sndcnt` after the last ACK.
     cwnd: u32,
+}
+
+impl Cwr {
+    /// `tcp_cwnd_reduction` (RFC 6937, PRR-SSRB) on an ACK that delivered `acked` segments (newly
+    /// acknowledged or SACKed) with `pipe` segments in flight after it; `advanced`: it moved
+    /// snd_una.
+    fn reduce(&mut self, pipe: u32, acked: u32, advanced: bool) {
+        self.prr_delivered += acked;
+        let sndcnt = if pipe > self.ssthresh {
+            let d = u64::from(self.ssthresh) * u64::from(self.prr_delivered) + u64::from(self.prior_cwnd) - 1;
+            (d / u64::from(self.prior_cwnd)) as i64 - i64::from(self.prr_out)
+        } else {
+            let delta = i64::from(self.ssthresh - pipe);
+            let s =
+                (i64::from(self.prr_delivered) - i64::from(self.prr_out)).max(i64::from(acked)) + i64::from(advanced);
+            s.min(delta)
+        };
+        let sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
+        self.cwnd = (i64::from(pipe) + sndcnt).max(1) as u32;
+    }
 }
 
 impl Sender {
@@ -227,6 +256,7 @@ impl Sender {
             send_cwr: false,
             cwr: None,
             prr_ecn: false,
+            prr_loss: false,
             explicit: false,
             rack: false,
             rto_at: None,
@@ -481,12 +511,35 @@ impl Sender {
         let newly_lost = lost > 0;
         let (snd_una, snd_nxt) = (self.sb.snd_una(), self.sb.snd_nxt());
         let flight = snd_nxt - snd_una;
+        // This ACK started fast recovery with PRR (and already made its reduction step).
+        let mut entered_prr = false;
         if newly_lost && self.recovery_point.is_none() {
             self.recovery_point = Some(snd_nxt);
             self.ecn_recover = snd_nxt;
             self.stats.recoveries += 1;
             self.fast_retransmit = true;
+            let prior_cwnd = self.send_window();
             self.cc.on_congestion_event(now, CongestionKind::Loss, flight);
+            if self.prr_loss {
+                // tcp_enter_recovery → tcp_init_cwnd_reduction, then tcp_cwnd_reduction on this
+                // same ACK (tcp_cong_control), as Linux does.
+                let ssthresh = self
+                    .cc
+                    .ssthresh()
+                    .map_or(self.send_window(), |s| s.floor().max(1.0) as u32);
+                let mut c = Cwr {
+                    loss: true,
+                    high_seq: snd_nxt,
+                    prior_cwnd: prior_cwnd.max(1),
+                    ssthresh,
+                    prr_delivered: 0,
+                    prr_out: 0,
+                    cwnd: prior_cwnd,
+                };
+                c.reduce(self.sb.pipe(), acked, advanced);
+                self.cwr = Some(c);
+                entered_prr = true;
+            }
         }
         if let Some(rp) = self.recovery_point {
             if snd_una >= rp {
@@ -507,6 +560,7 @@ impl Sender {
                     .ssthresh()
                     .map_or(self.send_window(), |s| s.floor().max(1.0) as u32);
                 self.cwr = Some(Cwr {
+                    loss: false,
                     high_seq: snd_nxt,
                     prior_cwnd: prior_cwnd.max(1),
                     ssthresh,
@@ -516,24 +570,17 @@ impl Sender {
                 });
             }
         } else if let Some(c) = self.cwr.as_mut() {
-            if self.recovery_point.is_some() || snd_una >= c.high_seq {
+            let ended = if c.loss {
+                // Recovery ended on this ACK (above), or an RTO took over.
+                self.recovery_point.is_none()
+            } else {
+                self.recovery_point.is_some() || snd_una >= c.high_seq
+            };
+            if ended {
                 // tcp_end_cwnd_reduction: cwnd = ssthresh (the controller already holds it).
                 self.cwr = None;
-            } else if acked > 0 {
-                // tcp_cwnd_reduction (RFC 6937, PRR-SSRB).
-                c.prr_delivered += acked;
-                let pipe = self.sb.pipe();
-                let sndcnt = if pipe > c.ssthresh {
-                    let d = u64::from(c.ssthresh) * u64::from(c.prr_delivered) + u64::from(c.prior_cwnd) - 1;
-                    (d / u64::from(c.prior_cwnd)) as i64 - i64::from(c.prr_out)
-                } else {
-                    let delta = i64::from(c.ssthresh - pipe);
-                    let s =
-                        (i64::from(c.prr_delivered) - i64::from(c.prr_out)).max(i64::from(acked)) + i64::from(advanced);
-                    s.min(delta)
-                };
-                let sndcnt = sndcnt.max(if c.prr_out > 0 { 0 } else { 1 });
-                c.cwnd = (i64::from(pipe) + sndcnt).max(1) as u32;
+            } else if acked > 0 && !entered_prr {
+                c.reduce(self.sb.pipe(), acked, advanced);
             }
         }
         let info = AckInfo {
@@ -616,6 +663,9 @@ impl Sender {
             self.sb.mark_timed_out_lost(now, rtt + reo_wnd);
         } else {
             self.sb.mark_all_lost();
+        }
+        if self.cwr.is_some_and(|c| c.loss) {
+            self.cwr = None; // Linux: the Loss state replaces Recovery and its PRR
         }
         self.rto_fired = Some(now);
         self.recovery_point = Some(snd_nxt);
@@ -1306,6 +1356,75 @@ mod tests {
         s.on_ack(t, &ack(10, &[], Time::ZERO));
         assert!(s.cwr.is_none());
         assert_eq!(s.send_window(), 4);
+    }
+
+    /// PRR in fast recovery (`prr_loss`; RFC 6937, Linux `tcp_enter_recovery` and
+    /// `tcp_cwnd_reduction` on the same ACK), worked by hand. Ten segments out, segment 0 lost; the
+    /// SACKs of 1 and 2 grow NewReno's slow-start window to 12 (14 sent). The SACK of 3 marks 0
+    /// lost: prior_cwnd 12, ssthresh = FlightSize / 2 = 7, pipe = 14 − 3 SACKed − 1 lost = 10;
+    /// prr_delivered 1, pipe > ssthresh: sndcnt = ⌈7 · 1 / 12⌉ − 0 = 1, cwnd 11, and the
+    /// retransmission of 0 goes out (prr_out 1, pipe 11). Each later SACK delivers one segment:
+    /// sndcnt = ⌈7 · prr_delivered / 12⌉ − prr_out = 1, 0, 1, 0, 1 — a new segment on every other
+    /// ACK, where RFC 6675 alone (cwnd 7 at once) sends nothing until pipe < 7.
+    #[test]
+    fn prr_in_fast_recovery_worked_by_hand() {
+        let run = |prr: bool| {
+            let mut s = sender();
+            s.prr_loss = prr;
+            send_all(&mut s, Time::ZERO);
+            let t = Time::from_millis(100);
+            let mut log = Vec::new();
+            for k in 2..=9u32 {
+                s.on_ack(t, &ack(0, &[(1, k)], Time::ZERO));
+                let sent = send_all(&mut s, t);
+                if s.in_recovery() {
+                    log.push((s.send_window(), sent));
+                }
+            }
+            (s, log)
+        };
+        let (mut s, log) = run(true);
+        let c = s.cwr.expect("PRR state in recovery");
+        assert_eq!((c.prior_cwnd, c.ssthresh, c.prr_delivered, c.prr_out), (12, 7, 6, 4));
+        let want: Vec<(u32, Vec<u32>)> = vec![
+            (11, vec![0]),
+            (11, vec![14]),
+            (10, vec![]),
+            (10, vec![15]),
+            (9, vec![]),
+            (9, vec![16]),
+        ];
+        assert_eq!(log, want);
+        // Recovery ends (snd_una passes the recovery point 14): the controller's window again.
+        s.on_ack(Time::from_millis(120), &ack(17, &[], Time::ZERO));
+        assert!(!s.in_recovery() && s.cwr.is_none());
+        assert_eq!(s.send_window(), s.cc.window() as u32);
+        let (_, plain) = run(false);
+        assert_eq!(
+            plain[0],
+            (7, vec![0]),
+            "RFC 6675 alone: ssthresh at once, the retransmission only"
+        );
+        assert!(plain[1..].iter().all(|(w, sent)| *w == 7 && sent.len() <= 1));
+    }
+
+    /// An RTO during PRR recovery ends the reduction (Linux's Loss state replaces Recovery): the
+    /// send window is the RTO's one segment, then the controller's.
+    #[test]
+    fn an_rto_ends_prr_recovery() {
+        let mut s = sender();
+        s.prr_loss = true;
+        send_all(&mut s, Time::ZERO);
+        let t = Time::from_millis(100);
+        for k in 2..=4u32 {
+            s.on_ack(t, &ack(0, &[(1, k)], Time::ZERO));
+            send_all(&mut s, t);
+        }
+        assert!(s.cwr.is_some_and(|c| c.loss));
+        let rto = s.rto_at.expect("armed");
+        s.on_timer(rto);
+        assert!(s.cwr.is_none());
+        assert_eq!(s.send_window(), 1);
     }
 
     /// A controller that keeps its window and reports a fixed ssthresh.
