@@ -186,3 +186,24 @@ fn explicit_schemes_on_the_verizon_uplink() {
         assert!(*u > 0.3, "every explicit scheme moves data: {out:?}");
     }
 }
+
+#[test]
+fn vcp_keeps_its_window_through_an_outage_that_fires_a_spurious_rto() {
+    // Issue 12: the ATT uplink (1.85 Mbit/s mean) stops for seconds at a time; the RTO fires with
+    // the packets still queued, and the transport's Eifel check finds it spurious. With the undo
+    // VCP resumes at its window; without it (before issue 12) it restarted from one segment and
+    // regrew by MI at ×(1+ξ)^(rtt/t_ρ) per RTT, far below ABC's utilisation.
+    let util = |undo: bool| {
+        let mut s = crate::common::cellular(
+            "vcp",
+            json!({"type": "vcp", "packets": 250}),
+            json!({"type": "trace", "path": crate::common::trace("ATT-LTE-driving-2016.up")}),
+            140.0,
+        );
+        s["flows"][0]["params"] = json!({"undo_rto": undo});
+        run(&s).summary.utilization
+    };
+    let (with, without) = (util(true), util(false));
+    println!("VCP on ATT-LTE-driving-2016.up: utilisation {with:.3} with the undo, {without:.3} without");
+    assert!(with > 1.5 * without && with > 0.4, "with {with} without {without}");
+}
