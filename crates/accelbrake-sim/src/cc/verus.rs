@@ -354,7 +354,8 @@ impl Verus {
     pub fn curve(&self) -> Option<&Curve> {
         self.curve.as_ref()
     }
-    /// Slow-start restarts (no window maps to D_est, or an RTO).
+    /// Slow-start restarts (no window maps to D_est, too few windows to fit, or an RTO before any RTT
+    /// sample).
     pub fn restarts(&self) -> u64 {
         self.restarts
     }
@@ -652,18 +653,25 @@ impl CongestionControl for Verus {
         }
     }
 
-    /// The code's timeout sets D_est back to D_min (research notes; the receive-timeout branch);
-    /// here on the transport's RTO, with W from the profile at D_min.
+    /// The code's timeout (`TimeoutHandler`, C2TCP copy; timer `min(1000, max(5·delay, 150))` ms
+    /// since the last ACK), here on the transport's RTO: before any ACK, slow start restarts
+    /// (`seqLast == 0`); in slow start, slow start ends (`slowStart = false`, the profile is then
+    /// fitted); after it, a loss phase with `D_est = D_min` (`lossPhase = true; dEst = dMin`, the
+    /// packets in flight forgotten), so no profile samples until the ACK of a packet sent with
+    /// `w ≤ W`. `W` is mapped from `D_min` at once (the code: at the next epoch).
     fn on_rto(&mut self, now: Time, _in_flight: u32) {
         self.sent_w.clear();
         self.skipped_w = None;
-        if self.slow_start || self.d_min.is_infinite() {
+        if self.d_min.is_infinite() {
             self.restart_slow_start(now);
             return;
         }
+        if self.slow_start {
+            self.end_slow_start(now);
+            return;
+        }
         self.d_est = self.d_min;
-        self.loss_phase = false;
-        self.exit_slow_start = false;
+        self.loss_phase = true;
         self.w_bar = self.window_for(self.d_est).unwrap_or(1.0).max(1.0);
     }
 
@@ -1095,14 +1103,25 @@ mod tests {
 
     #[test]
     fn restarts_reset_the_controller_and_are_counted() {
-        // An RTO in slow start restarts it (and so does one before any RTT sample).
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
-        v.on_sent(Time::ZERO, 1);
-        for i in 1..=10 {
+        // An RTO in slow start ends it (`TimeoutHandler`: `slowStart = false`) and the profile is
+        // fitted; one that leaves too few windows to fit (M < 5) restarts it, and so does one
+        // before any RTT sample (`seqLast == 0`).
+        let ss = |acks: u64| {
+            let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
             v.on_sent(Time::ZERO, 1);
-            v.on_ack(Time::from_millis(100), &ss_ack(100, i, 0));
-        }
+            for i in 1..=acks {
+                v.on_sent(Time::ZERO, 1);
+                v.on_ack(Time::from_millis(100), &ss_ack(100, i, 0));
+            }
+            v
+        };
+        let mut v = ss(10);
         assert_eq!((v.w_bar(), v.d_min), (11.0, 100.0));
+        v.on_rto(Time::from_millis(400), 0);
+        assert_eq!(v.restarts(), 0);
+        assert!(!v.in_slow_start() && !v.in_loss_phase() && v.curve().is_some());
+        assert_eq!(v.w_bar(), 11.0);
+        let mut v = ss(3);
         v.on_rto(Time::from_millis(400), 0);
         assert_eq!(v.restarts(), 1);
         assert!(v.in_slow_start() && !v.in_loss_phase() && v.curve().is_none());
@@ -1352,18 +1371,26 @@ mod tests {
     }
 
     #[test]
-    fn an_rto_after_slow_start_maps_d_min_and_ends_the_loss_phase() {
+    fn an_rto_after_slow_start_maps_d_min_in_a_loss_phase() {
+        // `TimeoutHandler` after slow start: `lossPhase = true; dEst = dMin`, the packets in flight
+        // forgotten. Before, the RTO ended the loss phase instead, so the late ACKs of the packets
+        // the RTO gave up on went into the profile.
         let mut v = steady();
         v.w_bar = 150.0;
-        v.sent_w.extend([(Time::ZERO, 140), (Time::ZERO, 141)]);
-        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 2);
-        assert!(v.in_loss_phase());
         v.on_rto(Time::from_millis(300), 0);
         assert_eq!(v.d_est(), 100.0, "D_est = D_min");
         let want = v.curve().unwrap().window_for(100.0, MAX_W - 1).unwrap_or(1.0).max(1.0);
         assert_eq!(v.w_bar(), want);
-        assert!(!v.in_loss_phase() && !v.in_slow_start() && v.sent_w.is_empty());
+        assert!(v.in_loss_phase() && !v.in_slow_start() && v.sent_w.is_empty());
         assert_eq!(v.restarts(), 0);
         assert_eq!(v.metrics().cwnd, v.window());
+        // The loss phase ends at the ACK of a packet sent with w ≤ W, which is sampled.
+        let before = v.w_list.clone();
+        v.on_sent(Time::from_millis(300), 1);
+        let w = v.sent_w.back().unwrap().1 as usize;
+        let ack = AckInfo { acked: 1, rtt: Some(Dur::from_millis(100)), delivered: 1, ..AckInfo::default() };
+        v.on_ack(Time::from_millis(400), &ack);
+        assert!(!v.in_loss_phase());
+        assert_eq!(v.w_list[w], 0.875 * before[w] + 0.125 * 100.0);
     }
 }
