@@ -29,6 +29,8 @@
 //! clocked by ACKs. Epochs are processed when the controller is next called (ACK or send), each
 //! elapsed epoch in turn (an epoch without ACKs uses the time since the last ACK, as the code
 //! does). Losses are the transport's (RFC 6675) instead of Verus's 150 ms missing-packet timer.
+//! The code carries each packet's `w` in its header; here an RTT sample is matched to the packet
+//! it measures by its echoed send time (`now − rtt`), and packets an RTO forgot add no sample.
 
 use super::{AckInfo, CcMetrics, CongestionControl, CongestionKind, Marking, Scheme};
 use crate::params::{Config, Param, Unit, Values};
@@ -293,12 +295,15 @@ pub struct Verus {
     slow_start: bool,
     exit_slow_start: bool,
     loss_phase: bool,
-    /// Windows of the packets in flight, in sending order, and the send count of the first.
-    sent_w: VecDeque<u32>,
-    sent_base: u64,
+    /// Send time and window of the packets sent and not yet matched to an RTT sample, in sending
+    /// order (the code carries `w` in each packet's header; here an RTT sample is matched to its
+    /// packet by its send time, `now − rtt`, the timestamp it echoes).
+    sent_w: VecDeque<(Time, u32)>,
+    /// The window of the newest packet passed over without an RTT sample of its own (lost, or
+    /// covered by another packet's ACK): the stand-in for the lost packet's window on a loss.
+    skipped_w: Option<u32>,
     /// Packets in flight as the transport last reported them (the code's `wCrt`).
     in_flight: u32,
-    lost_total: u64,
     restarts: u64,
 }
 
@@ -323,9 +328,8 @@ impl Verus {
             exit_slow_start: false,
             loss_phase: false,
             sent_w: VecDeque::new(),
-            sent_base: 0,
+            skipped_w: None,
             in_flight: 0,
-            lost_total: 0,
             restarts: 0,
         }
     }
@@ -350,7 +354,8 @@ impl Verus {
     pub fn curve(&self) -> Option<&Curve> {
         self.curve.as_ref()
     }
-    /// Slow-start restarts (no window maps to D_est, or an RTO).
+    /// Slow-start restarts (no window maps to D_est, too few windows to fit, or an RTO before any RTT
+    /// sample).
     pub fn restarts(&self) -> u64 {
         self.restarts
     }
@@ -552,17 +557,23 @@ impl Verus {
         }
     }
 
-    /// The window the `k`-th packet counted by delivered + lost was sent with.
-    fn w_of_counted(&mut self, counted: u64) -> Option<u32> {
-        let mut w = None;
-        while self.sent_base < counted {
-            match self.sent_w.pop_front() {
-                Some(x) => w = Some(x),
-                None => break,
-            }
-            self.sent_base += 1;
+    /// The window of the packet sent at `sent` (the RTT sample's echoed timestamp): the oldest
+    /// unmatched packet sent then (several can share a send time), which is consumed; the older
+    /// ones, passed over, are forgotten (their window kept in `skipped_w`). `None` if no packet
+    /// was sent then (already matched or forgotten).
+    fn w_of_sent_at(&mut self, sent: Time) -> Option<u32> {
+        let older = self.sent_w.partition_point(|&(t, _)| t < sent);
+        if older > 0 {
+            self.skipped_w = Some(self.sent_w[older - 1].1);
+            self.sent_w.drain(..older);
         }
-        w.or_else(|| self.sent_w.front().copied())
+        match self.sent_w.front() {
+            Some(&(t, w)) if t == sent => {
+                self.sent_w.pop_front();
+                Some(w)
+            }
+            _ => None,
+        }
     }
 }
 
@@ -578,34 +589,36 @@ impl CongestionControl for Verus {
     fn on_sent(&mut self, now: Time, in_flight: u32) {
         self.advance(now);
         self.in_flight = in_flight;
-        self.sent_w.push_back(self.w_bar.max(1.0) as u32);
+        self.sent_w.push_back((now, self.w_bar.max(1.0) as u32));
     }
 
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {
         self.advance(now);
-        self.lost_total += u64::from(ack.lost);
         self.in_flight = ack.in_flight;
-        let w_sent = self.w_of_counted(ack.delivered + self.lost_total).unwrap_or(1);
         let Some(rtt) = ack.rtt else { return };
+        let matched = self.w_of_sent_at(now - rtt);
+        let w_sent = matched.unwrap_or(self.w_bar.max(1.0) as u32);
         let delay = rtt.millis_f64();
         self.last_ack = now;
         if self.slow_start && delay > self.cfg.ss_exit_ms {
             self.leave_slow_start_by_rtt(now, f64::from(w_sent));
         }
-        if self.loss_phase && f64::from(w_sent) <= self.w_bar {
+        if self.loss_phase && matched.is_some_and(|w| f64::from(w) <= self.w_bar) {
             self.epoch_delays_max = None;
             self.loss_phase = false;
             self.exit_slow_start = false;
         }
         self.epoch_delays_max = Some(self.epoch_delays_max.map_or(delay, |d| d.max(delay)));
         self.d_min = self.d_min.min(delay);
-        if !self.loss_phase {
-            self.profile_sample(w_sent as usize, delay);
-        } else {
+        if self.loss_phase {
             self.w_bar += 1.0 / self.w_bar;
             if let Some(c) = &self.curve {
                 self.d_est = self.d_est.min(c.at(self.w_bar));
             }
+        } else if let Some(w) = matched {
+            // A packet the RTO forgot has no window to sample (the code ignores it too: after its
+            // timeout the packet is older than `seqLast` and not in the missing queue).
+            self.profile_sample(w as usize, delay);
         }
         if self.slow_start {
             self.w_bar += f64::from(ack.acked);
@@ -624,7 +637,7 @@ impl CongestionControl for Verus {
         if kind != CongestionKind::Loss {
             return;
         }
-        let w_lost = self.sent_w.front().copied().unwrap_or(self.w_bar as u32);
+        let w_lost = self.skipped_w.take().or_else(|| self.sent_w.front().map(|&(_, w)| w)).unwrap_or(self.w_bar as u32);
         if !self.loss_phase {
             self.loss_phase = true;
             self.w_bar = self.w_bar.min(self.cfg.md * f64::from(w_lost)).max(1.0);
@@ -640,17 +653,25 @@ impl CongestionControl for Verus {
         }
     }
 
-    /// The code's timeout sets D_est back to D_min (research notes; the receive-timeout branch);
-    /// here on the transport's RTO, with W from the profile at D_min.
+    /// The code's timeout (`TimeoutHandler`, C2TCP copy; timer `min(1000, max(5·delay, 150))` ms
+    /// since the last ACK), here on the transport's RTO: before any ACK, slow start restarts
+    /// (`seqLast == 0`); in slow start, slow start ends (`slowStart = false`, the profile is then
+    /// fitted); after it, a loss phase with `D_est = D_min` (`lossPhase = true; dEst = dMin`, the
+    /// packets in flight forgotten), so no profile samples until the ACK of a packet sent with
+    /// `w ≤ W`. `W` is mapped from `D_min` at once (the code: at the next epoch).
     fn on_rto(&mut self, now: Time, _in_flight: u32) {
         self.sent_w.clear();
-        if self.slow_start || self.d_min.is_infinite() {
+        self.skipped_w = None;
+        if self.d_min.is_infinite() {
             self.restart_slow_start(now);
             return;
         }
+        if self.slow_start {
+            self.end_slow_start(now);
+            return;
+        }
         self.d_est = self.d_min;
-        self.loss_phase = false;
-        self.exit_slow_start = false;
+        self.loss_phase = true;
         self.w_bar = self.window_for(self.d_est).unwrap_or(1.0).max(1.0);
     }
 
@@ -793,12 +814,16 @@ mod tests {
         // Slow start goes on one per ACK: packets 23..=47 sent with W = 15..=39, and acked.
         for i in 22..=46u64 {
             v.on_sent(t, 1);
-            v.on_ack(Time::from_millis(300), &ss_ack(100, i, 0));
+            v.on_ack(Time::from_millis(250), &ss_ack(100, i, 0));
         }
         assert!((v.w_bar() - 40.0).abs() < 1e-9, "{}", v.w_bar());
-        // Packet 48 (sent with W = 40) is lost: W = min(40, 28) = 28 > 20, slow start ends,
+        // Packet 48 (sent with W = 40) is lost: the ACK of packet 49 (sent 10 ms later) passes it
+        // over (W += 1 → 41), then the loss: W = min(41, 0.7·40 = 28) = 28 > 20, slow start ends,
         // curveStop = max(100, 40) = 100 (no point dropped here), and the profile is fitted.
         v.on_sent(t, 1);
+        v.on_sent(t + Dur::from_millis(10), 1);
+        v.on_ack(Time::from_millis(260), &ss_ack(100, 47, 0));
+        assert!((v.w_bar() - 41.0).abs() < 1e-9, "{}", v.w_bar());
         v.on_congestion_event(Time::from_millis(400), CongestionKind::Loss, 1);
         assert!(!v.in_slow_start() && v.in_loss_phase());
         assert!((v.w_bar() - 28.0).abs() < 1e-9, "{}", v.w_bar());
@@ -819,7 +844,7 @@ mod tests {
         }
         v.d_min = 100.0;
         v.w_bar = 200.0;
-        v.sent_w.push_back(150);
+        v.sent_w.push_back((Time::ZERO, 150));
         v.on_congestion_event(Time::from_millis(500), CongestionKind::Loss, 100);
         assert!(!v.in_slow_start());
         assert!((v.w_bar() - 105.0).abs() < 1e-9);
@@ -840,7 +865,7 @@ mod tests {
         // Without curveStop (a loss outside slow start) nothing is dropped.
         let mut v = steady();
         v.w_bar = 200.0;
-        v.sent_w.push_back(150);
+        v.sent_w.push_back((Time::ZERO, 150));
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert!(v.refit());
         assert_eq!(v.w_list.len(), 201);
@@ -892,7 +917,7 @@ mod tests {
         // Steady state: a loss multiplies the sending window by 0.7, once per loss phase.
         let mut v = steady();
         v.w_bar = 150.0;
-        v.sent_w.push_back(140);
+        v.sent_w.push_back((Time::ZERO, 140));
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert!((v.w_bar() - 98.0).abs() < 1e-9);
         // D_est follows the window down to the fitted profile's delay there (the knee at 100 is
@@ -908,7 +933,7 @@ mod tests {
         // The decrease never raises W: W = min(W, 0.7·w_lost).
         let mut v = steady();
         v.w_bar = 50.0;
-        v.sent_w.push_back(140);
+        v.sent_w.push_back((Time::ZERO, 140));
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         assert_eq!(v.w_bar(), 50.0);
     }
@@ -1078,14 +1103,25 @@ mod tests {
 
     #[test]
     fn restarts_reset_the_controller_and_are_counted() {
-        // An RTO in slow start restarts it (and so does one before any RTT sample).
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
-        v.on_sent(Time::ZERO, 1);
-        for i in 1..=10 {
+        // An RTO in slow start ends it (`TimeoutHandler`: `slowStart = false`) and the profile is
+        // fitted; one that leaves too few windows to fit (M < 5) restarts it, and so does one
+        // before any RTT sample (`seqLast == 0`).
+        let ss = |acks: u64| {
+            let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
             v.on_sent(Time::ZERO, 1);
-            v.on_ack(Time::from_millis(100), &ss_ack(100, i, 0));
-        }
+            for i in 1..=acks {
+                v.on_sent(Time::ZERO, 1);
+                v.on_ack(Time::from_millis(100), &ss_ack(100, i, 0));
+            }
+            v
+        };
+        let mut v = ss(10);
         assert_eq!((v.w_bar(), v.d_min), (11.0, 100.0));
+        v.on_rto(Time::from_millis(400), 0);
+        assert_eq!(v.restarts(), 0);
+        assert!(!v.in_slow_start() && !v.in_loss_phase() && v.curve().is_some());
+        assert_eq!(v.w_bar(), 11.0);
+        let mut v = ss(3);
         v.on_rto(Time::from_millis(400), 0);
         assert_eq!(v.restarts(), 1);
         assert!(v.in_slow_start() && !v.in_loss_phase() && v.curve().is_none());
@@ -1249,7 +1285,7 @@ mod tests {
         // loss phase: no profile sample, W += 1/W, D_est = min(D_est, D(W)).
         let mut v = steady();
         v.w_bar = 150.0;
-        v.sent_w.extend([140, 140, 140]);
+        v.sent_w.extend([(Time::ZERO, 140); 3]);
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 3);
         assert!((v.w_bar() - 98.0).abs() < 1e-9);
         let d_loss = v.d_est();
@@ -1291,7 +1327,7 @@ mod tests {
                 v.profile_sample(w, 100.0);
             }
             v.w_bar = 40.0;
-            v.sent_w.push_back(w_lost);
+            v.sent_w.push_back((Time::ZERO, w_lost));
             v.on_congestion_event(Time::from_millis(300), CongestionKind::Loss, 10);
             (v.in_slow_start(), v.in_loss_phase())
         };
@@ -1300,18 +1336,61 @@ mod tests {
     }
 
     #[test]
-    fn an_rto_after_slow_start_maps_d_min_and_ends_the_loss_phase() {
+    fn rtt_samples_go_to_the_window_their_packet_was_sent_with_even_after_an_rto() {
+        // The code carries `w` in each packet's header. Here a sample is matched to its packet by
+        // the send time it echoes; an RTO forgets the packets in flight, and their late ACKs (the
+        // originals were only queued) then add no sample. Before (packets matched by counting
+        // delivered + lost), those ACKs were given w = 1 and every later sample the window of
+        // another packet, so the profile's small windows carried the delays of a full queue.
         let mut v = steady();
         v.w_bar = 150.0;
-        v.sent_w.extend([140, 141]);
-        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 2);
-        assert!(v.in_loss_phase());
+        for _ in 0..3 {
+            v.on_sent(Time::ZERO, 150);
+        }
+        v.on_rto(Time::from_millis(300), 3);
+        let before = v.w_list.clone();
+        for i in 1..=3 {
+            let ack = AckInfo { acked: 1, rtt: Some(Dur::from_millis(350)), delivered: i, ..AckInfo::default() };
+            v.on_ack(Time::from_millis(350), &ack);
+        }
+        assert_eq!(v.w_list, before, "no sample from the packets the RTO forgot");
+        // Two packets sent at 400 and 410 ms with the window then; the second's ACK (100 ms) goes to
+        // its window, the first is passed over (its window kept as the stand-in for a loss).
+        v.on_sent(Time::from_millis(400), 1);
+        let w1 = v.sent_w.back().unwrap().1;
+        v.on_sent(Time::from_millis(410), 2);
+        let w2 = v.sent_w.back().unwrap().1 as usize;
+        let ack = AckInfo { acked: 1, rtt: Some(Dur::from_millis(100)), delivered: 5, ..AckInfo::default() };
+        v.on_ack(Time::from_millis(510), &ack);
+        assert_eq!(v.w_list[w2], 0.875 * before[w2] + 0.125 * 100.0, "w2 = {w2}");
+        assert_eq!(v.skipped_w, Some(w1));
+        assert!(v.sent_w.is_empty());
+        for (w, (a, b)) in v.w_list.iter().zip(&before).enumerate() {
+            assert!(w == w2 || a == b, "window {w}: {b} → {a}");
+        }
+    }
+
+    #[test]
+    fn an_rto_after_slow_start_maps_d_min_in_a_loss_phase() {
+        // `TimeoutHandler` after slow start: `lossPhase = true; dEst = dMin`, the packets in flight
+        // forgotten. Before, the RTO ended the loss phase instead, so the late ACKs of the packets
+        // the RTO gave up on went into the profile.
+        let mut v = steady();
+        v.w_bar = 150.0;
         v.on_rto(Time::from_millis(300), 0);
         assert_eq!(v.d_est(), 100.0, "D_est = D_min");
         let want = v.curve().unwrap().window_for(100.0, MAX_W - 1).unwrap_or(1.0).max(1.0);
         assert_eq!(v.w_bar(), want);
-        assert!(!v.in_loss_phase() && !v.in_slow_start() && v.sent_w.is_empty());
+        assert!(v.in_loss_phase() && !v.in_slow_start() && v.sent_w.is_empty());
         assert_eq!(v.restarts(), 0);
         assert_eq!(v.metrics().cwnd, v.window());
+        // The loss phase ends at the ACK of a packet sent with w ≤ W, which is sampled.
+        let before = v.w_list.clone();
+        v.on_sent(Time::from_millis(300), 1);
+        let w = v.sent_w.back().unwrap().1 as usize;
+        let ack = AckInfo { acked: 1, rtt: Some(Dur::from_millis(100)), delivered: 1, ..AckInfo::default() };
+        v.on_ack(Time::from_millis(400), &ack);
+        assert!(!v.in_loss_phase());
+        assert_eq!(v.w_list[w], 0.875 * before[w] + 0.125 * 100.0);
     }
 }
