@@ -227,17 +227,21 @@ def _start_plots(
     made: list[tuple[str, str, Path]] = []
     todo: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
     started = early.started if early is not None else {}
-    for section, caption, stem, key, job_args in _summary_plots(
-        out, results, labels, meta.get("reference_scheme"), cache, svg, runs
-    ):
-        if started.get(stem, (None,))[0] == key:
-            pass  # drawn (or being drawn) by the early pool, from the same inputs
-        else:
+
+    def draw(stem: str, key: str, job: Callable[..., None], job_args: Callable[[], tuple[Any, ...]]) -> None:
+        """Draw ``stem`` unless the early pool started it from the same inputs (``key``) or the
+        cache has it; an early plot from other inputs is dropped first."""
+        if started.get(stem, (None,))[0] != key:
             if early is not None:
                 early.forget(stem)
             if not cache.fresh(stem, key):
-                todo.append((_summary_job, job_args()))
+                todo.append((job, job_args()))
         drawn[stem] = key
+
+    for section, caption, stem, key, job_args in _summary_plots(
+        out, results, labels, meta.get("reference_scheme"), cache, svg, runs
+    ):
+        draw(stem, key, _summary_job, job_args)
         made.append((section, caption, plots / f"{stem}.png"))
 
     style = F.scheme_style(schemes)
@@ -246,14 +250,8 @@ def _start_plots(
         spec = _timeseries_spec(r, labels, style)
         stem, title, colour = spec["stem"], spec["title"], spec["colour"]
         key = cache.key("timeseries", r["run_id"], title, colour)
-        if started.get(stem, (None,))[0] == key:
-            pass  # drawn (or being drawn) by the early pool, from the same inputs
-        else:
-            if early is not None:
-                early.forget(stem)
-            if not cache.fresh(stem, key):
-                todo.append((_timeseries_job, (str(out), r["run_id"], title, colour, svg, stem)))
-        drawn[stem] = key
+        args = (str(out), r["run_id"], title, colour, svg, stem)
+        draw(stem, key, _timeseries_job, lambda args=args: args)
         ts_made.append(("timeseries", spec["caption"], plots / f"{stem}.png"))
     if early is not None:
         wait_jobs = early.finish(todo, keep=set(drawn))

@@ -121,10 +121,7 @@ pub const PARAMS: &[Param] = &[
         .unset()
         .doc("ABE decrease on an ECN echo (unset: answered like a loss, as Linux; cubic-abe: 0.85)", "RFC 8511; ABE paper's Cubic value 0.85"),
     ABE_SLOW_START_PARAM,
-    Param::flag("rack", false).doc(
-        "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
-        "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/emulation.md",
-    ),
+    super::RACK_PARAM,
     Param::flag("prr", false).doc(
         "transport with Linux's proportional rate reduction in fast recovery (off: the reduced window at once, RFC 6675)",
         "RFC 6937; Linux tcp_cwnd_reduction (≥ 3.2); docs/emulation.md",

@@ -223,6 +223,13 @@ pub trait CongestionControl: Send {
     }
 }
 
+/// The `rack` parameter of the schemes that can ask the transport for Linux's RACK loss detection
+/// ([`CongestionControl::detects_lost_retransmissions`]): Cubic and PCC-Vivace.
+pub(crate) const RACK_PARAM: Param = Param::flag("rack", false).doc(
+    "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
+    "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/cellular-schemes.md, docs/emulation.md",
+);
+
 /// How a scheme's data packets carry congestion signals, which decides their ECN codepoint and the
 /// receiver's echo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

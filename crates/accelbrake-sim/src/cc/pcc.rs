@@ -108,10 +108,7 @@ pub const PARAMS: &[Param] = &[
         .doc("probing amplitude ε: probes at r(1 ± ε)", "PCC-Kernel PCC_PROBING_EPS; Vivace paper §4.1"),
     Param::real("initial_rate", INITIAL_RATE * 8.0 / 1e6, Unit::Mbps, 0.01, 1e5)
         .doc("initial rate (524 288 B/s)", "PCC-Kernel pcc_init (PCC_RATE_MIN·512)"),
-    Param::flag("rack", false).doc(
-        "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
-        "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/cellular-schemes.md",
-    ),
+    super::RACK_PARAM,
 ];
 
 /// PCC-Vivace over drop-tail.

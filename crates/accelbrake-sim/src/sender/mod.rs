@@ -204,6 +204,20 @@ struct Cwr {
 }
 
 impl Cwr {
+    /// `tcp_init_cwnd_reduction`: a reduction from `prior_cwnd` towards `ssthresh` until
+    /// `high_seq` is acknowledged (ECN's CWR) or recovery ends (`loss`).
+    fn start(loss: bool, high_seq: u32, prior_cwnd: u32, ssthresh: u32) -> Cwr {
+        Cwr {
+            loss,
+            high_seq,
+            prior_cwnd: prior_cwnd.max(1),
+            ssthresh,
+            prr_delivered: 0,
+            prr_out: 0,
+            cwnd: prior_cwnd,
+        }
+    }
+
     /// `tcp_cwnd_reduction` (RFC 6937, PRR-SSRB) on an ACK that delivered `acked` segments (newly
     /// acknowledged or SACKed) with `pipe` segments in flight after it; `advanced`: it moved
     /// snd_una.
@@ -373,6 +387,14 @@ impl Sender {
 
     /// Segments that may be in flight: the controller's window, or 1 after an RTO until new data
     /// is acknowledged.
+    /// Where a PRR reduction leads: the controller's ssthresh after the congestion event (its
+    /// window when it has none).
+    fn reduction_target(&self) -> u32 {
+        self.cc
+            .ssthresh()
+            .map_or(self.send_window(), |s| s.floor().max(1.0) as u32)
+    }
+
     fn send_window(&self) -> u32 {
         if self.rto_fired.is_some() {
             1
@@ -523,19 +545,7 @@ impl Sender {
             if self.prr_loss {
                 // tcp_enter_recovery → tcp_init_cwnd_reduction, then tcp_cwnd_reduction on this
                 // same ACK (tcp_cong_control), as Linux does.
-                let ssthresh = self
-                    .cc
-                    .ssthresh()
-                    .map_or(self.send_window(), |s| s.floor().max(1.0) as u32);
-                let mut c = Cwr {
-                    loss: true,
-                    high_seq: snd_nxt,
-                    prior_cwnd: prior_cwnd.max(1),
-                    ssthresh,
-                    prr_delivered: 0,
-                    prr_out: 0,
-                    cwnd: prior_cwnd,
-                };
+                let mut c = Cwr::start(true, snd_nxt, prior_cwnd, self.reduction_target());
                 c.reduce(self.sb.pipe(), acked, advanced);
                 self.cwr = Some(c);
                 entered_prr = true;
@@ -555,19 +565,7 @@ impl Sender {
             let prior_cwnd = self.send_window();
             self.cc.on_congestion_event(now, CongestionKind::Ecn, flight);
             if self.prr_ecn {
-                let ssthresh = self
-                    .cc
-                    .ssthresh()
-                    .map_or(self.send_window(), |s| s.floor().max(1.0) as u32);
-                self.cwr = Some(Cwr {
-                    loss: false,
-                    high_seq: snd_nxt,
-                    prior_cwnd: prior_cwnd.max(1),
-                    ssthresh,
-                    prr_delivered: 0,
-                    prr_out: 0,
-                    cwnd: prior_cwnd,
-                });
+                self.cwr = Some(Cwr::start(false, snd_nxt, prior_cwnd, self.reduction_target()));
             }
         } else if let Some(c) = self.cwr.as_mut() {
             let ended = if c.loss {
