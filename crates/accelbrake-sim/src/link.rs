@@ -612,6 +612,17 @@ impl crate::queue::LinkSchedule for Link {
     fn overhead(&self) -> u32 {
         self.wire_bytes(0)
     }
+    fn capacity_recent(&self, now: Time, window: Dur) -> f64 {
+        match self {
+            Link::Trace(l) => l.capacity_recent(now, window),
+            // As `capacity_rate` measures it.
+            Link::Rate(l) => l.capacity_bytes_between(now - window, now),
+            Link::Wifi(_) => {
+                let end = now + Dur(1);
+                Link::capacity_between(self, end - window, end)
+            }
+        }
+    }
 }
 
 /// A trace link alone (the emulator's hops): opportunities in the interval, Mahimahi's per-packet
@@ -622,6 +633,16 @@ impl crate::queue::LinkSchedule for TraceLink {
     }
     fn overhead(&self) -> u32 {
         TUN_OVERHEAD
+    }
+    fn capacity_recent(&self, now: Time, window: Dur) -> f64 {
+        // What `capacity_bytes` counts, without pruning (`window` within `keep_window`'s).
+        let from = now - window;
+        self.recent
+            .iter()
+            .rev()
+            .take_while(|(t, _)| *t > from)
+            .map(|(_, b)| *b)
+            .sum::<u64>() as f64
     }
 }
 

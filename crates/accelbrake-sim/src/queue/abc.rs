@@ -21,7 +21,7 @@
 //!   count in x.
 //! * Tokens start at 0 (Algorithm 1); the artifact starts at 5.
 
-use super::{Fifo, Limit, LimitRule, LinkInfo, Queue, QueueKind, QueueStats};
+use super::{Fifo, Limit, LimitRule, LinkInfo, LinkSchedule, Queue, QueueKind, QueueStats};
 use crate::params::{Config, Param, Unit, Values};
 use crate::error::{Error, Result};
 use crate::packet::{Ecn, Packet};
@@ -68,6 +68,11 @@ pub struct AbcRouterConfig {
     /// PK-ABC (§7.6): measure μ over the window ending this far in the future (the router knows
     /// the trace); `None` for ABC.
     pub lookahead: Option<Dur>,
+    /// PK-ABC only: the fraction of the coming change of μ the router knows,
+    /// `μ = μ_now + knowledge·(μ_ahead − μ_now)` (1: PK-ABC; 0: ABC's μ measured now). Ours
+    /// (issue 12): a partial oracle, to measure how much of PK-ABC's gain a forecast of a given
+    /// error keeps.
+    pub knowledge: f64,
     /// Predictive ABC (beyond the paper): forecast μ this far ahead from the μ it has measured,
     /// without the trace (see [`Forecast`]); `None` for ABC.
     pub forecast: Option<Forecast>,
@@ -374,6 +379,10 @@ pub const PK_PARAMS: &[Param] = &[
         "how far ahead μ is read from the link schedule (one RTT)",
         "ABC paper §7.6: \"the expected link rate 1 RTT in the future\"; 100 ms = the setup's min RTT",
     ),
+    Param::real("knowledge", 1.0, Unit::None, 0.0, 1.0).doc(
+        "fraction of the change of μ over the lookahead the router knows: μ_now + k·(μ_ahead − μ_now); 1 = PK-ABC, 0 = ABC's μ",
+        "ours (issue 12): a partial oracle whose error is (1 − k) times that of μ measured now, to measure how good a forecast must be",
+    ),
     PARAMS[7],
     PARAMS[8],
 ];
@@ -539,6 +548,11 @@ impl Config for AbcRouterConfig {
             },
             limit: super::limit_of(v),
             lookahead: v.table().iter().any(|p| p.name == "lookahead_ms").then(|| v.ms("lookahead_ms")),
+            knowledge: if v.table().iter().any(|p| p.name == "knowledge") {
+                v.real("knowledge")
+            } else {
+                1.0
+            },
             forecast: v.table().iter().any(|p| p.name == "horizon_ms").then(|| Forecast {
                 horizon: v.ms("horizon_ms"),
                 history: v.ms("history_ms"),
@@ -642,6 +656,9 @@ pub struct AbcQueue {
     learned: Learned,
     /// Predictive ABC, Sprout model (built only for it: it holds the model's tables).
     stochastic: Option<Box<Stochastic>>,
+    /// PK-ABC with `knowledge` < 1: μ over ABC's window ending now (bytes/s), from
+    /// [`Queue::observe_link`].
+    mu_now: f64,
 }
 
 impl AbcQueue {
@@ -661,7 +678,13 @@ impl AbcQueue {
                 }
                 _ => None,
             },
+            mu_now: 0.0,
         }
+    }
+
+    /// PK-ABC knowing only part of the future (`knowledge` < 1): it needs μ measured now too.
+    fn partial_oracle(&self) -> bool {
+        self.cfg.lookahead.is_some() && self.cfg.knowledge < 1.0
     }
 
     /// Values of the last computation.
@@ -769,6 +792,8 @@ impl Queue for AbcQueue {
                 Self::damp(link.capacity, raw, f)
             }
             Some(f) => self.forecast(now, link.capacity, f),
+            // PK-ABC's partial oracle: ABC's μ plus the known part of the change one lookahead on.
+            None if self.partial_oracle() => self.mu_now + self.cfg.knowledge * (link.capacity - self.mu_now),
             None => link.capacity,
         };
         // Where the forecast enters (predictive ABC's `apply`): the delay estimate x, the target
@@ -826,6 +851,14 @@ impl Queue for AbcQueue {
     }
     fn capacity_lookahead(&self) -> Option<Dur> {
         self.cfg.lookahead
+    }
+    fn observes_link(&self) -> bool {
+        self.partial_oracle()
+    }
+    fn observe_link(&mut self, now: Time, link: &dyn LinkSchedule) {
+        // μ as ABC measures it now (the engine's `capacity_rate` over the same window).
+        let w = if self.cfg.window.0 == 0 { Dur(1) } else { self.cfg.window };
+        self.mu_now = link.capacity_recent(now, w) / w.secs_f64();
     }
     fn gauge(&self) -> Option<f64> {
         Some(self.state.f)
@@ -1463,6 +1496,39 @@ mod tests {
         edge.delta = Dur(1);
         edge.window = Dur(1);
         assert!(edge.validate("q").is_ok());
+    }
+
+    #[test]
+    fn pk_abc_knowledge_blends_mu_now_with_mu_one_lookahead_ahead() {
+        use crate::queue::ConstantSchedule;
+        let pk = |k: f64| AbcRouterConfig {
+            lookahead: Some(Dur::from_millis(100)),
+            knowledge: k,
+            ..AbcRouterConfig::default()
+        };
+        // A quarter of the change known: μ_now 1 MB/s, μ ahead 2 MB/s → 1.25 MB/s in Eq. 1.
+        let mut q = AbcQueue::new(pk(0.25));
+        assert!(q.observes_link());
+        q.observe_link(Time::from_millis(500), &ConstantSchedule(1e6));
+        q.enqueue(Time::from_millis(500), accel(0)).unwrap();
+        let info = LinkInfo {
+            capacity: 2e6,
+            overhead: 0,
+        };
+        q.dequeue(Time::from_millis(500), info, &mut Vec::new()).unwrap();
+        assert!((q.state().mu - 1.25e6).abs() < 1e-6, "{}", q.state().mu);
+        // x = queued bytes / μ uses the same blend: 1500 B / 1.25 MB/s.
+        assert!((q.state().x - 1500.0 / 1.25e6).abs() < 1e-12, "{}", q.state().x);
+        // k = 1 (PK-ABC's default) reads no link state of now; ABC and predictive ABC have no k.
+        let mut full = AbcQueue::new(pk(1.0));
+        assert!(!full.observes_link());
+        full.enqueue(Time::ZERO, accel(0)).unwrap();
+        full.dequeue(Time::ZERO, info, &mut Vec::new()).unwrap();
+        assert_eq!(full.state().mu, 2e6);
+        assert!(!AbcQueue::new(AbcRouterConfig::default()).observes_link());
+        assert_eq!(AbcRouterConfig::default().knowledge, 1.0);
+        let v = Values::defaults(&[PK_PARAMS]);
+        assert_eq!(AbcRouterConfig::from_values(&v).knowledge, 1.0);
     }
 
     #[test]

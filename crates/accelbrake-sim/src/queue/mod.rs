@@ -316,6 +316,14 @@ pub trait LinkSchedule {
     fn capacity_between(&self, from: Time, to: Time) -> f64;
     /// Bytes the link charges per packet on top of its IP size (see [`LinkInfo::overhead`]).
     fn overhead(&self) -> u32;
+    /// Capacity bytes of the `window` ending now as a router measuring its own link counts them
+    /// (ABC's μ, [`LinkInfo::capacity`]): on a trace link the opportunities in `(now − window,
+    /// now]` taken so far (of several at one millisecond, those already served); by default the
+    /// schedule's `(now − window, now]`.
+    fn capacity_recent(&self, now: Time, window: Dur) -> f64 {
+        let end = now + Dur(1);
+        self.capacity_between(end - window, end)
+    }
 }
 
 /// A constant-rate link schedule (bytes/s), for unit tests of router timers.

@@ -188,6 +188,63 @@ fn explicit_schemes_on_the_verizon_uplink() {
 }
 
 #[test]
+fn pk_abc_knowing_none_of_the_future_is_abc_and_knowing_part_of_it_lands_between() {
+    // Issue 12's partial oracle: μ = μ_now + k·(μ_ahead − μ_now). With k = 0 the router must be ABC's,
+    // run for run (the same μ, measured the way ABC's engine window counts opportunities); with
+    // k = 1 it is PK-ABC; in between its p95 queueing delay lies between the two (Verizon uplink, Fig. 7b's).
+    let up = || json!({"type": "trace", "path": crate::common::trace("Verizon-LTE-short.up")});
+    // The ABC sender over either router (the scheme pk-abc is that pair, under its own name).
+    let pk = |k: f64| {
+        run(&crate::common::cellular(
+            "abc",
+            json!({"type": "pk-abc", "packets": 250, "knowledge": k}),
+            up(),
+            40.0,
+        ))
+    };
+    // Hop summaries without the queue's name (which says pk-abc or abc).
+    let hops = |r: &accelbrake_sim::metrics::SimResult| {
+        let mut v = serde_json::to_value(&r.summary.hops).unwrap();
+        for h in v.as_array_mut().unwrap() {
+            h.as_object_mut().unwrap().remove("queue");
+        }
+        v
+    };
+    let abc = run(&crate::common::cellular(
+        "abc",
+        json!({"type": "abc", "packets": 250}),
+        up(),
+        40.0,
+    ));
+    let none = pk(0.0);
+    assert_eq!(hops(&none), hops(&abc));
+    assert_eq!(
+        serde_json::to_value(&none.summary.flows).unwrap(),
+        serde_json::to_value(&abc.summary.flows).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(&none.tables).unwrap(),
+        serde_json::to_value(&abc.tables).unwrap()
+    );
+    let (half, full) = (pk(0.5), pk(1.0));
+    let default = run(&crate::common::cellular(
+        "abc",
+        json!({"type": "pk-abc", "packets": 250}),
+        up(),
+        40.0,
+    ));
+    assert_eq!(hops(&full), hops(&default), "k = 1 is PK-ABC's default");
+    let q95 = |r: &accelbrake_sim::metrics::SimResult| r.summary.queueing_delay_ms.p95;
+    assert!(
+        q95(&full) < q95(&half) && q95(&half) < q95(&abc),
+        "{} {} {}",
+        q95(&full),
+        q95(&half),
+        q95(&abc)
+    );
+}
+
+#[test]
 fn vcp_keeps_its_window_through_an_outage_that_fires_a_spurious_rto() {
     // Issue 12: the ATT uplink (1.85 Mbit/s mean) stops for seconds at a time; the RTO fires with
     // the packets still queued, and the transport's Eifel check finds it spurious. With the undo
