@@ -617,10 +617,7 @@ impl crate::queue::LinkSchedule for Link {
             Link::Trace(l) => l.capacity_recent(now, window),
             // As `capacity_rate` measures it.
             Link::Rate(l) => l.capacity_bytes_between(now - window, now),
-            Link::Wifi(_) => {
-                let end = now + Dur(1);
-                Link::capacity_between(self, end - window, end)
-            }
+            Link::Wifi(_) => crate::queue::schedule_recent(self, now, window),
         }
     }
 }
@@ -765,6 +762,31 @@ mod tests {
         }
         // (2 ms, 4 ms] holds the opportunities at 3 and 4 ms.
         assert_eq!(l.capacity_bytes(Time::from_millis(4), Dur::from_millis(2)), 2 * 1504);
+    }
+
+    #[test]
+    fn capacity_recent_counts_what_abc_counts_without_pruning() {
+        use crate::queue::LinkSchedule;
+        // Opportunities at 1, 1, 3, 5, 5, 5 ms; a 2 ms window, as capacity_bytes counts it:
+        // (now − 2 ms, now], of several at one ms only those taken so far.
+        let tr = Arc::new(Trace::parse("x", "1\n1\n3\n5\n5\n5\n").unwrap());
+        let mut l = TraceLink::new(tr, false);
+        l.keep_window(Dur::from_millis(2));
+        let w = Dur::from_millis(2);
+        let want = [1504.0, 2.0 * 1504.0, 1504.0, 1504.0, 2.0 * 1504.0, 3.0 * 1504.0];
+        for (i, want) in want.into_iter().enumerate() {
+            let t = l.take_opportunity();
+            assert_eq!(l.capacity_recent(t, w), want, "after opportunity {i} at {t:?}");
+            assert_eq!(l.capacity_bytes(t, w) as f64, want);
+        }
+        // Through the enum too; a rate link counts [now − w, now) of its rate, as capacity_rate.
+        assert_eq!(Link::Trace(l).capacity_recent(Time::from_millis(5), w), 3.0 * 1504.0);
+        let rate = Link::Rate(RateLink::constant(Rate::from_mbps(12.0)).unwrap());
+        assert_eq!(rate.capacity_recent(Time::from_millis(5), w), 3000.0);
+        assert_eq!(rate.capacity_recent(Time::from_millis(5), w) / 0.002, {
+            let mut r = rate.clone();
+            r.capacity_rate(Time::from_millis(5), w)
+        });
     }
 
     fn serve_all(

@@ -657,8 +657,8 @@ pub struct AbcQueue {
     /// Predictive ABC, Sprout model (built only for it: it holds the model's tables).
     stochastic: Option<Box<Stochastic>>,
     /// PK-ABC with `knowledge` < 1: μ over ABC's window ending now (bytes/s), from
-    /// [`Queue::observe_link`].
-    mu_now: f64,
+    /// [`Queue::observe_link`] (never set otherwise).
+    mu_now: Option<f64>,
 }
 
 impl AbcQueue {
@@ -678,7 +678,7 @@ impl AbcQueue {
                 }
                 _ => None,
             },
-            mu_now: 0.0,
+            mu_now: None,
         }
     }
 
@@ -793,8 +793,10 @@ impl Queue for AbcQueue {
             }
             Some(f) => self.forecast(now, link.capacity, f),
             // PK-ABC's partial oracle: ABC's μ plus the known part of the change one lookahead on.
-            None if self.partial_oracle() => self.mu_now + self.cfg.knowledge * (link.capacity - self.mu_now),
-            None => link.capacity,
+            None => match self.mu_now {
+                Some(now) => now + self.cfg.knowledge * (link.capacity - now),
+                None => link.capacity,
+            },
         };
         // Where the forecast enters (predictive ABC's `apply`): the delay estimate x, the target
         // rate's μ, or both (ABC and PK-ABC: the one μ in both).
@@ -858,7 +860,7 @@ impl Queue for AbcQueue {
     fn observe_link(&mut self, now: Time, link: &dyn LinkSchedule) {
         // μ as ABC measures it now (the engine's `capacity_rate` over the same window).
         let w = if self.cfg.window.0 == 0 { Dur(1) } else { self.cfg.window };
-        self.mu_now = link.capacity_recent(now, w) / w.secs_f64();
+        self.mu_now = Some(link.capacity_recent(now, w) / w.secs_f64());
     }
     fn gauge(&self) -> Option<f64> {
         Some(self.state.f)

@@ -321,9 +321,15 @@ pub trait LinkSchedule {
     /// now]` taken so far (of several at one millisecond, those already served); by default the
     /// schedule's `(now − window, now]`.
     fn capacity_recent(&self, now: Time, window: Dur) -> f64 {
-        let end = now + Dur(1);
-        self.capacity_between(end - window, end)
+        schedule_recent(self, now, window)
     }
+}
+
+/// A schedule's capacity bytes in `(now − window, now]` (the default of
+/// [`LinkSchedule::capacity_recent`]).
+pub fn schedule_recent<S: LinkSchedule + ?Sized>(s: &S, now: Time, window: Dur) -> f64 {
+    let end = now + Dur(1);
+    s.capacity_between(end - window, end)
 }
 
 /// A constant-rate link schedule (bytes/s), for unit tests of router timers.
@@ -503,6 +509,25 @@ pub(crate) fn assert_registry_files_are_visible(source: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schedule_recent_is_the_window_ending_with_now_included() {
+        // m bytes at each whole millisecond m: (3 ms, 5 ms] holds 4 + 5, [3 ms, 5 ms) would be 3 + 4.
+        struct ByMs;
+        impl LinkSchedule for ByMs {
+            fn capacity_between(&self, from: Time, to: Time) -> f64 {
+                (0..10u64)
+                    .filter(|&m| from <= Time::from_millis(m) && Time::from_millis(m) < to)
+                    .map(|m| m as f64)
+                    .sum()
+            }
+            fn overhead(&self) -> u32 {
+                0
+            }
+        }
+        assert_eq!(ByMs.capacity_recent(Time::from_millis(5), Dur::from_millis(2)), 9.0);
+        assert_eq!(schedule_recent(&ByMs, Time::from_millis(5), Dur::from_millis(3)), 12.0);
+    }
 
     #[test]
     fn every_queue_file_is_visible_to_cargo_mutants() {
