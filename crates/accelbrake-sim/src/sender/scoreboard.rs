@@ -6,6 +6,7 @@
 //! handed to a callback when the segment is delivered.
 
 use super::rate::TxRecord;
+use crate::search::{partition_point_from_back, partition_point_from_front};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -212,7 +213,8 @@ impl Scoreboard {
             self.snd_una += 1;
         }
         let una = self.snd_una;
-        let below = self.sacked.partition_point(|r| r.1 <= una);
+        let sacked = &self.sacked;
+        let below = partition_point_from_front(sacked.len(), |i| sacked[i].1 <= una);
         if below > 0 {
             self.sacked.drain(..below);
         }
@@ -230,7 +232,9 @@ impl Scoreboard {
         }
         let mut acked = 0;
         // First known range that ends at or after `start` (ranges that merely touch it merge).
-        let first = self.sacked.partition_point(|r| r.1 < start);
+        // Both searches gallop from the highest range: blocks are nearly always at the top.
+        let sacked = &self.sacked;
+        let first = partition_point_from_back(sacked.len(), |i| sacked[i].1 < start);
         let mut s = start;
         let mut i = first;
         while s < end {
@@ -258,7 +262,8 @@ impl Scoreboard {
             s = gap_end;
         }
         // Merge [start, end) with the ranges it overlaps or touches: ranges first..last.
-        let last = self.sacked.partition_point(|r| r.0 <= end);
+        let sacked = &self.sacked;
+        let last = partition_point_from_back(sacked.len(), |i| sacked[i].0 <= end);
         if first < last {
             let lo = self.sacked[first].0.min(start);
             let hi = self.sacked[last - 1].1.max(end);
