@@ -49,6 +49,7 @@ pub mod receiver;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
+mod search;
 pub mod sender;
 pub mod time;
 pub mod warning;

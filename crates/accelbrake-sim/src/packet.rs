@@ -162,7 +162,9 @@ pub struct Packet {
     /// [`FLIGHT_END`] when the sender's window was full after this packet (Sprout's
     /// `time_to_next > 0`). Six bytes fit in what was padding, so the packet stays 80 bytes.
     pub feedback: [u8; 6],
-    /// When it entered the queue of its current hop.
+    /// When it entered the queue of its current hop. Between hops, while it waits on a delay
+    /// line, the line keeps the packet's due time here ([`crate::sched::Due`]): every hop sets it
+    /// again on arrival, and nothing reads it at an endpoint.
     pub enqueued_at: Time,
     /// Sum of queueing delays (including waiting for a link slot) over the hops crossed so far, ns.
     pub queued_ns: u64,
@@ -286,6 +288,19 @@ impl Packet {
         if let Some(h) = self.explicit() {
             self.sack[1].start = h.feedback.min(fb).to_bits();
         }
+    }
+}
+
+/// A packet on a delay line keeps its due time in `enqueued_at`, which means nothing between
+/// hops (see [`Packet::enqueued_at`]).
+impl crate::sched::Due for Packet {
+    #[inline]
+    fn due(&self) -> Time {
+        self.enqueued_at
+    }
+    #[inline]
+    fn set_due(&mut self, t: Time) {
+        self.enqueued_at = t;
     }
 }
 

@@ -190,9 +190,11 @@ impl Receiver {
         // SACK blocks: the one holding `latest` first, then the highest others.
         let mut n = 0;
         // The block holding the latest segment: blocks are sorted and disjoint, so it is the
-        // first one ending after it (a binary search; a recovery can leave thousands of holes).
+        // first one ending after it (a recovery can leave thousands of holes: a search galloping
+        // from the highest block, where new data nearly always lands).
         let first = latest.and_then(|s| {
-            let i = self.ooo.partition_point(|b| b.end <= s);
+            let ooo = &self.ooo;
+            let i = crate::search::partition_point_from_back(ooo.len(), |i| ooo[i].end <= s);
             self.ooo.get(i).is_some_and(|b| b.start <= s).then_some(i)
         });
         if let Some(i) = first {
@@ -272,7 +274,9 @@ impl Receiver {
     }
 
     fn insert_ooo(&mut self, seq: u32) {
-        let i = self.ooo.partition_point(|b| b.end < seq);
+        // From the highest block: new data nearly always lands at or above it.
+        let ooo = &self.ooo;
+        let i = crate::search::partition_point_from_back(ooo.len(), |i| ooo[i].end < seq);
         if let Some(b) = self.ooo.get_mut(i) {
             if b.start <= seq && seq < b.end {
                 self.stats.duplicates += 1;

@@ -13,17 +13,23 @@ use crate::time::{Dur, Time};
 /// Rate-sample bookkeeping of one transmitted segment (`tx.delivered`, `tx.delivered_mstamp`,
 /// `tx.first_tx_mstamp`, `tx.is_app_limited` in Linux's `tcp_skb_cb`).
 #[derive(Clone, Copy, Debug, Default)]
+///
+/// Kept small (32 bytes with the scoreboard's flags, see `scoreboard::Seg`): a sender holds one
+/// per segment in flight, thousands at a BDP of 1 Gbit/s × 100 ms, and reads each back once when
+/// it is delivered, so its size is cache traffic on every data packet (issue 21).
 pub(crate) struct TxRecord {
-    /// Sent while the application limited the sender.
-    pub(crate) app_limited: bool,
     /// Last (re)transmission time.
     pub(crate) sent: Time,
-    /// Connection `delivered` count when it was sent.
-    pub(crate) delivered: u64,
     /// When `delivered` last grew, as of its transmission.
     pub(crate) delivered_time: Time,
     /// Start of the send interval it belongs to.
     pub(crate) first_sent: Time,
+    /// The low 32 bits of the connection's `delivered` count when it was sent. The full count is
+    /// recovered exactly when the segment is delivered ([`RateSampler::on_delivered`]): fewer than
+    /// 2^32 segments can be delivered while one is in flight (sequence numbers are 32-bit).
+    pub(crate) delivered: u32,
+    /// Sent while the application limited the sender.
+    pub(crate) app_limited: bool,
 }
 
 /// The rate-sample candidate gathered while processing one ACK (Linux `struct rate_sample`).
@@ -72,7 +78,8 @@ impl RateSampler {
         TxRecord {
             app_limited: self.app_limited_until != 0,
             sent: now,
-            delivered: self.delivered,
+            // Truncated on purpose: see `TxRecord::delivered`.
+            delivered: self.delivered as u32,
             delivered_time: self.delivered_time,
             first_sent: self.first_sent_time,
         }
@@ -87,12 +94,15 @@ impl RateSampler {
     /// Linux `tcp_rate_skb_delivered`: count a newly delivered segment and keep the rate-sample
     /// information of the most recently sent one.
     pub(crate) fn on_delivered(&mut self, now: Time, seg: &TxRecord, rs: &mut RateState) {
+        // `seg.delivered` holds the low 32 bits of the count at its transmission, at most 2^32 - 1
+        // deliveries ago: the wrapping difference is the exact distance.
+        let prior_delivered = self.delivered - u64::from((self.delivered as u32).wrapping_sub(seg.delivered));
         self.delivered += 1;
         self.delivered_time = now;
         if !rs.valid || seg.sent > rs.sent {
             *rs = RateState {
                 valid: true,
-                prior_delivered: seg.delivered,
+                prior_delivered,
                 prior_time: seg.delivered_time,
                 app_limited: seg.app_limited,
                 send_interval: seg.sent - seg.first_sent,
@@ -239,5 +249,31 @@ mod tests {
         }
         r.mark_app_limited(2);
         assert_eq!(r.app_limited_until(), 5);
+    }
+
+    /// A record keeps only the low 32 bits of `delivered`: the count at its transmission is
+    /// recovered exactly across a 2^32 boundary, and far from one (a record sent before the
+    /// count passed 2^32 and delivered after it).
+    #[test]
+    fn prior_delivered_is_recovered_exactly_across_the_32_bit_boundary() {
+        for start in [0, u64::from(u32::MAX) - 2, 5 * (1u64 << 32) + 7] {
+            let mut r = RateSampler {
+                delivered: start,
+                ..RateSampler::default()
+            };
+            let tx = r.on_sent(Time::ZERO, true);
+            let others: Vec<TxRecord> = (1..=5).map(|i| r.on_sent(Time::from_millis(i), false)).collect();
+            let mut rs = RateState::default();
+            for o in &others {
+                r.on_delivered(Time::from_millis(100), o, &mut rs);
+            }
+            // The earliest-sent record is delivered last and so is not the newest: a fresh state.
+            let mut rs = RateState::default();
+            r.on_delivered(Time::from_millis(200), &tx, &mut rs);
+            assert_eq!(rs.prior_delivered, start, "start {start}");
+            assert_eq!(r.delivered(), start + 6);
+            let s = r.sample(Time::from_millis(200), &rs, None).expect("a sample");
+            assert_eq!(s.delivered, 6, "start {start}");
+        }
     }
 }
