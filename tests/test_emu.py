@@ -109,6 +109,34 @@ def test_emulate_prints_the_run_summary_and_writes_parquet(emu_bin, tmp_path):
     assert ((up["due_ns"] - up["opportunity_ns"]) == 10_000_000).all()
 
 
+def test_emulate_samples_the_kernel_senders_tcp_info(emu_bin, tmp_path):
+    import pandas as pd
+
+    pq = tmp_path / "tcp_info.parquet"
+    r = cli("emulate", "--scheme", "cubic", "--trace", BW12, "--delay", "10",
+            "--queue", "droptail packets=60", "--duration", "2", "--tcp-info", str(pq), "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    df = pd.read_parquet(pq)
+    # The simulator's per-flow time series names where the meaning is the same.
+    assert {"t_s", "flow", "cwnd", "srtt_ms", "pacing_mbps", "in_flight"} <= set(df.columns)
+    assert {"ssthresh", "ca_state", "bytes_acked", "total_retrans", "delivery_mbps"} <= set(df.columns)
+    # One row every 10 ms from the handshake (~20 ms in) to the end: 2 s → ~198 rows.
+    assert 150 <= len(df) <= 201, len(df)
+    assert (df["flow"] == 0).all() and df["t_s"].is_monotonic_increasing
+    assert df["t_s"].iloc[0] < 0.1 and df["t_s"].iloc[-1] > 1.9
+    assert (df["cwnd"] >= 1).all() and df["cwnd"].max() > 10  # it grew from the initial window
+    # The RTT is the 2 × 10 ms of propagation plus queueing: never below it.
+    assert (df["srtt_ms"] >= 19.0).all()
+    assert df["bytes_acked"].is_monotonic_increasing
+    # What was acknowledged by the last sample was received; 12 Mbit/s for ~2 s is ~3 MB.
+    received = s["goodput_mbps"] * 1e6 / 8 * s["duration_s"]
+    assert 0.5 * received <= df["bytes_acked"].iloc[-1] <= received * 1.01
+    assert set(df["ca_state"]) <= {0, 1, 2, 3, 4}
+    # The sender's namespace's TcpExt counters: every segment sent counted.
+    assert s["sender_tcp_ext"]["TCPOrigDataSent"] > 1000
+
+
 def test_emulate_runs_a_scheme_without_a_kernel_implementation_on_the_user_space_transport(emu_bin):
     r = cli("emulate", "--scheme", "vegas", "--trace", BW12, "--delay", "10", "--queue",
             "droptail packets=60", "--duration", "2", "--set", "vegas.alpha=2", "--json")  # fmt: skip
@@ -138,6 +166,8 @@ def test_bad_options_are_clear_errors():
     assert r.returncode == 2 and "/nonexistent.trace" in r.stderr
     r = cli("shell", "--trace", BW12)
     assert r.returncode == 2 and "--" in r.stderr
+    r = cli("emulate", "--scheme", "vegas", "--trace", BW12, "--tcp-info", "x.csv")
+    assert r.returncode == 2 and "--tcp-info" in r.stderr and "kernel TCP" in r.stderr
 
 
 def test_ctrl_c_stops_the_program_and_leaves_nothing_behind(emu_bin, tmp_path):
