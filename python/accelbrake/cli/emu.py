@@ -453,7 +453,9 @@ def emulate_summary(args: Any) -> dict[str, Any]:
         info_csv = str(Path(tmp) / "tcp_info.csv") if _is_parquet(info) else info
         if info is not None:
             if user:
-                raise CliError("--tcp-info: only for kernel TCP (the user-space transport has no kernel sender)")
+                raise CliError(
+                    "--tcp-info: only for kernel TCP (the user-space transport has no kernel sender)"
+                )
             argv += ["--tcp-info", info_csv]
         argv += [*flow_opts, "--duration", str(args.duration), "--json", str(out)]
         p = subprocess.run(argv, stdout=subprocess.DEVNULL)
