@@ -428,6 +428,11 @@ impl Sender {
         self.rtt.set_linux(on);
     }
 
+    /// Whether RACK ([`Sender::set_rack`]) and Linux's RTO ([`Sender::set_linux_rto`]) are on.
+    pub fn rack_and_linux_rto(&self) -> (bool, bool) {
+        (self.rack, self.rtt.is_linux())
+    }
+
     /// The retransmission timer's expiry if (re)armed at `now`.
     fn rto_deadline(&self, now: Time) -> Time {
         now + self.rtt.backed_off_rto()

@@ -77,6 +77,11 @@ impl RttEstimator {
         self.linux = on.then(LinuxVar::default);
     }
 
+    /// Whether the RTO is Linux's ([`RttEstimator::set_linux`]).
+    pub(crate) fn is_linux(&self) -> bool {
+        self.linux.is_some()
+    }
+
     /// Take an RTT sample from an ACK that left the cumulative ACK at `snd_una`, with `snd_nxt` the
     /// next new segment (segment numbers; only Linux's estimator uses them).
     pub(crate) fn sample_at(&mut self, rtt: Dur, snd_una: u32, snd_nxt: u32) {
