@@ -242,7 +242,7 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
     assert abs(s["duration_s"] - 1.5) < 0.1 and s["marks"] > 0
     exp = tmp_path / "e.toml"
     exp.write_text(
-        'name = "e"\n[matrix]\nschemes = ["copa", "vegas"]\n'
+        'name = "e"\n[matrix]\nschemes = ["copa", "vegas", "cubic"]\n'
         f'traces = ["{BW12}"]\ndelay_ms = [5]\nbuffer_packets = [40]\nflows = [1]\nseeds = 1\n'
         "[run]\nduration_s = 1\nack_mbps = 12\n"
     )
@@ -251,11 +251,15 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
     assert r.returncode == 0, r.stderr
     assert len(list((out / "emulated").glob("*.json"))) == 1
     r = cli("sweep", str(exp), "--emulate", "--out", str(out))
-    assert r.returncode == 0 and "1 emulated runs now, 1 already done" in r.stderr, r.stderr
+    assert r.returncode == 0 and "2 emulated runs now, 1 already done" in r.stderr, r.stderr
     import pandas as pd
 
     t = pd.read_csv(out / "emulated.csv", dtype={"run_id": str})
-    assert list(t["scheme"]) == ["copa", "vegas"] and (t["utilization"] > 0.2).all()
+    assert list(t["scheme"]) == ["copa", "vegas", "cubic"] and (t["utilization"] > 0.2).all()
+    # kernel TCP (cubic) also keeps its sender's TCP_INFO; the user-space transport has none
+    infos = {rid: out / "emulated" / f"{rid}.tcp_info.csv" for rid in t["run_id"]}
+    assert [p.is_file() for p in infos.values()] == [False, False, True]
+    assert pd.read_csv(infos[t["run_id"].iloc[2]])["cwnd"].max() >= 10
     # each run's data-link log beside its summary, and each scheme's run drawn from it on the page
     from accelbrake.mmlog import link_log_series
 
@@ -266,7 +270,7 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
         assert series["egress_mbps"].sum() / series["capacity_mbps"].sum() == pytest.approx(util, rel=0.05)
     page = (out / "emulated.html").read_text()
     assert "Time series of single emulated runs" in page
-    assert len(list((out / "plots").glob("emulated-run-*.png"))) == 2
+    assert len(list((out / "plots").glob("emulated-run-*.png"))) == 3
 
 
 def test_emulate_defaults_are_runs(tmp_path):

@@ -450,6 +450,8 @@ def emulate_summary(args: Any) -> dict[str, Any]:
             if args.receiver_cc:
                 argv += ["--receiver-cc", args.receiver_cc]
         info = getattr(args, "tcp_info", None)  # a Namespace from emulate_sweep may lack it
+        if user and getattr(args, "tcp_info_if_kernel", False):
+            info = None  # a sweep asks for it wherever the point runs on kernel TCP
         info_csv = str(Path(tmp) / "tcp_info.csv") if _is_parquet(info) else info
         if info is not None:
             if user:
@@ -883,6 +885,9 @@ def emulate_sweep(
                         "marks": None,
                         # The data link's Mahimahi log: the report's time series of the run.
                         "log": str(runs / f"{rid}.log"),
+                        # Kernel TCP: the sender's TCP_INFO, drawn beside the link (its window).
+                        "tcp_info": str(runs / f"{rid}.tcp_info.csv"),
+                        "tcp_info_if_kernel": True,
                         "ack_log": None,
                         "packets": None,
                         "receiver_cc": None,
