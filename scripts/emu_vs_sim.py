@@ -21,8 +21,13 @@ N`); a second table then gives each flow's throughput and p95 per-packet delay a
 `--sim-set KEY=VALUE` (repeatable) passes parameters to `run` only, e.g. `--sim-set
 bbr.ack_aggregation=true` for the ACK-aggregation allowance of the kernel's BBR (Linux ≥ 5.1).
 
+`--state DIR` (issue 16): the senders' state over time, both ways, for kernel TCP: `emulate
+--tcp-info` (the kernel sender's TCP_INFO every 10 ms) and `run --out` (the simulator's per-flow
+time series) into DIR, then each scheme's window side by side every half second (cwnd, in flight,
+srtt; the kernel's ssthresh and ca_state), and the kernel sender's TcpExt counters.
+
     sudo .venv/bin/python scripts/emu_vs_sim.py [--duration 30] [--schemes abc,cubic] [--flows 2]
-        [--sim-set bbr.ack_aggregation=true] [--json out.json]
+        [--sim-set bbr.ack_aggregation=true] [--state DIR] [--json out.json]
 """
 
 from __future__ import annotations
@@ -81,7 +86,11 @@ def main() -> None:
     ap.add_argument(
         "--sim-set", action="append", default=[], metavar="KEY=VALUE", help="`run`-only parameter, repeatable"
     )
+    ap.add_argument("--state", type=Path, metavar="DIR", help="keep both senders' state over time in DIR")
     a = ap.parse_args()
+    if a.state:
+        a.state.mkdir(parents=True, exist_ok=True)
+    states = []
     fopt = ["--flows", str(a.flows)] if a.flows > 1 else []
     schemes = {k: SCHEMES[k] for k in a.schemes.split(",")}
     setups = {k: SETUPS[k] for k in a.setups.split(",")}
@@ -99,11 +108,17 @@ def main() -> None:
             queue = forced or own
             spec = f"{queue} packets={s['buffer']}"
             qopt = ["--queue", spec] if forced else ["--buffer", str(s["buffer"])]
+            kernel_tcp = not transport and not scheme.startswith("abc")
+            stem = a.state / f"{name}-{ours.replace('@', '-')}" if a.state and kernel_tcp else None
+            sopt = ["--out", f"{stem}-run"] if stem else []
             sim = cli("run", "--scheme", scheme, *common, *qopt, "--duration", str(a.duration),
-                      "--set", "link.offset=0", *a.sim_set, *fopt, "--json")  # fmt: skip
+                      "--set", "link.offset=0", *a.sim_set, *fopt, *sopt, "--json")  # fmt: skip
             topt = ["--transport", transport] if transport else []
+            topt += ["--tcp-info", f"{stem}-tcp_info.csv"] if stem else []
             emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec, *topt,
                       "--duration", str(a.duration), "--rt", *fopt, "--json")  # fmt: skip
+            if stem:
+                states.append((f"{name} {ours}", stem, emu.get("sender_tcp_ext", {})))
             us, ue = sim["utilization"], emu["utilization"]
             ps, pe = sim["per_packet_delay_ms"]["p95"], emu["per_packet_delay_ms"]["p95"]
             du, dp = (ue - us) / us, (pe - ps) / ps
@@ -119,8 +134,32 @@ def main() -> None:
             out.append(row | {"sim": sim, "emulate": emu})
     if a.flows > 1:
         print_flows(out)
+    for title, stem, ext in states:
+        print_state(title, stem, ext)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
+
+
+def print_state(title: str, stem: Path, ext: dict) -> None:
+    """Each flow's window every 0.5 s: the simulator's (`run --out`, flows_ts: the sample at the
+    start of each 100-ms bin) beside the kernel's (TCP_INFO, the last sample of each half second)."""
+    import pandas as pd
+
+    k = pd.read_csv(f"{stem}-tcp_info.csv")
+    s = pd.read_parquet(f"{stem}-run/flows_ts.parquet")
+    k["b"] = (k["t_s"] * 2).astype(int) / 2
+    s["b"] = ((s["t_s"] + 1e-9) * 2).astype(int) / 2
+    kk = k.groupby(["flow", "b"]).agg(
+        cwnd=("cwnd", "last"), ssthresh=("ssthresh", "last"), in_flight=("in_flight", "last"),
+        srtt_ms=("srtt_ms", "last"), ca_state=("ca_state", "max"), total_retrans=("total_retrans", "last"),
+    )  # fmt: skip
+    ss = s.groupby(["flow", "b"]).agg(
+        run_cwnd=("cwnd", "last"), run_in_flight=("in_flight", "last"), run_srtt_ms=("srtt_ms", "last")
+    )
+    t = kk.join(ss, how="outer").reset_index()
+    print(f"\n{title}: kernel (TCP_INFO) vs run, every 0.5 s (ca_state: 0 open, 3 recovery, 4 loss)")
+    print(t.round(1).to_string(index=False))
+    print("kernel sender's TcpExt:", ", ".join(f"{n} {v}" for n, v in sorted(ext.items())))
 
 
 def print_flows(out: list[dict]) -> None:

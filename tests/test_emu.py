@@ -109,6 +109,34 @@ def test_emulate_prints_the_run_summary_and_writes_parquet(emu_bin, tmp_path):
     assert ((up["due_ns"] - up["opportunity_ns"]) == 10_000_000).all()
 
 
+def test_emulate_samples_the_kernel_senders_tcp_info(emu_bin, tmp_path):
+    import pandas as pd
+
+    pq = tmp_path / "tcp_info.parquet"
+    r = cli("emulate", "--scheme", "cubic", "--trace", BW12, "--delay", "10",
+            "--queue", "droptail packets=60", "--duration", "2", "--tcp-info", str(pq), "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    df = pd.read_parquet(pq)
+    # The simulator's per-flow time series names where the meaning is the same.
+    assert {"t_s", "flow", "cwnd", "srtt_ms", "pacing_mbps", "in_flight"} <= set(df.columns)
+    assert {"ssthresh", "ca_state", "bytes_acked", "total_retrans", "delivery_mbps"} <= set(df.columns)
+    # One row every 10 ms from the handshake (~20 ms in) to the end: 2 s → ~198 rows.
+    assert 150 <= len(df) <= 201, len(df)
+    assert (df["flow"] == 0).all() and df["t_s"].is_monotonic_increasing
+    assert df["t_s"].iloc[0] < 0.1 and df["t_s"].iloc[-1] > 1.9
+    assert (df["cwnd"] >= 1).all() and df["cwnd"].max() > 10  # it grew from the initial window
+    # The RTT is the 2 × 10 ms of propagation plus queueing: never below it.
+    assert (df["srtt_ms"] >= 19.0).all()
+    assert df["bytes_acked"].is_monotonic_increasing
+    # What was acknowledged by the last sample was received; 12 Mbit/s for ~2 s is ~3 MB.
+    received = s["goodput_mbps"] * 1e6 / 8 * s["duration_s"]
+    assert 0.5 * received <= df["bytes_acked"].iloc[-1] <= received * 1.01
+    assert set(df["ca_state"]) <= {0, 1, 2, 3, 4}
+    # The sender's namespace's TcpExt counters: every segment sent counted.
+    assert s["sender_tcp_ext"]["TCPOrigDataSent"] > 1000
+
+
 def test_emulate_runs_a_scheme_without_a_kernel_implementation_on_the_user_space_transport(emu_bin):
     r = cli("emulate", "--scheme", "vegas", "--trace", BW12, "--delay", "10", "--queue",
             "droptail packets=60", "--duration", "2", "--set", "vegas.alpha=2", "--json")  # fmt: skip
@@ -138,6 +166,8 @@ def test_bad_options_are_clear_errors():
     assert r.returncode == 2 and "/nonexistent.trace" in r.stderr
     r = cli("shell", "--trace", BW12)
     assert r.returncode == 2 and "--" in r.stderr
+    r = cli("emulate", "--scheme", "vegas", "--trace", BW12, "--tcp-info", "x.csv")
+    assert r.returncode == 2 and "--tcp-info" in r.stderr and "kernel TCP" in r.stderr
 
 
 def test_ctrl_c_stops_the_program_and_leaves_nothing_behind(emu_bin, tmp_path):
@@ -212,7 +242,7 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
     assert abs(s["duration_s"] - 1.5) < 0.1 and s["marks"] > 0
     exp = tmp_path / "e.toml"
     exp.write_text(
-        'name = "e"\n[matrix]\nschemes = ["copa", "vegas"]\n'
+        'name = "e"\n[matrix]\nschemes = ["copa", "vegas", "cubic"]\n'
         f'traces = ["{BW12}"]\ndelay_ms = [5]\nbuffer_packets = [40]\nflows = [1]\nseeds = 1\n'
         "[run]\nduration_s = 1\nack_mbps = 12\n"
     )
@@ -221,11 +251,15 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
     assert r.returncode == 0, r.stderr
     assert len(list((out / "emulated").glob("*.json"))) == 1
     r = cli("sweep", str(exp), "--emulate", "--out", str(out))
-    assert r.returncode == 0 and "1 emulated runs now, 1 already done" in r.stderr, r.stderr
+    assert r.returncode == 0 and "2 emulated runs now, 1 already done" in r.stderr, r.stderr
     import pandas as pd
 
     t = pd.read_csv(out / "emulated.csv", dtype={"run_id": str})
-    assert list(t["scheme"]) == ["copa", "vegas"] and (t["utilization"] > 0.2).all()
+    assert list(t["scheme"]) == ["copa", "vegas", "cubic"] and (t["utilization"] > 0.2).all()
+    # kernel TCP (cubic) also keeps its sender's TCP_INFO; the user-space transport has none
+    infos = {rid: out / "emulated" / f"{rid}.tcp_info.csv" for rid in t["run_id"]}
+    assert [p.is_file() for p in infos.values()] == [False, False, True]
+    assert pd.read_csv(infos[t["run_id"].iloc[2]])["cwnd"].max() >= 10
     # each run's data-link log beside its summary, and each scheme's run drawn from it on the page
     from accelbrake.mmlog import link_log_series
 
@@ -236,7 +270,7 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
         assert series["egress_mbps"].sum() / series["capacity_mbps"].sum() == pytest.approx(util, rel=0.05)
     page = (out / "emulated.html").read_text()
     assert "Time series of single emulated runs" in page
-    assert len(list((out / "plots").glob("emulated-run-*.png"))) == 2
+    assert len(list((out / "plots").glob("emulated-run-*.png"))) == 3
 
 
 def test_emulate_defaults_are_runs(tmp_path):

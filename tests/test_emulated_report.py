@@ -133,3 +133,43 @@ def test_each_schemes_first_run_is_drawn_from_its_link_log(simulated, tmp_path):
     first_vegas = next(r["run_id"] for i, r in enumerate(rows) if r["scheme"] == "vegas" and i > 1)
     assert pngs == sorted([f"emulated-run-{'0' * 16}.png", f"emulated-run-{first_vegas}.png"])
     assert text.count("data:image/png;base64,") == 4
+
+
+def _png_size(path):
+    """(width, height) from a PNG's IHDR chunk."""
+    head = path.read_bytes()[16:24]
+    return int.from_bytes(head[:4], "big"), int.from_bytes(head[4:], "big")
+
+
+def test_a_kernel_runs_sender_window_is_drawn_below_its_link(simulated, tmp_path):
+    """sweep --emulate keeps a kernel-TCP run's TCP_INFO (OUT/emulated/<run_id>.tcp_info.csv, as
+    `emulate --tcp-info` writes it); that run's plot gets a third panel with the sender's window, a
+    run without one keeps two."""
+    exp, out = simulated
+    rows = _emulated_csv(exp, out, lambda lab: 1.0, lambda lab: 1.0)
+    dest = tmp_path / "kernel"
+    (dest / "emulated").mkdir(parents=True)
+    for i, r in enumerate(rows):
+        r["run_id"] = f"{i:015d}k"
+        lines = ["# base timestamp: 0"]
+        for t in range(0, 3000, 10):
+            lines += [f"{t} + 1504", f"{t} # 1504", f"{t} - 1504 {t % 50}"]
+        (dest / "emulated" / f"{r['run_id']}.log").write_text("\n".join(lines) + "\n")
+    cubic = next(r["run_id"] for r in rows if r["scheme"] == "cubic")
+    vegas = next(r["run_id"] for r in rows if r["scheme"] == "vegas")
+    t = [k / 100 for k in range(300)]
+    pd.DataFrame(
+        {
+            "t_s": t,
+            "flow": 0,
+            "cwnd": [10 + k // 5 for k in range(300)],
+            "ssthresh": [float("nan")] * 150 + [40.0] * 150,
+            "in_flight": [9 + k // 5 for k in range(300)],
+        }
+    ).to_csv(dest / "emulated" / f"{cubic}.tcp_info.csv", index=False)
+    pd.DataFrame(rows).to_csv(dest / "emulated.csv", index=False)
+    text = write_emulated_report(dest).read_text()
+    assert "congestion window" in text
+    w_k, h_k = _png_size(dest / "plots" / f"emulated-run-{cubic}.png")
+    w_u, h_u = _png_size(dest / "plots" / f"emulated-run-{vegas}.png")
+    assert w_k == w_u and h_k == pytest.approx(h_u * 8.4 / 6.0, abs=2), (h_k, h_u)

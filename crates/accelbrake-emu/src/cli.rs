@@ -40,6 +40,8 @@ struct Opts {
     log: Option<String>,
     ack_log: Option<String>,
     packets: Option<String>,
+    /// `emulate --tcp-info FILE.csv`: the kernel sender's `TCP_INFO` every 10 ms.
+    tcp_info: Option<String>,
     duration_s: Option<f64>,
     cc: String,
     cc_args: String,
@@ -77,6 +79,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         log: None,
         ack_log: None,
         packets: None,
+        tcp_info: None,
         duration_s: None,
         cc: "cubic".into(),
         cc_args: String::new(),
@@ -147,6 +150,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--log" => o.log = Some(val()?),
             "--ack-log" => o.ack_log = Some(val()?),
             "--packets" => o.packets = Some(val()?),
+            "--tcp-info" => o.tcp_info = Some(val()?),
             "--duration" => o.duration_s = Some(num("--duration", val()?, 0.001, 86_400.0)?),
             "--cc" => o.cc = val()?,
             "--cc-args" => o.cc_args = val()?,
@@ -392,6 +396,9 @@ pub fn main(args: Vec<String>) -> i32 {
             "--flows/--start-interval: only `emulate` runs several flows (not `{cmd}`)"
         ));
     }
+    if o.tcp_info.is_some() && (cmd != "emulate" || o.scheme.is_some()) {
+        return usage_err("--tcp-info: only `emulate` with kernel TCP (--cc) has a kernel sender to sample".into());
+    }
     if cmd != "check" {
         if let Err(e) = validate(&o) {
             return usage_err(e);
@@ -626,14 +633,51 @@ fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
         .map(|i| tcp::start_receiver(&emu.outer, rx_cc, tcp::PORT + i as u16).map_err(|e| format!("receiver: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     let stop = Arc::new(AtomicBool::new(false));
+    let info_sink = match &o.tcp_info {
+        Some(p) => {
+            let mut w = create(p, "--tcp-info")?;
+            writeln!(w, "{}", tcp::TCP_INFO_HEADER).map_err(|e| format!("--tcp-info {p}: {e}"))?;
+            Some(Arc::new(std::sync::Mutex::new(w)))
+        }
+        None => None,
+    };
     emu.reset_clock();
+    let mut samplers = Vec::new();
     for i in 0..o.flows {
         let at = flow_start(o, i);
         let start = (at > Time::ZERO).then_some((emu.clock(), at));
-        tcp::start_sender(&emu.inner, cc, stop.clone(), tcp::PORT + i as u16, start).map_err(|e| e.to_string())?;
+        let info = info_sink.as_ref().map(|sink| tcp::TcpInfoLog {
+            clock: emu.clock(),
+            period: std::time::Duration::from_millis(TCP_INFO_PERIOD_MS),
+            flow: i,
+            sink: sink.clone(),
+        });
+        samplers.extend(
+            tcp::start_sender(&emu.inner, cc, stop.clone(), tcp::PORT + i as u16, start, info)
+                .map_err(|e| e.to_string())?,
+        );
     }
-    let (c, end) = run_timed(o, &mut emu, &mut sig, secs)?;
+    let run = run_timed(o, &mut emu, &mut sig, secs);
     stop.store(true, Ordering::Relaxed);
+    for h in samplers {
+        h.join()
+            .map_err(|_| "--tcp-info: a sampler panicked".to_string())?
+            .map_err(|e| format!("--tcp-info: {e}"))?;
+    }
+    if let (Some(p), Some(sink)) = (&o.tcp_info, &info_sink) {
+        let mut w = sink.lock().map_err(|_| "--tcp-info: a sampler panicked".to_string())?;
+        w.flush().map_err(|e| format!("--tcp-info {p}: {e}"))?;
+    }
+    let (c, end) = run?;
+    // The sender's namespace's TCP counters (its own: the receiver is in the other one), e.g.
+    // HyStart's exits and the undone reductions.
+    let tcp_ext = emu
+        .inner
+        .run(|| std::fs::read_to_string("/proc/thread-self/net/netstat"))
+        .ok()
+        .and_then(Result::ok)
+        .map(|t| tcp::tcp_ext_counters(&t))
+        .unwrap_or_default();
     let dur = end.0 as f64 / NS_PER_S as f64;
     let mut v = summary(o, &emu, &c, end);
     let bytes: Vec<u64> = received.iter().map(|r| r.load(Ordering::Relaxed)).collect();
@@ -645,6 +689,7 @@ fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
         "ece_acks": c.ece_acks,
         "acks": c.acks,
         "goodput_mbps": bytes.iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
+        "sender_tcp_ext": tcp_ext,
     });
     merge(&mut v, extra);
     if o.flows > 1 {
@@ -669,6 +714,10 @@ fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
     emit(o, &v)?;
     Ok(0)
 }
+
+/// How often `--tcp-info` samples each kernel sender, ms (the simulator's time series bins are
+/// coarser; 10 ms resolves a 100-ms RTT's worth of window changes).
+const TCP_INFO_PERIOD_MS: u64 = 10;
 
 /// Each flow's figures from the data direction's records (`accelbrake_emu::flows`).
 fn per_flow_figures(o: &Opts, ports: &FlowPorts, c: &Collected, end: Time) -> Vec<FlowFigures> {

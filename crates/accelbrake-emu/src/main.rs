@@ -10,6 +10,7 @@
 //! LINK-OPTIONS: --trace FILE [--ack-trace FILE] [--delay MS] [--queue TYPE] [--queue-args k=v,...]
 //!               [--ack-queue TYPE] [--ack-queue-args k=v,...] [--seed N]
 //!               [--log FILE] [--ack-log FILE] [--packets FILE.csv]
+//! emulate --cc also: [--tcp-info FILE.csv] (the kernel sender's TCP_INFO every 10 ms)
 //! ```
 //! The Python CLI (`accelbrake shell`, `accelbrake emulate`) calls this binary.
 

@@ -90,7 +90,17 @@ pub fn endpoints(
     if let Some(hook) = controller.receiver_hook() {
         receiver = receiver.with_hook(hook);
     }
+    // The transport options a controller asks for, as engine/build.rs passes them (RACK, PRR in
+    // fast recovery, Linux's RTO; all off unless the scheme's parameters turn them on).
+    let (rack, prr, linux_rto) = (
+        controller.detects_lost_retransmissions(),
+        controller.reduces_proportionally(),
+        controller.computes_rto_as_linux(),
+    );
     let mut sender = Sender::new(id, controller, codepoint, App::Bulk);
+    sender.set_rack(rack);
+    sender.prr_loss = prr;
+    sender.set_linux_rto(linux_rto);
     sender.explicit = s.marking == Marking::Explicit;
     Ok((sender, receiver))
 }
@@ -451,6 +461,20 @@ mod tests {
             .err()
             .unwrap()
             .contains("scheme"));
+    }
+
+    #[test]
+    fn endpoints_pass_the_transport_options_the_scheme_asks_for() {
+        let (s, _) = endpoints("cubic", &Given::new(), 1, false, 0, Time::ZERO).unwrap();
+        assert_eq!((s.rack_and_linux_rto(), s.prr_loss), ((false, false), false));
+        let on = accelbrake_sim::params::Value::Flag(true);
+        let given = Given::from([
+            ("rack".into(), on.clone()),
+            ("prr".into(), on.clone()),
+            ("linux_rto".into(), on),
+        ]);
+        let (s, _) = endpoints("cubic", &given, 1, false, 0, Time::ZERO).unwrap();
+        assert_eq!((s.rack_and_linux_rto(), s.prr_loss), ((true, true), true));
     }
 
     #[test]

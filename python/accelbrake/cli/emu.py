@@ -271,6 +271,13 @@ def register(sub: Any, fmt: Any) -> None:
         help="the receiver's kernel congestion control (default: the scheme's own for abc, whose "
         "per-packet echo lives there; else the kernel default)",
     )
+    em.add_argument(
+        "--tcp-info",
+        metavar="FILE",
+        help="kernel TCP: the sender's TCP_INFO every 10 ms (cwnd and ssthresh in packets, srtt_ms, "
+        "pacing_mbps, delivery_mbps, in_flight, ca_state, retransmissions, …; docs/emulation.md): CSV, or "
+        "Parquet if FILE ends in .parquet",
+    )
     em.add_argument("--json", action="store_true", help="print the summary as JSON")
     # The defaults as declared, so that an option given beside --scenario can be told apart.
     em.set_defaults(func=cmd_emulate, defaults_of=em.get_default)
@@ -442,6 +449,16 @@ def emulate_summary(args: Any) -> dict[str, Any]:
                 argv += ["--cc-args", cc_args]
             if args.receiver_cc:
                 argv += ["--receiver-cc", args.receiver_cc]
+        info = getattr(args, "tcp_info", None)  # a Namespace from emulate_sweep may lack it
+        if user and getattr(args, "tcp_info_if_kernel", False):
+            info = None  # a sweep asks for it wherever the point runs on kernel TCP
+        info_csv = str(Path(tmp) / "tcp_info.csv") if _is_parquet(info) else info
+        if info is not None:
+            if user:
+                raise CliError(
+                    "--tcp-info: only for kernel TCP (the user-space transport has no kernel sender)"
+                )
+            argv += ["--tcp-info", info_csv]
         argv += [*flow_opts, "--duration", str(args.duration), "--json", str(out)]
         p = subprocess.run(argv, stdout=subprocess.DEVNULL)
         if p.returncode == 3:
@@ -451,6 +468,8 @@ def emulate_summary(args: Any) -> dict[str, Any]:
         summary = json.loads(out.read_text())
         if csv is not None:
             _to_parquet(csv, args.packets)
+        if info is not None and info_csv != info:
+            _to_parquet(info_csv, info)
     summary["scheme"] = args.scheme
     return summary
 
@@ -866,6 +885,9 @@ def emulate_sweep(
                         "marks": None,
                         # The data link's Mahimahi log: the report's time series of the run.
                         "log": str(runs / f"{rid}.log"),
+                        # Kernel TCP: the sender's TCP_INFO, drawn beside the link (its window).
+                        "tcp_info": str(runs / f"{rid}.tcp_info.csv"),
+                        "tcp_info_if_kernel": True,
                         "ack_log": None,
                         "packets": None,
                         "receiver_cc": None,

@@ -12,7 +12,9 @@ emulator's summary). This module turns it into what a simulated sweep has:
   within the tolerances the emulation issue sets (utilisation ±5 %, p95 delay ±10 %);
 * ``OUT/plots/emulated-run-*.png`` — each scheme's first emulated run (matrix order) over time, as
   Mahimahi's ``mm-throughput-graph`` and ``mm-delay-graph`` show it, from the run's link log
-  (``OUT/emulated/<run_id>.log``, :mod:`accelbrake.mmlog`);
+  (``OUT/emulated/<run_id>.log``, :mod:`accelbrake.mmlog`); on kernel TCP also the sender's window
+  (cwnd, ssthresh, in flight) from its TCP_INFO (``OUT/emulated/<run_id>.tcp_info.csv``,
+  ``emulate --tcp-info``);
 * ``OUT/emulated.html`` — one self-contained page with both tables and the plots.
 
 Matplotlib is imported only when the plots are drawn.
@@ -136,7 +138,9 @@ def write_emulated_report(out_dir: str | Path, *, title: str = "emulated sweep")
             "<p class=\"note\">Each scheme's first run, from the data link's Mahimahi log: capacity "
             "(the delivery opportunities), traffic arriving at the link (ingress) and leaving it (egress) "
             "per 100 ms, and the queueing delay of the packets that left in each 100 ms (p95 and mean), "
-            "as <code>mm-throughput-graph</code> and <code>mm-delay-graph</code> show a run.</p>"
+            "as <code>mm-throughput-graph</code> and <code>mm-delay-graph</code> show a run; on kernel "
+            "TCP also the sender's congestion window, ssthresh and packets in flight from its "
+            "TCP_INFO.</p>"
         )
         for png, caption in runs:
             body.append(f"<figure>{_img(png, caption)}<figcaption>{e(caption)}</figcaption></figure>")
@@ -162,6 +166,8 @@ def _run_plots(out: Path, rows: pd.DataFrame, plots: Path) -> list[tuple[Path, s
     ``(png, caption)`` per plot. Tables of older sweeps have no ``run_id`` column: nothing."""
     if "run_id" not in rows:
         return []
+    import pandas as pd
+
     from accelbrake.mmlog import link_log_series
 
     made: list[tuple[Path, str]] = []
@@ -178,22 +184,30 @@ def _run_plots(out: Path, rows: pd.DataFrame, plots: Path) -> list[tuple[Path, s
             f"{scheme} on {point} (emulated): utilisation {100 * float(r['utilization']):.1f} %, "
             f"p95 per-packet delay {float(r['per_packet_delay_p95_ms']):.0f} ms"
         )
-        png = plot_link_log(series, plots / f"emulated-run-{r['run_id']}", title=title)
+        info = out / "emulated" / f"{r['run_id']}.tcp_info.csv"
+        sender = pd.read_csv(info) if info.is_file() else None
+        png = plot_link_log(series, plots / f"emulated-run-{r['run_id']}", title=title, sender=sender)
         made.append((png, f"{scheme} on {point} (run {r['run_id']})."))
     return made
 
 
-def plot_link_log(series: pd.DataFrame, stem: Path, *, title: str) -> Path:
+def plot_link_log(
+    series: pd.DataFrame, stem: Path, *, title: str, sender: pd.DataFrame | None = None
+) -> Path:
     """A run's :func:`accelbrake.mmlog.link_log_series` as Mahimahi's graphs show it: capacity
     (shaded), ingress and egress of the link in Mbit/s; the queueing delay per bin on a linear
-    axis. Writes ``stem.png``; returns its path."""
+    axis; with ``sender`` (a kernel sender's ``emulate --tcp-info`` table) a third panel with its
+    window over time: cwnd, ssthresh and packets in flight of each flow. Writes ``stem.png``;
+    returns its path."""
     from matplotlib.figure import Figure
 
     from accelbrake.experiments.figures import save
 
-    fig = Figure(figsize=(10, 6.0))
-    fig.subplots_adjust(left=0.075, right=0.80, top=0.9, bottom=0.09, hspace=0.3)
-    ax, axd = fig.subplots(2, 1, sharex=True)
+    panels = 3 if sender is not None and len(sender) else 2
+    fig = Figure(figsize=(10, 6.0 if panels == 2 else 8.4))
+    fig.subplots_adjust(left=0.075, right=0.80, top=0.9 if panels == 2 else 0.93, bottom=0.09, hspace=0.3)
+    axes = fig.subplots(panels, 1, sharex=True)
+    ax, axd = axes[0], axes[1]
     t = series["t_s"].to_numpy()
     ax.fill_between(t, series["capacity_mbps"], step="post", color="0.8", linewidth=0, label="capacity")
     ax.step(t, series["ingress_mbps"], where="post", color="C0", linewidth=0.9, label="ingress")
@@ -206,10 +220,23 @@ def plot_link_log(series: pd.DataFrame, stem: Path, *, title: str) -> Path:
         label="mean per bin",
     )  # fmt: skip
     axd.set_ylabel("queueing delay (ms)")
-    axd.set_xlabel("time (s)")
     axd.set_title("queueing delay of the packets leaving the link (as mm-delay-graph)", loc="left",
                   fontsize="small", y=1.0)  # fmt: skip
-    for a in (ax, axd):
+    if panels == 3:
+        axw = axes[2]
+        for i, (flow, f) in enumerate(sender.groupby("flow")):
+            tag = f" (flow {flow})" if sender["flow"].nunique() > 1 else ""
+            axw.step(f["t_s"], f["cwnd"], where="post", color=f"C{i}", linewidth=0.9, label=f"cwnd{tag}")
+            axw.step(f["t_s"], f["in_flight"], where="post", color=f"C{i}", linewidth=0.6, alpha=0.6,
+                     label=f"in flight{tag}")  # fmt: skip
+            axw.step(f["t_s"], f["ssthresh"], where="post", color=f"C{i}", linewidth=0.8, linestyle="--",
+                     label=f"ssthresh{tag}")  # fmt: skip
+        axw.set_ylabel("packets")
+        axw.set_title(
+            "the kernel sender's window (TCP_INFO every 10 ms)", loc="left", fontsize="small", y=1.0
+        )
+    axes[-1].set_xlabel("time (s)")
+    for a in axes:
         a.grid(True, alpha=0.3)
         a.set_ylim(bottom=0)
         a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="x-small")

@@ -126,6 +126,7 @@ pub const PARAMS: &[Param] = &[
         "transport with Linux's proportional rate reduction in fast recovery (off: the reduced window at once, RFC 6675)",
         "RFC 6937; Linux tcp_cwnd_reduction (≥ 3.2); docs/emulation.md",
     ),
+    super::LINUX_RTO_PARAM,
 ];
 
 /// Linux Cubic over drop-tail.
@@ -193,6 +194,9 @@ pub struct CubicConfig {
     /// `prr`: the transport reduces the window in fast recovery by PRR (RFC 6937) as Linux does
     /// ([`CongestionControl::reduces_proportionally`]); off: the reduced window at once.
     pub prr: bool,
+    /// `linux_rto`: the transport computes its RTO as Linux does
+    /// ([`CongestionControl::computes_rto_as_linux`]); off: RFC 6298.
+    pub linux_rto: bool,
 }
 
 crate::default_from_table!(CubicConfig);
@@ -216,6 +220,7 @@ impl Config for CubicConfig {
             abe_slow_start: v.flag("abe_slow_start"),
             rack: v.flag("rack"),
             prr: v.flag("prr"),
+            linux_rto: v.flag("linux_rto"),
         }
     }
 
@@ -547,6 +552,10 @@ impl CongestionControl for Cubic {
         self.cfg.prr
     }
 
+    fn computes_rto_as_linux(&self) -> bool {
+        self.cfg.linux_rto
+    }
+
     fn window(&self) -> f64 {
         f64::from(self.cwnd)
     }
@@ -663,6 +672,8 @@ mod tests {
         assert!(rack.detects_lost_retransmissions() && !rack.reduces_proportionally());
         assert!(!cubic().reduces_proportionally(), "the reduced window at once by default");
         assert!(Cubic::new(with("prr", 1.0).unwrap(), Time::ZERO).reduces_proportionally());
+        assert!(!cubic().computes_rto_as_linux(), "RFC 6298's RTO by default");
+        assert!(Cubic::new(with("linux_rto", 1.0).unwrap(), Time::ZERO).computes_rto_as_linux());
     }
 
     fn with(key: &str, v: f64) -> Result<CubicConfig> {

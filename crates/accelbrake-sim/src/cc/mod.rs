@@ -221,13 +221,30 @@ pub trait CongestionControl: Send {
     fn reduces_proportionally(&self) -> bool {
         false
     }
+
+    /// Whether the transport should compute its retransmission timeout as Linux does
+    /// (`tcp_rtt_estimator`, `__tcp_set_rto`): SRTT plus the largest 4 × mean deviation seen over
+    /// the last window of data, that term never below the 200-ms minimum. Without it (the default)
+    /// RFC 6298's max(SRTT + 4·RTTVAR, 200 ms), which on a path whose queueing delay swings is far
+    /// shorter and fires where Linux's does not (`docs/emulation.md`). Asked once when the flow is
+    /// built; Cubic and NewReno turn it on with `linux_rto`.
+    fn computes_rto_as_linux(&self) -> bool {
+        false
+    }
 }
 
 /// The `rack` parameter of the schemes that can ask the transport for Linux's RACK loss detection
-/// ([`CongestionControl::detects_lost_retransmissions`]): Cubic and PCC-Vivace.
+/// ([`CongestionControl::detects_lost_retransmissions`]): Cubic, NewReno and PCC-Vivace.
 pub(crate) const RACK_PARAM: Param = Param::flag("rack", false).doc(
     "transport with Linux's RACK: lost retransmissions detected, an RTO marks only segments sent over an RTT ago (off: RFC 6675 alone, as the other TCP schemes)",
     "RFC 8985; Linux tcp_rack_detect_loss, tcp_timeout_mark_lost (≥ 4.18); docs/cellular-schemes.md, docs/emulation.md",
+);
+
+/// The `linux_rto` parameter of the schemes that can ask the transport for Linux's RTO
+/// ([`CongestionControl::computes_rto_as_linux`]): Cubic and NewReno.
+pub(crate) const LINUX_RTO_PARAM: Param = Param::flag("linux_rto", false).doc(
+    "transport with Linux's RTO: SRTT + the largest 4·mean deviation of the last window, that term ≥ 200 ms (off: RFC 6298's max(SRTT + 4·RTTVAR, 200 ms), as the other schemes)",
+    "Linux tcp_rtt_estimator, __tcp_set_rto (tcp_input.c, tcp.h); docs/emulation.md",
 );
 
 /// How a scheme's data packets carry congestion signals, which decides their ECN codepoint and the

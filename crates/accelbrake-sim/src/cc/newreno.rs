@@ -116,6 +116,8 @@ pub const PARAMS: &[Param] = &[
         .open(true, false)
         .doc("multiplicative decrease on an ECN congestion event (ABE: 0.8)", "RFC 3168 §6.1.2; RFC 8511 §3.1"),
     ABE_SLOW_START_PARAM,
+    super::RACK_PARAM,
+    super::LINUX_RTO_PARAM,
 ];
 
 /// NewReno over drop-tail (RFC 5681 / RFC 6582).
@@ -162,6 +164,12 @@ pub struct NewRenoConfig {
     /// reading, default on); off = RFC 8511 authors' reading: a mark during slow start is answered
     /// with `beta` like a loss.
     pub abe_slow_start: bool,
+    /// `linux_rto`: the transport computes its RTO as Linux does
+    /// ([`CongestionControl::computes_rto_as_linux`]); off: RFC 6298.
+    pub linux_rto: bool,
+    /// `rack`: the transport detects lost retransmissions and marks losses on an RTO as Linux's
+    /// RACK does ([`CongestionControl::detects_lost_retransmissions`]); off: RFC 6675 alone.
+    pub rack: bool,
 }
 
 crate::default_from_table!(NewRenoConfig);
@@ -176,6 +184,8 @@ impl Config for NewRenoConfig {
             beta: v.real("beta"),
             beta_ecn: v.real("beta_ecn"),
             abe_slow_start: v.flag("abe_slow_start"),
+            linux_rto: v.flag("linux_rto"),
+            rack: v.flag("rack"),
         }
     }
 }
@@ -237,6 +247,14 @@ impl CongestionControl for NewReno {
 
     fn window(&self) -> f64 {
         f64::from(self.cwnd)
+    }
+
+    fn computes_rto_as_linux(&self) -> bool {
+        self.cfg.linux_rto
+    }
+
+    fn detects_lost_retransmissions(&self) -> bool {
+        self.cfg.rack
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
@@ -588,6 +606,18 @@ pub(crate) mod tests {
         let mut cc = NewReno::new(cfg.clone());
         assert_eq!(cc.config(), &cfg);
         assert_eq!(cc.name(), "newreno");
+        assert!(!cc.computes_rto_as_linux(), "RFC 6298's RTO by default");
+        let linux = NewRenoConfig {
+            linux_rto: true,
+            ..NewRenoConfig::default()
+        };
+        assert!(NewReno::new(linux).computes_rto_as_linux());
+        assert!(!cc.detects_lost_retransmissions(), "RFC 6675 alone by default");
+        let rack = NewRenoConfig {
+            rack: true,
+            ..NewRenoConfig::default()
+        };
+        assert!(NewReno::new(rack).detects_lost_retransmissions());
         assert!(cc.in_slow_start());
         // cwnd = ssthresh = 5 after a loss: congestion avoidance (Linux tcp_in_slow_start).
         cc.on_congestion_event(Time::ZERO, CongestionKind::Loss, 10);

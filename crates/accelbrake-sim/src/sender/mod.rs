@@ -420,6 +420,19 @@ impl Sender {
         self.sb.set_rack(on);
     }
 
+    /// Compute the RTO as Linux does (`tcp_rtt_estimator`, `__tcp_set_rto`: SRTT plus the largest
+    /// 4 × mean deviation of the last window of data, that term at least the 200-ms minimum)
+    /// instead of RFC 6298's max(SRTT + 4·RTTVAR, 200 ms) (`sender::rtt`). Off by default; the
+    /// controller asks for it with [`CongestionControl::computes_rto_as_linux`].
+    pub fn set_linux_rto(&mut self, on: bool) {
+        self.rtt.set_linux(on);
+    }
+
+    /// Whether RACK ([`Sender::set_rack`]) and Linux's RTO ([`Sender::set_linux_rto`]) are on.
+    pub fn rack_and_linux_rto(&self) -> (bool, bool) {
+        (self.rack, self.rtt.is_linux())
+    }
+
     /// The retransmission timer's expiry if (re)armed at `now`.
     fn rto_deadline(&self, now: Time) -> Time {
         now + self.rtt.backed_off_rto()
@@ -515,7 +528,7 @@ impl Sender {
             acked += self.sb.sack(b.start, b.end, &mut delivered);
         }
         if acked > 0 && ack.ts <= now {
-            self.rtt.sample(now - ack.ts);
+            self.rtt.sample_at(now - ack.ts, self.sb.snd_una(), self.sb.snd_nxt());
         }
         if advanced {
             if let Some(fired) = self.rto_fired.take() {

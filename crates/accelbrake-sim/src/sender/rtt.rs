@@ -4,6 +4,22 @@
 //!
 //! Sources: RFC 6298 §2.2–2.3 (the estimator), §5.5 (backoff); Linux `tcp_rtt_estimator`,
 //! `include/net/tcp.h` (`TCP_RTO_MIN`, `TCP_RTO_MAX`).
+//!
+//! With [`RttEstimator::set_linux`] (the schemes' `linux_rto` parameter, off by default) the RTO is
+//! Linux's instead (`net/ipv4/tcp_input.c` `tcp_rtt_estimator`, `include/net/tcp.h`
+//! `__tcp_set_rto`, `tcp_bound_rto`), which differs from RFC 6298 in three ways that matter on a
+//! path whose queueing delay swings (a cellular trace, issue 16):
+//! - the 200-ms minimum bounds the *variation term*, not the RTO: RTO = SRTT + max(var, 200 ms),
+//!   where RFC 6298 (and the default here) has max(SRTT + 4·RTTVAR, 200 ms). With a smooth RTT of
+//!   400 ms Linux's RTO is ≥ 600 ms, RFC 6298's can be 420 ms;
+//! - the variation term is the largest `mdev` (4 × mean deviation) seen over the last window of
+//!   data (`mdev_max`, reset when `snd_una` passes the `snd_nxt` of the previous reset), and the
+//!   term falls towards it by only 1/4 per window (`rttvar_us`);
+//! - a sample *below* SRTT by more than the mean deviation moves `mdev` with gain 1/32 instead of
+//!   1/4 (the Eifel-like rule), so an RTT that falls does not inflate the RTO.
+//!
+//! The first sample gives RTO = SRTT + max(2·RTT, 200 ms) (Linux: "make sure rto = 3*rtt").
+//! Deviation: nanoseconds where Linux keeps microseconds (and rounds the RTO up to a jiffy).
 
 use crate::time::Dur;
 
@@ -25,6 +41,20 @@ pub(crate) struct RttEstimator {
     backoff: u32,
     min_rtt: Option<Dur>,
     latest_rtt: Option<Dur>,
+    /// Linux's variation state when [`RttEstimator::set_linux`] is on.
+    linux: Option<LinuxVar>,
+}
+
+/// Linux's RTT state (`struct tcp_sock`), in ns: `srtt8` is `srtt_us` (8 × SRTT; 0 before the
+/// first sample), `mdev` is `mdev_us` (4 × the mean deviation), `mdev_max` its largest value this window, `rttvar` the RTO's variation term
+/// (`rttvar_us`), `rtt_seq` the `snd_nxt` when the window began.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxVar {
+    srtt8: i64,
+    mdev: i64,
+    mdev_max: i64,
+    rttvar: i64,
+    rtt_seq: u32,
 }
 
 impl Default for RttEstimator {
@@ -36,12 +66,80 @@ impl Default for RttEstimator {
             backoff: 1,
             min_rtt: None,
             latest_rtt: None,
+            linux: None,
         }
     }
 }
 
 impl RttEstimator {
-    /// Take an RTT sample.
+    /// Compute the RTO as Linux does (see the module's documentation) instead of RFC 6298's.
+    pub(crate) fn set_linux(&mut self, on: bool) {
+        self.linux = on.then(LinuxVar::default);
+    }
+
+    /// Whether the RTO is Linux's ([`RttEstimator::set_linux`]).
+    pub(crate) fn is_linux(&self) -> bool {
+        self.linux.is_some()
+    }
+
+    /// Take an RTT sample from an ACK that left the cumulative ACK at `snd_una`, with `snd_nxt` the
+    /// next new segment (segment numbers; only Linux's estimator uses them).
+    pub(crate) fn sample_at(&mut self, rtt: Dur, snd_una: u32, snd_nxt: u32) {
+        match self.linux {
+            Some(v) => self.sample_linux(v, rtt, snd_una, snd_nxt),
+            None => self.sample(rtt),
+        }
+    }
+
+    /// Linux `tcp_rtt_estimator` then `tcp_set_rto` (`__tcp_set_rto` + `tcp_bound_rto`), with
+    /// Linux's scaling: `srtt8` is 8 × SRTT, `mdev` 4 × the mean deviation.
+    fn sample_linux(&mut self, mut v: LinuxVar, rtt: Dur, snd_una: u32, snd_nxt: u32) {
+        self.latest_rtt = Some(rtt);
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        let rto_min = RTO_MIN.0 as i64;
+        let mut m = rtt.0 as i64;
+        if v.srtt8 != 0 {
+            m -= v.srtt8 >> 3; // m is now the error of the estimate
+            v.srtt8 += m; // srtt = 7/8 srtt + 1/8 rtt
+            if m < 0 {
+                m = -m - (v.mdev >> 2);
+                if m > 0 {
+                    m >>= 3; // a falling RTT: gain 1/32 (Linux's Eifel-like rule)
+                }
+            } else {
+                m -= v.mdev >> 2;
+            }
+            v.mdev += m; // mdev = 3/4 mdev + |error|
+            if v.mdev > v.mdev_max {
+                v.mdev_max = v.mdev;
+                v.rttvar = v.rttvar.max(v.mdev_max);
+            }
+            if snd_una > v.rtt_seq {
+                // A window of data acknowledged since the last reset: the term decays by 1/4
+                // towards this window's largest mdev, which starts over at the RTO minimum.
+                if v.mdev_max < v.rttvar {
+                    v.rttvar -= (v.rttvar - v.mdev_max) >> 2;
+                }
+                v.rtt_seq = snd_nxt;
+                v.mdev_max = rto_min;
+            }
+        } else {
+            v.srtt8 = m << 3;
+            v.mdev = m << 1; // "make sure rto = 3*rtt"
+            v.rttvar = v.mdev.max(rto_min);
+            v.mdev_max = v.rttvar;
+            v.rtt_seq = snd_nxt;
+        }
+        v.srtt8 = v.srtt8.max(1);
+        let srtt = v.srtt8 >> 3;
+        self.srtt = Some(Dur(srtt as u64));
+        // Not used for the RTO here; kept as Linux reports it (tcpi_rttvar = mdev / 4).
+        self.rttvar = Dur((v.mdev >> 2).max(0) as u64);
+        self.rto = Dur((srtt + v.rttvar) as u64).min(RTO_MAX);
+        self.linux = Some(v);
+    }
+
+    /// Take an RTT sample (RFC 6298).
     pub(crate) fn sample(&mut self, rtt: Dur) {
         self.latest_rtt = Some(rtt);
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
@@ -145,6 +243,62 @@ mod tests {
         assert_eq!(r.backed_off_rto(), RTO_MAX);
         r.reset_backoff();
         assert_eq!(r.backed_off_rto(), Dur::from_millis(300));
+    }
+
+    #[test]
+    fn linux_rto_floors_the_variation_term_not_the_rto_worked_by_hand() {
+        // tcp_rtt_estimator by hand, ms. Segments: snd_una / snd_nxt per sample.
+        let mut r = RttEstimator::default();
+        r.set_linux(true);
+        // First sample 400: mdev = 800, rttvar = max(800, 200) = 800, RTO = 400 + 800 = 1200
+        // (= 3 × RTT); the window ends when snd_una passes 10.
+        r.sample_at(Dur::from_millis(400), 1, 10);
+        assert_eq!(r.rto(), Dur::from_millis(1200));
+        // 400 again, snd_una 11 > 10: m = 0 − 800/4 = −200 → mdev 600; mdev_max stays 800, no
+        // rise; a new window: rttvar −= (800 − 800)/4 = 800; mdev_max = 200, rtt_seq = 20.
+        r.sample_at(Dur::from_millis(400), 11, 20);
+        assert_eq!(r.rto(), Dur::from_millis(1200));
+        // 400 at snd_una 21: mdev 600 → 450, and > mdev_max 200: mdev_max = 450 (rttvar stays
+        // 800); a new window: rttvar −= (800 − 450)/4 → 712.5; mdev_max = 200.
+        r.sample_at(Dur::from_millis(400), 21, 30);
+        assert_eq!(r.rto(), Dur::from_micros(400_000 + 712_500));
+        // Many windows of a steady 400 ms: mdev → 0, so every window's mdev_max is the 200-ms
+        // floor and rttvar decays to it: RTO → 400 + 200 = 600 ms. RFC 6298 would give
+        // max(400 + 4·0, 200) = 400 ms.
+        for w in 3..200u32 {
+            r.sample_at(Dur::from_millis(400), w * 10 + 1, w * 10 + 10);
+        }
+        let rto = r.rto();
+        assert!(
+            rto >= Dur::from_millis(600) && rto < Dur::from_micros(600_010),
+            "{rto:?}"
+        );
+        let mut rfc = RttEstimator::default();
+        for _ in 0..200 {
+            rfc.sample(Dur::from_millis(400));
+        }
+        assert!(rfc.rto() < Dur::from_micros(400_010), "{:?}", rfc.rto());
+    }
+
+    #[test]
+    fn linux_rto_a_falling_rtt_moves_mdev_by_one_thirty_second() {
+        let mut r = RttEstimator::default();
+        r.set_linux(true);
+        r.sample_at(Dur::from_millis(400), 1, 10); // mdev 800
+        r.sample_at(Dur::from_millis(400), 1, 10); // mdev 600, same window
+                                                   // 80 ms (320 below SRTT 400): m = 320 − 600/4 = 170 > 0 → 170/8 = 21.25 → mdev 621.25;
+                                                   // SRTT = 400 − 320/8 = 360. mdev_max was 800 (first sample), rttvar 800: RTO 1160.
+                                                   // (RFC 6298's gain 1/4 would move its deviation by 80, not 21.25.)
+        r.sample_at(Dur::from_millis(80), 1, 10);
+        assert_eq!(r.srtt(), Some(Dur::from_millis(360)));
+        assert_eq!(r.linux.unwrap().mdev, 621_250_000);
+        assert_eq!(r.rto(), Dur::from_millis(1160));
+        // A rise (720 vs SRTT 360, error 360): full gain, m = 360 − 621.25/4 = 204.6875 → mdev
+        // 825.9375 > mdev_max 800 and > rttvar 800: rttvar = 825.9375; SRTT = 360 + 360/8 = 405;
+        // RTO = 1230.9375.
+        r.sample_at(Dur::from_millis(720), 1, 10);
+        assert_eq!(r.srtt(), Some(Dur::from_millis(405)));
+        assert_eq!(r.rto(), Dur::from_nanos(405_000_000 + 825_937_500));
     }
 
     #[test]
