@@ -1498,6 +1498,11 @@ mod tests {
         v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
         v.on_rto(Time::from_millis(100), 0);
         assert!(v.pending_losses.is_empty());
+        // At most MAX_PENDING_LOSSES wait (memory bound).
+        for _ in 0..MAX_PENDING_LOSSES + 5 {
+            v.on_congestion_event(Time::from_millis(200), CongestionKind::Loss, 100);
+        }
+        assert_eq!(v.pending_losses.len(), MAX_PENDING_LOSSES);
         // In slow start the check runs at each ACK or send: the loss ends slow start 150 ms after
         // the signal (W = 0.7·40 = 28 > 20), not before.
         let mut v = Verus::new(timer_150(), Time::ZERO);
@@ -1510,6 +1515,7 @@ mod tests {
         v.on_congestion_event(Time::from_millis(300), CongestionKind::Loss, 10);
         v.on_sent(Time::from_millis(449), 10);
         assert!(v.in_slow_start() && !v.in_loss_phase());
+        assert_eq!(v.next_epoch, Time::from_millis(454), "in slow start the epochs wait");
         v.on_sent(Time::from_millis(450), 10);
         assert!(!v.in_slow_start() && v.in_loss_phase());
         assert!((v.w_bar() - 28.0).abs() < 1e-9, "{}", v.w_bar());
