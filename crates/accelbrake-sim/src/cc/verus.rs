@@ -28,7 +28,8 @@
 //! flight), whose fixed point keeps about `W` in flight; the transport keeps exactly `W` in flight,
 //! clocked by ACKs. Epochs are processed when the controller is next called (ACK or send), each
 //! elapsed epoch in turn (an epoch without ACKs uses the time since the last ACK, as the code
-//! does). Losses are the transport's (RFC 6675) instead of Verus's 150 ms missing-packet timer.
+//! does). Losses are the transport's (RFC 6675), acting at once by default; `verus.loss_timer_ms =
+//! 150` makes them act 150 ms later, as Verus's missing-packet timer (`MISSING_PKT_EXPIRY`).
 //! The code carries each packet's `w` in its header; here an RTT sample is matched to the packet
 //! it measures by its echoed send time (`now − rtt`), and packets an RTO forgot add no sample.
 
@@ -75,6 +76,16 @@ pub const MAX_W: usize = 40_000;
 pub const KNOT_SPACING: f64 = 15.0;
 /// alglib `spline1dfitpenalized` ρ (`2.0`).
 pub const RHO: f64 = 2.0;
+/// The code's missing-packet expiry, ms (`MISSING_PKT_EXPIRY 150.0`, in every `verus.hpp`
+/// version, including the one Pantheon pinned): a packet missing this long is lost. The code's
+/// missing packet is stamped when an ACK beyond it first shows the gap and checked once per epoch
+/// (`removeExpiredPacketsFromSeqQueue` in the main loop). Option `verus.loss_timer_ms` (off by
+/// default, see [`PARAMS`]): the timer starts at the transport's loss signal (SACK: a few ACKs
+/// after the gap) and is checked at each epoch boundary (in slow start, at each ACK or send).
+pub const MISSING_PKT_EXPIRY_MS: f64 = 150.0;
+/// Most loss signals waiting for their timer (memory bound; the transport signals once per
+/// recovery episode, so a handful at most are pending within 150 ms).
+const MAX_PENDING_LOSSES: usize = 1024;
 
 /// Verus's parameters (keys `verus.<name>`).
 pub const PARAMS: &[Param] = &[
@@ -89,6 +100,14 @@ pub const PARAMS: &[Param] = &[
     Param::real("refit_s", REFIT_S, Unit::S, 0.01, 100.0).doc("delay-profile refit period", "verus.hpp CURVE_TIMER"),
     Param::real("ss_exit_ms", SS_EXIT_MS, Unit::Ms, 1.0, 1e5).doc("slow start ends at an RTT above this", "verus.hpp SS_EXIT_THRESHOLD"),
     Param::real("rho", RHO, Unit::None, -15.0, 15.0).doc("smoothing ρ of the penalised spline (penalty 10^ρ)", "verus_server.cpp spline1dfitpenalized(.., 2.0)"),
+    // Off by default (deviation, docs/cellular-schemes.md "The 150 ms loss timer"): the code's
+    // 150 ms, over this transport, lets D_est climb past the saturated profile for 150 ms and the
+    // window jump to thousands of packets, which the transport sends at once (the UDP code's
+    // socket buffer would refuse them: ENOBUFS, itself a decrease).
+    Param::real("loss_timer_ms", 0.0, Unit::Ms, 0.0, 10_000.0).doc(
+        "a loss acts this long after the transport detects it (the code's missing-packet expiry is 150); 0: at once",
+        "verus.hpp MISSING_PKT_EXPIRY 150.0; verus_server.cpp removeExpiredPacketsFromSeqQueue; default 0: deviation",
+    ),
 ];
 
 /// Verus over drop-tail.
@@ -127,6 +146,8 @@ pub struct VerusConfig {
     pub ss_exit_ms: f64,
     /// ρ.
     pub rho: f64,
+    /// Delay from the transport's loss signal to the decrease (zero: at once).
+    pub loss_timer: Dur,
 }
 
 crate::default_from_table!(VerusConfig);
@@ -145,6 +166,7 @@ impl Config for VerusConfig {
             refit: Dur::from_secs_f64(v.real("refit_s")),
             ss_exit_ms: v.real("ss_exit_ms"),
             rho: v.real("rho"),
+            loss_timer: v.ms("loss_timer_ms"),
         }
     }
 }
@@ -304,6 +326,9 @@ pub struct Verus {
     skipped_w: Option<u32>,
     /// Packets in flight as the transport last reported them (the code's `wCrt`).
     in_flight: u32,
+    /// Losses the transport signalled whose timer has not expired: (expiry, window of the lost
+    /// packet), oldest first (the code's `missingsequence_queue`).
+    pending_losses: VecDeque<(Time, u32)>,
     restarts: u64,
 }
 
@@ -330,6 +355,7 @@ impl Verus {
             sent_w: VecDeque::new(),
             skipped_w: None,
             in_flight: 0,
+            pending_losses: VecDeque::new(),
             restarts: 0,
         }
     }
@@ -434,6 +460,7 @@ impl Verus {
         self.slow_start = true;
         self.exit_slow_start = false;
         self.loss_phase = false;
+        self.pending_losses.clear();
         self.next_epoch = now + self.cfg.epoch;
     }
 
@@ -533,13 +560,18 @@ impl Verus {
     /// Run the epochs and refits due by `now`.
     fn advance(&mut self, now: Time) {
         if self.slow_start {
-            self.next_epoch = now + self.cfg.epoch;
-            return;
+            self.expire_losses(now);
+            if self.slow_start {
+                self.next_epoch = now + self.cfg.epoch;
+                return;
+            }
         }
         let mut n = 0;
         while self.next_epoch <= now && n < 10_000 {
             let t = self.next_epoch;
             self.next_epoch = t + self.cfg.epoch;
+            // The main loop checks the missing packets first, then runs the epoch.
+            self.expire_losses(t);
             if let Some(r) = self.next_refit.filter(|&r| r <= t) {
                 self.next_refit = Some(r + self.cfg.refit);
                 if !self.refit() {
@@ -555,6 +587,46 @@ impl Verus {
         if self.next_epoch <= now {
             self.next_epoch = now + self.cfg.epoch;
         }
+    }
+
+    /// A loss, as the code's `removeExpiredPacketsFromSeqQueue` (for the first expired packet):
+    /// once per loss phase `W = min(W, 0.7·w_lost)` and `D_est` = the delay at the new `W` (the raw
+    /// profile in slow start, `dEst = wList[(int)wBar]`; the fitted one after, `calcDelayCurveInv`),
+    /// so the next epoch maps `D_est` to about that window instead of back to the one before the
+    /// loss. Then, in slow start, the loss ends it only if `(int)W > 20`, and the next fit drops
+    /// the profile points at windows `≥ max(100, w_lost)` (`curveStop`); at or below 20 slow
+    /// start goes on from the decreased window (in a loss phase: no profile samples, `W += 1/W`
+    /// besides slow start's `W += 1` per ACK, until an ACK of a packet sent with `w ≤ W`).
+    fn apply_loss(&mut self, now: Time, w_lost: u32) {
+        if !self.loss_phase {
+            self.loss_phase = true;
+            self.w_bar = self.w_bar.min(self.cfg.md * f64::from(w_lost)).max(1.0);
+            if self.slow_start {
+                self.d_est = self.raw_profile_at(self.w_bar as usize).unwrap_or(self.d_est);
+            } else if let Some(c) = &self.curve {
+                self.d_est = c.at(self.w_bar);
+            }
+        }
+        if self.slow_start && (self.w_bar as i64) > SS_LOSS_EXIT_W {
+            self.curve_stop = (w_lost as usize).max(CURVE_STOP_MIN);
+            self.end_slow_start(now);
+        }
+    }
+
+    /// The main loop's check of the missing packets at `t` (`removeExpiredPacketsFromSeqQueue`):
+    /// if the oldest pending loss has expired, it acts (`apply_loss`, with its window),
+    /// and every pending loss expired by `t` is dropped with it (the code's `timerExpiry` lets only
+    /// the first expired packet of a check act). Losses still pending act at a later check, if
+    /// the loss phase has ended by then.
+    fn expire_losses(&mut self, t: Time) {
+        let Some(&(due, w_lost)) = self.pending_losses.front() else { return };
+        if due > t {
+            return;
+        }
+        while self.pending_losses.front().is_some_and(|&(d, _)| d <= t) {
+            self.pending_losses.pop_front();
+        }
+        self.apply_loss(t, w_lost);
     }
 
     /// The window of the packet sent at `sent` (the RTT sample's echoed timestamp): the oldest
@@ -625,31 +697,20 @@ impl CongestionControl for Verus {
         }
     }
 
-    /// A loss, as the code's `removeExpiredPacketsFromSeqQueue` (for the first expired packet):
-    /// once per loss phase `W = min(W, 0.7·w_lost)` and `D_est` = the delay at the new `W` (the raw
-    /// profile in slow start, `dEst = wList[(int)wBar]`; the fitted one after, `calcDelayCurveInv`),
-    /// so the next epoch maps `D_est` to about that window instead of back to the one before the
-    /// loss. Then, in slow start, the loss ends it only if `(int)W > 20`, and the next fit drops
-    /// the profile points at windows `≥ max(100, w_lost)` (`curveStop`); at or below 20 slow
-    /// start goes on from the decreased window (in a loss phase: no profile samples, `W += 1/W`
-    /// besides slow start's `W += 1` per ACK, until an ACK of a packet sent with `w ≤ W`).
+    /// A loss the transport detected (RFC 6675). The code declares a packet lost once it has been
+    /// missing for `MISSING_PKT_EXPIRY` (150 ms): with `loss_timer_ms` > 0 (default 0) the loss is
+    /// queued and acts at the first epoch boundary after its timer expires
+    /// (`expire_losses`); with 0 it acts at once. The window of the lost packet is taken
+    /// now (the code stores it with the missing packet).
     fn on_congestion_event(&mut self, now: Time, kind: CongestionKind, _in_flight: u32) {
         if kind != CongestionKind::Loss {
             return;
         }
         let w_lost = self.skipped_w.take().or_else(|| self.sent_w.front().map(|&(_, w)| w)).unwrap_or(self.w_bar as u32);
-        if !self.loss_phase {
-            self.loss_phase = true;
-            self.w_bar = self.w_bar.min(self.cfg.md * f64::from(w_lost)).max(1.0);
-            if self.slow_start {
-                self.d_est = self.raw_profile_at(self.w_bar as usize).unwrap_or(self.d_est);
-            } else if let Some(c) = &self.curve {
-                self.d_est = c.at(self.w_bar);
-            }
-        }
-        if self.slow_start && (self.w_bar as i64) > SS_LOSS_EXIT_W {
-            self.curve_stop = (w_lost as usize).max(CURVE_STOP_MIN);
-            self.end_slow_start(now);
+        if self.cfg.loss_timer == Dur::ZERO {
+            self.apply_loss(now, w_lost);
+        } else if self.pending_losses.len() < MAX_PENDING_LOSSES {
+            self.pending_losses.push_back((now + self.cfg.loss_timer, w_lost));
         }
     }
 
@@ -672,6 +733,7 @@ impl CongestionControl for Verus {
         }
         self.d_est = self.d_min;
         self.loss_phase = true;
+        self.pending_losses.clear();
         self.w_bar = self.window_for(self.d_est).unwrap_or(1.0).max(1.0);
     }
 
@@ -686,6 +748,21 @@ impl CongestionControl for Verus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default configuration: losses act at the transport's signal (`loss_timer_ms = 0`).
+    fn at_once() -> VerusConfig {
+        let c = VerusConfig::default();
+        assert_eq!(c.loss_timer, Dur::ZERO);
+        c
+    }
+
+    /// With the code's 150 ms missing-packet expiry (`verus.loss_timer_ms = 150`).
+    fn timer_150() -> VerusConfig {
+        VerusConfig {
+            loss_timer: Dur::from_millis(MISSING_PKT_EXPIRY_MS as u64),
+            ..VerusConfig::default()
+        }
+    }
 
     #[test]
     fn spline_fits_a_line_and_smooths_noise() {
@@ -714,7 +791,7 @@ mod tests {
 
     fn steady() -> Verus {
         // A profile of a 100 ms path whose queue starts at w = 100: D(w) = 100 + max(0, w − 100).
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         for w in 1..=200usize {
             v.profile_sample(w, 100.0 + (w as f64 - 100.0).max(0.0));
         }
@@ -786,7 +863,7 @@ mod tests {
         // yzaki/verus, C2TCP copy `removeExpiredPacketsFromSeqQueue`: `if (slowStart && (int)wBar
         // > 20)` after the decrease. One packet sent per ACK plus the first: after i ACKs W = i + 1
         // and the oldest outstanding packet (number i + 1) was sent with W = i.
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         v.on_sent(Time::ZERO, 1);
         for i in 1..=20 {
             v.on_sent(Time::ZERO, 1);
@@ -838,7 +915,7 @@ mod tests {
         // (+10 ms per window). The first lost packet was sent with w = 150: W = min(200, 105) = 105
         // > 20 ends slow start and curveStop = max(100, 150) = 150.
         let profile = |w: usize| 100.0 + 10.0 * (w as f64 - 120.0).max(0.0);
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         for w in 1..=200usize {
             v.profile_sample(w, profile(w));
         }
@@ -873,7 +950,7 @@ mod tests {
 
     #[test]
     fn slow_start_exit_and_loss_decrease() {
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         let ack = |rtt_ms: u64, delivered: u64| AckInfo {
             acked: 1,
             rtt: Some(Dur::from_millis(rtt_ms)),
@@ -903,7 +980,7 @@ mod tests {
         assert_eq!(v.curve_stop(), MAX_W);
         // Leaving on an RTT above 500 ms instead: D_est = 0.75·R·D_min (the C2TCP copy), then, on
         // the same ACK, the loss phase's `D_est = min(D_est, D(W))`.
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         v.on_sent(Time::ZERO, 1);
         for i in 1..=50 {
             v.on_sent(Time::ZERO, 1);
@@ -1028,7 +1105,7 @@ mod tests {
     fn profile_points_are_an_ewma_per_window() {
         // updateUponReceivingPacket: the first sample of a window is taken as is, the next ones
         // through ewma(old, new, 0.875): 0.875·100 + 0.125·180 = 110, then 0.875·110 + 0.125·30 = 100.
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         v.profile_sample(5, 100.0);
         assert_eq!(v.w_list[5], 100.0);
         v.profile_sample(5, 180.0);
@@ -1053,7 +1130,7 @@ mod tests {
     fn refit_knot_count_and_penalty() {
         // Profile of windows 1..=max_i (the code's M = max_i/N with N = 15 lowered until M ≥ 5).
         let fitted = |max_i: usize| {
-            let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+            let mut v = Verus::new(at_once(), Time::ZERO);
             for w in 1..=max_i {
                 v.profile_sample(w, 100.0 + w as f64);
             }
@@ -1068,7 +1145,7 @@ mod tests {
         // The penalty: λ = 10^ρ · points / M · 10⁻² = 100 · 100 / 6 / 100 on a noisy profile; the
         // fit must be the curve fitted with exactly that λ (and no point dropped: curveStop unset).
         let noisy = |w: usize| 100.0 + (w as f64 - 50.0).max(0.0) + if w.is_multiple_of(2) { 5.0 } else { -5.0 };
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         for w in 1..=100 {
             v.profile_sample(w, noisy(w));
         }
@@ -1087,7 +1164,7 @@ mod tests {
     #[test]
     fn curve_stop_keeps_the_windows_below_it() {
         // Points at windows ≥ curveStop are dropped, the one just below is kept (`i < curveStop`).
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         for w in 1..=40 {
             v.profile_sample(w, if w < 30 { 100.0 } else { 1000.0 });
         }
@@ -1107,7 +1184,7 @@ mod tests {
         // fitted; one that leaves too few windows to fit (M < 5) restarts it, and so does one
         // before any RTT sample (`seqLast == 0`).
         let ss = |acks: u64| {
-            let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+            let mut v = Verus::new(at_once(), Time::ZERO);
             v.on_sent(Time::ZERO, 1);
             for i in 1..=acks {
                 v.on_sent(Time::ZERO, 1);
@@ -1130,7 +1207,7 @@ mod tests {
         v.on_rto(Time::from_millis(900), 0);
         assert_eq!(v.restarts(), 2);
         // An epoch whose D_est no window of a falling profile maps to restarts it too.
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         for w in 1..=100usize {
             v.profile_sample(w, 300.0 - w as f64);
         }
@@ -1148,7 +1225,7 @@ mod tests {
     fn leaving_slow_start_on_a_high_rtt_by_hand() {
         // W = 0.7·w_sent = 35.7, D_est = 0.75·R·D_min = 0.75·6·100 = 450 ms, a loss phase; the fit
         // is made at once, the next refit 1 s and the next epoch 5 ms later.
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         for w in 1..=50 {
             v.profile_sample(w, 100.0);
         }
@@ -1165,7 +1242,7 @@ mod tests {
     #[test]
     fn verus_window_for_uses_the_raw_profile_before_a_fit_and_caps_the_curve() {
         // Before the first fit: the first window w ≥ 2 whose raw point exceeds d, minus 1; none: 1.
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         for w in 1..=10usize {
             v.profile_sample(w, 100.0 + 10.0 * w as f64);
         }
@@ -1302,7 +1379,7 @@ mod tests {
     #[test]
     fn an_rtt_of_exactly_the_threshold_does_not_end_slow_start() {
         // SS_EXIT_THRESHOLD: slow start ends on an RTT above 500 ms, not at 500 ms.
-        let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+        let mut v = Verus::new(at_once(), Time::ZERO);
         v.on_sent(Time::ZERO, 1);
         for i in 1..=10 {
             v.on_sent(Time::ZERO, 1);
@@ -1322,7 +1399,7 @@ mod tests {
         // `(int)wBar > 20`: 0.7·29 = 20.3 truncates to 20, not above: slow start goes on; 0.7·31 =
         // 21.7 → 21 ends it.
         let lose = |w_lost: u32| {
-            let mut v = Verus::new(VerusConfig::default(), Time::ZERO);
+            let mut v = Verus::new(at_once(), Time::ZERO);
             for w in 1..=40usize {
                 v.profile_sample(w, 100.0);
             }
@@ -1368,6 +1445,81 @@ mod tests {
         for (w, (a, b)) in v.w_list.iter().zip(&before).enumerate() {
             assert!(w == w2 || a == b, "window {w}: {b} → {a}");
         }
+    }
+
+    #[test]
+    fn a_loss_acts_when_its_150_ms_timer_expires() {
+        // The code declares a packet lost once it has been missing for MISSING_PKT_EXPIRY = 150 ms,
+        // checked by the main loop before each epoch; until then W, D_est and the profile go on.
+        let mut v = steady();
+        v.cfg = timer_150();
+        v.next_epoch = Time::from_millis(5);
+        v.last_ack = Time::ZERO;
+        v.w_bar = 150.0;
+        v.sent_w.push_back((Time::ZERO, 140));
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
+        assert!(!v.in_loss_phase() && v.w_bar() == 150.0, "nothing at the signal");
+        // Epochs at 5..=145 ms run as without a loss (no ACK: D_max = the time since the last ACK;
+        // the first epoch sets D_maxLast to it, no rise: D_est 150 + δ2 = 152; the 28 after it see
+        // it rise: −δ1 each, down to 124).
+        v.advance(Time::from_millis(149));
+        assert!(!v.in_loss_phase());
+        assert_eq!(v.d_est(), 124.0);
+        // The epoch at 150 ms: the loss acts first (W = min(W, 0.7·140) = 98, D_est = D(98)), then
+        // the epoch (D_max rose: −δ1) maps D_est to a window below 98.
+        v.advance(Time::from_millis(150));
+        assert!(v.in_loss_phase());
+        let d98 = v.curve().unwrap().at(98.0);
+        assert!((v.d_est() - (d98 - 1.0).max(v.d_min)).abs() < 1e-9, "{} vs D(98) {d98}", v.d_est());
+        assert!(v.w_bar() <= 98.0, "{}", v.w_bar());
+        assert!(v.pending_losses.is_empty());
+        // Two signals 20 ms apart: the first acts at its expiry and starts a loss phase, so the
+        // second, expiring in the same loss phase, decreases nothing more.
+        let mut v = steady();
+        v.cfg = timer_150();
+        v.next_epoch = Time::from_millis(5);
+        v.w_bar = 150.0;
+        v.sent_w.push_back((Time::ZERO, 140));
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
+        v.sent_w.push_back((Time::ZERO, 120));
+        v.on_congestion_event(Time::from_millis(20), CongestionKind::Loss, 100);
+        v.last_ack = Time::from_millis(150);
+        v.epoch_delays_max = Some(120.0);
+        v.advance(Time::from_millis(150));
+        assert!(v.in_loss_phase() && v.pending_losses.len() == 1);
+        let w = v.w_bar();
+        v.advance(Time::from_millis(170));
+        assert!(v.pending_losses.is_empty());
+        assert!(v.w_bar() >= w, "no second decrease in the same loss phase: {w} → {}", v.w_bar());
+        // An RTO after slow start forgets the pending losses (`TimeoutHandler` clears the missing
+        // queue); a restart too.
+        let mut v = steady();
+        v.cfg = timer_150();
+        v.on_congestion_event(Time::ZERO, CongestionKind::Loss, 100);
+        v.on_rto(Time::from_millis(100), 0);
+        assert!(v.pending_losses.is_empty());
+        // At most MAX_PENDING_LOSSES wait (memory bound).
+        for _ in 0..MAX_PENDING_LOSSES + 5 {
+            v.on_congestion_event(Time::from_millis(200), CongestionKind::Loss, 100);
+        }
+        assert_eq!(v.pending_losses.len(), MAX_PENDING_LOSSES);
+        // In slow start the check runs at each ACK or send: the loss ends slow start 150 ms after
+        // the signal (W = 0.7·40 = 28 > 20), not before.
+        let mut v = Verus::new(timer_150(), Time::ZERO);
+        for w in 1..=40usize {
+            v.profile_sample(w, 100.0);
+        }
+        v.d_min = 100.0;
+        v.w_bar = 40.0;
+        v.sent_w.push_back((Time::ZERO, 40));
+        v.on_congestion_event(Time::from_millis(300), CongestionKind::Loss, 10);
+        v.on_sent(Time::from_millis(449), 10);
+        assert!(v.in_slow_start() && !v.in_loss_phase());
+        assert_eq!(v.next_epoch, Time::from_millis(454), "in slow start the epochs wait");
+        v.on_sent(Time::from_millis(450), 10);
+        assert!(!v.in_slow_start() && v.in_loss_phase());
+        assert!((v.w_bar() - 28.0).abs() < 1e-9, "{}", v.w_bar());
+        assert_eq!(v.next_epoch, Time::from_millis(455));
     }
 
     #[test]
