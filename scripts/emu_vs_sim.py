@@ -21,13 +21,23 @@ N`); a second table then gives each flow's throughput and p95 per-packet delay a
 `--sim-set KEY=VALUE` (repeatable) passes parameters to `run` only, e.g. `--sim-set
 bbr.ack_aggregation=true` for the ACK-aggregation allowance of the kernel's BBR (Linux ≥ 5.1).
 
+`--linux` (issue 16): the simulator with the Linux behaviours that the comparison found missing,
+each an option that is off by default (the ABC paper's reproductions keep RFC 6298/6675 senders):
+Cubic and NewReno with Linux's RTO (`linux_rto`), RACK (`rack`) and, for Cubic, PRR (`prr`); BBR
+with the ACK-aggregation allowance (Linux ≥ 5.1) and the 2-segment send quantum read off the
+kernel's TCP_INFO over these devices (`LINUX`).
+
+`--repeat N` (issue 16): N runs each way — `run` with seeds 0 … N − 1 (which draw BBR's PROBE_BW
+phase and the host jitter), `emulate` N times — and the means compared, with each side's range:
+the kernel's BBR on the cellular trace spreads more than ±10 % from run to run.
+
 `--state DIR` (issue 16): the senders' state over time, both ways, for kernel TCP: `emulate
 --tcp-info` (the kernel sender's TCP_INFO every 10 ms) and `run --out` (the simulator's per-flow
 time series) into DIR, then each scheme's window side by side every half second (cwnd, in flight,
 srtt; the kernel's ssthresh and ca_state), and the kernel sender's TcpExt counters.
 
     sudo .venv/bin/python scripts/emu_vs_sim.py [--duration 30] [--schemes abc,cubic] [--flows 2]
-        [--sim-set bbr.ack_aggregation=true] [--state DIR] [--json out.json]
+        [--sim-set bbr.ack_aggregation=true] [--linux] [--repeat N] [--state DIR] [--json out.json]
 """
 
 from __future__ import annotations
@@ -63,6 +73,13 @@ SCHEMES = {
     "xcp@user": "xcp",
 }
 DEFAULT_SCHEMES = [k for k in SCHEMES if not k.endswith("@user")]
+# `--linux`: per scheme, the `run` options that model today's kernel (docs/emulation.md, "The
+# senders' state over time").
+LINUX = {
+    "cubic": ["cubic.linux_rto=true", "cubic.rack=true", "cubic.prr=true"],
+    "newreno": ["newreno.linux_rto=true", "newreno.rack=true"],
+    "bbr": ["bbr.ack_aggregation=true", "bbr.tso_segs=2"],
+}
 # Tolerances (utilisation, p95 per-packet delay): issue 16's ±5 % / ±10 % for kernel TCP, ±10 % /
 # ±10 % for ABC in eBPF.
 TOLERANCE = {"abc": (0.10, 0.10), "abc-cubic": (0.10, 0.10), "abc-cubic+droptail": (0.10, 0.10)}
@@ -87,6 +104,8 @@ def main() -> None:
         "--sim-set", action="append", default=[], metavar="KEY=VALUE", help="`run`-only parameter, repeatable"
     )
     ap.add_argument("--state", type=Path, metavar="DIR", help="keep both senders' state over time in DIR")
+    ap.add_argument("--linux", action="store_true", help="`run` with the Linux options of LINUX")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N", help="N runs each way, means compared")
     a = ap.parse_args()
     if a.state:
         a.state.mkdir(parents=True, exist_ok=True)
@@ -95,6 +114,8 @@ def main() -> None:
     schemes = {k: SCHEMES[k] for k in a.schemes.split(",")}
     setups = {k: SETUPS[k] for k in a.setups.split(",")}
     out = []
+    if a.repeat > 1:
+        print(f"means of {a.repeat} runs each way; p95 range in brackets")
     print("| setup | scheme | util sim | util kernel | Δ | p95 ppd sim ms | p95 ppd kernel ms | Δ | within |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, s in setups.items():
@@ -111,33 +132,57 @@ def main() -> None:
             kernel_tcp = not transport and not scheme.startswith("abc")
             stem = a.state / f"{name}-{ours.replace('@', '-')}" if a.state and kernel_tcp else None
             sopt = ["--out", f"{stem}-run"] if stem else []
-            sim = cli("run", "--scheme", scheme, *common, *qopt, "--duration", str(a.duration),
-                      "--set", "link.offset=0", *a.sim_set, *fopt, *sopt, "--json")  # fmt: skip
-            topt = ["--transport", transport] if transport else []
-            topt += ["--tcp-info", f"{stem}-tcp_info.csv"] if stem else []
-            emu = cli("emulate", "--scheme", kernel, *common, "--queue", spec, *topt,
-                      "--duration", str(a.duration), "--rt", *fopt, "--json")  # fmt: skip
+            sets = [*a.sim_set, *(LINUX.get(ours, []) if a.linux else [])]
+            sims, emus = [], []
+            for i in range(a.repeat):
+                seed = ["--seed", str(i)] if a.repeat > 1 else []
+                seed += sopt if i == 0 else []  # the first run's state only
+                sims.append(cli("run", "--scheme", scheme, *common, *qopt, "--duration", str(a.duration),
+                                "--set", "link.offset=0", *sets, *seed, *fopt, "--json"))  # fmt: skip
+                topt = ["--transport", transport] if transport else []
+                topt += ["--tcp-info", f"{stem}-tcp_info.csv"] if stem and i == 0 else []
+                emus.append(cli("emulate", "--scheme", kernel, *common, "--queue", spec, *topt,
+                                "--duration", str(a.duration), "--rt", *fopt, "--json"))  # fmt: skip
+            sim, emu = sims[0], emus[0]
             if stem:
                 states.append((f"{name} {ours}", stem, emu.get("sender_tcp_ext", {})))
-            us, ue = sim["utilization"], emu["utilization"]
-            ps, pe = sim["per_packet_delay_ms"]["p95"], emu["per_packet_delay_ms"]["p95"]
+            us, ue = mean(r["utilization"] for r in sims), mean(r["utilization"] for r in emus)
+            ps = mean(r["per_packet_delay_ms"]["p95"] for r in sims)
+            pe = mean(r["per_packet_delay_ms"]["p95"] for r in emus)
             du, dp = (ue - us) / us, (pe - ps) / ps
             tu, tp = TOLERANCE.get(ours_t, (0.10, 0.10) if transport else DEFAULT_TOLERANCE)
             ok = abs(du) <= tu and abs(dp) <= tp
             print(
                 f"| {name} | {ours} / {kernel} | {us:.3f} | {ue:.3f} | {100 * du:+.1f} % | "
-                f"{ps:.0f} | {pe:.0f} | "
+                f"{ps:.0f}{spread(sims)} | {pe:.0f}{spread(emus)} | "
                 f"{100 * dp:+.1f} % | {'yes' if ok else 'no'} |",
                 flush=True,
             )
-            row = {"setup": name, "scheme": ours, "kernel_cc": kernel, "sim_set": a.sim_set}
-            out.append(row | {"sim": sim, "emulate": emu})
+            row = {"setup": name, "scheme": ours, "kernel_cc": kernel, "sim_set": sets}
+            out.append(
+                row
+                | {"sim": sim, "emulate": emu}
+                | ({"sims": sims, "emulates": emus} if a.repeat > 1 else {})
+            )
     if a.flows > 1:
         print_flows(out)
     for title, stem, ext in states:
         print_state(title, stem, ext)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
+
+
+def mean(xs) -> float:
+    v = list(xs)
+    return sum(v) / len(v)
+
+
+def spread(runs: list[dict]) -> str:
+    """The range of the runs' p95 per-packet delay, when there are several."""
+    if len(runs) < 2:
+        return ""
+    p = [r["per_packet_delay_ms"]["p95"] for r in runs]
+    return f" ({min(p):.0f}–{max(p):.0f})"
 
 
 def print_state(title: str, stem: Path, ext: dict) -> None:

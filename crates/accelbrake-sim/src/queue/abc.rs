@@ -859,7 +859,7 @@ impl Queue for AbcQueue {
     }
     fn observe_link(&mut self, now: Time, link: &dyn LinkSchedule) {
         // μ as ABC measures it now (the engine's `capacity_rate` over the same window).
-        let w = if self.cfg.window.0 == 0 { Dur(1) } else { self.cfg.window };
+        let w = self.cfg.window.max(Dur(1));
         self.mu_now = Some(link.capacity_recent(now, w) / w.secs_f64());
     }
     fn gauge(&self) -> Option<f64> {
