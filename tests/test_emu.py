@@ -471,3 +471,28 @@ def test_sweep_points_with_several_flows_map_onto_emulate_flows(tmp_path):
         for o in (emu.emulation_of_scenario(e.scenario(p), tmp_path) for p in e.points())
     )
     assert (3, 0.0) in got and (3, 0.5) in got and all(n in (1, 3) for n, _ in got), got
+
+
+def test_emu_vs_sim_linux_options_are_parameters_of_their_schemes():
+    # `scripts/emu_vs_sim.py --linux` passes these to `run`: a renamed or removed option would
+    # make every comparison fail at its first run. Each scheme runs 200 ms with its options on.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "emu_vs_sim", Path(__file__).parents[1] / "scripts/emu_vs_sim.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert set(mod.LINUX) <= set(mod.SCHEMES)
+    trace = str(Path(__file__).parents[1] / "traces" / "bw24.mahi")
+    for scheme, sets in mod.LINUX.items():
+        r = subprocess.run(
+            [sys.executable, "-m", "accelbrake.cli", "run", "--scheme", scheme, "--trace", trace,
+             "--duration", "0.2", "--set", *sets, "--json"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert r.returncode == 0, (scheme, r.stderr)
+        assert json.loads(r.stdout)["flows"][0]["scheme"] == scheme
+    assert mod.mean([1.0, 2.0]) == 1.5
+    runs = [{"per_packet_delay_ms": {"p95": p}} for p in (580.0, 792.0, 654.0)]
+    assert mod.spread(runs) == " (580–792)" and mod.spread(runs[:1]) == ""
