@@ -31,7 +31,7 @@ SRC=crates/accelbrake-sim/src
 # links, the event queue and the percentile sketch (not: scenario parsing, catalog, engine, output).
 CORE=()
 for f in "$SRC"/queue/*.rs "$SRC"/cc/*.rs "$SRC"/sender/*.rs; do CORE+=("${f#"$SRC/"}"); done
-CORE+=(codel_law.rs receiver.rs link.rs wifi.rs sched.rs measure/sketch.rs)
+CORE+=(codel_law.rs receiver.rs link.rs wifi.rs sched.rs search.rs measure/sketch.rs)
 VERSION=27.1.0
 JOBS=${MUTANTS_JOBS:-1}
 OUT=${MUTANTS_OUT:-target/mutants-out}
