@@ -164,6 +164,8 @@ def main() -> None:
                 | {"sim": sim, "emulate": emu}
                 | ({"sims": sims, "emulates": emus} if a.repeat > 1 else {})
             )
+            if a.json:  # after every row: a run cut short (Ctrl-C, a closed pipe) keeps what it measured
+                a.json.write_text(json.dumps(out, indent=1))
     if a.flows > 1:
         print_flows(out)
     for title, stem, ext in states:
