@@ -718,6 +718,27 @@ mod tests {
     }
 
     #[test]
+    fn the_rack_and_linux_rto_switches_reach_the_scoreboard_and_the_estimator() {
+        let mut s = sender();
+        assert_eq!(s.rack_and_linux_rto(), (false, false));
+        s.set_linux_rto(true);
+        assert_eq!(s.rack_and_linux_rto(), (false, true));
+        s.set_rack(true);
+        assert_eq!(s.rack_and_linux_rto(), (true, true));
+        s.set_linux_rto(false);
+        assert_eq!(s.rack_and_linux_rto(), (true, false));
+        // One 50-ms RTT sample: RFC 6298 gives max(50 + 4·25, 200) = 200 ms, Linux 50 + max(2·50,
+        // 200) = 250 ms (its minimum bounds the variation term, not the RTO).
+        for (linux, want) in [(false, 200), (true, 250)] {
+            let mut s = sender();
+            s.set_linux_rto(linux);
+            send_all(&mut s, Time::ZERO);
+            s.on_ack(Time::from_millis(50), &ack(1, &[], Time::ZERO));
+            assert_eq!(s.rtt.rto(), Dur::from_millis(want), "linux_rto {linux}");
+        }
+    }
+
+    #[test]
     fn the_sender_reports_the_codepoint_it_puts_on_data() {
         let mut s = Sender::new(
             0,

@@ -281,6 +281,30 @@ mod tests {
     }
 
     #[test]
+    fn linux_rto_window_ends_only_once_snd_una_is_past_rtt_seq_worked_by_hand() {
+        // Linux: `after(tp->snd_una, tp->rtt_seq)`, strictly. ms; RTO = SRTT + rttvar.
+        let ms = Dur::from_micros;
+        let mut r = RttEstimator::default();
+        r.set_linux(true);
+        // 400: mdev 800, rttvar 800, mdev_max 800, rtt_seq 10; tcpi_rttvar = mdev/4 = 200.
+        r.sample_at(Dur::from_millis(400), 1, 10);
+        assert_eq!((r.rto(), r.rttvar), (Dur::from_millis(1200), Dur::from_millis(200)));
+        // snd_una 10 is not past rtt_seq 10: mdev 800 − 200 = 600, no new window.
+        r.sample_at(Dur::from_millis(400), 10, 20);
+        assert_eq!((r.rto(), r.rttvar), (Dur::from_millis(1200), Dur::from_millis(150)));
+        // snd_una 11: mdev 600 − 150 = 450; a new window: rttvar stays 800 (mdev_max 800),
+        // mdev_max = 200, rtt_seq = 30.
+        r.sample_at(Dur::from_millis(400), 11, 30);
+        assert_eq!(r.rto(), Dur::from_millis(1200));
+        // snd_una 31: mdev 450 − 112.5 = 337.5 > mdev_max 200 → mdev_max 337.5; a new window:
+        // rttvar −= (800 − 337.5)/4 → 684.375. (Had snd_una 10 started a window, mdev_max would
+        // have been 450 here and rttvar 712.5.)
+        r.sample_at(Dur::from_millis(400), 31, 40);
+        assert_eq!(r.rto(), ms(400_000 + 684_375));
+        assert_eq!(r.rttvar, ms(84_375));
+    }
+
+    #[test]
     fn linux_rto_a_falling_rtt_moves_mdev_by_one_thirty_second() {
         let mut r = RttEstimator::default();
         r.set_linux(true);
