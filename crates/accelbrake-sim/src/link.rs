@@ -364,7 +364,13 @@ impl TraceLink {
         if window >= self.keep {
             return self.recent_bytes;
         }
-        let from = now - window;
+        self.bytes_since(now - window)
+    }
+
+    /// Recorded opportunity bytes at times after `from` (entries older than the kept window may
+    /// still be there until [`TraceLink::capacity_bytes`] prunes them; they are not counted).
+    #[inline]
+    fn bytes_since(&self, from: Time) -> u64 {
         self.recent
             .iter()
             .rev()
@@ -633,13 +639,7 @@ impl crate::queue::LinkSchedule for TraceLink {
     }
     fn capacity_recent(&self, now: Time, window: Dur) -> f64 {
         // What `capacity_bytes` counts, without pruning (`window` within `keep_window`'s).
-        let from = now - window;
-        self.recent
-            .iter()
-            .rev()
-            .take_while(|(t, _)| *t > from)
-            .map(|(_, b)| *b)
-            .sum::<u64>() as f64
+        self.bytes_since(now - window) as f64
     }
 }
 
