@@ -47,6 +47,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from statistics import mean
 
 ROOT = Path(__file__).resolve().parents[1]
 T = ROOT / "traces"
@@ -172,11 +173,6 @@ def main() -> None:
         print_state(title, stem, ext)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
-
-
-def mean(xs) -> float:
-    v = list(xs)
-    return sum(v) / len(v)
 
 
 def spread(runs: list[dict]) -> str:
