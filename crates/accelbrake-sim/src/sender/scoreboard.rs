@@ -163,9 +163,17 @@ impl Scoreboard {
         if self.rack {
             self.retx_times.push_back((seq, tx.sent));
         }
-        let f = *self.flags(seq);
-        self.set_flags(seq, f | RETRANS);
-        self.segs[(seq - self.snd_una) as usize] = Seg::new(f | RETRANS, tx);
+        let i = (seq - self.snd_una) as usize;
+        let f = self.segs[i].flags;
+        // Only `next_lost`'s answer is retransmitted: lost, not SACKed, not yet retransmitted
+        // (a lost retransmission has its RETRANS bit cleared when it is marked lost again). So
+        // the segment leaves the "lost" state for "retransmitted", which is in the pipe again.
+        debug_assert!(
+            f & LOST != 0 && f & (RETRANS | SACKED) == 0,
+            "segment {seq} retransmitted with flags {f:#x}"
+        );
+        self.segs[i] = Seg::new(f | RETRANS, tx);
+        self.pipe += 1;
         self.lost_pending -= 1;
         self.retx_cursor = seq + 1;
     }
