@@ -252,7 +252,12 @@ def markdown(rows: list[dict], meta: dict) -> str:
             f"- {r['description']}: htsim carried {dp:+.1%} data packets, utilisation {du:+.3f}; "
             f"htsim's initial ssthresh {r['initial_ssthresh_pkts']:.0f} packets{rec_txt}{noisy}."
         )
-    return "\n".join(lines + [""] + notes) + "\n"
+    text = "\n".join(lines + [""] + notes) + "\n"
+    if meta.get("htsim_provenance"):
+        # The checkout's own account of where its files came from (a tree rebuilt without network).
+        body = re.sub(r"^# .*\n+", "", meta["htsim_provenance"])
+        text += f"\n### The htsim source used ({meta['htsim_src']}/PROVENANCE.md)\n\n{body.rstrip()}\n"
+    return text
 
 
 def git_rev(path: Path) -> str | None:
@@ -311,7 +316,11 @@ def main() -> None:
         "htsim_src": str(src),
         "htsim_git": git_rev(src),
         "htsim_build": shlex.join([cc, *flags]),
+        "htsim_provenance": None,
     }
+    prov = src / "PROVENANCE.md"
+    if prov.is_file():
+        meta["htsim_provenance"] = prov.read_text()
     out = ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / "htsim.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
