@@ -244,13 +244,19 @@ def markdown(rows: list[dict], meta: dict) -> str:
         o, h = r["ours"], r["htsim"]
         dp = h["data_packets"] / o["data_packets"] - 1
         du = h["utilization"] - o["utilization"]
+        ss = r["initial_ssthresh_pkts"]
+        ss_txt = f"{ss:.0f} packets" if ss >= 10 else f"{ss:.2f} packets (below the initial window of 10)"
+        user = [x["user_s"] / x["data_packets"] * 1e9 for x in (o, h)]
+        events = [x["events"] / x["data_packets"] for x in (o, h)]
         rec = r["recorded_htsim_ns"]
         rec_txt = f"; htsim as recorded in issue 21: {rec:.0f} ns" if rec else ""
         rto = h["stdout_lines"] - 1
         noisy = f"; htsim printed {rto:,} retransmission-timeout lines (part of its CPU)" if rto else ""
         notes.append(
             f"- {r['description']}: htsim carried {dp:+.1%} data packets, utilisation {du:+.3f}; "
-            f"htsim's initial ssthresh {r['initial_ssthresh_pkts']:.0f} packets{rec_txt}{noisy}."
+            f"htsim's initial ssthresh {ss_txt}; user time only {user[0]:.0f} / {user[1]:.0f} ns "
+            f"({user[0] / user[1]:.2f}); events per data packet {events[0]:.2f} / {events[1]:.2f}"
+            f"{rec_txt}{noisy}."
         )
     text = "\n".join(lines + [""] + notes) + "\n"
     if meta.get("htsim_provenance"):
