@@ -47,6 +47,7 @@ def htsim_measured() -> dict[str, float]:
     except (OSError, ValueError, KeyError, TypeError):
         return {}
 
+
 # (key = docs/bench/KEY.json, group, flows, Mbit/s, description). NewReno, 100 ms RTT, drop-tail
 # unless said otherwise; "htsim": the three dumbbells of issue 21; "flows" and "bandwidth": the
 # two axes of the curve.
