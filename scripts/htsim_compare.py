@@ -181,6 +181,24 @@ def summarise(runs: list[dict], name: str, key: str) -> dict:
     return r
 
 
+def same_ssthresh_scenario(path: Path, ss: float, out: Path) -> Path | None:
+    """Our scenario with NewReno's ``initial_ssthresh`` set to htsim's (rounded), written to ``out``:
+    both simulators then leave slow start at the same window, with no overshoot. None when that
+    window is below RFC 5681's 2 segments (the 1000-flow row: 1.05 packets per flow)."""
+    n = round(ss)
+    if n < 2:
+        return None
+    sc = json.loads(path.read_text())
+    sc["flows"][0]["params"] = {**sc["flows"][0].get("params", {}), "initial_ssthresh": n}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(sc))
+    return out
+
+
+def per_packet_ratio(a: dict, b: dict) -> float:
+    return (a["cpu_s"] / a["data_packets"]) / (b["cpu_s"] / b["data_packets"])
+
+
 def measure(key: str, desc: str, issue_row: bool, htsim_bin: Path, repeat: int) -> dict:
     path = ROOT / "docs" / "bench" / f"{key}.json"
     d = dumbbell(path)
@@ -188,14 +206,21 @@ def measure(key: str, desc: str, issue_row: bool, htsim_bin: Path, repeat: int) 
     ht_argv = [str(htsim_bin), f"{d['mbps']:g}", str(d["buffer_pkts"]), str(d["flows"]), f"{d['seconds']:g}"]
     ht_argv += ["--ssthresh-pkts", f"{ss:.2f}"]
     ours_argv = [str(OUR_BIN), "--bench", str(path)]
-    ours, ht, ratios, loads = [], [], [], []
+    same = same_ssthresh_scenario(path, ss, BUILD / f"{key}.same-ssthresh.json")
+    same_argv = [str(OUR_BIN), "--bench", str(same)] if same else None
+    ours, ht, ours_same, ratios, ratios_same, loads = [], [], [], [], [], []
     for _ in range(repeat):
         a = run_timed(ours_argv)
         b = run_timed(ht_argv)
         ours.append(a)
         ht.append(b)
         loads += a["load"] + b["load"]
-        ratios.append((a["cpu_s"] / a["data_packets"]) / (b["cpu_s"] / b["data_packets"]))
+        ratios.append(per_packet_ratio(a, b))
+        if same_argv:
+            c = run_timed(same_argv)
+            ours_same.append(c)
+            loads += c["load"]
+            ratios_same.append(per_packet_ratio(c, b))
     row = {"key": key, "description": desc, "issue_row": issue_row, "dumbbell": d}
     row["htsim_argv"] = [Path(ht_argv[0]).name, *ht_argv[1:]]
     row["ours_argv"] = ["run", "--bench", f"docs/bench/{key}.json"]
@@ -204,6 +229,10 @@ def measure(key: str, desc: str, issue_row: bool, htsim_bin: Path, repeat: int) 
     row["htsim"] = summarise(ht, "htsim", key)
     row["ratio_all"] = ratios
     row["ratio"] = statistics.median(ratios)
+    if ours_same:
+        row["ours_same_ssthresh"] = summarise(ours_same, "our run example (htsim's ssthresh)", key)
+        row["ratio_same_ssthresh_all"] = ratios_same
+        row["ratio_same_ssthresh"] = statistics.median(ratios_same)
     row["load_min"], row["load_max"] = min(loads), max(loads)
     row["recorded_htsim_ns"] = RECORDED_HTSIM_NS.get(key)
     return row
@@ -212,7 +241,8 @@ def measure(key: str, desc: str, issue_row: bool, htsim_bin: Path, repeat: int) 
 def markdown(rows: list[dict], meta: dict) -> str:
     head = (
         "| scenario | data packets: ours / htsim | CPU ns / data packet: ours / htsim | ours / htsim "
-        "| utilisation: ours / htsim | peak RSS MB: ours / htsim | load average during the row |"
+        "| utilisation: ours / htsim | peak RSS MB: ours / htsim "
+        "| ours with htsim's initial ssthresh: ns (÷ htsim) | load average during the row |"
     )
     src = f"git {meta['htsim_git'][:12]}" if meta["htsim_git"] else "not a git checkout"
     commit = (meta["accelbrake_commit"] or "?")[:12]
@@ -222,14 +252,16 @@ def markdown(rows: list[dict], meta: dict) -> str:
         f"example at commit `{commit}`; htsim: `{meta['htsim_src']}` ({src}) with our driver "
         f"`scripts/htsim/dumbbell.cpp`, built as `{meta['htsim_build']}`."
     )
-    lines = [intro, "", head, "|---|---|---|---|---|---|---|"]
+    lines = [intro, "", head, "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        o, h = r["ours"], r["htsim"]
+        o, h, same = r["ours"], r["htsim"], r.get("ours_same_ssthresh")
+        same_txt = f"{same['ns_per_packet']:.0f} ({r['ratio_same_ssthresh']:.2f})" if same else "– (below 2)"
         lines.append(
             f"| {r['description']} | {o['data_packets']:,} / {h['data_packets']:,} "
             f"| **{o['ns_per_packet']:.0f}** / **{h['ns_per_packet']:.0f}** | {r['ratio']:.2f} "
             f"| {o['utilization']:.3f} / {h['utilization']:.3f} "
-            f"| {o['peak_rss_mb']:.1f} / {h['peak_rss_mb']:.1f} | {r['load_min']:.1f}–{r['load_max']:.1f} |"
+            f"| {o['peak_rss_mb']:.1f} / {h['peak_rss_mb']:.1f} | {same_txt} "
+            f"| {r['load_min']:.1f}–{r['load_max']:.1f} |"
         )
     lines.append("")
     lines.append(
@@ -237,7 +269,10 @@ def markdown(rows: list[dict], meta: dict) -> str:
         'each whole process from `os.wait4`; "ours / htsim" is the median of the per-pair ratios of CPU ns '
         "per data packet (below 1: ours cheaper). Data packets: segments sent, retransmissions included. "
         "Utilisation: ours, the bottleneck link's busy fraction; htsim, bytes received by the sinks × 8 / "
-        "(rate × duration)."
+        '(rate × duration). "Ours with htsim\'s initial ssthresh": the same scenario with '
+        "`newreno.initial_ssthresh` set to the value htsim gets (rounded), timed in the same pairs, so "
+        "that neither simulator overshoots in slow start (ours otherwise starts unbounded, as Linux does, "
+        "and repairs the overshoot with SACK)."
     )
     notes = []
     for r in rows:

@@ -108,3 +108,22 @@ def test_driver_carries_the_expected_traffic(tmp_path, monkeypatch):
     assert 36_000 < d["data_packets"] <= 40_000
     bad = subprocess.run([str(binary), "24", "0", "1", "20"], capture_output=True)
     assert bad.returncode == 2 and b"BUFFER_PKTS" in bad.stderr
+
+
+def test_same_ssthresh_scenario_runs_our_newreno_without_the_slow_start_overshoot(tmp_path):
+    """The like-for-like variant: our scenario with htsim's initial ssthresh, which our core takes
+    and which ends slow start without the overshoot of the unbounded default (456 segments lost
+    and retransmitted in the first 3 s; with the threshold, 2: slow start's last bursts)."""
+    import accelbrake
+
+    src = ROOT / "docs" / "bench" / "newreno-24mbps.json"
+    ss = hc.initial_ssthresh_pkts(24, 250, 1)  # 200-packet BDP + 250 buffered
+    out = hc.same_ssthresh_scenario(src, ss, tmp_path / "same.json")
+    sc = json.loads(out.read_text())
+    assert sc["flows"][0]["params"] == {"initial_ssthresh": 450}
+    assert hc.same_ssthresh_scenario(src, 1.05, tmp_path / "none.json") is None  # below 2 segments
+    sc["duration_ms"] = 3_000
+    same = accelbrake.simulate(sc).summary["flows"][0]["retransmits"]
+    sc["flows"][0].pop("params")
+    unbounded = accelbrake.simulate(sc).summary["flows"][0]["retransmits"]
+    assert unbounded > 200 and same < unbounded / 50, (same, unbounded)

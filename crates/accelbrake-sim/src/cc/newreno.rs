@@ -118,6 +118,12 @@ pub const PARAMS: &[Param] = &[
     ABE_SLOW_START_PARAM,
     super::RACK_PARAM,
     super::LINUX_RTO_PARAM,
+    Param::whole("initial_ssthresh", 0, Unit::Segments, MIN_SSTHRESH as u64, u32::MAX as u64 - 1)
+        .unset()
+        .doc(
+            "slow-start threshold at the start (unset: infinite, slow start until the first loss)",
+            "RFC 5681 §3.1 (\"arbitrarily high\", may be reduced); Linux route metric ssthresh; ns-3 InitialSlowStartThreshold",
+        ),
 ];
 
 /// NewReno over drop-tail (RFC 5681 / RFC 6582).
@@ -170,6 +176,11 @@ pub struct NewRenoConfig {
     /// `rack`: the transport detects lost retransmissions and marks losses on an RTO as Linux's
     /// RACK does ([`CongestionControl::detects_lost_retransmissions`]); off: RFC 6675 alone.
     pub rack: bool,
+    /// `initial_ssthresh`: the slow-start threshold at the start, segments; `None` = infinite
+    /// (RFC 5681's "arbitrarily high", Linux's default). A path whose capacity is known can be
+    /// given it to end slow start without an overshoot (issue 21's side-by-side with htsim,
+    /// whose TCP starts with a finite threshold).
+    pub initial_ssthresh: Option<u32>,
 }
 
 crate::default_from_table!(NewRenoConfig);
@@ -186,6 +197,7 @@ impl Config for NewRenoConfig {
             abe_slow_start: v.flag("abe_slow_start"),
             linux_rto: v.flag("linux_rto"),
             rack: v.flag("rack"),
+            initial_ssthresh: v.opt_whole("initial_ssthresh").map(|n| n as u32),
         }
     }
 }
@@ -211,12 +223,13 @@ pub struct NewReno {
 }
 
 impl NewReno {
-    /// A controller in slow start with the configured initial window and infinite ssthresh.
+    /// A controller in slow start with the configured initial window and ssthresh (infinite
+    /// unless `initial_ssthresh` is given).
     pub fn new(cfg: NewRenoConfig) -> NewReno {
         NewReno {
             cwnd: cfg.initial_window.max(1),
             cwnd_cnt: 0,
-            ssthresh: INFINITE_SSTHRESH,
+            ssthresh: cfg.initial_ssthresh.unwrap_or(INFINITE_SSTHRESH),
             in_loss: false,
             rto_backoff: false,
             prior: (0, 0),
@@ -424,6 +437,32 @@ pub(crate) mod tests {
         let mut cnt = 0;
         tcp_cong_avoid_ai(&mut cwnd, &mut cnt, 10, 25);
         assert_eq!((cwnd, cnt), (12, 5));
+    }
+
+    /// `initial_ssthresh` ends slow start there (10 → 20 → 30, then one segment per window), and
+    /// is reported as the controller's ssthresh from the start; unset, slow start goes on.
+    #[test]
+    fn a_given_initial_ssthresh_ends_slow_start_at_it() {
+        let given = NewRenoConfig {
+            initial_ssthresh: Some(30),
+            ..NewRenoConfig::default()
+        };
+        let mut cc = NewReno::new(given);
+        assert_eq!(cc.ssthresh(), Some(30.0));
+        let mut flow = Flow::new(&cc);
+        for expected in [20.0, 30.0, 31.0, 32.0] {
+            flow.round(&mut cc, RTT, 1.0);
+            assert_eq!(cc.window(), expected);
+        }
+        assert!(!cc.in_slow_start());
+        assert_eq!(reno().ssthresh(), None, "infinite by default");
+        // From the parameter table: 30 is taken; below RFC 5681's 2 segments is refused by name.
+        use crate::params::{Given, Value};
+        let ok = Given::from([("initial_ssthresh".to_string(), Value::Num(30.0))]);
+        assert_eq!(NewRenoConfig::from_given(&ok).unwrap().initial_ssthresh, Some(30));
+        let low = Given::from([("initial_ssthresh".to_string(), Value::Num(1.0))]);
+        let err = NewRenoConfig::from_given(&low).unwrap_err().to_string();
+        assert!(err.contains("initial_ssthresh"), "{err}");
     }
 
     #[test]
