@@ -285,7 +285,12 @@ impl Simulation {
             let wire = hop.link.wire_bytes(pkt.size);
             self.rec.ingress(self.now, wire, &mut hop.m);
             pkt.enqueued_at = self.now;
-            match hop.queue.enqueue(self.now, pkt) {
+            // A plain FIFO without the virtual call (`Queue::as_fifo`).
+            let r = match hop.queue.as_fifo() {
+                Some(f) => f.push(self.now, pkt),
+                None => hop.queue.enqueue(self.now, pkt),
+            };
+            match r {
                 Ok(()) => {
                     Self::occupancy_change(hop, self.now, true);
                     if matches!(hop.link, Link::Rate(_)) && hop.tx.is_none() {
@@ -419,10 +424,14 @@ impl Simulation {
     fn dequeue(&mut self, h: usize) -> Option<Packet> {
         let now = self.now;
         let hop = &mut self.hops[h];
-        let info = Self::link_info(hop, now);
         if hop.observes_link {
             hop.queue.observe_link(now, &hop.link);
         }
+        if let Some(f) = hop.queue.as_fifo() {
+            // What `DropTail::dequeue` does, without the virtual call (`Queue::as_fifo`).
+            return f.pop();
+        }
+        let info = Self::link_info(hop, now);
         let mut drops = std::mem::take(&mut self.drops);
         let p = hop.queue.dequeue(now, info, &mut drops);
         for d in drops.drain(..) {
