@@ -118,7 +118,7 @@ pub const PARAMS: &[Param] = &[
     ABE_SLOW_START_PARAM,
     super::RACK_PARAM,
     super::LINUX_RTO_PARAM,
-    Param::whole("initial_ssthresh", 0, Unit::Segments, MIN_SSTHRESH as u64, u32::MAX as u64 - 1)
+    Param::whole("initial_ssthresh", 0, Unit::Segments, MIN_SSTHRESH as u64, INFINITE_SSTHRESH as u64 - 1)
         .unset()
         .doc(
             "slow-start threshold at the start (unset: infinite, slow start until the first loss)",
@@ -463,6 +463,12 @@ pub(crate) mod tests {
         let low = Given::from([("initial_ssthresh".to_string(), Value::Num(1.0))]);
         let err = NewRenoConfig::from_given(&low).unwrap_err().to_string();
         assert!(err.contains("initial_ssthresh"), "{err}");
+        // The largest finite threshold is one below the value that means "infinite".
+        let top = f64::from(INFINITE_SSTHRESH - 1);
+        let ok = Given::from([("initial_ssthresh".to_string(), Value::Num(top))]);
+        assert_eq!(NewRenoConfig::from_given(&ok).unwrap().initial_ssthresh, Some(INFINITE_SSTHRESH - 1));
+        let inf = Given::from([("initial_ssthresh".to_string(), Value::Num(top + 1.0))]);
+        assert!(NewRenoConfig::from_given(&inf).is_err());
     }
 
     #[test]
