@@ -424,14 +424,16 @@ impl Simulation {
     fn dequeue(&mut self, h: usize) -> Option<Packet> {
         let now = self.now;
         let hop = &mut self.hops[h];
+        if !hop.observes_link {
+            if let Some(f) = hop.queue.as_fifo() {
+                // What `DropTail::dequeue` does, without the virtual call (`Queue::as_fifo`).
+                return f.pop();
+            }
+        }
+        let info = Self::link_info(hop, now);
         if hop.observes_link {
             hop.queue.observe_link(now, &hop.link);
         }
-        if let Some(f) = hop.queue.as_fifo() {
-            // What `DropTail::dequeue` does, without the virtual call (`Queue::as_fifo`).
-            return f.pop();
-        }
-        let info = Self::link_info(hop, now);
         let mut drops = std::mem::take(&mut self.drops);
         let p = hop.queue.dequeue(now, info, &mut drops);
         for d in drops.drain(..) {
