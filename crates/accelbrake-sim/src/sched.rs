@@ -613,17 +613,31 @@ mod tests {
     }
 
     /// A timer scheduled past the wheel's ring waits in the overflow heap; once the ring has moved
-    /// on, a later timer can sit in a bucket while it is still there: the earlier pops first.
+    /// on, a later timer can sit in a bucket while the earlier one is still in the overflow: the
+    /// earlier pops first. (The ring holds `SLOTS` = 256 slots from the current one.)
     #[test]
     fn timers_past_the_ring_pop_before_later_ones_in_it() {
         let slot = |n: u64| Time(n << SLOT_SHIFT);
         let mut q = EventQueue::new();
-        q.push_timer(slot(0), 'a');
-        q.push_timer(slot(1000), 'b'); // a bucket
-        q.push_timer(slot(1500), 'o'); // past the ring: overflow
+        q.push_timer(slot(0), 'a'); // the current slot: the active heap
+        q.push_timer(slot(200), 'b'); // within the ring: a bucket
+        q.push_timer(slot(300), 'o'); // past the ring: overflow
+        let t = &q.timers;
+        assert_eq!(
+            (t.active.v.len(), t.in_buckets, t.overflow.v.len()),
+            (1, 1, 1),
+            "where each waits"
+        );
         assert_eq!(q.pop(), Some((slot(0), 'a')));
-        q.push_timer(slot(1800), 'c'); // the ring now starts at slot 1000: a bucket
-        q.push(slot(1200), 'm');
+        // The wheel moved to slot 200 ('b' is active now); 400 is within the ring from there.
+        q.push_timer(slot(400), 'c');
+        let t = &q.timers;
+        assert_eq!(
+            (t.active.v.len(), t.in_buckets, t.overflow.v.len()),
+            (1, 1, 1),
+            "after the move"
+        );
+        q.push(slot(250), 'm');
         assert_eq!(q.len(), 4);
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['b', 'm', 'o', 'c']);
