@@ -348,6 +348,10 @@ def main() -> None:
             )
     except ValueError as e:
         sys.exit(f"error: {e}")
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"error: {shlex.join(map(str, e.cmd))} failed with exit status {e.returncode}")
+    except OSError as e:  # no g++ / cargo on PATH, an unreadable file
+        sys.exit(f"error: {e}")
     meta = {
         "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "machine": platform.platform(),
