@@ -93,14 +93,21 @@ def test_shell_runs_the_program_behind_the_abc_router_and_marks_reach_the_other_
     assert sum(1 for c in cols if c[0] == "up" and c[1] == "1428" and c[6:8] == ["1", "2"]) >= 15
 
 
+def _emulate_cubic_2s(output_flag: str, path: Path) -> dict:
+    """Kernel Cubic for 2 s over the 12 Mbit/s trace (10 ms, 60-packet drop-tail), writing one
+    output file; the run's JSON summary."""
+    r = cli("emulate", "--scheme", "cubic", "--trace", BW12, "--delay", "10",
+            "--queue", "droptail packets=60", "--duration", "2",
+            output_flag, str(path), "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 def test_emulate_prints_the_run_summary_and_writes_parquet(emu_bin, tmp_path):
     import pandas as pd
 
     pq = tmp_path / "packets.parquet"
-    r = cli("emulate", "--scheme", "cubic", "--trace", BW12, "--delay", "10",
-            "--queue", "droptail packets=60", "--duration", "2", "--packets", str(pq), "--json")  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    s = json.loads(r.stdout)
+    s = _emulate_cubic_2s("--packets", pq)
     assert s["scheme"] == "cubic" and 0 < s["utilization"] <= 1.0 + 1e-9
     assert s["per_packet_delay_ms"]["p95"] >= 20.0
     df = pd.read_parquet(pq)
@@ -113,10 +120,7 @@ def test_emulate_samples_the_kernel_senders_tcp_info(emu_bin, tmp_path):
     import pandas as pd
 
     pq = tmp_path / "tcp_info.parquet"
-    r = cli("emulate", "--scheme", "cubic", "--trace", BW12, "--delay", "10",
-            "--queue", "droptail packets=60", "--duration", "2", "--tcp-info", str(pq), "--json")  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    s = json.loads(r.stdout)
+    s = _emulate_cubic_2s("--tcp-info", pq)
     df = pd.read_parquet(pq)
     # The simulator's per-flow time series names where the meaning is the same.
     assert {"t_s", "flow", "cwnd", "srtt_ms", "pacing_mbps", "in_flight"} <= set(df.columns)
