@@ -3,7 +3,7 @@
 //! `queue → link → propagation delay line → next hop` (Mahimahi's `LinkQueue::rationalize` on trace
 //! links, serialisation at the current rate on rate links); endpoints are woken when they ask.
 
-use super::{Event, Held, Hop, PacketId, Parked, Simulation};
+use super::{Event, Hop, Simulation, Transit};
 use crate::error::{Error, Result};
 use crate::link::Link;
 use crate::measure::{FlowSample, HopSample};
@@ -81,24 +81,24 @@ impl Simulation {
                 let pkt = self.hops[h as usize]
                     .line
                     .pop(&mut self.events, self.now, Event::Propagated(h));
-                if let Some(p) = pkt {
-                    self.arrive(p.id);
+                if let Some(t) = pkt {
+                    self.arrive(t);
                 }
             }
             Event::Launched(f) => {
                 let pkt = self.flows[f as usize]
                     .launch_line
                     .pop(&mut self.events, self.now, Event::Launched(f));
-                if let Some(p) = pkt {
-                    self.arrive(p.id);
+                if let Some(t) = pkt {
+                    self.arrive(t);
                 }
             }
             Event::Process(f) => {
                 let pkt = self.flows[f as usize]
                     .ack_line
                     .pop(&mut self.events, self.now, Event::Process(f));
-                if let Some(p) = pkt {
-                    self.process_ack(p.id);
+                if let Some(t) = pkt {
+                    self.process_ack(t);
                 }
             }
             Event::Link(h) => self.link_due(h as usize),
@@ -210,15 +210,15 @@ impl Simulation {
             sent = true;
             self.stats.data_packets += 1;
             // The packet's one copy: into its arena slot, where it stays until its endpoint.
-            let id = self.arena.alloc(pkt);
+            let t = self.arena.enter(pkt);
             let fl = &mut self.flows[f];
             fl.in_network += 1;
             let d = fl.extra_delay;
             if d > Dur::ZERO {
                 fl.launch_line
-                    .push(&mut self.events, now + d, Parked::new(id), Event::Launched(f as u32));
+                    .push(&mut self.events, now + d, t, Event::Launched(f as u32));
             } else {
-                self.arrive(id);
+                self.arrive(t);
             }
         }
         let fl = &mut self.flows[f];
@@ -269,43 +269,40 @@ impl Simulation {
     fn send_acks(&mut self, f: usize, out: &mut Vec<Packet>) {
         for ack in out.drain(..) {
             self.flows[f].in_network += 1;
-            let id = self.arena.alloc(ack);
-            self.arrive(id);
+            let t = self.arena.enter(ack);
+            self.arrive(t);
         }
     }
 
-    /// A packet reaches the next hop of its path, or its endpoint. It is read in place in the
-    /// arena; it leaves the arena if the hop's queue holds packets by value (not a plain FIFO on
-    /// a rate link), if it is dropped, or at its endpoint.
-    fn arrive(&mut self, id: PacketId) {
+    /// A packet reaches the next hop of its path, or its endpoint. The hops read and update its
+    /// transit fields only; the packet in the arena is read at its endpoint, or copied out if the
+    /// hop's queue holds packets by value (not a plain FIFO on a rate link).
+    fn arrive(&mut self, mut t: Transit) {
         let now = self.now;
-        let pkt = self.arena.get_mut(id);
-        let f = pkt.flow as usize;
-        let kind = pkt.kind;
-        let path = match kind {
+        let f = t.flow as usize;
+        let path = match t.kind {
             Kind::Data => &self.flows[f].fwd,
             Kind::Ack => &self.flows[f].rev,
         };
-        if let Some(&h) = path.get(pkt.hop as usize) {
+        if let Some(&h) = path.get(t.hop as usize) {
             let h = h as usize;
             let hop = &mut self.hops[h];
             hop.m.arrived += 1;
-            let size = pkt.size;
-            let wire = hop.link.wire_bytes(size);
+            let wire = hop.link.wire_bytes(t.size);
             self.rec.ingress(now, wire, &mut hop.m);
-            pkt.enqueued_at = now;
+            t.enqueued_at = now;
             let accepted = if let Some(fifo) = hop.fifo.as_mut() {
-                // The id, not the packet, joins the hop's FIFO (issue 21).
-                match fifo.push(now, Held::new(id, size)) {
+                // The id and transit fields, not the packet, join the hop's FIFO (issue 21).
+                match fifo.push(now, t) {
                     Ok(()) => true,
                     Err(_) => {
-                        self.arena.free(id);
+                        self.arena.free(t.id);
                         false
                     }
                 }
             } else {
                 // A queue that holds packets by value: the packet leaves the arena.
-                let pkt = self.arena.take(id);
+                let pkt = self.arena.leave(&t);
                 // A plain FIFO without the virtual call (`Queue::as_fifo`).
                 let r = match hop.queue.as_fifo() {
                     Some(q) => q.push(now, pkt),
@@ -324,7 +321,7 @@ impl Simulation {
                     }
                 }
             } else {
-                self.dropped(h, f, kind);
+                self.dropped(h, f, t.kind);
             }
             self.schedule_queue(h);
             return;
@@ -332,13 +329,13 @@ impl Simulation {
         // Past the last hop: deliver to the endpoint.
         let fl = &mut self.flows[f];
         fl.in_network -= 1;
-        match kind {
+        match t.kind {
             Kind::Data => {
-                let pkt = self.arena.get(id);
+                let pkt = self.arena.sync(&t);
                 self.rec.delivered(now, pkt, fl.prop_rtt, &mut fl.m);
                 let mut out = std::mem::take(&mut self.out);
                 fl.live().receiver.on_data(now, pkt, &mut out);
-                self.arena.free(id);
+                self.arena.free(t.id);
                 self.send_acks(f, &mut out);
                 self.out = out;
                 self.schedule_receiver(f);
@@ -347,27 +344,26 @@ impl Simulation {
             Kind::Ack => {
                 if fl.jitter > Dur::ZERO {
                     // Host jitter, FIFO per flow: ACKs are never reordered by it.
-                    let t = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
-                    fl.ack_ready = t;
+                    let r = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
+                    fl.ack_ready = r;
                     fl.in_network += 1;
-                    fl.ack_line
-                        .push(&mut self.events, t, Parked::new(id), Event::Process(f as u32));
+                    fl.ack_line.push(&mut self.events, r, t, Event::Process(f as u32));
                 } else {
-                    self.process_ack(id);
+                    self.process_ack(t);
                 }
             }
         }
     }
 
-    fn process_ack(&mut self, id: PacketId) {
-        let pkt = self.arena.get(id);
-        let f = pkt.flow as usize;
+    fn process_ack(&mut self, t: Transit) {
+        let f = t.flow as usize;
         let fl = &mut self.flows[f];
         if fl.jitter > Dur::ZERO {
             fl.in_network -= 1;
         }
+        let pkt = self.arena.sync(&t);
         fl.live().sender.on_ack(self.now, pkt);
-        self.arena.free(id);
+        self.arena.free(t.id);
         self.pump_sender(f);
         self.maybe_retire(f);
     }
@@ -450,12 +446,12 @@ impl Simulation {
     }
 
     /// Rate link: the next packet for the wire, in the arena.
-    fn dequeue(&mut self, h: usize) -> Option<PacketId> {
+    fn dequeue(&mut self, h: usize) -> Option<Transit> {
         let now = self.now;
         let hop = &mut self.hops[h];
         if let Some(f) = hop.fifo.as_mut() {
             // What `DropTail::dequeue` does, on ids (issue 21).
-            return f.pop().map(|e| e.id);
+            return f.pop();
         }
         let info = Self::link_info(hop, now);
         if hop.observes_link {
@@ -469,18 +465,18 @@ impl Simulation {
         }
         self.drops = drops;
         // Out of a queue that holds packets by value: back into the arena.
-        p.map(|p| self.arena.alloc(p))
+        p.map(|p| self.arena.enter(p))
     }
 
     /// Rate link: put the next queued packet on the wire.
     fn start_tx(&mut self, h: usize) {
-        let Some(id) = self.dequeue(h) else { return };
+        let Some(t) = self.dequeue(h) else { return };
         let hop = &mut self.hops[h];
         let Link::Rate(l) = &hop.link else {
             unreachable!("start_tx on a trace link")
         };
-        let done = l.finish_time(self.now, self.arena.get(id).size);
-        hop.tx_id = Some(id);
+        let done = l.finish_time(self.now, t.size);
+        hop.tx_id = Some(t);
         if done != Time::MAX {
             self.events.push(done, Event::Link(h as u32));
         }
@@ -489,8 +485,8 @@ impl Simulation {
     fn link_due(&mut self, h: usize) {
         match self.hops[h].link {
             Link::Rate(_) => {
-                if let Some(id) = self.hops[h].tx_id.take() {
-                    self.depart(h, id);
+                if let Some(t) = self.hops[h].tx_id.take() {
+                    self.depart(h, t);
                 }
                 self.start_tx(h);
             }
@@ -540,8 +536,8 @@ impl Simulation {
             link.finish_batch(now, |p| departed.push(p));
         }
         for p in departed.drain(..) {
-            let id = self.arena.alloc(p);
-            self.depart(h, id);
+            let t = self.arena.enter(p);
+            self.depart(h, t);
         }
         self.out = departed;
     }
@@ -593,8 +589,8 @@ impl Simulation {
             self.dropped(h, d.flow as usize, d.kind);
         }
         for p in departed.drain(..) {
-            let id = self.arena.alloc(p);
-            self.depart(h, id);
+            let t = self.arena.enter(p);
+            self.depart(h, t);
         }
         self.drops = drops;
         self.out = departed;
@@ -623,23 +619,27 @@ impl Simulation {
     }
 
     /// A packet leaves hop `h`'s link now; it reaches the next hop after the propagation delay.
-    fn depart(&mut self, h: usize, id: PacketId) {
+    fn depart(&mut self, h: usize, mut t: Transit) {
         let now = self.now;
         self.stats.hop_departures += 1;
-        let pkt = self.arena.get_mut(id);
         let hop = &mut self.hops[h];
         Self::occupancy_change(hop, now, false);
-        let sojourn = now - pkt.enqueued_at;
+        let sojourn = now - t.enqueued_at;
         hop.m.sojourn_sum_ns += u128::from(sojourn.0);
-        pkt.queued_ns += sojourn.0;
-        let wire = hop.link.wire_bytes(pkt.size);
-        self.rec.departed(h, now, pkt, sojourn, wire, &mut hop.m);
-        if h == self.rec.egress_hop && pkt.kind == Kind::Data {
-            self.rec.egress(now, wire, &mut self.flows[pkt.flow as usize].m);
+        t.queued_ns += sojourn.0;
+        let wire = hop.link.wire_bytes(t.size);
+        self.rec.departed(now, t.kind, sojourn, wire, &mut hop.m);
+        if self.rec.records_packets() {
+            // Packet records read the packet itself (its sequence number).
+            let pkt = self.arena.sync(&t);
+            self.rec.record_departure(h, now, pkt);
+        }
+        if h == self.rec.egress_hop && t.kind == Kind::Data {
+            self.rec.egress(now, wire, &mut self.flows[t.flow as usize].m);
         }
         let hop = &mut self.hops[h];
-        pkt.hop += 1;
+        t.hop += 1;
         hop.line
-            .push(&mut self.events, now + hop.delay, Parked::new(id), Event::Propagated(h as u32));
+            .push(&mut self.events, now + hop.delay, t, Event::Propagated(h as u32));
     }
 }
