@@ -484,6 +484,12 @@ impl<T: Due> DelayLine<T> {
 }
 
 impl<T> DelayLine<T> {
+    /// The value at the head (the next to fall due), if any.
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        self.q.front().map(|e| &e.1)
+    }
+
     /// Values on the line.
     pub fn len(&self) -> usize {
         self.q.len()

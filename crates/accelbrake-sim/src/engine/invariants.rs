@@ -11,11 +11,7 @@ impl Simulation {
     pub fn check_conservation(&self) -> std::result::Result<(), String> {
         let counted: u64 = self.flows.iter().map(|f| f.in_network).sum();
         let queued: u64 = self.hops.iter().map(|h| h.queued_packets() as u64).sum();
-        let on_links = self
-            .hops
-            .iter()
-            .map(super::Hop::on_link)
-            .sum::<u64>();
+        let on_links = self.hops.iter().map(super::Hop::on_link).sum::<u64>();
         let travelling = (self.hops.iter().map(|h| h.line.len()).sum::<usize>()
             + self
                 .flows

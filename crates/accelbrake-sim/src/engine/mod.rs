@@ -32,8 +32,8 @@ use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Dur, Time};
 use crate::warning::Warning;
+use arena::{Arena, Held, PacketId, Parked};
 use std::collections::BTreeMap;
-use arena::{Arena, Transit};
 use std::sync::atomic::AtomicBool;
 
 pub use run::STOP_CHECK_EVENTS;
@@ -74,11 +74,11 @@ pub(crate) struct Hop {
     pub(crate) delay: Dur,
     /// Packet partly sent (trace link).
     tx: Option<Packet>,
-    /// Rate link: the packet on the wire (its id and transit fields; the packet is in the arena).
-    tx_id: Option<Transit>,
+    /// Rate link: the packet on the wire, in the arena.
+    tx_id: Option<PacketId>,
     /// A drop-tail/infinite queue ([`Queue::as_fifo`]) on a rate link: the hop queues arena ids
     /// here, with the queue's limit, and `queue` stays empty (its name is still the hop's).
-    fifo: Option<Fifo<Transit>>,
+    fifo: Option<Fifo<Held>>,
     /// Window the queue wants capacity over.
     cap_window: Option<Dur>,
     /// [`crate::queue::Queue::capacity_lookahead`]: measure the capacity window this far ahead.
@@ -88,7 +88,7 @@ pub(crate) struct Hop {
     /// When a `QueueTimer` event is pending for this hop.
     queue_wake: Option<Time>,
     /// Packets that left the link and are propagating to the next hop.
-    line: DelayLine<Transit>,
+    line: DelayLine<Parked>,
     /// Packets in the hop (queued or on the link) and since when that count holds.
     occupancy: u64,
     occupancy_since: Time,
@@ -162,9 +162,9 @@ pub(crate) struct Flow {
     /// When the last jittered ACK will be processed.
     ack_ready: Time,
     /// Data packets waiting out the flow's extra delay before the first hop.
-    launch_line: DelayLine<Transit>,
+    launch_line: DelayLine<Parked>,
     /// ACKs that reached the sender host, waiting out its jitter.
-    ack_line: DelayLine<Transit>,
+    ack_line: DelayLine<Parked>,
     /// Data packets and ACKs of this flow inside the network (queues, links, delay lines).
     pub(crate) in_network: u64,
     pub(crate) m: FlowMetrics,

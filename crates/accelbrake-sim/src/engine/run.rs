@@ -3,7 +3,7 @@
 //! `queue → link → propagation delay line → next hop` (Mahimahi's `LinkQueue::rationalize` on trace
 //! links, serialisation at the current rate on rate links); endpoints are woken when they ask.
 
-use super::{Event, Hop, Simulation, Transit};
+use super::{Event, Held, Hop, PacketId, Parked, Simulation};
 use crate::error::{Error, Result};
 use crate::link::Link;
 use crate::measure::{FlowSample, HopSample};
@@ -78,27 +78,31 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Propagated(h) => {
-                let pkt = self.hops[h as usize]
-                    .line
-                    .pop(&mut self.events, self.now, Event::Propagated(h));
-                if let Some(t) = pkt {
-                    self.arrive(t);
+                let line = &mut self.hops[h as usize].line;
+                let pkt = line.pop(&mut self.events, self.now, Event::Propagated(h));
+                if let Some(n) = line.front() {
+                    // The next packet due from this line: read it now, so that its cache miss
+                    // overlaps the work until it is due (`Arena::touch`).
+                    self.arena.touch(n.id);
+                }
+                if let Some(p) = pkt {
+                    self.arrive(p.id);
                 }
             }
             Event::Launched(f) => {
                 let pkt = self.flows[f as usize]
                     .launch_line
                     .pop(&mut self.events, self.now, Event::Launched(f));
-                if let Some(t) = pkt {
-                    self.arrive(t);
+                if let Some(p) = pkt {
+                    self.arrive(p.id);
                 }
             }
             Event::Process(f) => {
                 let pkt = self.flows[f as usize]
                     .ack_line
                     .pop(&mut self.events, self.now, Event::Process(f));
-                if let Some(t) = pkt {
-                    self.process_ack(t);
+                if let Some(p) = pkt {
+                    self.process_ack(p.id);
                 }
             }
             Event::Link(h) => self.link_due(h as usize),
@@ -210,15 +214,15 @@ impl Simulation {
             sent = true;
             self.stats.data_packets += 1;
             // The packet's one copy: into its arena slot, where it stays until its endpoint.
-            let t = self.arena.enter(pkt);
+            let id = self.arena.alloc(pkt);
             let fl = &mut self.flows[f];
             fl.in_network += 1;
             let d = fl.extra_delay;
             if d > Dur::ZERO {
                 fl.launch_line
-                    .push(&mut self.events, now + d, t, Event::Launched(f as u32));
+                    .push(&mut self.events, now + d, Parked::new(id), Event::Launched(f as u32));
             } else {
-                self.arrive(t);
+                self.arrive(id);
             }
         }
         let fl = &mut self.flows[f];
@@ -269,40 +273,43 @@ impl Simulation {
     fn send_acks(&mut self, f: usize, out: &mut Vec<Packet>) {
         for ack in out.drain(..) {
             self.flows[f].in_network += 1;
-            let t = self.arena.enter(ack);
-            self.arrive(t);
+            let id = self.arena.alloc(ack);
+            self.arrive(id);
         }
     }
 
-    /// A packet reaches the next hop of its path, or its endpoint. The hops read and update its
-    /// transit fields only; the packet in the arena is read at its endpoint, or copied out if the
-    /// hop's queue holds packets by value (not a plain FIFO on a rate link).
-    fn arrive(&mut self, mut t: Transit) {
+    /// A packet reaches the next hop of its path, or its endpoint. It is read in place in the
+    /// arena; it leaves the arena if the hop's queue holds packets by value (not a plain FIFO on
+    /// a rate link), if it is dropped, or at its endpoint.
+    fn arrive(&mut self, id: PacketId) {
         let now = self.now;
-        let f = t.flow as usize;
-        let path = match t.kind {
+        let pkt = self.arena.get_mut(id);
+        let f = pkt.flow as usize;
+        let kind = pkt.kind;
+        let path = match kind {
             Kind::Data => &self.flows[f].fwd,
             Kind::Ack => &self.flows[f].rev,
         };
-        if let Some(&h) = path.get(t.hop as usize) {
+        if let Some(&h) = path.get(pkt.hop as usize) {
             let h = h as usize;
             let hop = &mut self.hops[h];
             hop.m.arrived += 1;
-            let wire = hop.link.wire_bytes(t.size);
+            let size = pkt.size;
+            let wire = hop.link.wire_bytes(size);
             self.rec.ingress(now, wire, &mut hop.m);
-            t.enqueued_at = now;
+            pkt.enqueued_at = now;
             let accepted = if let Some(fifo) = hop.fifo.as_mut() {
-                // The id and transit fields, not the packet, join the hop's FIFO (issue 21).
-                match fifo.push(now, t) {
+                // The id, not the packet, joins the hop's FIFO (issue 21).
+                match fifo.push(now, Held::new(id, size)) {
                     Ok(()) => true,
                     Err(_) => {
-                        self.arena.free(t.id);
+                        self.arena.free(id);
                         false
                     }
                 }
             } else {
                 // A queue that holds packets by value: the packet leaves the arena.
-                let pkt = self.arena.leave(&t);
+                let pkt = self.arena.take(id);
                 // A plain FIFO without the virtual call (`Queue::as_fifo`).
                 let r = match hop.queue.as_fifo() {
                     Some(q) => q.push(now, pkt),
@@ -321,7 +328,7 @@ impl Simulation {
                     }
                 }
             } else {
-                self.dropped(h, f, t.kind);
+                self.dropped(h, f, kind);
             }
             self.schedule_queue(h);
             return;
@@ -329,13 +336,13 @@ impl Simulation {
         // Past the last hop: deliver to the endpoint.
         let fl = &mut self.flows[f];
         fl.in_network -= 1;
-        match t.kind {
+        match kind {
             Kind::Data => {
-                let pkt = self.arena.sync(&t);
+                let pkt = self.arena.get(id);
                 self.rec.delivered(now, pkt, fl.prop_rtt, &mut fl.m);
                 let mut out = std::mem::take(&mut self.out);
                 fl.live().receiver.on_data(now, pkt, &mut out);
-                self.arena.free(t.id);
+                self.arena.free(id);
                 self.send_acks(f, &mut out);
                 self.out = out;
                 self.schedule_receiver(f);
@@ -344,26 +351,27 @@ impl Simulation {
             Kind::Ack => {
                 if fl.jitter > Dur::ZERO {
                     // Host jitter, FIFO per flow: ACKs are never reordered by it.
-                    let r = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
-                    fl.ack_ready = r;
+                    let t = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
+                    fl.ack_ready = t;
                     fl.in_network += 1;
-                    fl.ack_line.push(&mut self.events, r, t, Event::Process(f as u32));
+                    fl.ack_line
+                        .push(&mut self.events, t, Parked::new(id), Event::Process(f as u32));
                 } else {
-                    self.process_ack(t);
+                    self.process_ack(id);
                 }
             }
         }
     }
 
-    fn process_ack(&mut self, t: Transit) {
-        let f = t.flow as usize;
+    fn process_ack(&mut self, id: PacketId) {
+        let pkt = self.arena.get(id);
+        let f = pkt.flow as usize;
         let fl = &mut self.flows[f];
         if fl.jitter > Dur::ZERO {
             fl.in_network -= 1;
         }
-        let pkt = self.arena.sync(&t);
         fl.live().sender.on_ack(self.now, pkt);
-        self.arena.free(t.id);
+        self.arena.free(id);
         self.pump_sender(f);
         self.maybe_retire(f);
     }
@@ -446,12 +454,12 @@ impl Simulation {
     }
 
     /// Rate link: the next packet for the wire, in the arena.
-    fn dequeue(&mut self, h: usize) -> Option<Transit> {
+    fn dequeue(&mut self, h: usize) -> Option<PacketId> {
         let now = self.now;
         let hop = &mut self.hops[h];
         if let Some(f) = hop.fifo.as_mut() {
             // What `DropTail::dequeue` does, on ids (issue 21).
-            return f.pop();
+            return f.pop().map(|e| e.id);
         }
         let info = Self::link_info(hop, now);
         if hop.observes_link {
@@ -465,18 +473,18 @@ impl Simulation {
         }
         self.drops = drops;
         // Out of a queue that holds packets by value: back into the arena.
-        p.map(|p| self.arena.enter(p))
+        p.map(|p| self.arena.alloc(p))
     }
 
     /// Rate link: put the next queued packet on the wire.
     fn start_tx(&mut self, h: usize) {
-        let Some(t) = self.dequeue(h) else { return };
+        let Some(id) = self.dequeue(h) else { return };
         let hop = &mut self.hops[h];
         let Link::Rate(l) = &hop.link else {
             unreachable!("start_tx on a trace link")
         };
-        let done = l.finish_time(self.now, t.size);
-        hop.tx_id = Some(t);
+        let done = l.finish_time(self.now, self.arena.get(id).size);
+        hop.tx_id = Some(id);
         if done != Time::MAX {
             self.events.push(done, Event::Link(h as u32));
         }
@@ -485,8 +493,8 @@ impl Simulation {
     fn link_due(&mut self, h: usize) {
         match self.hops[h].link {
             Link::Rate(_) => {
-                if let Some(t) = self.hops[h].tx_id.take() {
-                    self.depart(h, t);
+                if let Some(id) = self.hops[h].tx_id.take() {
+                    self.depart(h, id);
                 }
                 self.start_tx(h);
             }
@@ -536,8 +544,8 @@ impl Simulation {
             link.finish_batch(now, |p| departed.push(p));
         }
         for p in departed.drain(..) {
-            let t = self.arena.enter(p);
-            self.depart(h, t);
+            let id = self.arena.alloc(p);
+            self.depart(h, id);
         }
         self.out = departed;
     }
@@ -589,8 +597,8 @@ impl Simulation {
             self.dropped(h, d.flow as usize, d.kind);
         }
         for p in departed.drain(..) {
-            let t = self.arena.enter(p);
-            self.depart(h, t);
+            let id = self.arena.alloc(p);
+            self.depart(h, id);
         }
         self.drops = drops;
         self.out = departed;
@@ -619,27 +627,27 @@ impl Simulation {
     }
 
     /// A packet leaves hop `h`'s link now; it reaches the next hop after the propagation delay.
-    fn depart(&mut self, h: usize, mut t: Transit) {
+    fn depart(&mut self, h: usize, id: PacketId) {
         let now = self.now;
         self.stats.hop_departures += 1;
+        let pkt = self.arena.get_mut(id);
         let hop = &mut self.hops[h];
         Self::occupancy_change(hop, now, false);
-        let sojourn = now - t.enqueued_at;
+        let sojourn = now - pkt.enqueued_at;
         hop.m.sojourn_sum_ns += u128::from(sojourn.0);
-        t.queued_ns += sojourn.0;
-        let wire = hop.link.wire_bytes(t.size);
-        self.rec.departed(now, t.kind, sojourn, wire, &mut hop.m);
-        if self.rec.records_packets() {
-            // Packet records read the packet itself (its sequence number).
-            let pkt = self.arena.sync(&t);
-            self.rec.record_departure(h, now, pkt);
-        }
-        if h == self.rec.egress_hop && t.kind == Kind::Data {
-            self.rec.egress(now, wire, &mut self.flows[t.flow as usize].m);
+        pkt.queued_ns += sojourn.0;
+        let wire = hop.link.wire_bytes(pkt.size);
+        self.rec.departed(h, now, pkt, sojourn, wire, &mut hop.m);
+        if h == self.rec.egress_hop && pkt.kind == Kind::Data {
+            self.rec.egress(now, wire, &mut self.flows[pkt.flow as usize].m);
         }
         let hop = &mut self.hops[h];
-        t.hop += 1;
-        hop.line
-            .push(&mut self.events, now + hop.delay, t, Event::Propagated(h as u32));
+        pkt.hop += 1;
+        hop.line.push(
+            &mut self.events,
+            now + hop.delay,
+            Parked::new(id),
+            Event::Propagated(h as u32),
+        );
     }
 }

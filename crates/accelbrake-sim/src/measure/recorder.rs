@@ -549,26 +549,16 @@ impl Recorder {
     }
 
     /// A packet left hop `h`'s link at `now` after `sojourn` in the hop, `wire` bytes on the link.
-    pub(crate) fn departed(&mut self, now: Time, kind: Kind, sojourn: Dur, wire: u32, m: &mut HopMetrics) {
+    pub(crate) fn departed(&mut self, h: usize, now: Time, pkt: &Packet, sojourn: Dur, wire: u32, m: &mut HopMetrics) {
         m.departed_bytes += wire as u64;
         m.departed_pkts += 1;
         if m.bins.is_empty() {
             m.bins = vec![0; self.nbins];
         }
         m.bins[self.bin_of(now)] += wire as u64;
-        if kind == Kind::Data {
+        if pkt.kind == Kind::Data {
             m.data_sojourn_ns.push(sojourn.0);
         }
-    }
-
-    /// Whether packet records are kept ([`Recorder::record_departure`]).
-    #[inline]
-    pub(crate) fn records_packets(&self) -> bool {
-        self.record_packets
-    }
-
-    /// With packet records: `pkt` left hop `h`'s link at `now` (after [`Recorder::departed`]).
-    pub(crate) fn record_departure(&mut self, h: usize, now: Time, pkt: &Packet) {
         if self.record_packets {
             let d = &mut self.departures;
             d.hop.push(h as i64);
