@@ -116,6 +116,34 @@ impl Arena {
         PacketId(i)
     }
 
+    /// Let `write` build a packet in a free slot; its id if it did (it returns true), else the
+    /// slot stays free. The packet is written where it stays, not built elsewhere and copied.
+    #[inline]
+    pub(crate) fn alloc_with(&mut self, write: impl FnOnce(&mut Packet) -> bool) -> Option<PacketId> {
+        let i = match self.free.last() {
+            Some(&i) => i,
+            None => {
+                let i = u32::try_from(self.slots.len()).expect("more than 2^32 packets in flight at once");
+                self.slots
+                    .push(Packet::data(0, 0, 0, crate::packet::Ecn::NotEct, Time::ZERO));
+                #[cfg(debug_assertions)]
+                self.live.push(false);
+                self.free.push(i);
+                i
+            }
+        };
+        if !write(&mut self.slots[i as usize]) {
+            return None;
+        }
+        self.free.pop();
+        #[cfg(debug_assertions)]
+        {
+            debug_assert!(!self.live[i as usize], "free slot {i} was live");
+            self.live[i as usize] = true;
+        }
+        Some(PacketId(i))
+    }
+
     #[inline]
     fn check(&self, id: PacketId) {
         #[cfg(debug_assertions)]

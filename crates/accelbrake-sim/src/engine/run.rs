@@ -210,11 +210,14 @@ impl Simulation {
         if self.flows[f].live.is_none() {
             return; // retired (a steered flow's `wake_sender` after its end)
         }
-        while let Some(pkt) = self.flows[f].live().sender.poll_transmit(now) {
+        loop {
+            // The sender writes the packet into its arena slot, where it stays until its endpoint.
+            let sender = &mut self.flows[f].live().sender;
+            let Some(id) = self.arena.alloc_with(|p| sender.poll_transmit_into(now, p)) else {
+                break;
+            };
             sent = true;
             self.stats.data_packets += 1;
-            // The packet's one copy: into its arena slot, where it stays until its endpoint.
-            let id = self.arena.alloc(pkt);
             let fl = &mut self.flows[f];
             fl.in_network += 1;
             let d = fl.extra_delay;
