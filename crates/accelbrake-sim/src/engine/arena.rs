@@ -144,6 +144,15 @@ impl Arena {
         Some(PacketId(i))
     }
 
+    /// A slot for a new packet, which the caller overwrites entirely (its old contents are stale).
+    #[inline]
+    pub(crate) fn alloc_slot(&mut self) -> (PacketId, &mut Packet) {
+        let Some(id) = self.alloc_with(|_| true) else {
+            unreachable!("alloc_with always allocates when its writer agrees")
+        };
+        (id, &mut self.slots[id.0 as usize])
+    }
+
     #[inline]
     fn check(&self, id: PacketId) {
         #[cfg(debug_assertions)]
@@ -208,6 +217,22 @@ impl Arena {
     }
 }
 
+/// A receiver's ACKs written straight into the arena ([`crate::receiver::AckSink`]): the ids
+/// are collected in `ids`, in the order the receiver sent them.
+pub(crate) struct ArenaAcks<'a> {
+    pub(crate) arena: &'a mut Arena,
+    pub(crate) ids: &'a mut Vec<PacketId>,
+}
+
+impl crate::receiver::AckSink for ArenaAcks<'_> {
+    #[inline]
+    fn next_ack(&mut self) -> &mut Packet {
+        let (id, slot) = self.arena.alloc_slot();
+        self.ids.push(id);
+        slot
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +268,37 @@ mod tests {
             }
         }
         assert_eq!((b.len(), b.slots()), (3, 4), "bounded by the peak in flight (4)");
+    }
+
+    #[test]
+    fn a_writer_that_sends_nothing_leaves_its_slot_free() {
+        let mut a = Arena::default();
+        assert_eq!(a.alloc_with(|_| false), None);
+        assert_eq!((a.len(), a.slots()), (0, 1), "one slot made, and free");
+        let id = a
+            .alloc_with(|p| {
+                *p = pkt(5);
+                true
+            })
+            .expect("written");
+        assert_eq!(
+            (a.get(id).seq, a.len(), a.slots()),
+            (5, 1, 1),
+            "the same slot, now held"
+        );
+        assert_eq!(a.alloc_with(|_| false), None);
+        assert_eq!((a.len(), a.slots()), (1, 2));
+        // ACKs written through the sink land in the arena, in order, reusing the free slot.
+        let mut ids = Vec::new();
+        let mut sink = ArenaAcks {
+            arena: &mut a,
+            ids: &mut ids,
+        };
+        for s in [7, 8] {
+            *crate::receiver::AckSink::next_ack(&mut sink) = pkt(s);
+        }
+        assert_eq!(ids.iter().map(|i| a.get(*i).seq).collect::<Vec<_>>(), [7, 8]);
+        assert_eq!((ids[0], a.len(), a.slots()), (PacketId(1), 3, 3));
     }
 
     #[test]

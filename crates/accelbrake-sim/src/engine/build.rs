@@ -560,6 +560,7 @@ impl Simulation {
             out: Vec::new(),
             drops: Vec::new(),
             arena: Default::default(),
+            ack_ids: Vec::new(),
             stats: RunStats::default(),
             warnings,
         };

@@ -32,7 +32,7 @@ use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Dur, Time};
 use crate::warning::Warning;
-use arena::{Arena, Held, PacketId, Parked};
+use arena::{Arena, ArenaAcks, Held, PacketId, Parked};
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
@@ -217,6 +217,8 @@ pub struct Simulation {
     drops: Vec<Packet>,
     /// Every packet in the network that is not held by value inside a queue or a trace/Wi-Fi link.
     arena: Arena,
+    /// The ACKs a receiver just wrote into the arena, to send.
+    ack_ids: Vec<PacketId>,
     /// Run counters.
     pub stats: RunStats,
     /// Settings outside a scheme's or queue's known operating range ([`crate::warning`]).

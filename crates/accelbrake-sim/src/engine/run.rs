@@ -3,11 +3,11 @@
 //! `queue → link → propagation delay line → next hop` (Mahimahi's `LinkQueue::rationalize` on trace
 //! links, serialisation at the current rate on rate links); endpoints are woken when they ask.
 
-use super::{Event, Held, Hop, PacketId, Parked, Simulation};
+use super::{ArenaAcks, Event, Held, Hop, PacketId, Parked, Simulation};
 use crate::error::{Error, Result};
 use crate::link::Link;
 use crate::measure::{FlowSample, HopSample};
-use crate::packet::{Kind, Packet};
+use crate::packet::Kind;
 use crate::queue::LinkInfo;
 use crate::time::{Dur, Time};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -149,10 +149,14 @@ impl Simulation {
                 }
                 fl.receiver_wake = None;
                 let Some(l) = fl.live.as_deref_mut() else { return };
-                let mut out = std::mem::take(&mut self.out);
-                l.receiver.on_timer(self.now, &mut out);
-                self.send_acks(f as usize, &mut out);
-                self.out = out;
+                let mut ids = std::mem::take(&mut self.ack_ids);
+                let mut sink = ArenaAcks {
+                    arena: &mut self.arena,
+                    ids: &mut ids,
+                };
+                l.receiver.on_timer(self.now, &mut sink);
+                self.send_acks(f as usize, &mut ids);
+                self.ack_ids = ids;
                 self.schedule_receiver(f as usize);
             }
             Event::Sample => {
@@ -273,10 +277,10 @@ impl Simulation {
         }
     }
 
-    fn send_acks(&mut self, f: usize, out: &mut Vec<Packet>) {
-        for ack in out.drain(..) {
+    /// Send the ACKs (already in the arena) that flow `f`'s receiver just wrote.
+    fn send_acks(&mut self, f: usize, ids: &mut Vec<PacketId>) {
+        for id in ids.drain(..) {
             self.flows[f].in_network += 1;
-            let id = self.arena.alloc(ack);
             self.arrive(id);
         }
     }
@@ -341,13 +345,18 @@ impl Simulation {
         fl.in_network -= 1;
         match kind {
             Kind::Data => {
-                let pkt = self.arena.get(id);
-                self.rec.delivered(now, pkt, fl.prop_rtt, &mut fl.m);
-                let mut out = std::mem::take(&mut self.out);
-                fl.live().receiver.on_data(now, pkt, &mut out);
-                self.arena.free(id);
-                self.send_acks(f, &mut out);
-                self.out = out;
+                // Copied out of the arena (written long ago: no store-forwarding stall) so that the
+                // receiver can write its ACKs into the arena, the first into this very slot.
+                let pkt = self.arena.take(id);
+                self.rec.delivered(now, &pkt, fl.prop_rtt, &mut fl.m);
+                let mut ids = std::mem::take(&mut self.ack_ids);
+                let mut sink = ArenaAcks {
+                    arena: &mut self.arena,
+                    ids: &mut ids,
+                };
+                fl.live().receiver.on_data(now, &pkt, &mut sink);
+                self.send_acks(f, &mut ids);
+                self.ack_ids = ids;
                 self.schedule_receiver(f);
                 self.maybe_retire(f);
             }
