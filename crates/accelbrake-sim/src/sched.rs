@@ -422,9 +422,9 @@ pub trait Due {
 ///
 /// Each value keeps the sequence number reserved when it was pushed, so events run in exactly
 /// the order they would if every value had been pushed into the event queue on its own. The due
-/// time lives in the value ([`Due`]): an entry is 88 bytes for an 80-byte packet, not 96 (issue
-/// 21: at 1 Gbit/s × 100 ms a line holds thousands of packets, each written once and read once
-/// as a cache miss).
+/// time lives in the value ([`Due`]): an entry is 88 bytes for an 80-byte packet, not 96. The
+/// engine's lines hold packet ids with their due time, 24-byte entries (its packet arena, issue
+/// 21: at 1 Gbit/s × 100 ms a line holds thousands of packets).
 pub struct DelayLine<T> {
     q: VecDeque<(u64, T)>,
 }

@@ -264,11 +264,12 @@ pub trait Queue: Send {
     fn dequeue_user(&mut self, now: Time, _user: usize, link: LinkInfo, drops: &mut Vec<Packet>) -> Option<Packet> {
         self.dequeue(now, link, drops)
     }
-    /// The queue as a plain [`Fifo`], if that is all it is (drop-tail, infinite): the engine then
-    /// pushes and pops through it directly, without a virtual call that takes and returns the
-    /// 80-byte packet by value each way (2–3 % of a drop-tail run's CPU, issue 21). A queue that
-    /// returns it must behave exactly as its `Fifo`'s `push`/`pop` (no timers, marks, or drops at
-    /// dequeue).
+    /// The queue as a plain [`Fifo`], if that is all it is (drop-tail, infinite). On a rate link
+    /// the engine then queues packet ids in a `Fifo` of its own with this one's limit (its packet
+    /// arena, issue 21), and this queue stays empty; on a trace link it pushes and pops through
+    /// this one directly, without a virtual call that takes and returns the 80-byte packet by
+    /// value each way (2–3 % of a drop-tail run's CPU, issue 21). A queue that returns it must
+    /// behave exactly as its `Fifo`'s `push`/`pop` (no timers, marks, or drops at dequeue).
     fn as_fifo(&mut self) -> Option<&mut Fifo> {
         None
     }
