@@ -269,7 +269,8 @@ pub trait Queue: Send {
     /// arena, issue 21), and this queue stays empty; on a trace link it pushes and pops through
     /// this one directly, without a virtual call that takes and returns the 80-byte packet by
     /// value each way (2–3 % of a drop-tail run's CPU, issue 21). A queue that returns it must
-    /// behave exactly as its `Fifo`'s `push`/`pop` (no timers, marks, or drops at dequeue).
+    /// behave exactly as its `Fifo`'s `push`/`pop` (no timers, marks, or drops at dequeue), and
+    /// answer the same from the start of the run (the engine asks once, when it builds the hop).
     fn as_fifo(&mut self) -> Option<&mut Fifo> {
         None
     }
