@@ -1,7 +1,9 @@
 //! Packets on the wire.
 //!
-//! A [`Packet`] is a small `Copy` record (no payload bytes): it travels through queues, links and
-//! delay lines by value, so the per-packet path never allocates. Sequence numbers count *segments*
+//! A [`Packet`] is a small `Copy` record (no payload bytes). The engine keeps each packet in one
+//! slot of its packet arena while it is in the network and moves 4-byte ids through drop-tail
+//! FIFOs, transmission slots and delay lines (issue 21); queues with their own logic (the AQMs)
+//! and trace/Wi-Fi links take packets by value. The per-packet path never allocates. Sequence numbers count *segments*
 //! (every data segment carries [`MSS`] payload bytes except possibly the last of a finite flow).
 
 use crate::time::Time;
@@ -128,7 +130,7 @@ pub struct ExplicitHeader {
 pub const NO_FEEDBACK: f32 = f32::NAN;
 
 /// A packet in flight. Plain data, `Copy`, 80 bytes (a test holds that: explicit headers live in
-/// space that exists already).
+/// space that exists already). The engine writes it once into its arena slot and moves its id.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Index of the flow this packet belongs to.
@@ -162,9 +164,10 @@ pub struct Packet {
     /// [`FLIGHT_END`] when the sender's window was full after this packet (Sprout's
     /// `time_to_next > 0`). Six bytes fit in what was padding, so the packet stays 80 bytes.
     pub feedback: [u8; 6],
-    /// When it entered the queue of its current hop. Between hops, while it waits on a delay
-    /// line, the line keeps the packet's due time here ([`crate::sched::Due`]): every hop sets it
-    /// again on arrival, and nothing reads it at an endpoint.
+    /// When it entered the queue of its current hop. It means nothing between hops: every hop
+    /// sets it again on arrival, and nothing reads it at an endpoint. A [`crate::sched::DelayLine`]
+    /// of packets keeps a packet's due time here ([`crate::sched::Due`]); the engine's lines hold
+    /// arena ids with the due time next to them, and leave it as the last hop set it.
     pub enqueued_at: Time,
     /// Sum of queueing delays (including waiting for a link slot) over the hops crossed so far, ns.
     pub queued_ns: u64,
@@ -334,7 +337,8 @@ mod tests {
         assert!(a.explicit().is_none() && a.xfb().is_nan());
     }
 
-    /// Packets are copied by value through queues and delay lines: keep them within 80 bytes.
+    /// Packets are copied by value through AQM queues and trace/Wi-Fi links: keep them within 80
+    /// bytes.
     #[test]
     fn a_packet_is_at_most_80_bytes() {
         assert!(std::mem::size_of::<Packet>() <= 80, "{}", std::mem::size_of::<Packet>());

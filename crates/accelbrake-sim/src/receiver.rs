@@ -179,8 +179,17 @@ impl Receiver {
         }
     }
 
-    fn emit(&mut self, now: Time, echo: Echo, ts: Time, rx: Time, latest: Option<u32>, out: &mut Vec<Packet>) {
-        let mut ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
+    fn emit<O: AckSink + ?Sized>(
+        &mut self,
+        now: Time,
+        echo: Echo,
+        ts: Time,
+        rx: Time,
+        latest: Option<u32>,
+        out: &mut O,
+    ) {
+        let ack = out.next_ack();
+        *ack = Packet::ack(self.flow, self.rcv_nxt, echo, ts, now);
         ack.set_xfb(std::mem::replace(&mut self.pending_xfb, crate::packet::NO_FEEDBACK));
         let g = self.cfg.ts_granularity.0.max(1);
         ack.rx_ts = Time(rx.0 / g * g);
@@ -211,14 +220,13 @@ impl Receiver {
             }
         }
         ack.n_sack = n as u8;
-        out.push(ack);
         self.stats.acks += 1;
         self.pending = 0;
         self.delack_at = None;
     }
 
     /// A data segment arrived; ACKs to send are pushed to `out`.
-    pub fn on_data(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_data<O: AckSink + ?Sized>(&mut self, now: Time, pkt: &Packet, out: &mut O) {
         self.stats.packets += 1;
         self.stats.bytes += pkt.size as u64;
         if let Some(h) = self.hook.as_mut() {
@@ -307,7 +315,7 @@ impl Receiver {
     }
 
     /// The delayed-ACK timer may have expired.
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn on_timer<O: AckSink + ?Sized>(&mut self, now: Time, out: &mut O) {
         if let Some(t) = self.delack_at {
             if t <= now && self.pending > 0 {
                 let (e, ts, rx) = (self.pending_echo, self.pending_ts, self.pending_rx);
@@ -316,6 +324,20 @@ impl Receiver {
                 self.delack_at = None;
             }
         }
+    }
+}
+
+/// Where a [`Receiver`] puts the ACKs it sends: a `Vec<Packet>`, or the engine's packet arena
+/// (each ACK is then written where it stays while in the network, issue 21).
+pub trait AckSink {
+    /// A place for one more ACK, counted as sent: the receiver overwrites all of it.
+    fn next_ack(&mut self) -> &mut Packet;
+}
+
+impl AckSink for Vec<Packet> {
+    fn next_ack(&mut self) -> &mut Packet {
+        self.push(Packet::ack(0, 0, Echo::None, Time::ZERO, Time::ZERO));
+        self.last_mut().expect("just pushed")
     }
 }
 

@@ -422,9 +422,9 @@ pub trait Due {
 ///
 /// Each value keeps the sequence number reserved when it was pushed, so events run in exactly
 /// the order they would if every value had been pushed into the event queue on its own. The due
-/// time lives in the value ([`Due`]): an entry is 88 bytes for an 80-byte packet, not 96 (issue
-/// 21: at 1 Gbit/s × 100 ms a line holds thousands of packets, each written once and read once
-/// as a cache miss).
+/// time lives in the value ([`Due`]): an entry is 88 bytes for an 80-byte packet, not 96. The
+/// engine's lines hold packet ids with their due time, 24-byte entries (its packet arena, issue
+/// 21: at 1 Gbit/s × 100 ms a line holds thousands of packets).
 pub struct DelayLine<T> {
     q: VecDeque<(u64, T)>,
 }
@@ -484,6 +484,12 @@ impl<T: Due> DelayLine<T> {
 }
 
 impl<T> DelayLine<T> {
+    /// The value at the head (the next to fall due), if any.
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        self.q.front().map(|e| &e.1)
+    }
+
     /// Values on the line.
     pub fn len(&self) -> usize {
         self.q.len()

@@ -451,12 +451,21 @@ impl Simulation {
             } else {
                 h.name.clone()
             };
+            // A plain FIFO on a rate link queues arena ids in the hop (issue 21): the engine then
+            // moves 8-byte entries instead of 80-byte packets. Trace and Wi-Fi links take packets
+            // from the queue by value, so their FIFOs keep the queue's own.
+            let fifo = match (&link, queue.as_fifo()) {
+                (Link::Rate(_), Some(f)) => Some(crate::queue::Fifo::new(f.limit())),
+                _ => None,
+            };
             hops.push(Hop {
                 name,
                 queue,
                 link,
                 delay: Dur::from_millis_f64(h.delay_ms),
                 tx: None,
+                tx_id: None,
+                fifo,
                 queue_wake: None,
                 line: DelayLine::default(),
                 occupancy: 0,
@@ -550,6 +559,8 @@ impl Simulation {
             scenario: scenario.clone(),
             out: Vec::new(),
             drops: Vec::new(),
+            arena: Default::default(),
+            ack_ids: Vec::new(),
             stats: RunStats::default(),
             warnings,
         };

@@ -10,12 +10,8 @@ impl Simulation {
     /// link, or on a delay line, and the per-flow counters agree with that census.
     pub fn check_conservation(&self) -> std::result::Result<(), String> {
         let counted: u64 = self.flows.iter().map(|f| f.in_network).sum();
-        let queued: u64 = self.hops.iter().map(|h| h.queue.len_packets() as u64).sum();
-        let on_links = self
-            .hops
-            .iter()
-            .map(|h| u64::from(h.tx.is_some()) + h.link.held())
-            .sum::<u64>();
+        let queued: u64 = self.hops.iter().map(|h| h.queued_packets() as u64).sum();
+        let on_links = self.hops.iter().map(super::Hop::on_link).sum::<u64>();
         let travelling = (self.hops.iter().map(|h| h.line.len()).sum::<usize>()
             + self
                 .flows
@@ -25,6 +21,20 @@ impl Simulation {
         if counted != queued + on_links + travelling {
             return Err(format!(
                 "packet conservation violated: flows count {counted} packets in the network, found {queued} queued + {on_links} on links + {travelling} in delay lines"
+            ));
+        }
+        // The arena holds exactly the packets on the id path: rate-link FIFOs and transmissions and
+        // every delay line (queues and links that hold packets by value took theirs out).
+        let on_ids = self
+            .hops
+            .iter()
+            .map(|h| h.fifo.as_ref().map_or(0, |f| f.len() as u64) + u64::from(h.tx_id.is_some()))
+            .sum::<u64>()
+            + travelling;
+        if self.arena.len() as u64 != on_ids {
+            return Err(format!(
+                "packet arena holds {} packets, but {on_ids} ids are in FIFOs, on rate links and on delay lines",
+                self.arena.len()
             ));
         }
         for (i, f) in self.flows.iter().enumerate() {
@@ -41,14 +51,14 @@ impl Simulation {
         }
         for h in &self.hops {
             // Accepted packets either left, are still queued, or were dropped by an AQM at dequeue.
-            let s = h.queue.stats();
-            if s.enqueued < s.dequeued + h.queue.len_packets() as u64 {
+            let s = h.queue_stats();
+            if s.enqueued < s.dequeued + h.queued_packets() as u64 {
                 return Err(format!(
                     "hop {}: {} packets accepted but {} dequeued and {} queued",
                     h.name,
                     s.enqueued,
                     s.dequeued,
-                    h.queue.len_packets()
+                    h.queued_packets()
                 ));
             }
         }
@@ -85,8 +95,8 @@ impl Simulation {
             }
         }
         for h in &self.hops {
-            let queued = h.queue.len_packets() as u64;
-            let on_link = u64::from(h.tx.is_some()) + h.link.held();
+            let queued = h.queued_packets() as u64;
+            let on_link = h.on_link();
             let m = &h.m;
             if m.arrived != m.departed_pkts + m.drops + queued + on_link {
                 return Err(format!(
@@ -94,7 +104,7 @@ impl Simulation {
                     h.name, m.arrived, m.departed_pkts, m.drops
                 ));
             }
-            let s = h.queue.stats();
+            let s = h.queue_stats();
             if s.dequeued != m.departed_pkts + on_link || s.dropped != m.drops {
                 return Err(format!(
                     "hop {}: queue counts {} dequeued / {} dropped, the hop {} departed + {on_link} on the link / {} dropped",
@@ -107,11 +117,11 @@ impl Simulation {
                     h.name, h.occupancy
                 ));
             }
-            if (queued == 0) != (h.queue.len_bytes() == 0) {
+            if (queued == 0) != (h.queued_bytes() == 0) {
                 return Err(format!(
                     "hop {}: {queued} packets but {} bytes queued",
                     h.name,
-                    h.queue.len_bytes()
+                    h.queued_bytes()
                 ));
             }
             // Capacity over [0, now]: an opportunity (or the end of a transmission) at `now` has

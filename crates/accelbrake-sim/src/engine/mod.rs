@@ -13,6 +13,7 @@
 //! Measurement lives in [`crate::measure`], which does not know these types: the loop hands it
 //! packets and sample values, and [`Simulation::result`] hands it counters.
 
+mod arena;
 mod build;
 mod invariants;
 mod run;
@@ -23,7 +24,7 @@ use crate::measure::summary::{summarize, FlowInput, HopInput, RunInfo};
 use crate::measure::table::{build_tables, Table};
 use crate::measure::{FlowMetrics, HopMetrics, Recorder, Summary};
 use crate::packet::Packet;
-use crate::queue::Queue;
+use crate::queue::{Fifo, Queue, QueueStats};
 use crate::receiver::{Receiver, ReceiverStats};
 use crate::rng::Rng;
 use crate::scenario::Scenario;
@@ -31,6 +32,7 @@ use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Dur, Time};
 use crate::warning::Warning;
+use arena::{Arena, ArenaAcks, Held, PacketId, Parked};
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
@@ -70,8 +72,13 @@ pub(crate) struct Hop {
     pub(crate) queue: Box<dyn Queue>,
     pub(crate) link: Link,
     pub(crate) delay: Dur,
-    /// Packet on the wire (rate link) or partly sent (trace link).
+    /// Packet partly sent (trace link).
     tx: Option<Packet>,
+    /// Rate link: the packet on the wire, in the arena.
+    tx_id: Option<PacketId>,
+    /// A drop-tail/infinite queue ([`Queue::as_fifo`]) on a rate link: the hop queues arena ids
+    /// here, with the queue's limit, and `queue` stays empty (its name is still the hop's).
+    fifo: Option<Fifo<Held>>,
     /// Window the queue wants capacity over.
     cap_window: Option<Dur>,
     /// [`crate::queue::Queue::capacity_lookahead`]: measure the capacity window this far ahead.
@@ -81,11 +88,31 @@ pub(crate) struct Hop {
     /// When a `QueueTimer` event is pending for this hop.
     queue_wake: Option<Time>,
     /// Packets that left the link and are propagating to the next hop.
-    line: DelayLine<Packet>,
+    line: DelayLine<Parked>,
     /// Packets in the hop (queued or on the link) and since when that count holds.
     occupancy: u64,
     occupancy_since: Time,
     pub(crate) m: HopMetrics,
+}
+
+impl Hop {
+    /// Packets queued (in the hop's own FIFO of ids, or in its queue).
+    pub(crate) fn queued_packets(&self) -> usize {
+        self.fifo.as_ref().map_or_else(|| self.queue.len_packets(), Fifo::len)
+    }
+    /// Bytes queued.
+    pub(crate) fn queued_bytes(&self) -> u64 {
+        self.fifo.as_ref().map_or_else(|| self.queue.len_bytes(), Fifo::bytes)
+    }
+    /// The queue's counters.
+    pub(crate) fn queue_stats(&self) -> QueueStats {
+        self.fifo.as_ref().map_or_else(|| self.queue.stats(), |f| f.stats)
+    }
+    /// Packets on the link: the rate link's transmission, a trace link's partly sent packet, or
+    /// a Wi-Fi link's batch.
+    pub(crate) fn on_link(&self) -> u64 {
+        u64::from(self.tx.is_some()) + u64::from(self.tx_id.is_some()) + self.link.held()
+    }
 }
 
 /// A flow's endpoints: built when the flow starts (or when the first time-series bin it has a row
@@ -135,9 +162,9 @@ pub(crate) struct Flow {
     /// When the last jittered ACK will be processed.
     ack_ready: Time,
     /// Data packets waiting out the flow's extra delay before the first hop.
-    launch_line: DelayLine<Packet>,
+    launch_line: DelayLine<Parked>,
     /// ACKs that reached the sender host, waiting out its jitter.
-    ack_line: DelayLine<Packet>,
+    ack_line: DelayLine<Parked>,
     /// Data packets and ACKs of this flow inside the network (queues, links, delay lines).
     pub(crate) in_network: u64,
     pub(crate) m: FlowMetrics,
@@ -188,6 +215,10 @@ pub struct Simulation {
     pub(crate) scenario: Scenario,
     out: Vec<Packet>,
     drops: Vec<Packet>,
+    /// Every packet in the network that is not held by value inside a queue or a trace/Wi-Fi link.
+    arena: Arena,
+    /// The ACKs a receiver just wrote into the arena, to send.
+    ack_ids: Vec<PacketId>,
     /// Run counters.
     pub stats: RunStats,
     /// Settings outside a scheme's or queue's known operating range ([`crate::warning`]).
@@ -267,7 +298,7 @@ impl Simulation {
             .zip(&capacity)
             .enumerate()
             .map(|(i, (h, cap))| {
-                let s = h.queue.stats();
+                let s = h.queue_stats();
                 HopInput {
                     name: &h.name,
                     queue: h.queue.name(),

@@ -3,11 +3,11 @@
 //! `queue → link → propagation delay line → next hop` (Mahimahi's `LinkQueue::rationalize` on trace
 //! links, serialisation at the current rate on rate links); endpoints are woken when they ask.
 
-use super::{Event, Hop, Simulation};
+use super::{ArenaAcks, Event, Held, Hop, PacketId, Parked, Simulation};
 use crate::error::{Error, Result};
 use crate::link::Link;
 use crate::measure::{FlowSample, HopSample};
-use crate::packet::{Kind, Packet};
+use crate::packet::Kind;
 use crate::queue::LinkInfo;
 use crate::time::{Dur, Time};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -78,27 +78,31 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Propagated(h) => {
-                let pkt = self.hops[h as usize]
-                    .line
-                    .pop(&mut self.events, self.now, Event::Propagated(h));
-                if let Some(pkt) = pkt {
-                    self.arrive(pkt);
+                let line = &mut self.hops[h as usize].line;
+                let pkt = line.pop(&mut self.events, self.now, Event::Propagated(h));
+                if let Some(n) = line.front() {
+                    // The next packet due from this line: read it now, so that its cache miss
+                    // overlaps the work until it is due (`Arena::touch`).
+                    self.arena.touch(n.id);
+                }
+                if let Some(p) = pkt {
+                    self.arrive(p.id);
                 }
             }
             Event::Launched(f) => {
                 let pkt = self.flows[f as usize]
                     .launch_line
                     .pop(&mut self.events, self.now, Event::Launched(f));
-                if let Some(pkt) = pkt {
-                    self.arrive(pkt);
+                if let Some(p) = pkt {
+                    self.arrive(p.id);
                 }
             }
             Event::Process(f) => {
                 let pkt = self.flows[f as usize]
                     .ack_line
                     .pop(&mut self.events, self.now, Event::Process(f));
-                if let Some(pkt) = pkt {
-                    self.process_ack(pkt);
+                if let Some(p) = pkt {
+                    self.process_ack(p.id);
                 }
             }
             Event::Link(h) => self.link_due(h as usize),
@@ -145,10 +149,14 @@ impl Simulation {
                 }
                 fl.receiver_wake = None;
                 let Some(l) = fl.live.as_deref_mut() else { return };
-                let mut out = std::mem::take(&mut self.out);
-                l.receiver.on_timer(self.now, &mut out);
-                self.send_acks(f as usize, &mut out);
-                self.out = out;
+                let mut ids = std::mem::take(&mut self.ack_ids);
+                let mut sink = ArenaAcks {
+                    arena: &mut self.arena,
+                    ids: &mut ids,
+                };
+                l.receiver.on_timer(self.now, &mut sink);
+                self.send_acks(f as usize, &mut ids);
+                self.ack_ids = ids;
                 self.schedule_receiver(f as usize);
             }
             Event::Sample => {
@@ -186,8 +194,8 @@ impl Simulation {
                     self.rec.sample_flow(self.now, i, sample, &mut f.m);
                 }
                 let hops = self.hops.iter().map(|h| HopSample {
-                    queue_packets: h.queue.len_packets(),
-                    queue_bytes: h.queue.len_bytes(),
+                    queue_packets: h.queued_packets(),
+                    queue_bytes: h.queued_bytes(),
                     gauge: h.queue.gauge(),
                 });
                 self.rec.sample_hops(self.now, hops);
@@ -206,7 +214,12 @@ impl Simulation {
         if self.flows[f].live.is_none() {
             return; // retired (a steered flow's `wake_sender` after its end)
         }
-        while let Some(pkt) = self.flows[f].live().sender.poll_transmit(now) {
+        loop {
+            // The sender writes the packet into its arena slot, where it stays until its endpoint.
+            let sender = &mut self.flows[f].live().sender;
+            let Some(id) = self.arena.alloc_with(|p| sender.poll_transmit_into(now, p)) else {
+                break;
+            };
             sent = true;
             self.stats.data_packets += 1;
             let fl = &mut self.flows[f];
@@ -214,9 +227,9 @@ impl Simulation {
             let d = fl.extra_delay;
             if d > Dur::ZERO {
                 fl.launch_line
-                    .push(&mut self.events, now + d, pkt, Event::Launched(f as u32));
+                    .push(&mut self.events, now + d, Parked::new(id), Event::Launched(f as u32));
             } else {
-                self.arrive(pkt);
+                self.arrive(id);
             }
         }
         let fl = &mut self.flows[f];
@@ -264,17 +277,23 @@ impl Simulation {
         }
     }
 
-    fn send_acks(&mut self, f: usize, out: &mut Vec<Packet>) {
-        for ack in out.drain(..) {
+    /// Send the ACKs (already in the arena) that flow `f`'s receiver just wrote.
+    fn send_acks(&mut self, f: usize, ids: &mut Vec<PacketId>) {
+        for id in ids.drain(..) {
             self.flows[f].in_network += 1;
-            self.arrive(ack);
+            self.arrive(id);
         }
     }
 
-    /// A packet reaches the next hop of its path, or its endpoint.
-    fn arrive(&mut self, mut pkt: Packet) {
+    /// A packet reaches the next hop of its path, or its endpoint. It is read in place in the
+    /// arena; it leaves the arena if the hop's queue holds packets by value (not a plain FIFO on
+    /// a rate link), if it is dropped, or at its endpoint.
+    fn arrive(&mut self, id: PacketId) {
+        let now = self.now;
+        let pkt = self.arena.get_mut(id);
         let f = pkt.flow as usize;
-        let path = match pkt.kind {
+        let kind = pkt.kind;
+        let path = match kind {
             Kind::Data => &self.flows[f].fwd,
             Kind::Ack => &self.flows[f].rev,
         };
@@ -282,41 +301,62 @@ impl Simulation {
             let h = h as usize;
             let hop = &mut self.hops[h];
             hop.m.arrived += 1;
-            let wire = hop.link.wire_bytes(pkt.size);
-            self.rec.ingress(self.now, wire, &mut hop.m);
-            pkt.enqueued_at = self.now;
-            // A plain FIFO without the virtual call (`Queue::as_fifo`).
-            let r = match hop.queue.as_fifo() {
-                Some(f) => f.push(self.now, pkt),
-                None => hop.queue.enqueue(self.now, pkt),
-            };
-            match r {
-                Ok(()) => {
-                    Self::occupancy_change(hop, self.now, true);
-                    if matches!(hop.link, Link::Rate(_)) && hop.tx.is_none() {
-                        self.start_tx(h);
-                    } else if let Link::Wifi(w) = &hop.link {
-                        if !w.busy() {
-                            self.start_batch(h);
-                        }
+            let size = pkt.size;
+            let wire = hop.link.wire_bytes(size);
+            self.rec.ingress(now, wire, &mut hop.m);
+            pkt.enqueued_at = now;
+            let accepted = if let Some(fifo) = hop.fifo.as_mut() {
+                // The id, not the packet, joins the hop's FIFO (issue 21).
+                match fifo.push(now, Held::new(id, size)) {
+                    Ok(()) => true,
+                    Err(_) => {
+                        self.arena.free(id);
+                        false
                     }
                 }
-                Err(p) => self.dropped(h, p),
+            } else {
+                // A queue that holds packets by value: the packet leaves the arena.
+                let pkt = self.arena.take(id);
+                // A plain FIFO without the virtual call (`Queue::as_fifo`).
+                let r = match hop.queue.as_fifo() {
+                    Some(q) => q.push(now, pkt),
+                    None => hop.queue.enqueue(now, pkt),
+                };
+                r.is_ok()
+            };
+            let hop = &mut self.hops[h];
+            if accepted {
+                Self::occupancy_change(hop, now, true);
+                if matches!(hop.link, Link::Rate(_)) && hop.tx_id.is_none() {
+                    self.start_tx(h);
+                } else if let Link::Wifi(w) = &hop.link {
+                    if !w.busy() {
+                        self.start_batch(h);
+                    }
+                }
+            } else {
+                self.dropped(h, f, kind);
             }
             self.schedule_queue(h);
             return;
         }
         // Past the last hop: deliver to the endpoint.
-        let now = self.now;
         let fl = &mut self.flows[f];
         fl.in_network -= 1;
-        match pkt.kind {
+        match kind {
             Kind::Data => {
+                // Copied out of the arena (written long ago: no store-forwarding stall) so that the
+                // receiver can write its ACKs into the arena, the first into this very slot.
+                let pkt = self.arena.take(id);
                 self.rec.delivered(now, &pkt, fl.prop_rtt, &mut fl.m);
-                let mut out = std::mem::take(&mut self.out);
-                fl.live().receiver.on_data(now, &pkt, &mut out);
-                self.send_acks(f, &mut out);
-                self.out = out;
+                let mut ids = std::mem::take(&mut self.ack_ids);
+                let mut sink = ArenaAcks {
+                    arena: &mut self.arena,
+                    ids: &mut ids,
+                };
+                fl.live().receiver.on_data(now, &pkt, &mut sink);
+                self.send_acks(f, &mut ids);
+                self.ack_ids = ids;
                 self.schedule_receiver(f);
                 self.maybe_retire(f);
             }
@@ -326,21 +366,24 @@ impl Simulation {
                     let t = (now + Dur(fl.rng.below(fl.jitter.0 + 1))).max(fl.ack_ready);
                     fl.ack_ready = t;
                     fl.in_network += 1;
-                    fl.ack_line.push(&mut self.events, t, pkt, Event::Process(f as u32));
+                    fl.ack_line
+                        .push(&mut self.events, t, Parked::new(id), Event::Process(f as u32));
                 } else {
-                    self.process_ack(pkt);
+                    self.process_ack(id);
                 }
             }
         }
     }
 
-    fn process_ack(&mut self, pkt: Packet) {
+    fn process_ack(&mut self, id: PacketId) {
+        let pkt = self.arena.get(id);
         let f = pkt.flow as usize;
         let fl = &mut self.flows[f];
         if fl.jitter > Dur::ZERO {
             fl.in_network -= 1;
         }
-        fl.live().sender.on_ack(self.now, &pkt);
+        fl.live().sender.on_ack(self.now, pkt);
+        self.arena.free(id);
         self.pump_sender(f);
         self.maybe_retire(f);
     }
@@ -384,16 +427,17 @@ impl Simulation {
         self.drop_live(f);
     }
 
-    fn dropped(&mut self, h: usize, pkt: Packet) {
+    /// A packet of flow `f` was dropped at hop `h` (it is gone: out of the arena or the queue).
+    fn dropped(&mut self, h: usize, f: usize, kind: Kind) {
         self.hops[h].m.drops += 1;
-        let fl = &mut self.flows[pkt.flow as usize];
+        let fl = &mut self.flows[f];
         fl.in_network -= 1;
-        if pkt.is_data() {
+        if kind == Kind::Data {
             fl.m.data_drops += 1;
         } else {
             fl.m.ack_drops += 1;
         }
-        self.maybe_retire(pkt.flow as usize);
+        self.maybe_retire(f);
     }
 
     fn link_info(hop: &mut Hop, now: Time) -> LinkInfo {
@@ -421,14 +465,13 @@ impl Simulation {
         link.capacity_between(end - w, end) / w.secs_f64()
     }
 
-    fn dequeue(&mut self, h: usize) -> Option<Packet> {
+    /// Rate link: the next packet for the wire, in the arena.
+    fn dequeue(&mut self, h: usize) -> Option<PacketId> {
         let now = self.now;
         let hop = &mut self.hops[h];
-        if !hop.observes_link {
-            if let Some(f) = hop.queue.as_fifo() {
-                // What `DropTail::dequeue` does, without the virtual call (`Queue::as_fifo`).
-                return f.pop();
-            }
+        if let Some(f) = hop.fifo.as_mut() {
+            // What `DropTail::dequeue` does, on ids (issue 21).
+            return f.pop().map(|e| e.id);
         }
         let info = Self::link_info(hop, now);
         if hop.observes_link {
@@ -438,21 +481,22 @@ impl Simulation {
         let p = hop.queue.dequeue(now, info, &mut drops);
         for d in drops.drain(..) {
             Self::occupancy_change(&mut self.hops[h], now, false);
-            self.dropped(h, d);
+            self.dropped(h, d.flow as usize, d.kind);
         }
         self.drops = drops;
-        p
+        // Out of a queue that holds packets by value: back into the arena.
+        p.map(|p| self.arena.alloc(p))
     }
 
     /// Rate link: put the next queued packet on the wire.
     fn start_tx(&mut self, h: usize) {
-        let Some(pkt) = self.dequeue(h) else { return };
+        let Some(id) = self.dequeue(h) else { return };
         let hop = &mut self.hops[h];
         let Link::Rate(l) = &hop.link else {
             unreachable!("start_tx on a trace link")
         };
-        let done = l.finish_time(self.now, pkt.size);
-        hop.tx = Some(pkt);
+        let done = l.finish_time(self.now, self.arena.get(id).size);
+        hop.tx_id = Some(id);
         if done != Time::MAX {
             self.events.push(done, Event::Link(h as u32));
         }
@@ -461,8 +505,8 @@ impl Simulation {
     fn link_due(&mut self, h: usize) {
         match self.hops[h].link {
             Link::Rate(_) => {
-                if let Some(pkt) = self.hops[h].tx.take() {
-                    self.depart(h, pkt);
+                if let Some(id) = self.hops[h].tx_id.take() {
+                    self.depart(h, id);
                 }
                 self.start_tx(h);
             }
@@ -496,7 +540,7 @@ impl Simulation {
         });
         for d in drops.drain(..) {
             Self::occupancy_change(&mut self.hops[h], now, false);
-            self.dropped(h, d);
+            self.dropped(h, d.flow as usize, d.kind);
         }
         self.drops = drops;
         if let Some(t) = end {
@@ -512,7 +556,8 @@ impl Simulation {
             link.finish_batch(now, |p| departed.push(p));
         }
         for p in departed.drain(..) {
-            self.depart(h, p);
+            let id = self.arena.alloc(p);
+            self.depart(h, id);
         }
         self.out = departed;
     }
@@ -561,10 +606,11 @@ impl Simulation {
         let next = link.next_opportunity();
         for d in drops.drain(..) {
             Self::occupancy_change(&mut self.hops[h], now, false);
-            self.dropped(h, d);
+            self.dropped(h, d.flow as usize, d.kind);
         }
         for p in departed.drain(..) {
-            self.depart(h, p);
+            let id = self.arena.alloc(p);
+            self.depart(h, id);
         }
         self.drops = drops;
         self.out = departed;
@@ -593,22 +639,27 @@ impl Simulation {
     }
 
     /// A packet leaves hop `h`'s link now; it reaches the next hop after the propagation delay.
-    fn depart(&mut self, h: usize, mut pkt: Packet) {
+    fn depart(&mut self, h: usize, id: PacketId) {
         let now = self.now;
         self.stats.hop_departures += 1;
+        let pkt = self.arena.get_mut(id);
         let hop = &mut self.hops[h];
         Self::occupancy_change(hop, now, false);
         let sojourn = now - pkt.enqueued_at;
         hop.m.sojourn_sum_ns += u128::from(sojourn.0);
         pkt.queued_ns += sojourn.0;
         let wire = hop.link.wire_bytes(pkt.size);
-        self.rec.departed(h, now, &pkt, sojourn, wire, &mut hop.m);
+        self.rec.departed(h, now, pkt, sojourn, wire, &mut hop.m);
         if h == self.rec.egress_hop && pkt.kind == Kind::Data {
             self.rec.egress(now, wire, &mut self.flows[pkt.flow as usize].m);
         }
         let hop = &mut self.hops[h];
         pkt.hop += 1;
-        hop.line
-            .push(&mut self.events, now + hop.delay, pkt, Event::Propagated(h as u32));
+        hop.line.push(
+            &mut self.events,
+            now + hop.delay,
+            Parked::new(id),
+            Event::Propagated(h as u32),
+        );
     }
 }

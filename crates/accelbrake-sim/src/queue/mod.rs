@@ -264,11 +264,13 @@ pub trait Queue: Send {
     fn dequeue_user(&mut self, now: Time, _user: usize, link: LinkInfo, drops: &mut Vec<Packet>) -> Option<Packet> {
         self.dequeue(now, link, drops)
     }
-    /// The queue as a plain [`Fifo`], if that is all it is (drop-tail, infinite): the engine then
-    /// pushes and pops through it directly, without a virtual call that takes and returns the
-    /// 80-byte packet by value each way (2–3 % of a drop-tail run's CPU, issue 21). A queue that
-    /// returns it must behave exactly as its `Fifo`'s `push`/`pop` (no timers, marks, or drops at
-    /// dequeue).
+    /// The queue as a plain [`Fifo`], if that is all it is (drop-tail, infinite). On a rate link
+    /// the engine then queues packet ids in a `Fifo` of its own with this one's limit (its packet
+    /// arena, issue 21), and this queue stays empty; on a trace link it pushes and pops through
+    /// this one directly, without a virtual call that takes and returns the 80-byte packet by
+    /// value each way (2–3 % of a drop-tail run's CPU, issue 21). A queue that returns it must
+    /// behave exactly as its `Fifo`'s `push`/`pop` (no timers, marks, or drops at dequeue), and
+    /// answer the same from the start of the run (the engine asks once, when it builds the hop).
     fn as_fifo(&mut self) -> Option<&mut Fifo> {
         None
     }
@@ -384,19 +386,41 @@ pub enum Limit {
     Infinite,
 }
 
-/// A FIFO with a limit: the building block of drop-tail and of AQMs.
+/// What a [`Fifo`] holds: a packet, or (in the engine's drop-tail hops on rate links) a handle to
+/// a packet that stays in the engine's packet arena, with the packet's size next to it so the
+/// FIFO can count bytes without reading the packet (issue 21).
+pub trait Queued {
+    /// Size on the wire in bytes (IP packet).
+    fn size(&self) -> u32;
+    /// Stamp the enqueue time (a handle's packet is stamped by the engine, in the arena).
+    fn stamp(&mut self, now: Time);
+}
+
+impl Queued for Packet {
+    #[inline]
+    fn size(&self) -> u32 {
+        self.size
+    }
+    #[inline]
+    fn stamp(&mut self, now: Time) {
+        self.enqueued_at = now;
+    }
+}
+
+/// A FIFO with a limit: the building block of drop-tail and of AQMs. It holds packets
+/// (`Fifo<Packet>`, what every queue uses) or, in the engine, arena handles ([`Queued`]).
 #[derive(Clone, Debug)]
-pub struct Fifo {
-    q: VecDeque<Packet>,
+pub struct Fifo<T = Packet> {
+    q: VecDeque<T>,
     bytes: u64,
     limit: Limit,
     /// Counters.
     pub stats: QueueStats,
 }
 
-impl Fifo {
+impl<T: Queued> Fifo<T> {
     /// An empty FIFO.
-    pub fn new(limit: Limit) -> Fifo {
+    pub fn new(limit: Limit) -> Fifo<T> {
         Fifo {
             q: VecDeque::new(),
             bytes: 0,
@@ -405,24 +429,29 @@ impl Fifo {
         }
     }
 
+    /// The buffer limit.
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
+
     /// Whether `pkt` would fit.
-    pub fn fits(&self, pkt: &Packet) -> bool {
+    pub fn fits(&self, pkt: &T) -> bool {
         match self.limit {
             Limit::Packets(n) => (self.q.len() as u64) < n,
-            Limit::Bytes(b) => self.bytes + pkt.size as u64 <= b,
+            Limit::Bytes(b) => self.bytes + pkt.size() as u64 <= b,
             Limit::Infinite => true,
         }
     }
 
     /// Tail-drop enqueue, stamping the enqueue time.
     #[inline]
-    pub fn push(&mut self, now: Time, mut pkt: Packet) -> Result<(), Packet> {
+    pub fn push(&mut self, now: Time, mut pkt: T) -> Result<(), T> {
         if !self.fits(&pkt) {
             self.stats.dropped += 1;
             return Err(pkt);
         }
-        pkt.enqueued_at = now;
-        self.bytes += pkt.size as u64;
+        pkt.stamp(now);
+        self.bytes += pkt.size() as u64;
         self.q.push_back(pkt);
         self.stats.enqueued += 1;
         self.stats.max_packets = self.stats.max_packets.max(self.q.len() as u64);
@@ -431,15 +460,15 @@ impl Fifo {
 
     /// Remove the head.
     #[inline]
-    pub fn pop(&mut self) -> Option<Packet> {
+    pub fn pop(&mut self) -> Option<T> {
         let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
+        self.bytes -= p.size() as u64;
         self.stats.dequeued += 1;
         Some(p)
     }
 
     /// The head, if any.
-    pub fn peek(&self) -> Option<&Packet> {
+    pub fn peek(&self) -> Option<&T> {
         self.q.front()
     }
 

@@ -440,10 +440,21 @@ impl Sender {
 
     /// Produce the next packet to send now, if the window, pacing and application allow.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        self.started?;
+        let mut pkt = Packet::data(0, 0, 0, crate::packet::Ecn::NotEct, now);
+        self.poll_transmit_into(now, &mut pkt).then_some(pkt)
+    }
+
+    /// [`Sender::poll_transmit`], writing the packet into `pkt` (the engine's arena slot: the
+    /// packet is built where it stays, not copied there, issue 21); false (and `pkt` untouched)
+    /// if there is nothing to send.
+    #[inline]
+    pub fn poll_transmit_into(&mut self, now: Time, pkt: &mut Packet) -> bool {
+        if self.started.is_none() {
+            return false;
+        }
         self.update_app(now);
         if now < self.pacer.next_send() {
-            return None;
+            return false;
         }
         let cwnd = self.send_window();
         // RFC 6675 §5 (4.3): the first lost segment is retransmitted on entering recovery even if
@@ -452,7 +463,7 @@ impl Sender {
         if self.sb.pipe() >= cwnd && !fast_rtx {
             self.cwnd_limited = true;
             self.pacer.end_burst();
-            return None;
+            return false;
         }
         let (seq, retx) = if let Some(seq) = self.sb.next_lost() {
             (seq, true)
@@ -463,7 +474,7 @@ impl Sender {
             // Linux tcp_rate_check_app_limited: the application, not the window, limits us.
             self.rate.mark_app_limited(self.sb.pipe());
             self.pacer.end_burst();
-            return None;
+            return false;
         };
         let tx = self.rate.on_sent(now, self.sb.snd_nxt() == self.sb.snd_una());
         if retx {
@@ -485,7 +496,7 @@ impl Sender {
         } else {
             MSS
         };
-        let mut pkt = Packet::data(self.flow, seq, payload + HEADER_BYTES, self.ecn, now);
+        *pkt = Packet::data(self.flow, seq, payload + HEADER_BYTES, self.ecn, now);
         if self.explicit {
             if let Some(h) = self.cc.explicit_header(now) {
                 pkt.set_explicit(h);
@@ -507,7 +518,7 @@ impl Sender {
         }
         self.pacer
             .on_sent(now, pkt.size, self.cc.pacing_rate(), self.cc.pacing_min_burst());
-        Some(pkt)
+        true
     }
 
     /// An ACK arrived.
