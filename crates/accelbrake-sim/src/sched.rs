@@ -490,6 +490,11 @@ impl<T> DelayLine<T> {
         self.q.front().map(|e| &e.1)
     }
 
+    /// The value `k` places behind the head.
+    pub fn nth(&self, k: usize) -> Option<&T> {
+        self.q.get(k).map(|e| &e.1)
+    }
+
     /// Values on the line.
     pub fn len(&self) -> usize {
         self.q.len()

@@ -32,7 +32,7 @@ use crate::sched::{DelayLine, EventQueue};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Dur, Time};
 use crate::warning::Warning;
-use arena::{Arena, ArenaAcks, Held, PacketId, Parked};
+use arena::{Arena, ArenaAcks, Held, PacketId, Parked, READ_AHEAD};
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 

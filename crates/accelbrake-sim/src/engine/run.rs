@@ -3,7 +3,7 @@
 //! `queue → link → propagation delay line → next hop` (Mahimahi's `LinkQueue::rationalize` on trace
 //! links, serialisation at the current rate on rate links); endpoints are woken when they ask.
 
-use super::{ArenaAcks, Event, Held, Hop, PacketId, Parked, Simulation};
+use super::{ArenaAcks, Event, Held, Hop, PacketId, Parked, Simulation, READ_AHEAD};
 use crate::error::{Error, Result};
 use crate::link::Link;
 use crate::measure::{FlowSample, HopSample};
@@ -80,10 +80,9 @@ impl Simulation {
             Event::Propagated(h) => {
                 let line = &mut self.hops[h as usize].line;
                 let pkt = line.pop(&mut self.events, self.now, Event::Propagated(h));
-                if let Some(n) = line.front() {
-                    // The next packet due from this line: read it now, so that its cache miss
-                    // overlaps the work until it is due (`Arena::touch`).
-                    self.arena.touch(n.id);
+                if let Some(n) = line.nth(READ_AHEAD) {
+                    // Due from this line a few events from now: fetch it meanwhile.
+                    self.arena.prefetch(n.id);
                 }
                 if let Some(p) = pkt {
                     self.arrive(p.id);
@@ -471,7 +470,11 @@ impl Simulation {
         let hop = &mut self.hops[h];
         if let Some(f) = hop.fifo.as_mut() {
             // What `DropTail::dequeue` does, on ids (issue 21).
-            return f.pop().map(|e| e.id);
+            let r = f.pop().map(|e| e.id);
+            if let Some(n) = f.nth(READ_AHEAD) {
+                self.arena.prefetch(n.id);
+            }
+            return r;
         }
         let info = Self::link_info(hop, now);
         if hop.observes_link {

@@ -467,6 +467,11 @@ impl<T: Queued> Fifo<T> {
         Some(p)
     }
 
+    /// The entry `k` places behind the head.
+    pub fn nth(&self, k: usize) -> Option<&T> {
+        self.q.get(k)
+    }
+
     /// The head, if any.
     pub fn peek(&self) -> Option<&T> {
         self.q.front()
