@@ -484,13 +484,9 @@ impl<T: Due> DelayLine<T> {
 }
 
 impl<T> DelayLine<T> {
-    /// The value at the head (the next to fall due), if any.
+    /// The value `k` places behind the head (0: the head, the next to fall due), if any: the
+    /// engine prefetches the packet it will take a few events from now.
     #[inline]
-    pub fn front(&self) -> Option<&T> {
-        self.q.front().map(|e| &e.1)
-    }
-
-    /// The value `k` places behind the head.
     pub fn nth(&self, k: usize) -> Option<&T> {
         self.q.get(k).map(|e| &e.1)
     }
@@ -534,9 +530,11 @@ mod tests {
         assert!(q.is_empty() && q.pop().is_none());
 
         let mut line = DelayLine::default();
-        assert!(line.is_empty());
+        assert!(line.is_empty() && line.nth(0).is_none());
         line.push(&mut q, Time(10), (Time::ZERO, 'x'), 'h');
         assert!(!line.is_empty() && line.len() == 1);
+        assert_eq!(line.nth(0), Some(&(Time(10), 'x')));
+        assert!(line.nth(1).is_none(), "one value on the line");
         assert_eq!(
             line.pop(&mut q, Time(10), 'h'),
             Some((Time(10), 'x')),
@@ -552,6 +550,11 @@ mod tests {
         assert!(line.is_ordered_from(Time(100)));
         line.push(&mut q, Time(10), (Time::ZERO, 'a'), ());
         line.push(&mut q, Time(20), (Time::ZERO, 'b'), ());
+        // Places behind the head, in the order they fall due.
+        assert_eq!(
+            (line.nth(0), line.nth(1), line.nth(2)),
+            (Some(&(Time(10), 'a')), Some(&(Time(20), 'b')), None)
+        );
         assert!(line.is_ordered_from(Time(10)));
         assert!(!line.is_ordered_from(Time(11)), "the head is overdue");
         // Out of order only in release builds (push debug-asserts FIFO order).

@@ -373,6 +373,59 @@ mod tests {
         assert_eq!((a.len(), a.slots()), (11, MIN_GROW));
     }
 
+    #[test]
+    fn the_walk_wraps_around_the_end_of_the_slab() {
+        let mut a = Arena::default();
+        let ids: Vec<PacketId> = (0..MIN_GROW as u32).map(|s| a.alloc(pkt(s))).collect();
+        // Held: slots 0, 1 and 50..=63 (16 of 64, under half); the cursor at 50. The first SCAN
+        // slots from it are held, so it walks on, past the end, to slot 2.
+        for &id in &ids[2..50] {
+            a.free(id);
+        }
+        a.cursor = 50;
+        assert_eq!(a.alloc(pkt(1000)), PacketId(2));
+        assert_eq!((a.len(), a.slots()), (17, MIN_GROW));
+    }
+
+    #[test]
+    fn from_half_held_it_grows_by_half_instead_of_walking() {
+        let mut a = Arena::default();
+        let ids: Vec<PacketId> = (0..MIN_GROW as u32).map(|s| a.alloc(pkt(s))).collect();
+        // 40 of 64 held (from half on), in a row from the cursor (back at 0): it grows.
+        for &id in &ids[40..] {
+            a.free(id);
+        }
+        assert_eq!(a.alloc(pkt(1000)), PacketId(MIN_GROW as u32));
+        assert_eq!(a.slots(), 2 * MIN_GROW, "64 → 128: by MIN_GROW while half is less");
+        // Always full: 64 → 128 → 192 → 288 slots, each growth when the next packet finds none.
+        let mut b = Arena::default();
+        for want in [64, 128, 192, 288] {
+            while b.len() < want {
+                b.alloc(pkt(0));
+                assert_eq!(b.slots(), want, "{} held", b.len());
+            }
+        }
+    }
+
+    /// A hop's FIFO of ids counts the packets' bytes from the size next to each id.
+    #[test]
+    fn a_fifo_of_ids_counts_bytes_and_drops_at_a_byte_limit() {
+        let mut a = Arena::default();
+        let mut f: crate::queue::Fifo<Held> = crate::queue::Fifo::new(crate::queue::Limit::Bytes(3000));
+        for s in 0..3 {
+            let id = a.alloc(pkt(s));
+            let r = f.push(Time::ZERO, Held::new(id, MTU));
+            assert_eq!(
+                r.is_ok(),
+                s < 2,
+                "two {MTU}-byte packets fit 3000 bytes, a third does not"
+            );
+        }
+        assert_eq!((f.len(), f.bytes()), (2, 2 * u64::from(MTU)));
+        assert_eq!(f.pop().map(|h| a.get(h.id).seq), Some(0));
+        assert_eq!(f.bytes(), u64::from(MTU));
+    }
+
     /// Random lifetimes (a deterministic stream): ids stay valid and distinct, and the slab stays
     /// within 3 times the most packets held at once (or 2 × MIN_GROW).
     #[test]

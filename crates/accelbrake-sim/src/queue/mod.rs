@@ -467,7 +467,9 @@ impl<T: Queued> Fifo<T> {
         Some(p)
     }
 
-    /// The entry `k` places behind the head.
+    /// The entry `k` places behind the head (0: the head), if any: the engine prefetches the
+    /// packet it will send a few packets from now.
+    #[inline]
     pub fn nth(&self, k: usize) -> Option<&T> {
         self.q.get(k)
     }
@@ -766,6 +768,9 @@ mod tests {
         assert!(f.push(Time::from_millis(1), pkt(0)).is_ok());
         assert!(f.push(Time::from_millis(2), pkt(1)).is_ok());
         assert_eq!((f.len(), f.bytes(), f.is_empty()), (2, 3000, false));
+        // Places behind the head, in FIFO order.
+        assert_eq!((f.nth(0).map(|p| p.seq), f.nth(1).map(|p| p.seq)), (Some(0), Some(1)));
+        assert!(f.nth(2).is_none());
         assert_eq!(f.push(Time::from_millis(3), pkt(2)).unwrap_err().seq, 2);
         assert_eq!(
             f.peek().map(|p| (p.seq, p.enqueued_at)),
