@@ -334,6 +334,14 @@ mod tests {
         Packet::data(0, seq, MTU, Ecn::NotEct, Time::ZERO)
     }
 
+    /// An arena of MIN_GROW slots, all held (packet `s` in slot `s`), the cursor back at 0.
+    fn full_arena() -> (Arena, Vec<PacketId>) {
+        let mut a = Arena::default();
+        let ids: Vec<PacketId> = (0..MIN_GROW as u32).map(|s| a.alloc(pkt(s))).collect();
+        assert_eq!((a.len(), a.slots(), a.cursor), (MIN_GROW, MIN_GROW, 0));
+        (a, ids)
+    }
+
     #[test]
     fn slots_are_handed_out_in_ring_order() {
         let mut a = Arena::default();
@@ -362,8 +370,7 @@ mod tests {
 
     #[test]
     fn past_scan_held_slots_the_cursor_walks_on_while_less_than_half_are_held() {
-        let mut a = Arena::default();
-        let ids: Vec<PacketId> = (0..MIN_GROW as u32).map(|s| a.alloc(pkt(s))).collect();
+        let (mut a, ids) = full_arena();
         // Slots 0..=9 stay held (more than SCAN in a row from the cursor, back at 0), the rest
         // are freed: 10 of 64 held, so the cursor walks past them instead of growing.
         for &id in &ids[10..] {
@@ -375,8 +382,7 @@ mod tests {
 
     #[test]
     fn the_walk_wraps_around_the_end_of_the_slab() {
-        let mut a = Arena::default();
-        let ids: Vec<PacketId> = (0..MIN_GROW as u32).map(|s| a.alloc(pkt(s))).collect();
+        let (mut a, ids) = full_arena();
         // Held: slots 0, 1 and 50..=63 (16 of 64, under half); the cursor at 50. The first SCAN
         // slots from it are held, so it walks on, past the end, to slot 2.
         for &id in &ids[2..50] {
@@ -389,8 +395,7 @@ mod tests {
 
     #[test]
     fn from_half_held_it_grows_by_half_instead_of_walking() {
-        let mut a = Arena::default();
-        let ids: Vec<PacketId> = (0..MIN_GROW as u32).map(|s| a.alloc(pkt(s))).collect();
+        let (mut a, ids) = full_arena();
         // 40 of 64 held (from half on), in a row from the cursor (back at 0): it grows.
         for &id in &ids[40..] {
             a.free(id);
