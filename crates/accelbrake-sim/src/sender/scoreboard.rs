@@ -145,6 +145,11 @@ impl Scoreboard {
 
     /// A new segment (`snd_nxt`) was sent.
     pub(crate) fn push(&mut self, tx: TxRecord) {
+        // Grow by half rather than double (issue 21: 10 flows at 1 Gbit/s overshoot to just past
+        // 4 096 segments each in slow start; doubling kept 8 192 entries, 2.4 MB for the 10).
+        if self.segs.len() == self.segs.capacity() {
+            self.segs.reserve_exact((self.segs.capacity() / 2).max(4));
+        }
         self.segs.push_back(Seg::new(0, tx));
         self.snd_nxt += 1;
         self.pipe += 1;
@@ -410,6 +415,21 @@ mod tests {
             b.push(TxRecord::default());
         }
         b
+    }
+
+    /// The entries grow by half, not by doubling: a window that just outgrows a power of two
+    /// (10 flows at 1 Gbit/s overshooting in slow start) does not keep twice its room.
+    #[test]
+    fn the_scoreboard_grows_by_half() {
+        let mut b = Scoreboard::default();
+        for n in 1..=10_000usize {
+            b.push(TxRecord::default());
+            assert!(
+                b.segs.capacity() <= (n + n / 2).max(8),
+                "{} entries kept for {n} segments",
+                b.segs.capacity()
+            );
+        }
     }
 
     /// Entries are read back once per delivered segment, thousands of segments after they were
