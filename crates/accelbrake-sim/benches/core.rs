@@ -21,6 +21,11 @@
 //! * `sender/newreno_ack`: one ACK of two segments into a NewReno sender and the two segments it
 //!   then sends (SACK scoreboard, rate sampler, RTT estimator, controller, pacer).
 //! * `receiver/in_order`: one in-order data segment into a receiver (an ACK every second one).
+//! * `arena`: one packet in and the oldest out of a FIFO of `held` packets, as a drop-tail hop
+//!   moves them: through the packet arena by id (`ids_N`, with the engine's prefetch;
+//!   `ids_N_no_prefetch` without) and, for comparison, by value in a `VecDeque<Packet>`
+//!   (`by_value_N`). N = 1k (one flow at 96 Mbit/s), 17k (10 flows at 1 Gbit/s with a BDP
+//!   buffer), 170k (10 Gbit/s).
 
 use accelbrake_sim::cc;
 use accelbrake_sim::link::{RateLink, Step, Trace, TraceLink};
@@ -33,6 +38,7 @@ use accelbrake_sim::sender::{App, Sender};
 use accelbrake_sim::time::{Dur, Rate, Time};
 use accelbrake_sim::Scenario;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 fn event_queue(c: &mut Criterion) {
@@ -293,6 +299,40 @@ fn receiver(c: &mut Criterion) {
     g.finish();
 }
 
+fn arena(c: &mut Criterion) {
+    let mut g = c.benchmark_group("arena");
+    g.throughput(Throughput::Elements(1));
+    for (label, held) in [("1k", 1_000), ("17k", 17_000), ("170k", 170_000)] {
+        for prefetch in [true, false] {
+            let name = if prefetch {
+                format!("ids_{label}")
+            } else {
+                format!("ids_{label}_no_prefetch")
+            };
+            g.bench_function(name, |b| {
+                let mut r = accelbrake_sim::engine::ArenaRing::new(held, prefetch);
+                let mut seq = held as u32;
+                b.iter(|| {
+                    seq = seq.wrapping_add(1);
+                    black_box(r.step(seq))
+                });
+            });
+        }
+        g.bench_function(format!("by_value_{label}"), |b| {
+            let mut q: VecDeque<Packet> = (0..held as u32)
+                .map(|s| Packet::data(s % 16, s, MTU, Ecn::NotEct, Time(u64::from(s))))
+                .collect();
+            let mut seq = held as u32;
+            b.iter(|| {
+                seq = seq.wrapping_add(1);
+                q.push_back(Packet::data(seq % 16, seq, MTU, Ecn::NotEct, Time(u64::from(seq))));
+                black_box(q.pop_front().expect("the ring holds a packet").size)
+            });
+        });
+    }
+    g.finish();
+}
+
 fn whole_run(c: &mut Criterion) {
     let text = include_str!("../../../docs/bench/cubic-96mbps.json");
     let mut s = Scenario::from_json(text).unwrap();
@@ -316,6 +356,7 @@ criterion_group!(
     sender,
     receiver,
     ack_processing,
+    arena,
     whole_run
 );
 criterion_main!(benches);

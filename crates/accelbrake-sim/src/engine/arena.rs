@@ -311,6 +311,70 @@ impl Arena {
     }
 }
 
+/// Packets through the arena as one hop moves them, for the criterion micro-benchmark
+/// `arena` in `benches/core.rs` (issue 21: one micro-benchmark per hot-path component). Not an
+/// API: hidden from the docs, and it may change with the engine.
+///
+/// It keeps `held` packets in a FIFO of ids; [`ArenaRing::step`] is one packet in and the oldest
+/// out, as a drop-tail hop does: a packet built in its slot, the head's id taken (with the
+/// engine's prefetch of the packet [`READ_AHEAD`] places behind it when `prefetch` is on), its
+/// size read in place and its slot freed.
+#[doc(hidden)]
+pub struct ArenaRing {
+    arena: Arena,
+    fifo: std::collections::VecDeque<PacketId>,
+    prefetch: bool,
+}
+
+impl ArenaRing {
+    /// A ring holding `held` packets (at least 1).
+    pub fn new(held: usize, prefetch: bool) -> ArenaRing {
+        let mut r = ArenaRing {
+            arena: Arena::default(),
+            fifo: std::collections::VecDeque::new(),
+            prefetch,
+        };
+        for seq in 0..held.max(1) {
+            r.push(seq as u32);
+        }
+        r
+    }
+
+    fn push(&mut self, seq: u32) {
+        let id = self.arena.alloc_with(|p| {
+            *p = Packet::data(
+                seq % 16,
+                seq,
+                crate::packet::MTU,
+                crate::packet::Ecn::NotEct,
+                Time(u64::from(seq)),
+            );
+            true
+        });
+        self.fifo.push_back(id.expect("the writer always writes"));
+    }
+
+    /// One packet in, the oldest out; the size read from the oldest.
+    #[inline]
+    pub fn step(&mut self, seq: u32) -> u32 {
+        self.push(seq);
+        let id = self.fifo.pop_front().expect("the ring holds a packet");
+        if self.prefetch {
+            if let Some(&next) = self.fifo.get(READ_AHEAD) {
+                self.arena.prefetch(next);
+            }
+        }
+        let size = self.arena.get(id).size;
+        self.arena.free(id);
+        size
+    }
+
+    /// Slots the arena has (for the benchmark's report).
+    pub fn slots(&self) -> usize {
+        self.arena.slots.len()
+    }
+}
+
 /// A receiver's ACKs written straight into the arena ([`crate::receiver::AckSink`]): the ids
 /// are collected in `ids`, in the order the receiver sent them.
 pub(crate) struct ArenaAcks<'a> {
@@ -466,6 +530,20 @@ mod tests {
             );
         }
         assert!(peak > 1000, "the test reached {peak} packets held");
+    }
+
+    /// The micro-benchmark's ring: every step reads back a packet that was written, and the
+    /// slab stays within the arena's bound.
+    #[test]
+    fn the_benchmark_ring_moves_packets_through_the_arena() {
+        for prefetch in [true, false] {
+            let mut r = ArenaRing::new(1_000, prefetch);
+            for s in 0..10_000u32 {
+                assert_eq!(r.step(s), MTU);
+            }
+            assert_eq!(r.arena.len(), 1_000);
+            assert!(2 * r.slots() <= 5 * 1_001, "{} slots", r.slots());
+        }
     }
 
     #[test]

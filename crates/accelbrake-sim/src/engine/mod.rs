@@ -36,6 +36,8 @@ use arena::{Arena, ArenaAcks, Held, PacketId, Parked, READ_AHEAD};
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
+#[doc(hidden)]
+pub use arena::ArenaRing;
 pub use run::STOP_CHECK_EVENTS;
 
 /// An event. Events are small (no packets inside): packets wait on FIFO [`DelayLine`]s and only
