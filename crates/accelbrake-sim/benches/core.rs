@@ -320,12 +320,12 @@ fn arena(c: &mut Criterion) {
         }
         g.bench_function(format!("by_value_{label}"), |b| {
             let mut q: VecDeque<Packet> = (0..held as u32)
-                .map(|s| Packet::data(s % 16, s, MTU, Ecn::NotEct, Time(u64::from(s))))
+                .map(|s| Packet::data(0, s, MTU, Ecn::NotEct, Time(u64::from(s))))
                 .collect();
             let mut seq = held as u32;
             b.iter(|| {
                 seq = seq.wrapping_add(1);
-                q.push_back(Packet::data(seq % 16, seq, MTU, Ecn::NotEct, Time(u64::from(seq))));
+                q.push_back(Packet::data(0, seq, MTU, Ecn::NotEct, Time(u64::from(seq))));
                 black_box(q.pop_front().expect("the ring holds a packet").size)
             });
         });

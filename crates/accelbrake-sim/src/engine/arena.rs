@@ -343,7 +343,7 @@ impl ArenaRing {
     fn push(&mut self, seq: u32) {
         let id = self.arena.alloc_with(|p| {
             *p = Packet::data(
-                seq % 16,
+                0,
                 seq,
                 crate::packet::MTU,
                 crate::packet::Ecn::NotEct,
