@@ -146,7 +146,7 @@ const MIN_GROW: usize = 64;
 /// with 100 flows: growing at 2/3 held took 52 MB instead of 63 but 1.02–1.10× the CPU of packets
 /// by value, against 0.94 at 1/2 held; doubling at 1/2 held took 71 MB for 0.96. Growing to 5/4
 /// instead of 3/2 runs at the same speed and holds 34 641 slots instead of 37 360 for a peak of
-/// 16 676 packets at 1 Gbit/s, 61 MB instead of 65 at 10 Gbit/s with 100 flows.)
+/// 16 676 packets at 1 Gbit/s.)
 #[derive(Debug, Default)]
 pub(crate) struct Arena {
     slots: Vec<Packet>,
