@@ -75,15 +75,17 @@ pub fn endpoints(
         (s.build)(&values, start, Rng::stream(seed, CC_STREAM_FLOW0 + u64::from(id))).map_err(|e| e.to_string())?;
     // engine/build.rs: VCP's low-load code 01 is ABC's accelerate; both echo per packet.
     let abc = matches!(s.marking, Marking::Abc | Marking::Vcp);
-    let codepoint = if abc {
-        Ecn::ACCELERATE
+    // L4S schemes send ECT(1), the same codepoint as ABC's accelerate, and echo per packet.
+    let l4s = s.marking == Marking::L4s;
+    let codepoint = if abc || l4s {
+        Ecn::Ect1
     } else if ecn || s.marking == Marking::Ecn {
         Ecn::Ect0
     } else {
         Ecn::NotEct
     };
     let rcfg = ReceiverConfig {
-        echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
+        echo: if abc || l4s { EchoMode::PerPacket } else { EchoMode::Classic },
         ..ReceiverConfig::default()
     };
     let mut receiver = Receiver::new(id, rcfg);

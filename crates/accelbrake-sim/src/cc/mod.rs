@@ -264,6 +264,13 @@ pub enum Marking {
     /// Xia et al., SIGCOMM 2005 §3); packets leave as 01, routers raise the code to the path's
     /// maximum and the receiver echoes every packet's code (as ABC's receiver does).
     Vcp,
+    /// L4S (RFC 9331): data packets carry ECT(1), the L4S identifier, so that a DualQ AQM
+    /// (RFC 9332) classifies them into its low-latency queue; the receiver echoes every packet's
+    /// mark and sends an ACK at once when the mark changes (DCTCP's state machine, RFC 8257 §3.2;
+    /// AccECN's change-triggered ACKs), so each ACK tells exactly how many of the segments it
+    /// covers arrived CE. A scheme that wants AccECN's counter (TCP Prague) adds it through its
+    /// receiver hook.
+    L4s,
 }
 
 impl Marking {
@@ -274,6 +281,7 @@ impl Marking {
             Marking::Abc => "abc",
             Marking::Explicit => "explicit",
             Marking::Vcp => "vcp",
+            Marking::L4s => "l4s",
         }
     }
 }
@@ -360,6 +368,7 @@ impl Scheme {
             "marking": self.marking.name(),
             "receiver": match self.marking {
                 Marking::Abc | Marking::Vcp => "abc-echo",
+                Marking::L4s => "per-packet-echo",
                 Marking::Explicit => "explicit-echo",
                 Marking::None | Marking::Ecn => "tcp",
             },
@@ -439,6 +448,12 @@ mod sprout;
 #[cfg(any())]
 #[rustfmt::skip]
 mod vcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod dctcp;
+#[cfg(any())]
+#[rustfmt::skip]
+mod prague;
 
 // Controllers implemented outside the core (Python) or steered from outside (not schemes).
 pub mod external;
@@ -461,6 +476,8 @@ registry! {
     verus => [VERUS],
     sprout => [SPROUT],
     vcp => [VCP],
+    dctcp => [DCTCP],
+    prague => [PRAGUE],
 }
 
 /// A plain `name → number` parameter map (flags as 0/1), for Rust callers and tests

@@ -332,8 +332,10 @@ fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::extern
     };
     // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.
     let abc = matches!(marking, cc::Marking::Abc | cc::Marking::Vcp);
-    let ecn = if abc {
-        Ecn::ACCELERATE
+    let l4s = marking == cc::Marking::L4s;
+    let ecn = if abc || l4s {
+        // ABC's accelerate and the L4S identifier are the same codepoint, ECT(1).
+        Ecn::Ect1
     } else if spec.ecn || marking == cc::Marking::Ecn {
         Ecn::Ect0
     } else {
@@ -352,7 +354,7 @@ fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::extern
         },
     };
     let rcfg = ReceiverConfig {
-        echo: if abc { EchoMode::PerPacket } else { EchoMode::Classic },
+        echo: if abc || l4s { EchoMode::PerPacket } else { EchoMode::Classic },
         ack_every: if spec.delayed_ack { 2 } else { 1 },
         ts_granularity: Dur::from_micros_f64(spec.rx_ts_granularity_us).max(Dur(1)),
         ..ReceiverConfig::default()

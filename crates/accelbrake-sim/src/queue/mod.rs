@@ -168,6 +168,9 @@ mod vcp;
 #[cfg(any())]
 #[rustfmt::skip]
 mod coexist;
+#[cfg(any())]
+#[rustfmt::skip]
+mod dualpi2;
 
 registry! {
     abc => [ABC, PK_ABC, ABC_PREDICT],
@@ -177,6 +180,7 @@ registry! {
     rcp => [RCP],
     vcp => [VCP],
     coexist => [COEXIST],
+    dualpi2 => [DUALPI2],
 }
 
 /// Queue type names, in listing order.
