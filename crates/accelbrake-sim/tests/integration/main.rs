@@ -10,6 +10,7 @@ mod explicit;
 mod fuzz;
 mod hostile;
 mod interrupt;
+mod l4s;
 mod memory;
 mod paper;
 mod properties;
