@@ -59,7 +59,17 @@ def flow_rows(runs: list[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
-FLOW_HEADER = ["run", "trace", "flow", "Mbit/s", "share %", "qdelay p50 ms", "qdelay p95 ms", "retx", "link util %"]
+FLOW_HEADER = [
+    "run",
+    "trace",
+    "flow",
+    "Mbit/s",
+    "share %",
+    "qdelay p50 ms",
+    "qdelay p95 ms",
+    "retx",
+    "link util %",
+]
 
 
 def headline(runs: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]] | None:
@@ -85,15 +95,17 @@ def render(header: list[str], rows: list[list[str]], markdown: bool) -> str:
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         return "\n".join(lines)
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     out.append("  ".join("-" * w for w in widths))
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m accelbrake.l4s_report", description=__doc__.split("\n\n")[0])
-    ap.add_argument("folder", type=Path, help="a sweep's results folder (results/l4s-study, results/l4s-clash)")
+    ap.add_argument(
+        "folder", type=Path, help="a sweep's results folder (results/l4s-study, results/l4s-clash)"
+    )
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
     a = ap.parse_args(argv)
     runs = load_runs(a.folder)

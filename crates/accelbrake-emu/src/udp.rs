@@ -85,7 +85,11 @@ pub fn endpoints(
         Ecn::NotEct
     };
     let rcfg = ReceiverConfig {
-        echo: if abc || l4s { EchoMode::PerPacket } else { EchoMode::Classic },
+        echo: if abc || l4s {
+            EchoMode::PerPacket
+        } else {
+            EchoMode::Classic
+        },
         ..ReceiverConfig::default()
     };
     let mut receiver = Receiver::new(id, rcfg);

@@ -354,7 +354,11 @@ fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::extern
         },
     };
     let rcfg = ReceiverConfig {
-        echo: if abc || l4s { EchoMode::PerPacket } else { EchoMode::Classic },
+        echo: if abc || l4s {
+            EchoMode::PerPacket
+        } else {
+            EchoMode::Classic
+        },
         ack_every: if spec.delayed_ack { 2 } else { 1 },
         ts_granularity: Dur::from_micros_f64(spec.rx_ts_granularity_us).max(Dur(1)),
         ..ReceiverConfig::default()

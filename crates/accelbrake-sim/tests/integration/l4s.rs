@@ -37,11 +37,20 @@ fn dctcp_steady_state_on_a_step_queue_follows_the_papers_analysis() {
     let (q_max, q_min) = (k as f64 + 1.0, k as f64 + 1.0 - d);
     let t = &r.tables["hops_ts"];
     let (ts, hop, qp) = (col(t, "t_s"), icol(t, "hop"), icol(t, "queue_packets"));
-    let q: Vec<f64> = (0..ts.len()).filter(|&i| hop[i] == 0 && ts[i] >= 10.0).map(|i| qp[i] as f64).collect();
+    let q: Vec<f64> = (0..ts.len())
+        .filter(|&i| hop[i] == 0 && ts[i] >= 10.0)
+        .map(|i| qp[i] as f64)
+        .collect();
     let (lo, hi) = (percentile(q.clone(), 0.05), percentile(q, 0.95));
     let util = flow_rates(&r, 1, 10.0, 30.0)[0] / mbps;
-    println!("DCTCP K={k}, BDP={bdp:.1}: queue p5 {lo} p95 {hi} (paper: {q_min:.1}..{q_max:.1}), utilisation {util:.3}");
-    assert!(util > 0.95, "K = {k} > C·RTT/7 = {:.1}: full throughput expected, got {util}", bdp / 7.0);
+    println!(
+        "DCTCP K={k}, BDP={bdp:.1}: queue p5 {lo} p95 {hi} (paper: {q_min:.1}..{q_max:.1}), utilisation {util:.3}"
+    );
+    assert!(
+        util > 0.95,
+        "K = {k} > C·RTT/7 = {:.1}: full throughput expected, got {util}",
+        bdp / 7.0
+    );
     assert!((hi - q_max).abs() <= 0.25 * q_max, "queue top {hi} vs K + N = {q_max}");
     let amplitude = hi - lo;
     assert!(
@@ -63,7 +72,10 @@ fn dualpi2_coupling_balances_classic_and_l4s_within_a_factor_two_across_rtts() {
         let r = run(&path(24.0, rtt_ms, queue, flows, 90.0, 100.0));
         let rates = flow_rates(&r, 2, 30.0, 90.0);
         let ratio = rates[1] / rates[0];
-        println!("RTT {rtt_ms} ms: Cubic {:.2} Mbit/s, Prague {:.2} Mbit/s, ratio {ratio:.2}", rates[0], rates[1]);
+        println!(
+            "RTT {rtt_ms} ms: Cubic {:.2} Mbit/s, Prague {:.2} Mbit/s, ratio {ratio:.2}",
+            rates[0], rates[1]
+        );
         assert!((0.5..=2.0).contains(&ratio), "RTT {rtt_ms}: ratio {ratio}");
         assert!(rates[0] + rates[1] > 0.9 * 24.0, "RTT {rtt_ms}: the two fill the link");
     }
@@ -81,7 +93,9 @@ fn prague_keeps_the_l4s_queue_near_one_ms_at_24_mbps() {
         let s = &r.summary;
         let p95 = s.flows[0].queueing_delay_ms.p95;
         let p50 = s.flows[0].queueing_delay_ms.p50;
-        println!("Prague RTT {rtt_ms} ms: utilisation (30-60 s) {util:.3}, queueing delay p50 {p50:.2} p95 {p95:.2} ms");
+        println!(
+            "Prague RTT {rtt_ms} ms: utilisation (30-60 s) {util:.3}, queueing delay p50 {p50:.2} p95 {p95:.2} ms"
+        );
         assert!(util >= 0.9, "RTT {rtt_ms}: {util}");
         assert!(p95 <= 3.0 && p50 <= 1.5, "RTT {rtt_ms}: p50 {p50} p95 {p95}");
     }
