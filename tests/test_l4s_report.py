@@ -40,3 +40,18 @@ def test_shares_and_headline(tmp_path):
 def test_a_folder_without_runs_is_a_clear_error(tmp_path):
     with pytest.raises(SystemExit, match="accelbrake: error: .*no runs/ folder"):
         l4s_report.load_runs(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["l4s-study", "l4s-clash"])
+def test_the_experiment_files_check(name):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / f"{name}.toml"
+    r = subprocess.run(
+        [sys.executable, "-m", "accelbrake.cli", "sweep", str(path), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
