@@ -298,7 +298,7 @@ def test_every_set_key_has_help_and_known_target():
             "vegas", "ledbat", "westwood"} <= schemes  # fmt: skip
     assert {
         "droptail", "infinite", "abc", "pk-abc", "abc-predict", "codel", "pie", "xcp", "xcp-w", "rcp", "vcp",
-        "abc-coexist",
+        "abc-coexist", "dualpi2",
     } == queues  # fmt: skip
     prefixes = schemes | queues | {"queue", "flow", "link"}
     for key, spec in SET_KEYS.items():
