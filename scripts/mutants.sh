@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SRC=crates/accelbrake-sim/src
-# The core's algorithm and transport code (issue 22): queues/AQMs, controllers, the transport,
+# The core's algorithm and transport code: queues/AQMs, controllers, the transport,
 # links, the event queue and the percentile sketch (not: scenario parsing, catalog, engine, output).
 CORE=()
 for f in "$SRC"/queue/*.rs "$SRC"/cc/*.rs "$SRC"/sender/*.rs; do CORE+=("${f#"$SRC/"}"); done

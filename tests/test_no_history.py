@@ -101,6 +101,8 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("python/accelbrake/experiments/spec.py", "``/tmp/x``", "an example of an absolute path that is refused"),
     ("tests/test_scenarios.py", '"/tmp/x"', "a refused absolute path, as input"),
     ("tests/test_validation.py", '"/tmp/x"', "a refused absolute path, as input"),
+    ("scripts/cli_speed.py", "load average", "prints the machine's load beside each figure it measures"),
+    ("scripts/htsim_compare.py", "load average", "prints the machine's load beside each figure it measures"),
     ("tests/test_wifi.py", '"/tmp/unused"', "a path the code must not touch (the call fails first)"),
 ]
 

@@ -1,4 +1,4 @@
-//! The cellular end-to-end baselines (issue 13): Sprout, Verus and PCC-Vivace on a constant
+//! The cellular end-to-end baselines: Sprout, Verus and PCC-Vivace on a constant
 //! 12 Mbit/s link with 100 ms RTT and the ABC setup's 250-packet drop-tail buffer.
 
 use crate::common::*;
