@@ -110,7 +110,7 @@ bench:
 	cargo bench -p accelbrake-sim --bench core
 
 # Mutation testing of the core with cargo-mutants (installed from crates.io on first use); the whole
-# core is not part of `make test` (docs/mutants.md): `mutants` runs every core file (hours on 2 cores; FILES="queue/abc.rs
+# core is not part of `make test` (docs/testing.md): `mutants` runs every core file (hours on 2 cores; FILES="queue/abc.rs
 # cc/abc.rs" for some), `mutants-diff` only the core lines changed since the merge base with BASE
 # (default: main, or the last landed change when on main), stopped after MUTANTS_BUDGET s (1200).
 mutants:

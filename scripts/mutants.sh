@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing of the simulator core with cargo-mutants (docs/mutants.md).
+# Mutation testing of the simulator core with cargo-mutants (docs/testing.md).
 #
 #   scripts/mutants.sh                  every core file below (make mutants; hours on 2 cores)
 #   scripts/mutants.sh FILE...          those files (paths under crates/accelbrake-sim/src/)
