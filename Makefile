@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps
+.PHONY: docs test-docs test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +44,16 @@ demo: install-demo
 # Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest (which builds the
 # wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
 # headless Chromium when there is one: `make chromium` installs it, best effort).
-test: install chromium emu-tools lint test-rs test-py test-mutants
+test: install chromium emu-tools lint test-rs test-docs test-py test-mutants
+
+# The documentation site in site/ (MkDocs Material, strict: a broken link, a missing reference or a
+# failing page generator stops it). The reference and per-paper pages are generated from the code
+# and the committed datasets by docs/gen/pages.py at every build. About a minute on 2 cores.
+docs: install
+	$(BIN)/pip install -q -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --clean
+
+test-docs: docs
 
 # Headless Chromium for the report layout test (tests/test_report_layout.py), from Debian's `chromium`
 # package when apt-get is available and we are root; otherwise that test is skipped with the reason.

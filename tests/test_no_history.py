@@ -58,7 +58,10 @@ RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "diary 'session'",
-        re.compile(rf"\b(?:{_ORDINAL})\s+sessions?\b|\bsessions?'s?\s+(?:start|end|notes?|fix|fixes|changes?|numbers?|runs?|median)\b|\bin\s+the\s+same\s+session\b|\bsession\)|\(\w+\s+session\b", re.I),
+        re.compile(
+            rf"\b(?:{_ORDINAL})\s+sessions?\b|\bsessions?'s?\s+(?:start|end|notes?|fix|fixes|changes?|numbers?|runs?|median)\b|\bin\s+the\s+same\s+session\b|\bsession\)|\(\w+\s+session\b",
+            re.I,
+        ),
         "state the current behaviour; the history is in git log",
     ),
     (
@@ -108,9 +111,7 @@ ALLOWED: list[tuple[str, str, str]] = [
 
 
 def _tracked() -> list[str]:
-    out = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.decode()
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
     return [p for p in out.split("\0") if p]
 
 

@@ -120,10 +120,12 @@ def schema_page() -> str:
         t = v.get("type", "")
         if isinstance(t, list):
             t = " or ".join(t)
-        out.append(f"| `{k}` | {_esc(t or ('object' if '$ref' in v else ''))} | {_esc(v.get('description', ''))} |")
+        out.append(
+            f"| `{k}` | {_esc(t or ('object' if '$ref' in v else ''))} | {_esc(v.get('description', ''))} |"
+        )
     out += [
         "",
-        "??? note \"The whole schema\"",
+        '??? note "The whole schema"',
         "",
         "    ```json",
         *("    " + line for line in json.dumps(schema, indent=1).splitlines()),
@@ -184,7 +186,9 @@ def outputs_page() -> str:
 def metrics_page() -> str:
     from accelbrake.experiments.runner import COLUMN_DOCS
 
-    metrics = {k: v for k, v in COLUMN_DOCS.items() if any(w in k for w in ("delay", "util", "throughput", "jain"))}
+    metrics = {
+        k: v for k, v in COLUMN_DOCS.items() if any(w in k for w in ("delay", "util", "throughput", "jain"))
+    }
     out = [
         "# Metrics",
         "",
@@ -198,11 +202,21 @@ def metrics_page() -> str:
     out += [
         "",
         "**Percentiles** (`p50`, `p95`, `p99`) are over every packet of the flow (or of the run),",
-        "not over time bins. Without per-packet records they come from a streaming sketch whose",
-        "relative error is bounded (0.5 %); with `record_packets = true` they are exact.",
+        "not over time bins, and are Mahimahi's: the sorted value at index floor(q·N). Without",
+        "per-packet records they come from a log-bucket sketch (within 0.2 %); with",
+        "`record_packets = true` they are exact.",
         "",
-        "**Utilisation** is bytes delivered over the bytes the link could have carried in the same",
-        "time (on a trace link: its delivery opportunities), as Mahimahi counts it.",
+        "**Utilisation** is the bytes that left the bottleneck over the link's capacity in bytes (every",
+        "delivery opportunity of a trace, used or wasted), over the run: Mahimahi's definition.",
+        "",
+        "**Queueing delay** is the time from entering a queue to leaving the link (on a trace link",
+        "including the wait for a delivery opportunity, as Mahimahi logs it), summed over the data path.",
+        "**Per-packet delay** is the propagation RTT plus the queueing delay (the ABC paper's",
+        "convention); **one-way delay** is sender to receiver. Rates are Mbit/s (10⁶ bit/s).",
+        "",
+        "**Throughput** of a flow is its data bytes received over its own active time; of all flows,",
+        "every flow's bytes over the measurement window (first start to last end), so never above the",
+        "link.",
         "",
         "**Verdicts** of a reproduction: `reproduced` when our value is within ±20 % of the",
         "published one (unless the row states another tolerance), `differs` with the ratio",
