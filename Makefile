@@ -73,8 +73,8 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim -p accelbrake-emu
-	$(BIN)/ruff check python tests examples scripts
-	$(BIN)/ruff format --check python tests examples scripts
+	$(BIN)/ruff check python tests examples scripts docs/gen
+	$(BIN)/ruff format --check python tests examples scripts docs/gen
 
 # The real-time emulator (`accelbrake shell`, `accelbrake emulate`; Linux, root): its binary, and
 # the system tools it and its scripts use, installed with apt when missing (iproute2 for `ip`;
