@@ -245,14 +245,15 @@ def markdown(rows: list[dict], meta: dict) -> str:
     head = (
         "| scenario | data packets: ours / htsim | CPU ns / data packet: ours / htsim | ours / htsim "
         "| utilisation: ours / htsim | peak RSS MB: ours / htsim "
-        "| ours with htsim's initial ssthresh: ns (÷ htsim) | load average during the row |"
+        "| ours with htsim's initial ssthresh: ns (÷ htsim) | machine load during the row (1-min) |"
     )
     src = f"git {meta['htsim_git'][:12]}" if meta["htsim_git"] else "not a git checkout"
     commit = (meta["accelbrake_commit"] or "?")[:12]
+    arch = "x86-64" if "x86_64" in meta["machine"] else platform.machine()
     intro = (
-        f"Measured {meta['date_utc']} UTC on {meta['machine']} ({meta['cpus']} CPUs, shared: see the load "
-        f"column) by `python3 scripts/htsim_compare.py --htsim-src {meta['htsim_src']}`; ours: the `run` "
-        f"example at commit `{commit}`; htsim: `{meta['htsim_src']}` ({src}) with our driver "
+        f"Measured on a {meta['cpus']}-core {arch} Linux machine (see the load column) by "
+        "`python3 scripts/htsim_compare.py --htsim-src DIR`; ours: the `run` "
+        f"example at commit `{commit}`; htsim: csg-htsim's `sim/` ({src}) with our driver "
         f"`scripts/htsim/dumbbell.cpp`, built as `{meta['htsim_build']}`."
     )
     lines = [intro, "", head, "|---|---|---|---|---|---|---|---|"]
@@ -300,7 +301,7 @@ def markdown(rows: list[dict], meta: dict) -> str:
     if meta.get("htsim_provenance"):
         # The checkout's own account of where its files came from (a tree rebuilt without network).
         body = re.sub(r"^# .*\n+", "", meta["htsim_provenance"])
-        text += f"\n### The htsim source used ({meta['htsim_src']}/PROVENANCE.md)\n\n{body.rstrip()}\n"
+        text += f"\n### The htsim source used (its PROVENANCE.md)\n\n{body.rstrip()}\n"
     return text
 
 
@@ -356,12 +357,10 @@ def main() -> None:
     except OSError as e:  # no g++ / cargo on PATH, an unreadable file
         sys.exit(f"error: {e}")
     meta = {
-        "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "machine": platform.platform(),
         "cpus": os.cpu_count(),
         "repeat": args.repeat,
         "accelbrake_commit": git_rev(ROOT),
-        "htsim_src": str(src),
         "htsim_git": git_rev(src),
         "htsim_build": shlex.join([cc, *flags]),
         "htsim_provenance": None,
