@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import os
+import re
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -258,6 +259,34 @@ def api_page() -> str:
 # Reproductions, per paper
 
 
+#: Explanation pages searched for the evidence behind a difference (a page that names the id).
+EVIDENCE_PAGES = {
+    "abc.md": "ABC",
+    "explicit-schemes.md": "XCP, RCP, VCP, PK-ABC",
+    "delay-schemes.md": "C2TCP, PropRate, BBR, Copa",
+    "cellular-schemes.md": "PCC-Vivace, Verus, Sprout",
+    "aqm.md": "CoDel, PIE and ABE",
+    "coexistence.md": "ABC beside other traffic",
+    "wifi.md": "Wi-Fi",
+    "reproductions.md": "Reproductions",
+    "results.md": "Measured tables",
+}
+
+
+def _evidence(rid: str) -> list[str]:
+    """Links to the explanation pages that discuss reproduction ``rid``."""
+    if not rid:
+        return []
+    out = []
+    for page, title in EVIDENCE_PAGES.items():
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        # The generated verdict tables name every id; only the prose counts as evidence.
+        text = re.sub(r"<!-- results:(\S+) begin.*?<!-- results:\1 end -->", "", text, flags=re.S)
+        if f"`{rid}`" in text or f"reproduce {rid}" in text:
+            out.append(f"[{title}](../{page})")
+    return out
+
+
 def paper_page(p: reproductions.Paper) -> str:
     out = [
         f"# {p.short}",
@@ -288,14 +317,16 @@ def paper_page(p: reproductions.Paper) -> str:
     if not known:
         out += ["None: every result that a reproduction judges is reproduced or holds.", ""]
     for f in known:
+        ev = _evidence(f.rid)
         out += [
             f"- **{f.where}** (`accelbrake reproduce {f.rid}`): {f.detail}."
-            + (f" {f.numbers}." if f.numbers else ""),
+            + (f" {f.numbers}." if f.numbers else "")
+            + (f" Why, with the evidence: {', '.join(ev)}." if ev else " Not yet explained.")
         ]
     out += [
         "",
-        "Why each difference arises, and the evidence for it, is in the scheme pages under",
-        "*Explanation* and in [Reproductions](../reproductions.md).",
+        "`accelbrake reproduce ID` prints every compared number of a reproduction beside the",
+        "published one, and its `report.html` shows the runs behind them.",
         "",
     ]
     missing = [f for f in p.findings if f.verdict == "not implemented"]
