@@ -143,23 +143,49 @@ def schema_page() -> str:
     return "\n".join(out)
 
 
+TABLE_WHAT = {
+    "flows_ts": "each flow's time series (one row per flow and time bin)",
+    "hops_ts": "each hop's time series: capacity, throughput, queue",
+    "delay_cdf": "the per-packet delay distribution, one row per level",
+    "packets": "one row per data packet delivered (per-packet records only)",
+    "hop_packets": "one row per packet and hop (per-packet records only)",
+}
+
+
+def _dtype(t: str) -> str:
+    return {"<i8": "integer", "<f8": "float", "|b1": "boolean"}.get(t, _esc(t))
+
+
 def outputs_page() -> str:
     from accelbrake.experiments.runner import COLUMN_DOCS
+    from accelbrake.results import TABLE_COLUMNS
 
     out = [
         "# Output files and columns",
         "",
         "## `accelbrake run --out DIR`",
         "",
+        "What `Result.to_dir` writes (the same tables are attributes of `accelbrake.Result`):",
+        "",
         "| file | what |",
         "|---|---|",
-        "| `summary.parquet` | one row per flow: throughput, utilisation, delay percentiles |",
-        "| `flows_ts.parquet` | each flow's time series (one row per flow and time bin) |",
-        "| `hops_ts.parquet` | each hop's time series: capacity, arrivals, departures, queue |",
-        "| `metadata.json` | the scenario, version, git commit and machine |",
+        "| `summary.json` | the core's summary: per flow and per hop, throughput, utilisation, delays |",
+        "| `summary_table.csv` | the summary table `accelbrake run` prints |",
+        "| `scenario.json` | the scenario that ran (reusable with `accelbrake run --scenario`) |",
+        "| `metadata.json` | version, git commit, machine |",
+        *[f"| `{name}.parquet` | {_esc(TABLE_WHAT.get(name, ''))} |" for name in TABLE_COLUMNS],
         "",
-        "`--csv` writes CSV files beside the Parquet ones. The same tables are attributes of",
-        "`accelbrake.Result` (`summary`, `flows_ts`, `hops_ts`) in Python.",
+        "`--csv` writes each table as CSV too. Per-packet tables (`packets`, `hop_packets`) exist only",
+        "with per-packet records (`run --packets`, `record_packets = true`). Their columns, from the",
+        "code's table definitions:",
+        "",
+        "| table | column | type |",
+        "|---|---|---|",
+        *[
+            f"| `{name}` | `{col}` | {_dtype(t)} |"
+            for name, cols in TABLE_COLUMNS.items()
+            for col, t in cols.items()
+        ],
         "",
         "## `accelbrake sweep` and `accelbrake reproduce`",
         "",
