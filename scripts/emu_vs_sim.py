@@ -3,7 +3,7 @@
 For each setup and congestion control: `accelbrake run` (the simulator; trace offset pinned to 0,
 as the emulator starts its traces at 0) and `accelbrake emulate` (Linux's cubic, reno, bbr on real
 sockets through `accelbrake-emu`, the same TraceLink and drop-tail queue), then utilisation and p95
-per-packet delay side by side with the issue's tolerances (±5 % utilisation, ±10 % p95 delay).
+per-packet delay side by side with the tolerances (±5 % utilisation, ±10 % p95 delay).
 
 Setups: the ABC paper's cellular setup (Verizon-LTE-short.up data link, bw12 ACK link, 50 ms
 one-way delay, 250-packet drop-tail) and a 24 Mbit/s dumbbell (bw24 both ways, 50 ms, 250 packets).

@@ -48,6 +48,15 @@ RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "tracker number",
+        re.compile(
+            r"\bthis issue\b|\bthe issue's\b|\bthe issue (?:asks|asked|sets|set)\b"
+            r"|\bthis branch\b|\bmain's build\b",
+            re.I,
+        ),
+        "say what the requirement is, not which tracker item asked for it",
+    ),
+    (
+        "tracker number",
         re.compile(r"(?:^|[\s(\[,;/])#\d+\b"),
         "say what is meant instead of a tracker number",
     ),
@@ -162,6 +171,7 @@ def test_no_development_history_in_the_tree(rule):
         "left by the helper (out of time) and closed by the lead the same day",
         'ap.add_argument("--traces-dir", default="/work/shared/traces")',
         "--out /tmp/i12b-final",
+        "the issue's tolerances (±5 %)",
     ],
 )
 def test_the_patterns_catch_a_diary_line(line):
