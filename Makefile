@@ -48,9 +48,11 @@ test: install chromium emu-tools lint test-rs test-docs test-py test-mutants
 
 # The documentation site in site/ (MkDocs Material, strict: a broken link, a missing reference or a
 # failing page generator stops it). The reference and per-paper pages are generated from the code
-# and the committed datasets by docs/gen/pages.py at every build. About a minute on 2 cores.
-docs: install
-	$(BIN)/pip install -q -e '.[docs]'
+# and the committed datasets by docs/gen/pages.py at every build: about 10 s once installed (the
+# first time, `make install` builds the extension, about a minute more).
+docs: $(BIN)/python
+	@$(BIN)/python -c "import accelbrake._core" 2>/dev/null || $(MAKE) --no-print-directory install
+	@$(BIN)/python -c "import mkdocs_gen_files, mkdocstrings, material" 2>/dev/null || $(BIN)/pip install -q -e '.[docs]'
 	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --clean
 
 test-docs: docs
