@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps
+.PHONY: docs test-docs test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +44,18 @@ demo: install-demo
 # Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest (which builds the
 # wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
 # headless Chromium when there is one: `make chromium` installs it, best effort).
-test: install chromium emu-tools lint test-rs test-py test-mutants
+test: install chromium emu-tools lint test-rs test-docs test-py test-mutants
+
+# The documentation site in site/ (MkDocs Material, strict: a broken link, a missing reference or a
+# failing page generator stops it). The reference and per-paper pages are generated from the code
+# and the committed datasets by docs/gen/pages.py at every build: about 10 s once installed (the
+# first time, `make install` builds the extension, about a minute more).
+docs: $(BIN)/python
+	@$(BIN)/python -c "import accelbrake._core" 2>/dev/null || $(MAKE) --no-print-directory install
+	@$(BIN)/python -c "import mkdocs_gen_files, mkdocstrings, material" 2>/dev/null || $(BIN)/pip install -q -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --clean
+
+test-docs: docs
 
 # Headless Chromium for the report layout test (tests/test_report_layout.py), from Debian's `chromium`
 # package when apt-get is available and we are root; otherwise that test is skipped with the reason.
@@ -64,8 +75,8 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p accelbrake-sim -p accelbrake-emu
-	$(BIN)/ruff check python tests examples scripts
-	$(BIN)/ruff format --check python tests examples scripts
+	$(BIN)/ruff check python tests examples scripts docs/gen
+	$(BIN)/ruff format --check python tests examples scripts docs/gen
 
 # The real-time emulator (`accelbrake shell`, `accelbrake emulate`; Linux, root): its binary, and
 # the system tools it and its scripts use, installed with apt when missing (iproute2 for `ip`;
@@ -97,8 +108,11 @@ emu-tools:
 # The measured tables of README.md and docs/*.md: run their datasets (resumable, kept in
 # results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every
 # <!-- results:NAME --> region. tests/test_docs_results.py fails when a region is stale.
+# Also the picture of README.md and the site's home page: the demo's trade-off plot.
 results: install
 	$(BIN)/python -m accelbrake.experiments.docs --out results/docs
+	$(BIN)/accelbrake reproduce abc-table --quick --no-progress --out results/docs/demo
+	cp results/docs/demo/abc-table-quick/plots/tradeoff.png docs/figures/demo-tradeoff.png
 
 # Benchmarks, not part of `make test`: whole runs (docs/bench/results.md), CPU ns per data packet
 # against flows and bandwidth (docs/bench/curve.md; BASELINE=path/to/older/run for before/after),
@@ -110,7 +124,7 @@ bench:
 	cargo bench -p accelbrake-sim --bench core
 
 # Mutation testing of the core with cargo-mutants (installed from crates.io on first use); the whole
-# core is not part of `make test` (docs/mutants.md): `mutants` runs every core file (hours on 2 cores; FILES="queue/abc.rs
+# core is not part of `make test` (docs/testing.md): `mutants` runs every core file (hours on 2 cores; FILES="queue/abc.rs
 # cc/abc.rs" for some), `mutants-diff` only the core lines changed since the merge base with BASE
 # (default: main, or the last landed change when on main), stopped after MUTANTS_BUDGET s (1200).
 mutants:

@@ -1,4 +1,4 @@
-"""Issue 11: why Cubic-ABE over CoDel at RTT 400 ms gets only ~44 % utilisation at beta_ecn 0.7.
+"""Why Cubic-ABE over CoDel at RTT 400 ms gets only ~44 % utilisation at beta_ecn 0.7.
 
 Runs the ABE sweep's exact scenario (accelbrake.experiments.abe.abe_scenario: 10 Mbit/s, RTT
 400 ms, CoDel 5 ms / 100 ms, 1000 packets, ECN, 600 s) with and without the flow option

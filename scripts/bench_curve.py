@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU time per data packet of the release ``run`` example, against flows and bandwidth (issue 21).
+"""CPU time per data packet of the release ``run`` example, against flows and bandwidth.
 
 Each scenario of ``CURVE`` runs ``--repeat`` times (default 5) in a fresh process; a run's CPU time
 is the child's user + system seconds from ``os.wait4`` (the operating system's accounting of that
@@ -26,13 +26,14 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "target" / "release" / "examples" / "run"
 
 # htsim's CPU ns per data packet on the same dumbbells (NewReno, 100 ms RTT, drop-tail), measured on
-# this machine kind when issue 21 was filed: figures as recorded there.
+# this machine kind with htsim's own driver: the reference figures of the side-by-side.
 HTSIM_NS = {"newreno-96mbps": 166.0, "newreno-24mbps": 193.0, "newreno10-1gbps": 162.0}
 # htsim measured side by side on this machine by scripts/htsim_compare.py (its TCP core built from
 # source with our driver): the table shows its figures next to the recorded ones when present.
@@ -49,7 +50,7 @@ def htsim_measured() -> dict[str, float]:
 
 
 # (key = docs/bench/KEY.json, group, flows, Mbit/s, description). NewReno, 100 ms RTT, drop-tail
-# unless said otherwise; "htsim": the three dumbbells of issue 21; "flows" and "bandwidth": the
+# unless said otherwise; "htsim": the three reference dumbbells; "flows" and "bandwidth": the
 # two axes of the curve.
 CURVE = [
     ("newreno-96mbps", "htsim", 1, 96, "1 flow, 96 Mbit/s, 250 pkts, 600 s"),
@@ -72,7 +73,9 @@ CURVE = [
 
 def run_timed(binary: str, path: str) -> dict:
     """One run, timed with ``os.wait4`` on the child's own resource usage."""
-    out_path = Path(f"/tmp/bench_curve.{os.getpid()}.out")
+    fd, tmp = tempfile.mkstemp(prefix="bench_curve.", suffix=".out")
+    os.close(fd)
+    out_path = Path(tmp)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     actions = [(os.POSIX_SPAWN_OPEN, 1, str(out_path), flags, 0o600)]
     pid = os.posix_spawn(binary, [binary, "--bench", path], os.environ, file_actions=actions)
@@ -112,7 +115,7 @@ def markdown(rows: list[dict]) -> str:
     measured = htsim_measured()
     head = (
         "| scenario | data packets | events / packet | CPU s (median) | CPU ns / data packet |"
-        " htsim ns, recorded in issue 21 | htsim ns, measured here |"
+        " htsim ns, reference | htsim ns, measured here |"
     )
     sep = "|---|---|---|---|---|---|---|"
     if base:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Instructions, simulated L1d misses and simulated last-level misses per data packet sent, of the
-# release `run` example on scenario files cut to a shorter duration (issue 21: load-independent
+# release `run` example on scenario files cut to a shorter duration (load-independent
 # measures for a shared machine, where CPU times are noisy).
 #
 #   scripts/cachegrind_per_packet.sh BIN DURATION_MS SCENARIO.json...

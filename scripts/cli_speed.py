@@ -6,15 +6,15 @@ on the same dumbbell (96 Mbit/s, one Cubic flow, 60 s, 250-packet drop-tail buff
 
     make bench-cli                                   # = python scripts/cli_speed.py
     python scripts/cli_speed.py --repeat 7 --reproduce
-    python scripts/cli_speed.py --repeat 5 --reproduce-only   # only issue 18's reproduce ratio
-    python scripts/cli_speed.py --repeat 1 --all              # only issue 20's `reproduce all` time
+    python scripts/cli_speed.py --repeat 5 --reproduce-only   # only the reproduce ratio
+    python scripts/cli_speed.py --repeat 1 --all              # only the `reproduce all` time
 
 Each figure is the median wall time of ``--repeat`` runs (whole processes from outside, start-up
 included, except ``simulate()``, timed inside one process, and ns-3, whose ``Simulator::Run()`` is
 timed alone). ns-3 runs when its Python bindings are installed (``pip install ns3``, see
 ``scripts/ns3_compare.py``); otherwise its time recorded in ``docs/bench/ns3.json`` is shown and
-marked as recorded. Goals (issue 18): ``run`` with default outputs >= 50x ns-3, ``simulate()`` >= 100x,
-``reproduce abc-table`` <= 1.5x its runs' wall time; (issue 20) the full ``reproduce all`` under 2
+marked as recorded. Goals: ``run`` with default outputs >= 50x ns-3, ``simulate()`` >= 100x,
+``reproduce abc-table`` <= 1.5x its runs' wall time; the full ``reproduce all`` under 2
 minutes on 2 cores. Each reproduce figure is printed with the load average: quote it. Not part of
 ``make test``: speed is measured, not asserted.
 """
@@ -154,7 +154,7 @@ def bare_runs_wall() -> tuple[int, float]:
 
 def reproduce_all_time(quick: bool = False, report: bool = True) -> tuple[float, str]:
     """``reproduce all`` (full unless ``quick``) from scratch in a temporary folder: (whole command
-    wall s, its closing per-paper lines). Issue 20's goal: under 2 minutes on 2 cores, full."""
+    wall s, its closing per-paper lines). Goal: under 2 minutes on 2 cores, full."""
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [*_accelbrake(), "reproduce", "all", "--out", tmp, "--no-progress"]
         cmd += ["--quick"] * quick + ["--no-report"] * (not report)

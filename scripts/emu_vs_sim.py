@@ -3,7 +3,7 @@
 For each setup and congestion control: `accelbrake run` (the simulator; trace offset pinned to 0,
 as the emulator starts its traces at 0) and `accelbrake emulate` (Linux's cubic, reno, bbr on real
 sockets through `accelbrake-emu`, the same TraceLink and drop-tail queue), then utilisation and p95
-per-packet delay side by side with the issue's tolerances (±5 % utilisation, ±10 % p95 delay).
+per-packet delay side by side with the tolerances (±5 % utilisation, ±10 % p95 delay).
 
 Setups: the ABC paper's cellular setup (Verizon-LTE-short.up data link, bw12 ACK link, 50 ms
 one-way delay, 250-packet drop-tail) and a 24 Mbit/s dumbbell (bw24 both ways, 50 ms, 250 packets).
@@ -15,23 +15,23 @@ over the same ABC router in the emulator, 250 packets (goal: ±10 % utilisation 
 `S@user` (e.g. `copa@user,abc@user`): scheme S on the user-space transport (`emulate --transport
 user`, the simulator's own sender, receiver and controller over UDP), against `run` (±10 % / ±10 %).
 
-`--flows N` (issue 16): N flows of the scheme at once both ways (`run --flows N`, `emulate --flows
+`--flows N`: N flows of the scheme at once both ways (`run --flows N`, `emulate --flows
 N`); a second table then gives each flow's throughput and p95 per-packet delay and Jain's index.
 
 `--sim-set KEY=VALUE` (repeatable) passes parameters to `run` only, e.g. `--sim-set
 bbr.ack_aggregation=true` for the ACK-aggregation allowance of the kernel's BBR (Linux ≥ 5.1).
 
-`--linux` (issue 16): the simulator with the Linux behaviours that the comparison found missing,
+`--linux`: the simulator with the Linux behaviours that the comparison found missing,
 each an option that is off by default (the ABC paper's reproductions keep RFC 6298/6675 senders):
 Cubic and NewReno with Linux's RTO (`linux_rto`), RACK (`rack`) and, for Cubic, PRR (`prr`); BBR
 with the ACK-aggregation allowance (Linux ≥ 5.1) and the 2-segment send quantum read off the
 kernel's TCP_INFO over these devices (`LINUX`).
 
-`--repeat N` (issue 16): N runs each way — `run` with seeds 0 … N − 1 (which draw BBR's PROBE_BW
+`--repeat N`: N runs each way — `run` with seeds 0 … N − 1 (which draw BBR's PROBE_BW
 phase and the host jitter), `emulate` N times — and the means compared, with each side's range:
 the kernel's BBR on the cellular trace spreads more than ±10 % from run to run.
 
-`--state DIR` (issue 16): the senders' state over time, both ways, for kernel TCP: `emulate
+`--state DIR`: the senders' state over time, both ways, for kernel TCP: `emulate
 --tcp-info` (the kernel sender's TCP_INFO every 10 ms) and `run --out` (the simulator's per-flow
 time series) into DIR, then each scheme's window side by side every half second (cwnd, in flight,
 srtt; the kernel's ssthresh and ca_state), and the kernel sender's TcpExt counters.
@@ -81,7 +81,7 @@ LINUX = {
     "newreno": ["newreno.linux_rto=true", "newreno.rack=true"],
     "bbr": ["bbr.ack_aggregation=true", "bbr.tso_segs=2"],
 }
-# Tolerances (utilisation, p95 per-packet delay): issue 16's ±5 % / ±10 % for kernel TCP, ±10 % /
+# Tolerances (utilisation, p95 per-packet delay): ±5 % / ±10 % for kernel TCP, ±10 % /
 # ±10 % for ABC in eBPF.
 TOLERANCE = {"abc": (0.10, 0.10), "abc-cubic": (0.10, 0.10), "abc-cubic+droptail": (0.10, 0.10)}
 DEFAULT_TOLERANCE = (0.05, 0.10)

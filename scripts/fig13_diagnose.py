@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Take Fig. 13's ABC / Cubic long-flow gap apart (issue 14; docs/coexistence.md, "Why Cubic's long
+"""Take Fig. 13's ABC / Cubic long-flow gap apart (docs/coexistence.md, "Why Cubic's long
 flows got 6 % more").
 
 For each queue spec (default: the coexistence router as configured), runs Fig. 13's setup at 10 %

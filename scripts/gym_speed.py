@@ -8,8 +8,8 @@ Random actions (seeded). Episodes of 30 s simulated (600 steps) reset as they en
 Side by side with Aurora's own environment (PCC-RL's ``SimulatedNetworkEnv``, not part of this
 repository; point ``--aurora-src`` at a checkout's ``src/``):
 
-    .venv/bin/python scripts/gym_speed.py --aurora-src /tmp/pcc-rl/src \\
-        --aurora-python /tmp/pcc-venv/bin/python --repeats 3
+    .venv/bin/python scripts/gym_speed.py --aurora-src PCC-RL/src \\
+        --aurora-python PCC-VENV/bin/python --repeats 3
 
 PCC-RL runs in a subprocess of ``--aurora-python`` (an interpreter with its old ``gym`` API and
 numpy; it needs no accelbrake), started once per measurement and interleaved with ours so both

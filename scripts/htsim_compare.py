@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU time per data packet of htsim and of our ``run`` example on the same dumbbells (issue 21).
+"""CPU time per data packet of htsim and of our ``run`` example on the same dumbbells.
 
     python3 scripts/htsim_compare.py --htsim-src DIR      # DIR: a csg-htsim checkout (DIR/sim/*.cpp)
 
@@ -31,7 +31,7 @@ import shlex
 import statistics
 import subprocess
 import sys
-import time
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,8 +43,8 @@ DRIVER = ROOT / "scripts" / "htsim" / "dumbbell.cpp"
 # and loggers.cpp only for symbols tcp.cpp and Logged name; no logger is attached).
 HTSIM_SOURCES = "eventlist network config pipe queue tcp tcppacket route mtcp loggers".split()
 
-# (key = docs/bench/KEY.json, description, issue-21 row). The first three are the rows of issue 21
-# (htsim 166 / 193 / 162 ns per data packet as recorded when the issue was filed).
+# (key = docs/bench/KEY.json, description, reference row). The first three are the reference rows
+# (htsim 166 / 193 / 162 ns per data packet, measured with htsim's own driver on this machine class).
 ROWS = [
     ("newreno-96mbps", "1 flow, 96 Mbit/s, 250 pkts, 600 s", True),
     ("newreno-24mbps", "1 flow, 24 Mbit/s, 250 pkts, 60 s", True),
@@ -147,7 +147,9 @@ def build_htsim(src: Path) -> Path:
 
 def run_timed(argv: list[str]) -> dict:
     """One run, timed with ``os.wait4`` on the child's own resource usage; its last JSON line."""
-    out_path = Path(f"/tmp/htsim_compare.{os.getpid()}.out")
+    fd, tmp = tempfile.mkstemp(prefix="htsim_compare.", suffix=".out")
+    os.close(fd)
+    out_path = Path(tmp)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     actions = [(os.POSIX_SPAWN_OPEN, 1, str(out_path), flags, 0o600)]
     load = os.getloadavg()[0]
@@ -242,14 +244,15 @@ def markdown(rows: list[dict], meta: dict) -> str:
     head = (
         "| scenario | data packets: ours / htsim | CPU ns / data packet: ours / htsim | ours / htsim "
         "| utilisation: ours / htsim | peak RSS MB: ours / htsim "
-        "| ours with htsim's initial ssthresh: ns (÷ htsim) | load average during the row |"
+        "| ours with htsim's initial ssthresh: ns (÷ htsim) | machine load during the row (1-min) |"
     )
     src = f"git {meta['htsim_git'][:12]}" if meta["htsim_git"] else "not a git checkout"
     commit = (meta["accelbrake_commit"] or "?")[:12]
+    arch = "x86-64" if "x86_64" in meta["machine"] else platform.machine()
     intro = (
-        f"Measured {meta['date_utc']} UTC on {meta['machine']} ({meta['cpus']} CPUs, shared: see the load "
-        f"column) by `python3 scripts/htsim_compare.py --htsim-src {meta['htsim_src']}`; ours: the `run` "
-        f"example at commit `{commit}`; htsim: `{meta['htsim_src']}` ({src}) with our driver "
+        f"Measured on a {meta['cpus']}-core {arch} Linux machine (see the load column) by "
+        "`python3 scripts/htsim_compare.py --htsim-src DIR`; ours: the `run` "
+        f"example at commit `{commit}`; htsim: csg-htsim's `sim/` ({src}) with our driver "
         f"`scripts/htsim/dumbbell.cpp`, built as `{meta['htsim_build']}`."
     )
     lines = [intro, "", head, "|---|---|---|---|---|---|---|---|"]
@@ -284,7 +287,7 @@ def markdown(rows: list[dict], meta: dict) -> str:
         user = [x["user_s"] / x["data_packets"] * 1e9 for x in (o, h)]
         events = [x["events"] / x["data_packets"] for x in (o, h)]
         rec = r["recorded_htsim_ns"]
-        rec_txt = f"; htsim as recorded in issue 21: {rec:.0f} ns" if rec else ""
+        rec_txt = f"; htsim reference: {rec:.0f} ns" if rec else ""
         rto = h["stdout_lines"] - 1
         noisy = f"; htsim printed {rto:,} retransmission-timeout lines (part of its CPU)" if rto else ""
         notes.append(
@@ -297,7 +300,7 @@ def markdown(rows: list[dict], meta: dict) -> str:
     if meta.get("htsim_provenance"):
         # The checkout's own account of where its files came from (a tree rebuilt without network).
         body = re.sub(r"^# .*\n+", "", meta["htsim_provenance"])
-        text += f"\n### The htsim source used ({meta['htsim_src']}/PROVENANCE.md)\n\n{body.rstrip()}\n"
+        text += f"\n### The htsim source used (its PROVENANCE.md)\n\n{body.rstrip()}\n"
     return text
 
 
@@ -353,12 +356,10 @@ def main() -> None:
     except OSError as e:  # no g++ / cargo on PATH, an unreadable file
         sys.exit(f"error: {e}")
     meta = {
-        "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "machine": platform.platform(),
         "cpus": os.cpu_count(),
         "repeat": args.repeat,
         "accelbrake_commit": git_rev(ROOT),
-        "htsim_src": str(src),
         "htsim_git": git_rev(src),
         "htsim_build": shlex.join([cc, *flags]),
         "htsim_provenance": None,

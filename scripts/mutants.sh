@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing of the simulator core with cargo-mutants (docs/mutants.md).
+# Mutation testing of the simulator core with cargo-mutants (docs/testing.md).
 #
 #   scripts/mutants.sh                  every core file below (make mutants; hours on 2 cores)
 #   scripts/mutants.sh FILE...          those files (paths under crates/accelbrake-sim/src/)
@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SRC=crates/accelbrake-sim/src
-# The core's algorithm and transport code (issue 22): queues/AQMs, controllers, the transport,
+# The core's algorithm and transport code: queues/AQMs, controllers, the transport,
 # links, the event queue and the percentile sketch (not: scenario parsing, catalog, engine, output).
 CORE=()
 for f in "$SRC"/queue/*.rs "$SRC"/cc/*.rs "$SRC"/sender/*.rs; do CORE+=("${f#"$SRC/"}"); done

@@ -4,7 +4,7 @@
     python3 scripts/mutants_table.py mutants.out/outcomes.json [--missed]
 
 Viable = caught + missed + timed out (unviable mutants do not build and are left out); a mutant
-that makes the tests hang (timeout) counts as caught. See docs/mutants.md.
+that makes the tests hang (timeout) counts as caught. See docs/testing.md.
 """
 
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Share of a process's CPU samples that fall on vector move instructions (issue 21).
+"""Share of a process's CPU samples that fall on vector move instructions.
 
     python3 scripts/perf_moves.py -- target/release/examples/run --bench docs/bench/newreno-96mbps.json
     python3 scripts/perf_moves.py -- target/htsim/dumbbell 96 250 1 600 --ssthresh-pkts 1050

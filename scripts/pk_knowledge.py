@@ -1,4 +1,4 @@
-"""How good must a forecast of μ be to close half of the ABC → PK-ABC gap? (issue 12)
+"""How good must a forecast of μ be to close half of the ABC → PK-ABC gap?
 
 PK-ABC's partial oracle (``pk-abc.knowledge = k``) uses ``μ_now + k·(μ_ahead − μ_now)``: k = 0 is
 ABC's μ (the same run, bit for bit), k = 1 is PK-ABC (ABC paper §7.6). Its error against μ one RTT
@@ -11,7 +11,7 @@ fraction of the ABC → PK-ABC gap closed at that utilisation:
     closed(k) = (p95_0(u*) − p95_k(u*)) / (p95_0(u*) − p95_1(u*)),
     u* = min(util(ABC, η = 0.98), util(PK-ABC, η = 0.98))
 
-Usage: ``.venv/bin/python scripts/pk_knowledge.py [--traces-dir DIR] [--seeds 0,1,2] [--jobs 2]``.
+Usage: ``.venv/bin/python scripts/pk_knowledge.py --traces-dir DIR [--seeds 0,1,2] [--jobs 2]``.
 Deterministic (fixed seeds).
 """
 
@@ -45,7 +45,13 @@ def at_util(m, trace: str, k: float, util: float) -> float | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--traces-dir", default="/work/shared/traces", type=Path)
+    ap.add_argument(
+        "--traces-dir",
+        type=Path,
+        required=True,
+        help="folder holding the Mahimahi cellular traces named in PAPER and TUNE (the ABC paper's "
+        "set and the robustness set: the traces/ folders of the Mahimahi and ABC artifact repositories)",
+    )
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--secs", type=float, default=140.0)
     ap.add_argument("--traces", default=",".join(PAPER), help="comma-separated (default: the paper's five)")

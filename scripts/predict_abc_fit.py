@@ -1,4 +1,4 @@
-"""Fit the learned forecaster of predictive ABC (``abc-predict.model = learned``; issue 12).
+"""Fit the learned forecaster of predictive ABC (``abc-predict.model = learned``).
 
 The router sees its link's delivery opportunities as they happen: it is asked for a packet at
 every opportunity (also with an empty queue), and each time it reads μ, the opportunity bytes of

@@ -1,4 +1,4 @@
-"""Predictive ABC, tuned and scored on disjoint traces (issue 12, "beyond the paper").
+"""Predictive ABC, tuned and scored on disjoint traces ("beyond the paper").
 
 The ``abc-predict`` router forecasts μ one RTT ahead from its own measurements
 (``crates/accelbrake-sim/src/queue/abc.rs`` ``Forecast``): a damped least-squares trend, a learned
@@ -14,7 +14,7 @@ ABC's (interpolated between the η grid's runs), so a predictor that only aims l
     util(ABC at η*) = util(abc-predict)
 
 Usage: ``.venv/bin/python scripts/predict_abc_heldout.py [--models trend,learned,sprout,apply]
-[--traces-dir DIR] [--jobs 2]``. Prints
+--traces-dir DIR [--jobs 2]``. Prints
 the tuning table, the pick and the per-trace scores. Deterministic (fixed seeds).
 """
 
@@ -139,7 +139,13 @@ def configs_for(candidates: dict[str, list[str]]):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--traces-dir", default="/work/shared/traces", type=Path)
+    ap.add_argument(
+        "--traces-dir",
+        type=Path,
+        required=True,
+        help="folder holding the Mahimahi cellular traces named in PAPER and TUNE (the ABC paper's "
+        "set and the robustness set: the traces/ folders of the Mahimahi and ABC artifact repositories)",
+    )
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--tune-secs", type=float, default=120.0)
     ap.add_argument("--score-secs", type=float, default=140.0)

@@ -47,7 +47,7 @@ def small_scenario() -> dict:
 
 @pytest.fixture(scope="session")
 def small_result(small_scenario):
-    """The result of :func:`small_scenario` (run once per session)."""
+    """The result of :func:`small_scenario` (run once per test run)."""
     return accelbrake.simulate(small_scenario)
 
 

@@ -1,4 +1,4 @@
-"""The ABE paper's Fig. 8 and Figs. 9-10 as reproductions (abe-fig8, abe-convergence; issue 20)."""
+"""The ABE paper's Fig. 8 and Figs. 9-10 as reproductions (abe-fig8, abe-convergence)."""
 
 from __future__ import annotations
 

@@ -198,7 +198,7 @@ def test_sweep_on_process_pool_matches_sequential(tmp_path):
         out = tmp_path / f"out{jobs}"
         cmd = [sys.executable, "-m", "accelbrake.cli", "--import", "my_ctl", "sweep", str(exp)]
         cmd += ["--out", str(out), "--jobs", str(jobs), "--no-report", "--no-progress"]
-        cmd += ["--csv"] if jobs == 2 else []  # CSV only on request (issue 18)
+        cmd += ["--csv"] if jobs == 2 else []  # CSV only on request
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         assert r.returncode == 0, r.stderr
         tables[jobs] = pd.read_parquet(out / "results.parquet")

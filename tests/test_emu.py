@@ -278,7 +278,7 @@ def test_emulate_runs_a_scenario_file_and_sweep_emulate_resumes(emu_bin, tmp_pat
 
 
 def test_emulate_defaults_are_runs(tmp_path):
-    """`emulate` takes `run`'s defaults (issue 16: "the same scenarios and options as run"): the
+    """`emulate` takes `run`'s defaults ("the same scenarios and options as run"): the
     scheme's own queue with 250 packets (XCP's router for xcp, ABC's for abc, CoDel with ECN for
     the ABE schemes: an infinite queue never marks nor writes feedback), 50 ms each way, the Verizon
     uplink, ACKs over a constant 12 Mbit/s link; `shell` keeps Mahimahi's."""
@@ -306,7 +306,7 @@ def test_emulate_defaults_are_runs(tmp_path):
 
 
 def test_auto_transport_falls_back_to_user_space_abc_without_bpf(monkeypatch, capsys):
-    """Issue 16: `emulate --scheme abc` (auto) on a machine where ABC's BPF congestion control cannot
+    """`emulate --scheme abc` (auto) on a machine where ABC's BPF congestion control cannot
     be registered runs ABC's own sender on the user-space transport and says why; --transport kernel
     still insists, and schemes the kernel has natively never ask."""
     asked = []
@@ -400,8 +400,8 @@ def test_bad_flows_options_are_clear_errors():
     assert r.returncode == 2 and "only `emulate`" in r.stderr, r.stderr
 
 
-# Jain's index that 3 flows sharing the 12 Mbit/s link for 3 s must reach. Measured (2026-11-27,
-# load average 10-11 on the 2-core machine, no --rt): emulated cubic (kernel) 0.928-0.997 and copa
+# Jain's index that 3 flows sharing the 12 Mbit/s link for 3 s must reach. Measured (a
+# 2-core x86-64 VM busy with other builds, no --rt): emulated cubic (kernel) 0.928-0.997 and copa
 # (user-space) 0.903-0.997 over 10 runs each; the simulator on the same setup (`run --flows 3
 # --buffer 60 --delay 10 --duration 3`, seeds 1-5) 0.980-0.987 and 0.957-0.995. 3 s is a few dozen
 # RTTs, so shares are still converging; 0.85 leaves room for that spread and still fails if one flow
@@ -427,7 +427,7 @@ def _check_three_flows(s: dict) -> None:
 
 @pytest.mark.parametrize("scheme", ["cubic", "copa"])
 def test_three_flows_share_the_link(emu_bin, scheme):
-    """Issue 16: `emulate --flows 3`: three bulk flows over one 12 Mbit/s link, kernel TCP (cubic)
+    """`emulate --flows 3`: three bulk flows over one 12 Mbit/s link, kernel TCP (cubic)
     and the user-space transport (copa), each its own socket/port pair."""
     r = cli("emulate", "--scheme", scheme, "--trace", BW12, "--delay", "10", "--queue",
             "droptail packets=60", "--duration", "3", "--flows", "3", "--json")  # fmt: skip

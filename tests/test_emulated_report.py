@@ -1,4 +1,4 @@
-"""The report of an emulated sweep (`sweep --emulate`, issue 16): plots, the page, and the point-by-point
+"""The report of an emulated sweep (`sweep --emulate`): plots, the page, and the point-by-point
 comparison with the simulated sweep of the same experiment. The emulated table is made here from the
 simulated runs with known factors (no root or emulator needed), so the verdicts are known."""
 

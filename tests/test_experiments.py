@@ -256,7 +256,7 @@ def test_tables_have_one_row_per_run_and_flow_and_metadata(tmp_path):
 
 
 def test_tables_built_in_memory_equal_tables_read_back_from_the_run_files(tmp_path):
-    """Issue 18: the sweep builds its tables from the runs it holds in memory instead of reading back
+    """The sweep builds its tables from the runs it holds in memory instead of reading back
     the files it just wrote; both must give the same tables, byte for byte."""
     import shutil
 
@@ -291,7 +291,7 @@ def test_tables_built_in_memory_equal_tables_read_back_from_the_run_files(tmp_pa
 
 
 def test_timeseries_built_at_once_equals_one_frame_per_run(tmp_path, monkeypatch):
-    """Issue 18: the time series table built in one Arrow concatenation with repeated label columns
+    """The time series table built in one Arrow concatenation with repeated label columns
     is the table of one pandas frame per run (its labels inserted) concatenated, which is still how
     it is built when a run's series comes from its file: same values, dtypes and Parquet bytes;
     labels whose Python types differ between runs (an int and a float delay) take that slow way."""
@@ -341,7 +341,7 @@ def test_timeseries_built_at_once_equals_one_frame_per_run(tmp_path, monkeypatch
 
 
 def test_csv_only_on_request_and_never_stale(tmp_path):
-    """Parquet by default, CSV on request (issue 18): a sweep writes results.csv only with
+    """Parquet by default, CSV on request: a sweep writes results.csv only with
     csv=True, a later sweep without it removes the old one (it would no longer match), and the
     unchanged-tables shortcut does not skip a sweep whose CSV presence must change."""
     doc = small_doc()
@@ -605,7 +605,7 @@ def report_dir(tmp_path_factory):
 
 
 def test_run_plots_drawn_during_the_sweep_equal_those_the_report_draws_after(tmp_path):
-    """Issue 18: the report's run plots are drawn while the sweep runs (EarlyPlots); the plots and
+    """The report's run plots are drawn while the sweep runs (EarlyPlots); the plots and
     the plot cache must be those the report draws on its own afterwards, byte for byte."""
     import shutil
 
@@ -908,7 +908,7 @@ def test_run_time_series_draw_at_most_max_flow_lines_the_largest_flows(tmp_path,
 
 
 def test_direct_reproductions_say_honestly_what_they_reused(run_cli, tmp_path):
-    """Issue 20: direct reproductions always printed "N now, 0 reused", even those that keep no run
+    """Direct reproductions always printed "N now, 0 reused", even those that keep no run
     files (Figs. 5, 6, 10) and those that read their finished runs back (abe-fairness)."""
     args = ["--quick", "--set", "run.duration_s=3", "--out", str(tmp_path), "--no-progress"]
     r = run_cli("reproduce", "abc-fig5", "abe-fairness", *args)
@@ -943,7 +943,7 @@ def test_run_documents_of_large_summaries_are_written_on_one_line(tmp_path, monk
 
 
 def test_finished_run_index_stands_for_parsing_and_is_checked(tmp_path, monkeypatch):
-    """Issue 20: each finished run has a small index (runs/<id>.done: the document's size and
+    """Each finished run has a small index (runs/<id>.done: the document's size and
     SHA-256, its warnings and delay quantiles), so resuming neither parses every run document nor
     trusts an index whose document changed (then the document is parsed and checked as before)."""
     from accelbrake.experiments import runner
@@ -986,7 +986,7 @@ def test_finished_run_index_stands_for_parsing_and_is_checked(tmp_path, monkeypa
 
 
 def test_each_scenario_and_run_id_is_built_once(monkeypatch):
-    """Issue 20: the check, the sweep's plan and the early plots share each run's scenario and run id
+    """The check, the sweep's plan and the early plots share each run's scenario and run id
     (abc-fig13's have ~4 750 flows: building and hashing one cost as much as simulating it)."""
     from accelbrake.experiments import runner
     from accelbrake.experiments.spec import Experiment

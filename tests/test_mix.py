@@ -1,4 +1,4 @@
-"""Several schemes and traffic models in one run (issue 14): --flows mixes, Poisson arrivals, FCT and
+"""Several schemes and traffic models in one run: --flows mixes, Poisson arrivals, FCT and
 per-scheme tables, experiment-file keys, and the coexistence router against one shared ABC queue."""
 
 from __future__ import annotations
@@ -250,8 +250,8 @@ def _abc_over_cubic(queue: str) -> float:
 def test_coexistence_router_keeps_cubic_alive_where_a_shared_abc_queue_starves_it():
     shared = _abc_over_cubic("abc")
     weighted = _abc_over_cubic("abc-coexist")
-    # Measured (seed 0): 2.65 shared, 0.91 with the router (the same before and after issue 14's
-    # fixes of the short-flow aggregate: no short flows here; this comment said 1.16 before).
+    # Measured (seed 0): 2.65 shared, 0.91 with the router (the short-flow aggregate plays
+    # no part: no short flows here).
     assert shared > 2.0, f"one shared ABC queue: ABC/Cubic {shared:.2f}"
     assert 0.75 < weighted < 1.33, f"coexistence router: ABC/Cubic {weighted:.2f}"
     assert weighted < shared / 2
@@ -323,7 +323,7 @@ def test_plot_of_a_mixed_run_draws_each_schemes_total():
 
 
 def test_fig13_comparison_from_memory_equals_from_files(tmp_path):
-    """Issue 20: abc-fig13's comparison takes each run's digest as the sweep writes the run (kept in
+    """abc-fig13's comparison takes each run's digest as the sweep writes the run (kept in
     memory and in the run's index) instead of parsing its multi-megabyte document again; the verdict
     rows are the same from memory, from the indexes (a rerun) and from the documents."""
     from accelbrake.experiments import reproduce as R

@@ -120,7 +120,7 @@ def test_result_in_a_notebook(small_result, tmp_path):
 @pytest.mark.parametrize("panels", [1, 3, 5, 8])
 def test_summary_grids_keep_every_text_inside_and_the_legend_off_the_panels(tmp_path, monkeypatch, panels):
     """The report's grids of panels (trade-off, delay CDFs) have a fixed layout, not matplotlib's
-    constrained one (issue 18: it was ~40 % of their drawing time). Whatever the number of panels
+    constrained one (it was ~40 % of their drawing time). Whatever the number of panels
     and the length of the names: every text is inside the figure, no panel's ticks, labels or title
     run into another panel's, and the legend (right of the grid, or under it) covers no panel."""
     import numpy as np

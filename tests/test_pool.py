@@ -173,7 +173,7 @@ if __name__ == "__main__":
 
 
 def test_a_freed_worker_gets_its_next_task_before_the_caller_handles_the_result(tmp_path):
-    """Issue 18/20: a worker used to sit idle while the sweep wrote the previous run's files."""
+    """A worker used to sit idle while the sweep wrote the previous run's files."""
     (tmp_path / "handoff_worker.py").write_text(_HANDOFF_WORKER)
     (tmp_path / "main.py").write_text(_HANDOFF_MAIN)
     r = subprocess.run(
@@ -188,7 +188,7 @@ def test_a_freed_worker_gets_its_next_task_before_the_caller_handles_the_result(
 
 
 def test_the_plot_fork_server_ends_without_teardown_and_preloads_the_module():
-    """Issue 18: the plot workers' fork server (which holds the command's stdout/stderr) used to spend
+    """The plot workers' fork server (which holds the command's stdout/stderr) used to spend
     0.3-0.7 s tearing down matplotlib and pandas after the command had exited."""
     from accelbrake.experiments.report import plot_pool_context
 

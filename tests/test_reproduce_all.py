@@ -11,7 +11,7 @@ from accelbrake.experiments import reproduce_all as RA
 from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
 from accelbrake.experiments.paper_results import PAPERS, RESULTS, Result
 
-#: What the catalogue must hold at least (issue 20): per paper, the figures/tables named there.
+#: What the catalogue must hold at least: per paper, the figures/tables named there.
 REQUIRED = {
     "abc": [f"Fig. {i}" for i in range(1, 22)] + ["Table 1", "results table", "Theorem 1"],
     "abe": [f"Fig. {i}" for i in range(4, 9)] + ["Figs. 9 and 10", "Figs. 11 and 12", "Eq. 1"],
@@ -88,7 +88,7 @@ def test_reproduce_all_quick_cli(run_cli, tmp_path):
     Then a rerun reuses every run (resumable)."""
     out = tmp_path / "all"
     t0 = time.monotonic()
-    # 77 s on 2 cores at load 3-5; the machine running the tests may be shared, hence the timeout.
+    # 77 s on 2 busy cores; the machine running the tests may be shared, hence the timeout.
     r = run_cli("reproduce", "all", "--quick", "--no-report", "--no-progress", "--out", str(out), timeout=900)
     wall = time.monotonic() - t0
     assert r.returncode == 0, r.stderr[-3000:]
@@ -193,7 +193,7 @@ def test_experiment_file_hops_errors_name_the_key(hop, msg):
 
 
 def test_index_shows_each_experiments_main_plot(tmp_path):
-    """Issue 20: the index showed the trade-off plot for every id, even for experiments about
+    """The index showed the trade-off plot for every id, even for experiments about
     behaviour over time (abc-stability, abc-fig4); it shows the report's first plot of the id's
     main section (reproduce.MAIN_PLOTS)."""
     from accelbrake.experiments.reproduce import main_plot
@@ -222,7 +222,7 @@ def test_index_shows_each_experiments_main_plot(tmp_path):
 
 
 def test_ids_run_two_at_a_time_give_the_verdicts_of_ids_run_one_by_one(run_cli, tmp_path):
-    """Issue 20: on the local pool `reproduce all` runs two ids at a time (each in a driver process
+    """On the local pool `reproduce all` runs two ids at a time (each in a driver process
     with the pool's workers); the verdicts and every compared number are those of the ids run one
     after the other (--jobs 1), in the same order."""
     common = ["reproduce", "all", "--quick", "--paper", "c2tcp", "--no-report", "--no-progress"]

@@ -1,4 +1,4 @@
-"""Several schemes and traffic models in one run (issue 14): flow groups, Poisson arrivals of
+"""Several schemes and traffic models in one run: flow groups, Poisson arrivals of
 finite flows, and the per-scheme and flow-completion-time figures of a run.
 
 * :func:`parse_flow_mix` reads ``--flows abc:3,cubic:3`` (or a plain count);

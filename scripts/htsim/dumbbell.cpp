@@ -1,4 +1,4 @@
-// A NewReno dumbbell for htsim (csg-htsim's TcpSrc/TcpSink), our own driver for issue 21's side-by-side
+// A NewReno dumbbell for htsim (csg-htsim's TcpSrc/TcpSink), our own driver for the side-by-side
 // CPU comparison; scripts/htsim_compare.py builds and times it against our `run` example.
 //
 // What it builds (the same topology as docs/bench/newreno-*.json): FLOWS TcpSrc -> TcpSink pairs

@@ -10,7 +10,7 @@
 //!   RTT estimation, Cubic) and its next transmission.
 //! * `whole_run`: one simulated second of the 96 Mbit/s Cubic dumbbell.
 //!
-//! One group per hot-path component on its own (issue 21; figures in docs/performance.md):
+//! One group per hot-path component on its own (figures in docs/performance.md):
 //! * `event_queue/hold_16`: pop + push with 16 events pending (a one-flow dumbbell keeps ~7).
 //! * `event_queue/timers_hold_1k` and `heap_hold_1k`: pop + push of a timer 40–700 ms later with
 //!   1,100 timers pending (a 1000-flow dumbbell's RTO and delayed-ACK timers), through the timer

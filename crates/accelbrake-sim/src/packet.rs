@@ -2,7 +2,7 @@
 //!
 //! A [`Packet`] is a small `Copy` record (no payload bytes). The engine keeps each packet in one
 //! slot of its packet arena while it is in the network and moves 4-byte ids through drop-tail
-//! FIFOs, transmission slots and delay lines (issue 21); queues with their own logic (the AQMs)
+//! FIFOs, transmission slots and delay lines; queues with their own logic (the AQMs)
 //! and trace/Wi-Fi links take packets by value. The per-packet path never allocates. Sequence numbers count *segments*
 //! (every data segment carries [`MSS`] payload bytes except possibly the last of a finite flow).
 

@@ -328,7 +328,7 @@ impl Receiver {
 }
 
 /// Where a [`Receiver`] puts the ACKs it sends: a `Vec<Packet>`, or the engine's packet arena
-/// (each ACK is then written where it stays while in the network, issue 21).
+/// (each ACK is then written where it stays while in the network).
 pub trait AckSink {
     /// A place for one more ACK, counted as sent: the receiver overwrites all of it.
     fn next_ack(&mut self) -> &mut Packet;

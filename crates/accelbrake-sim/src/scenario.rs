@@ -442,7 +442,7 @@ pub struct FlowSpec {
     /// Linux's CWR state after an ECN reduction (`tcp_enter_cwr` → `tcp_cwnd_reduction`):
     /// Proportional Rate Reduction (RFC 6937) spreads the reduction over the round and the window
     /// does not grow until the round ends (`tcp_may_raise_cwnd`). Off by default (the window
-    /// drops at once and grows on); see docs/aqm.md "ABE at 400 ms (issue 11)".
+    /// drops at once and grows on); see docs/aqm.md "ABE at 400 ms".
     #[serde(default)]
     pub ecn_prr: bool,
     /// Delayed ACKs (ACK every 2nd segment / 40 ms).

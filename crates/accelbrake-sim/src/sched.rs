@@ -91,7 +91,7 @@ impl<E: Copy> Heap<E> {
     /// Insert the entry `(key, event)`. Key and event come as two values, not as an `Entry`: a
     /// 32-byte `Entry` argument is passed in memory, and the callee's 16-byte load of its second
     /// half (the event and padding) waited for the caller's narrower store of the event to land
-    /// (a failed store-to-load forward: 40 % of this function's samples, issue 21).
+    /// (a failed store-to-load forward: 40 % of this function's samples).
     #[inline]
     fn insert(&mut self, key: u128, event: E) {
         if self.taken {
@@ -147,7 +147,7 @@ const SLOTS: usize = 256;
 /// Most timers a drained bucket keeps room for (16 × 32 bytes).
 const BUCKET_KEEP: usize = 16;
 
-/// The pending timers: a bucketed wheel in front of a small heap (issue 21).
+/// The pending timers: a bucketed wheel in front of a small heap.
 ///
 /// Time is cut into slots of `2^SLOT_SHIFT` ns. The timers of the current slot (and of any
 /// earlier one) are in `active`, a binary heap in `(time, seq)` order; a timer of one of the next
@@ -586,7 +586,7 @@ mod tests {
     }
 
     /// A packet's entry on a delay line is the packet and a sequence number: its due time lives
-    /// in the packet (issue 21).
+    /// in the packet.
     #[test]
     fn a_packet_on_a_delay_line_takes_88_bytes() {
         assert_eq!(std::mem::size_of::<(u64, crate::packet::Packet)>(), 88);

@@ -5,7 +5,7 @@
 //! every ACK and every out-of-order segment; the entry wanted is nearly always the highest (the
 //! newest data) or the lowest (the cumulative ACK). A galloping search from that end (probes at
 //! distance 1, 2, 4, … then a binary search of the last interval) costs O(log k) for an answer
-//! k entries from the end, instead of O(log n) (issue 21). The result is exactly
+//! k entries from the end, instead of O(log n). The result is exactly
 //! `slice::partition_point`'s.
 
 /// First index in `lo..hi` at which `pred` is false, given that it is true before `lo` and false

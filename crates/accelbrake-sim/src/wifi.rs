@@ -1396,7 +1396,7 @@ mod tests {
         assert_eq!(u0, per.log.len() / 2);
     }
 
-    // ---- Hand-worked unit tests (issue 22: mutation testing). ----
+    // ---- Hand-worked unit tests (mutation testing). ----
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs().max(1.0)

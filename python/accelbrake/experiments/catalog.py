@@ -29,7 +29,7 @@ TITLES: dict[str, str] = {
     "abc-fig9": "Wi-Fi, MCS 1 <-> 7 every 2 s: throughput and p95 delay, one user and two users on one FIFO",
     "abc-fig16": "Wi-Fi, Brownian MCS in [3, 7]: throughput and p95 delay, one user",
     "abc-fig15": "η trades throughput for delay",
-    # ABC beside other traffic (issue 14).
+    # ABC beside other traffic.
     "abc-fig13": "3 ABC + 3 Cubic long flows and Poisson 10 KB Cubic short flows on 96 Mbit/s: the "
     "coexistence router vs one shared ABC queue",
     "abc-fig11": "1-16 ABC flows on a Verizon trace: utilisation and p95 delay (and why the delay grows)",

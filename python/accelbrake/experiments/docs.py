@@ -837,7 +837,7 @@ def sample_spec(ds: Dataset, spec: dict[str, Any]) -> dict[str, Any]:
         doc["matrix"]["seeds"] = [0]
         return doc
     # Both schemes and both AQMs: a sample of NewReno with CoDel alone let the Cubic-ABE rows go
-    # stale unnoticed (found 2026-11-27).
+    # stale unnoticed.
     return {
         **spec,
         "schemes": ("newreno-abe", "cubic-abe"),

@@ -1,4 +1,4 @@
-"""Reproductions of results that used to be computed only elsewhere (issue 20).
+"""Reproductions of results that used to be computed only elsewhere.
 
 Before, these published results were checked only inside the Rust integration tests
 (``crates/accelbrake-sim/tests/integration/delay.rs``: C2TCP's Target and buffer, PropRate's frontier,

@@ -1,4 +1,4 @@
-"""Tables, plots and a report page for ``sweep --emulate`` (issue 16).
+"""Tables, plots and a report page for ``sweep --emulate``.
 
 An emulated sweep leaves ``OUT/emulated.csv`` (one row per point: the point's labels and the
 emulator's summary). This module turns it into what a simulated sweep has:

@@ -1,4 +1,4 @@
-"""ABC beside other traffic (issue 14): the reproductions that mix schemes, flow sizes and
+"""ABC beside other traffic: the reproductions that mix schemes, flow sizes and
 applications in one run.
 
 * ``abc-fig13``: 3 ABC + 3 Cubic long flows and Poisson 10 KB Cubic short flows on 96 Mbit/s,

@@ -349,7 +349,7 @@ def _timeseries_spec(r: Any, labels: dict[str, str], style: dict[str, tuple[str,
 
 
 class EarlyPlots:
-    """Run plots drawn while the sweep is still running (issue 18).
+    """Run plots drawn while the sweep is still running.
 
     Which runs the report plots (:func:`timeseries_runs`) depends only on the matrix, so it is known
     before the first run; each of those runs' plot is handed to a pool of plot workers as soon as

@@ -974,7 +974,7 @@ def _cmp_table_robustness(results: pd.DataFrame, out: Path) -> list[dict[str, An
 
 #: The row builders the Wi-Fi comparisons use (:mod:`accelbrake.experiments.wifi`).
 _WIFI = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
-#: The same row builders for the mixed-traffic reproductions (issue 14).
+#: The same row builders for the mixed-traffic reproductions.
 _MIXED = W.Helpers(row=_row, info=_info, frontier=outside_pareto_frontier)
 
 
@@ -1239,7 +1239,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             _cmp_fig15,
             cite="Fig. 15, Appendix B",
         ),
-        # ABC beside other traffic (issue 14): experiments/mixed.py.
+        # ABC beside other traffic: experiments/mixed.py.
         Reproduction(
             "abc-fig13",
             TITLES["abc-fig13"],
@@ -1294,7 +1294,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
 
 
 # ---------------------------------------------------------------------------------------------
-# Results that used to be computed only elsewhere (Rust tests, scripts, by hand): issue 20,
+# Results that used to be computed only elsewhere (Rust tests, scripts, by hand):
 # accelbrake.experiments.elsewhere. A block of its own, appended to REPRODUCTIONS in TITLES order.
 
 _ELSEWHERE_CITES = {
@@ -1562,7 +1562,7 @@ def run_reproduction(
         from accelbrake.experiments.report import EarlyPlots, prestart_plot_workers
 
         prestart_plot_workers()
-        # The runs' plots are drawn as their runs finish, while the sweep goes on (issue 18).
+        # The runs' plots are drawn as their runs finish, while the sweep goes on.
         early = EarlyPlots.for_sweep(exp, out, jobs=jobs, svg=svg)
     try:
         outcome = run_sweep(

@@ -249,8 +249,8 @@ def run_all(
 DRIVERS = 2
 
 #: The ids that take longest, started first so that the others fill the second driver beside them
-#: instead of leaving them to finish alone (full `reproduce all`, 2026-11-27: abc-fig13 took 60 %
-#: of the wall time, abe-figures and c2tcp-table1 came next). The outputs keep the catalogue order.
+#: instead of leaving them to finish alone (in a full `reproduce all`, abc-fig13 takes 60 %
+#: of the wall time, abe-figures and c2tcp-table1 come next). The outputs keep the catalogue order.
 LONG_FIRST = ("abc-fig13", "abe-figures", "c2tcp-table1")
 
 

@@ -885,7 +885,7 @@ def _check_shared_sets(exp: Experiment) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Mixed schemes and traffic models in one run (issue 14): the `mix`, `arrivals` and `apps` keys
+# Mixed schemes and traffic models in one run: the `mix`, `arrivals` and `apps` keys
 # of a [schemes.NAME] table. Kept in this section so that the rest of the file is untouched.
 # ---------------------------------------------------------------------------------------------
 
@@ -1081,7 +1081,7 @@ def _traffic_flows(sc: dict[str, Any], traffic: Traffic, p: RunPoint, exp: Exper
 
 
 # ---------------------------------------------------------------------------------------------
-# Several bottlenecks: [[hops]] (issue 20). The matrix's trace, queue and delay make one data
+# Several bottlenecks: [[hops]]. The matrix's trace, queue and delay make one data
 # bottleneck; each [[hops]] table adds another in series on the data path, before or after it (in
 # file order). Every flow crosses all of them; the ACKs go back over the matrix's ACK link. The
 # core reports the path's slowest hop (lowest mean capacity) as the bottleneck.

@@ -26,12 +26,12 @@
 //!   max over 5–10 rounds of the segments acked beyond `bw × epoch` (at most cwnd, and at most
 //!   bw × 100 ms). Off by default because the ABC paper's BBR ran a 4.13–4.19 kernel (its
 //!   artifact's modules need that API; the paper names no version); on, it is what `emulate`
-//!   meets in a current kernel (docs/emulation.md, issue 16). Ignored with `kernel4`. Float
+//!   meets in a current kernel (docs/emulation.md). Ignored with `kernel4`. Float
 //!   arithmetic on the ns clock instead of Linux's µs and fixed point.
 //! - `bbr.kernel4 = true` gives the Linux 4.9–4.19 code where it differs from v6: min_rtt
 //!   refreshed by an equal sample (`rtt_us <= min_rtt_us`, `<` only in recent kernels), no pacing
 //!   margin (added with EDT in 4.20), TSO autosizing for the quantum, no +2 cwnd in the 5/4 phase
-//!   and no EDT term in the in-flight checks (both 4.20/5.1). See docs/delay-schemes.md, issue 11.
+//!   and no EDT term in the in-flight checks (both 4.20/5.1). See docs/delay-schemes.md.
 //! - [`CongestionControl::pacing_rate`] is in wire bytes/s (`× MTU / MSS`), because the transport
 //!   spaces whole packets; Linux's EDT pacing spaces payload bytes at `sk_pacing_rate`.
 //! - Bandwidth is an `f64` in bytes/s taken from `RateSample::delivery_rate`, gains are `f64`
@@ -149,7 +149,7 @@ pub struct BbrConfig {
     /// `bbr_tso_segs_goal` (about 1 ms of data at the pacing rate, at least 1–2). Default 1.
     pub tso_segs: u32,
     /// `lt_bw`: the long-term bandwidth (token-bucket policer) model, `bbr_lt_bw_sampling`
-    /// (in every Linux BBR v1 since 4.9). Default off (historical port behaviour; issue 11).
+    /// (in every Linux BBR v1 since 4.9). Default off (historical port behaviour).
     pub lt_bw: bool,
     /// `kernel4`: Linux 4.9–4.19 `tcp_bbr.c` where it differs from v6: min_rtt refreshed by an
     /// equal sample (`<=`), no pacing margin (`pacing_margin_percent` ignored), TSO autosizing
@@ -157,7 +157,7 @@ pub struct BbrConfig {
     pub kernel4: bool,
     /// `ack_aggregation`: the ACK-aggregation cwnd allowance of Linux ≥ 5.1
     /// (`bbr_update_ack_aggregation`, `bbr_ack_aggregation_cwnd`). Default off: the ABC paper's
-    /// BBR ran on a 4.13–4.19 kernel (docs/delay-schemes.md; issue 16). Ignored with `kernel4`.
+    /// BBR ran on a 4.13–4.19 kernel (docs/delay-schemes.md). Ignored with `kernel4`.
     pub ack_aggregation: bool,
 }
 
@@ -181,7 +181,7 @@ pub const PARAMS: &[Param] = &[
         .doc("send quantum (cwnd allowance 3·quantum); 0: Linux's bbr_tso_segs_goal", "no TSO in the simulator: 1 segment"),
     Param::flag("lt_bw", false).doc(
         "long-term (policer) bandwidth model: on ≥ 20 % loss over 2 consistent intervals, pace at their average for 48 rounds",
-        "tcp_bbr.c bbr_lt_bw_sampling (on in Linux since 4.9); off: historical port behaviour (issue 11)",
+        "tcp_bbr.c bbr_lt_bw_sampling (on in Linux since 4.9); off: historical port behaviour",
     ),
     Param::flag("kernel4", false).doc(
         "Linux 4.9–4.19 behaviour: min_rtt refreshed on <=, no pacing margin, TSO autosizing, no +2 in the 5/4 phase, no EDT",
@@ -189,7 +189,7 @@ pub const PARAMS: &[Param] = &[
     ),
     Param::flag("ack_aggregation", false).doc(
         "ACK-aggregation cwnd allowance (Linux ≥ 5.1): cwnd target + max extra-acked over 5–10 rounds, at most cwnd and bw·100 ms; ignored with kernel4",
-        "tcp_bbr.c bbr_update_ack_aggregation / bbr_ack_aggregation_cwnd (5.1); off: the ABC paper's 4.13–4.19 kernel (issue 16)",
+        "tcp_bbr.c bbr_update_ack_aggregation / bbr_ack_aggregation_cwnd (5.1); off: the ABC paper's 4.13–4.19 kernel",
     ),
 ];
 

@@ -758,7 +758,7 @@ mod tests {
         assert!(SteerFactory::new(SteerMode::Rate, f64::NAN, None).is_err());
     }
 
-    // ---- Unit tests of each piece, by hand (issue 22: mutation testing). ----
+    // ---- Unit tests of each piece, by hand (mutation testing). ----
 
     fn out(window: f64, pacing_rate: Option<f64>, ssthresh: Option<f64>) -> Output {
         Output {

@@ -395,7 +395,7 @@ macro_rules! registry {
 pub mod base_delay;
 
 // The same files as plain (never compiled) `mod` items, so that source walkers that do not expand
-// macros, such as cargo-mutants (docs/mutants.md), find them; `rustfmt::skip` keeps `cargo fmt`
+// macros, such as cargo-mutants (docs/testing.md), find them; `rustfmt::skip` keeps `cargo fmt`
 // from formatting them through these items. Keep in step with `registry!` below (a unit test checks).
 #[cfg(any())]
 #[rustfmt::skip]

@@ -178,7 +178,7 @@ pub struct NewRenoConfig {
     pub rack: bool,
     /// `initial_ssthresh`: the slow-start threshold at the start, segments; `None` = infinite
     /// (RFC 5681's "arbitrarily high", Linux's default). A path whose capacity is known can be
-    /// given it to end slow start without an overshoot (issue 21's side-by-side with htsim,
+    /// given it to end slow start without an overshoot (as in the side-by-side with htsim,
     /// whose TCP starts with a finite threshold).
     pub initial_ssthresh: Option<u32>,
 }

@@ -879,7 +879,7 @@ mod tests {
         assert!(e.to_string().contains("pcc-vivace.utility"), "{e}");
     }
 
-    // Mutation-testing additions (issue 22, docs/mutants.md).
+    // Mutation-testing additions (docs/testing.md).
 
     #[test]
     fn configuration_and_accessors() {

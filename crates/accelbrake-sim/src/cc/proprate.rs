@@ -54,7 +54,7 @@
 //! * Monitor's n is not given: default 10 as in Slow Start, sent back to back; σ_m applies after.
 //!   "We update \[the\] congestion detection module" on a good probe (§4) is read as ρ := the
 //!   burst's rate *and* RD_min := the burst's smallest one-way delay (`monitor_rebase = 1`, the
-//!   default since issue 11). The paper resolves it: §4.1 introduces Monitor for the case where
+//!   default). The paper resolves it: §4.1 introduces Monitor for the case where
 //!   "the measured buffer delay remains above T" because "the underlying one-way delay suddenly
 //!   increases", and says that "cross traffic would also be observed as … a possible increase in
 //!   the baseline one-way delay". Updating ρ alone leaves t_buff above T, so Fill would end at the
@@ -68,7 +68,7 @@
 //!   segments, more than the `RTT·ρ` cap, so Monitor is entered in most cycles, and a rebase while
 //!   the queue is not empty raises RD_min and with it the achieved delay: on a constant 12 Mbit/s
 //!   link, 20 ms RTT, t̄_buff 40 ms, mean queueing 58.8 ms with the rebase and 40.0 ms without
-//!   (feedback on). `monitor_rebase = 0` (ρ only) was the default before issue 11.
+//!   (feedback on). `monitor_rebase = 0` keeps the earlier reading (ρ only).
 //! * BDP in the 2 × BDP guard (§6, "estimated BDP"). The digest reads it as ρ × min RTT
 //!   (`guard_target = 0`); then the queue can hold at most about one min RTT of delay, targets above
 //!   the min RTT are out of reach and PR(M) = PR(H) on a 20 ms path (mean queueing 16.3 / 16.1 ms on

@@ -897,7 +897,7 @@ mod tests {
         assert!(e.to_string().contains("sprout.max_rate"), "{e}");
     }
 
-    // Mutation-testing additions (issue 22, docs/mutants.md).
+    // Mutation-testing additions (docs/testing.md).
 
     #[test]
     fn phi_is_the_standard_normal_cdf() {

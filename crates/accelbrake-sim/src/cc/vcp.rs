@@ -12,7 +12,7 @@
 //!   `t_ρ` (the router's code still describes the load before the decrease) and for one further
 //!   srtt an overload echo is treated as high load (§3.2; ns-2).
 //! * Loss: Reno (halve); RTO: one segment (§3.2: VCP "falls back to TCP" on loss), restored when
-//!   the transport finds the RTO spurious (`undo_rto`, on; issue 12, see `on_spurious_rto`).
+//!   the transport finds the RTO spurious (`undo_rto`, on, see `on_spurious_rto`).
 //!
 //! Choices (see `docs/explicit-schemes.md`): ns-2 makes the AI term linear below 20 ms and above
 //! 500 ms of RTT and scales it by 100 ms, not t_ρ; we keep the paper's square law of rtt/t_ρ
@@ -45,7 +45,7 @@ pub const PARAMS: &[Param] = &[
     Param::real("min_window", 1.0, Unit::Segments, 1.0, 1e6).doc("smallest window", "TCP: one segment"),
     Param::flag("undo_rto", true).doc(
         "restore the window an RTO cut when the RTO proves spurious (Eifel), as every other window sender here",
-        "Linux tcp_try_undo_loss (ca_ops->undo_cwnd); issue 12: off before 2026-11-27",
+        "Linux tcp_try_undo_loss (ca_ops->undo_cwnd); off: the window restarts from one segment",
     ),
     Param::choice("freeze", "all", &["all", "overload"]).doc(
         "after an MD, for t_ρ ignore every ACK (all) or only overload echoes (overload, ns-2)",
@@ -222,9 +222,9 @@ impl CongestionControl for Vcp {
     }
     /// The transport's Eifel detection found the RTO spurious (the segments were delayed, e.g.
     /// queued through an outage, not lost): restore the window, as Linux's `tcp_try_undo_loss`
-    /// does through every congestion module's `undo_cwnd` (`max(cwnd, prior_cwnd)`). Issue 12:
-    /// without it VCP restarted from one segment after every outage longer than the RTO and
-    /// regrew by MI at ×(1+ξ)^(rtt/t_ρ) per RTT, about 20 RTTs to double.
+    /// does through every congestion module's `undo_cwnd` (`max(cwnd, prior_cwnd)`).
+    /// Without it VCP restarts from one segment after every outage longer than the RTO and
+    /// regrows by MI at ×(1+ξ)^(rtt/t_ρ) per RTT, about 20 RTTs to double.
     fn on_spurious_rto(&mut self, _now: Time) {
         if self.cfg.undo_rto {
             if let Some(p) = self.prior.take() {
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn a_spurious_rto_restores_the_window_and_a_real_one_does_not() {
-        // Issue 12: after an outage the transport's Eifel check finds the RTO spurious; the
+        // After an outage the transport's Eifel check finds the RTO spurious; the
         // window of before the RTO comes back (Linux undo_cwnd: max(cwnd, prior)).
         let mut v = Vcp::new(VcpSenderConfig::default());
         assert!(VcpSenderConfig::default().undo_rto);
@@ -351,7 +351,7 @@ mod tests {
         let w = v.window();
         v.on_spurious_rto(Time::from_secs(3));
         assert_eq!(v.window(), w);
-        // Off: the window stays at one segment, as before issue 12.
+        // Off: the window stays at one segment.
         let mut off = with(&[("undo_rto", crate::params::Val::Flag(false))]);
         off.w = 40.0;
         off.on_rto(Time::ZERO, 40);

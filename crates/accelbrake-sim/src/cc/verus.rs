@@ -1015,7 +1015,7 @@ mod tests {
         assert_eq!(v.w_bar(), 50.0);
     }
 
-    // Mutation-testing additions (issue 22, docs/mutants.md).
+    // Mutation-testing additions (docs/testing.md).
 
     #[test]
     fn the_knots_span_the_points_and_a_knee_on_a_knot_is_fitted_exactly() {

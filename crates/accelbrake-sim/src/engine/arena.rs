@@ -1,4 +1,4 @@
-//! The packet arena (issue 21): every packet in the network lives in one slot of a `Vec<Packet>`
+//! The packet arena: every packet in the network lives in one slot of a `Vec<Packet>`
 //! owned by the [`super::Simulation`], and the hops move 4-byte [`PacketId`]s instead of 80-byte
 //! packets (htsim passes pointers to pooled packets the same way).
 //!
@@ -313,7 +313,7 @@ impl Arena {
 }
 
 /// Packets through the arena as one hop moves them, for the criterion micro-benchmark
-/// `arena` in `benches/core.rs` (issue 21: one micro-benchmark per hot-path component). Not an
+/// `arena` in `benches/core.rs` (one micro-benchmark per hot-path component). Not an
 /// API: hidden from the docs, and it may change with the engine.
 ///
 /// It keeps `held` packets in a FIFO of ids; [`ArenaRing::step`] is one packet in and the oldest

@@ -457,7 +457,7 @@ impl Simulation {
             } else {
                 h.name.clone()
             };
-            // A plain FIFO on a rate link queues arena ids in the hop (issue 21): the engine then
+            // A plain FIFO on a rate link queues arena ids in the hop: the engine then
             // moves 8-byte entries instead of 80-byte packets. Trace and Wi-Fi links take packets
             // from the queue by value, so their FIFOs keep the queue's own.
             let fifo = match (&link, queue.as_fifo()) {

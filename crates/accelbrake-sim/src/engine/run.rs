@@ -160,7 +160,7 @@ impl Simulation {
             }
             Event::Sample => {
                 // A flow has a row in the bin starting now if it is active at some time in the bin:
-                // it starts before the bin ends and has not retired (issue 21: rows only for
+                // it starts before the bin ends and has not retired (rows only for
                 // flows with something to report; a retired flow's row would repeat its final
                 // state with zero rates, and a flow that starts later has nothing yet).
                 let bin_end = self.now + self.rec.bin;
@@ -169,7 +169,7 @@ impl Simulation {
                 // in this bin that starts later in it gets its endpoints now (the row samples the
                 // controller's initial state, as when every flow was built with the simulation;
                 // each controller draws from its own stream, so the order of building is free).
-                // One pass over the flows (issue 21: a second pass re-read every flow's entry).
+                // One pass over the flows (a second pass re-read every flow's entry).
                 for i in 0..self.flows.len() {
                     self.rec.write_row(&mut self.flows[i].m);
                     let f = &self.flows[i];
@@ -305,7 +305,7 @@ impl Simulation {
             self.rec.ingress(now, wire, &mut hop.m);
             pkt.enqueued_at = now;
             let accepted = if let Some(fifo) = hop.fifo.as_mut() {
-                // The id, not the packet, joins the hop's FIFO (issue 21).
+                // The id, not the packet, joins the hop's FIFO.
                 match fifo.push(now, Held::new(id, size)) {
                     Ok(()) => true,
                     Err(_) => {
@@ -469,7 +469,7 @@ impl Simulation {
         let now = self.now;
         let hop = &mut self.hops[h];
         if let Some(f) = hop.fifo.as_mut() {
-            // What `DropTail::dequeue` does, on ids (issue 21).
+            // What `DropTail::dequeue` does, on ids.
             let r = f.pop().map(|e| e.id);
             if let Some(n) = f.nth(READ_AHEAD) {
                 self.arena.prefetch(n.id);

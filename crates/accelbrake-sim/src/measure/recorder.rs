@@ -87,7 +87,7 @@ pub struct HopMetrics {
 /// held: when a count falls in a later bin, or when the bin's row is written, the open bin's bytes
 /// go to the flow's [`PendingRow`] for that bin (`FlowMetrics::close_bins_before`) and the bin
 /// starts over. The cost per flow is two words whatever the run's length, and a packet adds to its
-/// flow's own entry instead of to a per-flow vector spanning the run (issue 21: the per-flow bin
+/// flow's own entry instead of to a per-flow vector spanning the run (the per-flow bin
 /// vectors were a quarter of the memory at 1000 flows and a cache miss per packet, and building
 /// the table looked every row's figures up in them, another miss per row and column).
 #[derive(Clone, Copy, Debug, Default)]

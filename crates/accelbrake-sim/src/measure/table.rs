@@ -71,7 +71,7 @@ pub(crate) fn build_tables(
     // is known).
     let mut fs = std::mem::take(&mut rec.fs);
     // Rows come in runs of one sampling instant (every flow's row of a bin): the span is
-    // computed once per run of equal `t` (issue 21: a libm `round` and the span's arithmetic per
+    // computed once per run of equal `t` (a libm `round` and the span's arithmetic per
     // row were 84 instructions per data packet at 1000 flows, 2.3 %; the same expression, so
     // the same figures).
     let mut last: Option<(u64, f64)> = None;

@@ -70,7 +70,7 @@ pub struct AbcRouterConfig {
     pub lookahead: Option<Dur>,
     /// PK-ABC only: the fraction of the coming change of μ the router knows,
     /// `μ = μ_now + knowledge·(μ_ahead − μ_now)` (1: PK-ABC; 0: ABC's μ measured now). Ours
-    /// (issue 12): a partial oracle, to measure how much of PK-ABC's gain a forecast of a given
+    ///: a partial oracle, to measure how much of PK-ABC's gain a forecast of a given
     /// error keeps.
     pub knowledge: f64,
     /// Predictive ABC (beyond the paper): forecast μ this far ahead from the μ it has measured,
@@ -381,7 +381,7 @@ pub const PK_PARAMS: &[Param] = &[
     ),
     Param::real("knowledge", 1.0, Unit::None, 0.0, 1.0).doc(
         "fraction of the change of μ over the lookahead the router knows: μ_now + k·(μ_ahead − μ_now); 1 = PK-ABC, 0 = ABC's μ",
-        "ours (issue 12): a partial oracle whose error is (1 − k) times that of μ measured now, to measure how good a forecast must be",
+        "ours: a partial oracle whose error is (1 − k) times that of μ measured now, to measure how good a forecast must be",
     ),
     PARAMS[7],
     PARAMS[8],
@@ -436,7 +436,7 @@ pub const ABC_PREDICT: QueueKind = QueueKind {
     name: "abc-predict",
     display: "predictive ABC router",
     summary: "ABC router whose μ is an online trend forecast one RTT ahead (no trace knowledge)",
-    source: "ours (issue 12: an honest online predictor towards PK-ABC, ABC paper §7.6)",
+    source: "ours (an honest online predictor towards PK-ABC, ABC paper §7.6)",
     params: PREDICT_PARAMS,
     aliases: &[],
     build: |v, _rng| Box::new(AbcQueue::new(AbcRouterConfig::from_values(v))),

@@ -467,8 +467,8 @@ impl CoexistQueue {
     /// short flows sent: their bytes would sit in the inflated counters of the flows that replaced
     /// them and get the (1 + X) headroom that §4.3 gives only the top-K ("the aggregate demand for
     /// the short flows is the same as their throughput"). With guaranteed counts the inherited
-    /// bytes — those of flows no longer tracked — count in the aggregate. (Fixed in issue 14: the
-    /// short flows' headroom gave the Cubic queue ~1 Mbit/s of extra weight in Fig. 13.)
+    /// bytes — those of flows no longer tracked — count in the aggregate. (Otherwise the
+    /// short flows' headroom gives the Cubic queue ~1 Mbit/s of extra weight in Fig. 13.)
     fn demands(&self, q: usize, secs: f64) -> (Vec<f64>, f64) {
         let top = &self.tops[q];
         let out: Vec<f64> = top
@@ -487,7 +487,7 @@ impl CoexistQueue {
     /// gives each of those its demand (§4.3: the water-fill "accounts for demand-limited short
     /// flows"). Water-filling an aggregate as if it were one flow caps it at the level: at 30 %
     /// short-flow load in Fig. 13 (28.8 Mbit/s of short flows, a level of ~14) the Cubic queue's
-    /// weight then lost half its short flows' rate and its long flows starved (issue 14). When the
+    /// weight then lost half its short flows' rate and its long flows starved. When the
     /// aggregates alone exceed the capacity they share it in proportion and the top-K get nothing.
     fn update_weights(&mut self, secs: f64, capacity: f64) {
         match self.cfg.variant {

@@ -145,7 +145,7 @@ macro_rules! registry {
 }
 
 // The same files as plain (never compiled) `mod` items, so that source walkers that do not expand
-// macros, such as cargo-mutants (docs/mutants.md), find them; `rustfmt::skip` keeps `cargo fmt`
+// macros, such as cargo-mutants (docs/testing.md), find them; `rustfmt::skip` keeps `cargo fmt`
 // from formatting them through these items. Keep in step with `registry!` below (a unit test checks).
 #[cfg(any())]
 #[rustfmt::skip]
@@ -270,9 +270,9 @@ pub trait Queue: Send {
     }
     /// The queue as a plain [`Fifo`], if that is all it is (drop-tail, infinite). On a rate link
     /// the engine then queues packet ids in a `Fifo` of its own with this one's limit (its packet
-    /// arena, issue 21), and this queue stays empty; on a trace link it pushes and pops through
+    /// arena), and this queue stays empty; on a trace link it pushes and pops through
     /// this one directly, without a virtual call that takes and returns the 80-byte packet by
-    /// value each way (2–3 % of a drop-tail run's CPU, issue 21). A queue that returns it must
+    /// value each way (2–3 % of a drop-tail run's CPU). A queue that returns it must
     /// behave exactly as its `Fifo`'s `push`/`pop` (no timers, marks, or drops at dequeue), and
     /// answer the same from the start of the run (the engine asks once, when it builds the hop).
     fn as_fifo(&mut self) -> Option<&mut Fifo> {
@@ -392,7 +392,7 @@ pub enum Limit {
 
 /// What a [`Fifo`] holds: a packet, or (in the engine's drop-tail hops on rate links) a handle to
 /// a packet that stays in the engine's packet arena, with the packet's size next to it so the
-/// FIFO can count bytes without reading the packet (issue 21).
+/// FIFO can count bytes without reading the packet.
 pub trait Queued {
     /// Size on the wire in bytes (IP packet).
     fn size(&self) -> u32;

@@ -28,10 +28,10 @@
 //! * y: the arrivals of the last d (those the buffer drops too) / d;
 //! * μ (`capacity = rtt`): the link's opportunities over the last d, used or wasted, / d (the
 //!   artifact counts its dequeue calls, empty ones too, over the last avg_rtt); `capacity =
-//!   window`: over the last `window_ms` as ABC's μ (20 ms; the default before 2026-11-27);
+//!   window`: over the last `window_ms` as ABC's μ (20 ms; XCP_w's earlier form);
 //! * Q: the smallest queue a departure left behind over the last `queue_window_ms` (100 ms; the
 //!   artifact's hard-coded base RTT, XCP's "last propagation delay"); `queue_sample = arrival` and
-//!   `queue_window_ms = 0`: the smallest an arrival found over the last d (before 2026-11-27);
+//!   `queue_window_ms = 0`: the smallest an arrival found over the last d (the earlier form);
 //!
 //! and gives the departing packet
 //! * by default XCP's fairness controller, with `ξp`, `ξn` from sums over the last d's departures
@@ -681,7 +681,7 @@ mod tests {
     use super::*;
     use crate::packet::{Ecn, ExplicitHeader, MTU};
 
-    /// XCP_w as it was before 2026-11-27 (μ over 20 ms, Q over the last d's arrivals, XCP's
+    /// XCP_w's earlier form (μ over 20 ms, Q over the last d's arrivals, XCP's
     /// fairness controller over the arrivals, no residues): the hand-worked tests below were
     /// written for it and keep these options' arithmetic covered.
     fn w_before() -> XcpConfig {

@@ -445,7 +445,7 @@ impl Sender {
     }
 
     /// [`Sender::poll_transmit`], writing the packet into `pkt` (the engine's arena slot: the
-    /// packet is built where it stays, not copied there, issue 21); false (and `pkt` untouched)
+    /// packet is built where it stays, not copied there); false (and `pkt` untouched)
     /// if there is nothing to send.
     #[inline]
     pub fn poll_transmit_into(&mut self, now: Time, pkt: &mut Packet) -> bool {

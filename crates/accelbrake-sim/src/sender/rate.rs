@@ -16,7 +16,7 @@ use crate::time::{Dur, Time};
 ///
 /// Kept small (32 bytes with the scoreboard's flags, see `scoreboard::Seg`): a sender holds one
 /// per segment in flight, thousands at a BDP of 1 Gbit/s × 100 ms, and reads each back once when
-/// it is delivered, so its size is cache traffic on every data packet (issue 21).
+/// it is delivered, so its size is cache traffic on every data packet.
 pub(crate) struct TxRecord {
     /// Last (re)transmission time.
     pub(crate) sent: Time,

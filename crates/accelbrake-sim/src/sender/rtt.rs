@@ -8,7 +8,7 @@
 //! With [`RttEstimator::set_linux`] (the schemes' `linux_rto` parameter, off by default) the RTO is
 //! Linux's instead (`net/ipv4/tcp_input.c` `tcp_rtt_estimator`, `include/net/tcp.h`
 //! `__tcp_set_rto`, `tcp_bound_rto`), which differs from RFC 6298 in three ways that matter on a
-//! path whose queueing delay swings (a cellular trace, issue 16):
+//! path whose queueing delay swings (a cellular trace):
 //! - the 200-ms minimum bounds the *variation term*, not the RTO: RTO = SRTT + max(var, 200 ms),
 //!   where RFC 6298 (and the default here) has max(SRTT + 4·RTTVAR, 200 ms). With a smooth RTT of
 //!   400 ms Linux's RTO is ≥ 600 ms, RFC 6298's can be 420 ms;

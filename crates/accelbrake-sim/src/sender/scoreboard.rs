@@ -21,7 +21,7 @@ const RETRANS: u8 = 4;
 /// that the flags share the record's padding: 32 bytes, two entries to a cache line (it was 48:
 /// a flag byte padded to 8 in front of a 40-byte record). An entry is written when its segment is
 /// sent and read back when it is delivered, thousands of segments later at 1 Gbit/s × 100 ms, so
-/// both are cache misses and the entry's size is their number (issue 21).
+/// both are cache misses and the entry's size is their number.
 #[derive(Clone, Copy, Debug, Default)]
 struct Seg {
     sent: Time,
@@ -145,7 +145,7 @@ impl Scoreboard {
 
     /// A new segment (`snd_nxt`) was sent.
     pub(crate) fn push(&mut self, tx: TxRecord) {
-        // Grow by half rather than double (issue 21: 10 flows at 1 Gbit/s overshoot to just past
+        // Grow by half rather than double (10 flows at 1 Gbit/s overshoot to just past
         // 4 096 segments each in slow start; doubling kept 8 192 entries, 2.4 MB for the 10).
         if self.segs.len() == self.segs.capacity() {
             self.segs.reserve_exact((self.segs.capacity() / 2).max(4));
@@ -438,7 +438,7 @@ mod tests {
     }
 
     /// Entries are read back once per delivered segment, thousands of segments after they were
-    /// written (issue 21): two to a cache line.
+    /// written: two to a cache line.
     #[test]
     fn a_scoreboard_entry_is_32_bytes_and_keeps_its_record() {
         assert_eq!(std::mem::size_of::<Seg>(), 32);

@@ -1,4 +1,4 @@
-//! The cellular end-to-end baselines (issue 13): Sprout, Verus and PCC-Vivace on a constant
+//! The cellular end-to-end baselines: Sprout, Verus and PCC-Vivace on a constant
 //! 12 Mbit/s link with 100 ms RTT and the ABC setup's 250-packet drop-tail buffer.
 
 use crate::common::*;
@@ -63,7 +63,7 @@ fn sprout_target_forecast() -> f64 {
 /// standing queue Q needs the link busy, so `C·(RTT + Q) ≤ F`, F the forecast over the target:
 /// `Q ≤ F/C − RTT`. With F ≈ 80 packets at C = 1 packet/ms (the 5th percentile of 100 ms of
 /// deliveries), a 100 ms RTT leaves no queue and caps utilisation at about F/(C·RTT); a 20 ms
-/// RTT leaves a standing queue of about F/C − 20 ms. The issue's "queueing delay near the
+/// RTT leaves a standing queue of about F/C − 20 ms. A "queueing delay near the
 /// 100 ms target" cannot hold at 100 ms RTT for Sprout as written (see docs/cellular-schemes.md).
 #[test]
 fn sprout_standing_queue_is_its_forecast_horizon_minus_the_rtt() {

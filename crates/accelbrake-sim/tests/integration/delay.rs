@@ -1,4 +1,4 @@
-//! End-to-end delay-aware schemes (issue 4): C2TCP, PropRate, BBR, Copa against the papers' claims.
+//! End-to-end delay-aware schemes: C2TCP, PropRate, BBR, Copa against the papers' claims.
 
 use crate::common::*;
 use serde_json::{json, Value};
@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 /// median 121–138 ms at t̄_buff 120 ms; the PR(H) > PR(M) mean ordering flips at seed 1), which the
 /// reproductions report as the spread over seeds. The cause is not the base delay (a single flow's
 /// RD_min is the true one at every offset) but where the trace's outages fall: they dominate the
-/// mean and move T through the Eq. 9 loop (docs/delay-schemes.md, PropRate, issue 11).
+/// mean and move T through the Eq. 9 loop (docs/delay-schemes.md, PropRate).
 fn c2tcp_setup(scheme: &str, params: Value, trace_name: &str, buffer_bytes: u64, secs: f64) -> accelbrake_sim::Summary {
     let v = json!({
         "duration_ms": secs * 1000.0, "seed": 1, "record_packets": false,
@@ -330,7 +330,7 @@ fn proprate_second_flow_gets_its_share_with_the_monitor_rebase() {
     // second / first throughput ratio over those 60 s is "close to 100 %" for PropRate. On a
     // constant 12 Mbit/s link (not the paper's traces), seeds 1–3. Without the Monitor rebase of
     // RD_min the newcomer, whose RD_min holds the incumbent's queue, takes most of the link
-    // (issue 11; docs/delay-schemes.md).
+    // (docs/delay-schemes.md).
     let ratio = |scheme: &str, rebase: u8, seed: u64| {
         let flow = json!({"scheme": scheme, "fwd": [0], "rev": [1], "params": {"monitor_rebase": rebase}});
         let mut second = flow.clone();

@@ -189,7 +189,7 @@ fn explicit_schemes_on_the_verizon_uplink() {
 
 #[test]
 fn pk_abc_knowing_none_of_the_future_is_abc_and_knowing_part_of_it_lands_between() {
-    // Issue 12's partial oracle: μ = μ_now + k·(μ_ahead − μ_now). With k = 0 the router must be ABC's,
+    // The partial oracle: μ = μ_now + k·(μ_ahead − μ_now). With k = 0 the router must be ABC's,
     // run for run (the same μ, measured the way ABC's engine window counts opportunities); with
     // k = 1 it is PK-ABC; in between its p95 queueing delay lies between the two (Verizon uplink, Fig. 7b's).
     let up = || json!({"type": "trace", "path": crate::common::trace("Verizon-LTE-short.up")});
@@ -246,10 +246,10 @@ fn pk_abc_knowing_none_of_the_future_is_abc_and_knowing_part_of_it_lands_between
 
 #[test]
 fn vcp_keeps_its_window_through_an_outage_that_fires_a_spurious_rto() {
-    // Issue 12: the ATT uplink (1.85 Mbit/s mean) stops for seconds at a time; the RTO fires with
+    // The ATT uplink (1.85 Mbit/s mean) stops for seconds at a time; the RTO fires with
     // the packets still queued, and the transport's Eifel check finds it spurious. With the undo
-    // VCP resumes at its window; without it (before issue 12) it restarted from one segment and
-    // regrew by MI at ×(1+ξ)^(rtt/t_ρ) per RTT, far below ABC's utilisation.
+    // VCP resumes at its window; without it it restarts from one segment and
+    // regrows by MI at ×(1+ξ)^(rtt/t_ρ) per RTT, far below ABC's utilisation.
     let util = |undo: bool| {
         let mut s = crate::common::cellular(
             "vcp",

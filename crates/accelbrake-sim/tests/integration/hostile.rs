@@ -321,7 +321,7 @@ fn param_err(v: &Value) -> (String, String) {
 
 #[test]
 fn a_flow_with_an_empty_data_path_is_refused() {
-    // Issue 17 (7): a flow crossing no hop reported 570 Mbit/s on a 24 Mbit/s bottleneck.
+    // A flow crossing no hop reported 570 Mbit/s on a 24 Mbit/s bottleneck.
     let mut v = on_link(
         json!({"type": "constant", "mbps": 24}),
         json!({"type": "droptail", "packets": 100}),
@@ -335,7 +335,7 @@ fn a_flow_with_an_empty_data_path_is_refused() {
 
 #[test]
 fn flows_starting_at_or_after_the_end_are_warned_about() {
-    // Issue 17 (7): such flows gave silent all-zero rows. Now the summary carries a warning
+    // Such flows gave silent all-zero rows. Now the summary carries a warning
     // naming flows[i].start_ms and the duration (not an error: a shortened run of an experiment
     // whose flows join later is legitimate).
     for start in [1000.0, 5000.0] {
@@ -371,7 +371,7 @@ fn flows_starting_at_or_after_the_end_are_warned_about() {
 #[cfg(unix)]
 #[test]
 fn trace_paths_must_be_regular_files() {
-    // Issue 17 (7): a FIFO blocked forever and /dev/zero was read until memory ran out.
+    // A FIFO blocked forever and /dev/zero was read until memory ran out.
     let msg = |path: &str| match Trace::load(path) {
         Err(Error::Trace { line: 0, msg, .. }) => msg,
         other => panic!("{path}: expected a trace error, got {other:?}"),
@@ -401,7 +401,7 @@ fn trace_paths_must_be_regular_files() {
 
 #[test]
 fn seeds_are_exact_u64() {
-    // Issue 17 (3): seeds above 2^53 were rounded on the way (through a float) and 2^64 − 1 was
+    // Seeds above 2^53 were rounded on the way (through a float) and 2^64 − 1 was
     // refused. The core's seed is a u64 parsed exactly, and runs differ between neighbours.
     let mut v = on_link(
         json!({"type": "constant", "mbps": 10}),
@@ -512,7 +512,7 @@ fn values_above_a_range_name_the_upper_bound() {
     }
 }
 
-/// Issue 14 follow-up: the budget counts the time-series rows flows will have (from their start,
+/// The budget counts the time-series rows flows will have (from their start,
 /// until their stop or estimated completion), not every flow in every bin, so an hour of 20,000
 /// short flows is built; and it still refuses a run whose flows alone are too many.
 #[test]

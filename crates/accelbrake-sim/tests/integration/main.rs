@@ -1,4 +1,4 @@
-//! Integration tests: whole scenarios against the properties the ABC paper and the issue ask for.
+//! Integration tests: whole scenarios against the properties the papers state.
 //! One binary (`mod` per topic) so the crate is linked once.
 
 mod abe;

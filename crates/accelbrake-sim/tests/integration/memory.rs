@@ -125,7 +125,7 @@ fn short_flows(n: usize, secs: f64, records: bool) -> serde_json::Value {
         "flows": flows})
 }
 
-/// Issue 21: a finished flow's per-flow memory is freed once nothing of it is left in the
+/// A finished flow's per-flow memory is freed once nothing of it is left in the
 /// network (its summary row stays, with the same figures), and it has time-series rows only for
 /// the bins it was active in. Per-packet records are on so that the figures fixed at retirement
 /// can be checked against every packet's delay.
@@ -137,7 +137,7 @@ fn finished_flows_retire_free_their_memory_and_keep_their_figures() {
     let mut sim = accelbrake_sim::Simulation::new(&s).unwrap();
     sim.run();
     sim.check_invariants().unwrap();
-    // Retired flows have dropped their endpoints (issue 14 follow-up); which flows completed is
+    // Retired flows have dropped their endpoints; which flows completed is
     // checked against the summary below.
     let completed: Vec<usize> = (1..=n).filter(|&f| sim.flow_retired(f)).collect();
     assert!(
@@ -241,7 +241,7 @@ fn memory_per_finished_flow_is_small() {
     );
 }
 
-/// Issue 14 follow-up: a flow's endpoints (sender, receiver, controller) are built when it
+/// A flow's endpoints (sender, receiver, controller) are built when it
 /// starts (or when the bin it first has a row in is sampled), not with the simulation, and
 /// dropped when it retires; bad parameters of a flow that starts late are still refused up front.
 #[test]
@@ -281,7 +281,7 @@ fn flows_are_built_when_they_start_and_dropped_when_they_retire() {
     assert!(e.to_string().contains("flows[1].params.beta"), "{e}");
 }
 
-/// Issue 14 follow-up: a flow stopped with `stop_ms` retires once everything it sent is
+/// A flow stopped with `stop_ms` retires once everything it sent is
 /// acknowledged and nothing of it is in the network; its summary keeps its figures and it has no
 /// time-series rows after the bin it retired in.
 #[test]

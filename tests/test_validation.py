@@ -1,5 +1,5 @@
-"""Issue 17: exact seeds (item 3), nonsense refused (item 7) and the smaller items of 9 —
-each test failed on the code before the fix."""
+"""Input validation: seeds kept exact to 2^64 − 1, nonsense refused with a clear error naming the
+file, key or option, and smaller edge cases of the CLI and the experiment files."""
 
 from __future__ import annotations
 
