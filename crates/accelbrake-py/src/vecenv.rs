@@ -638,8 +638,14 @@ impl VecStepper {
             let lanes = &mut self.lanes;
             py.detach(|| {
                 std::thread::scope(|s| {
-                    for ((l, a), m) in lanes.chunks_mut(chunk).zip(acts.chunks(chunk)).zip(mask.chunks(chunk)) {
+                    let mut parts = lanes.chunks_mut(chunk).zip(acts.chunks(chunk)).zip(mask.chunks(chunk));
+                    // The calling thread steps the first part itself: one thread fewer to start.
+                    let first = parts.next();
+                    for ((l, a), m) in parts {
                         s.spawn(move || work(l, a, m));
+                    }
+                    if let Some(((l, a), m)) = first {
+                        work(l, a, m);
                     }
                 });
             });
