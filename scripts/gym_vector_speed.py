@@ -20,10 +20,9 @@ import argparse
 import os
 import time
 
+import accelbrake.gym as abgym
 import gymnasium
 import numpy as np
-
-import accelbrake.gym as abgym
 
 
 def _load() -> str:
@@ -97,7 +96,8 @@ def main() -> None:
     if a.single:
         r = measure_single(a.preset, a.seconds, kw)
         print(
-            f"single CongestionEnv: {r['steps_per_s']:,.0f} steps/s over {r['wall_s']:.1f} s (load {r['load']})"
+            f"single CongestionEnv: {r['steps_per_s']:,.0f} steps/s over {r['wall_s']:.1f} s "
+            f"(load {r['load']})"
         )
     print(f"{'N':>5} {'threads':>7} {'env-steps/s':>12} {'pkts/step':>9} {'wall s':>7}  load (1/5/15 min)")
     for n in a.n:

@@ -28,10 +28,9 @@ import argparse
 import time
 from pathlib import Path
 
+import accelbrake.gym  # noqa: F401  (registers the environment ids)
 import gymnasium
 import numpy as np
-
-import accelbrake.gym  # noqa: F401  (registers the environment ids)
 
 #: Training distribution: constant links drawn per episode.
 TRAIN = dict(
@@ -56,29 +55,6 @@ def act(params: np.ndarray, obs: np.ndarray) -> np.ndarray:
     """Actions of one parameter vector per row of ``obs`` (``params``: (N, 4))."""
     x = features(obs)
     return np.tanh(np.sum(params[:, :3] * x, axis=1) + params[:, 3])[:, None]
-
-
-def episode_rewards(params: np.ndarray, kw: dict, seed: int) -> np.ndarray:
-    """Mean reward per step of one episode for each row of ``params``, in one vector env."""
-    n = len(params)
-    env = gymnasium.make_vec(
-        "accelbrake/Aurora-v0",
-        num_envs=n,
-        vectorization_mode="vector_entry_point",
-        autoreset_mode="disabled",
-        **kw,
-    )
-    obs, _ = env.reset(seed=seed)
-    total = np.zeros(n)
-    steps = 0
-    while True:
-        obs, rew, _, trunc, _ = env.step(act(params, obs))
-        total += rew
-        steps += 1
-        if trunc.all():
-            break
-    env.close()
-    return total / steps
 
 
 def train(
@@ -117,7 +93,8 @@ def train(
 
 
 def episode_rewards_seeded(params: np.ndarray, kw: dict, seeds: list[int]) -> np.ndarray:
-    """As :func:`episode_rewards`, environment i seeded with ``seeds[i]``."""
+    """Mean reward per step of one episode for each row of ``params`` (one vector environment,
+    environment i seeded with ``seeds[i]``)."""
     n = len(params)
     env = gymnasium.make_vec(
         "accelbrake/Aurora-v0",
