@@ -335,6 +335,14 @@ impl Lane {
     }
 }
 
+/// What [`VecStepper::step`] returns: observations, rewards, episode-over flags and info values.
+type StepOut<'py> = (
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+);
+
 /// N steered simulations stepped together (`accelbrake.gym_vector.CongestionVectorEnv`).
 #[pyclass(unsendable, module = "accelbrake._core")]
 pub struct VecStepper {
@@ -601,12 +609,7 @@ impl VecStepper {
         py: Python<'py>,
         actions: &Bound<'py, PyBytes>,
         mask: &Bound<'py, PyBytes>,
-    ) -> PyResult<(
-        Bound<'py, PyByteArray>,
-        Bound<'py, PyByteArray>,
-        Bound<'py, PyByteArray>,
-        Bound<'py, PyByteArray>,
-    )> {
+    ) -> PyResult<StepOut<'py>> {
         let n = self.lanes.len();
         let acts = read_f64s(actions.as_bytes(), n, "actions")?;
         let mask = mask.as_bytes();
