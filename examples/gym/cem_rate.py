@@ -124,27 +124,39 @@ def score(params: np.ndarray, kw: dict, seeds: list[int]) -> float:
 def compare_on_trace(
     params: np.ndarray, trace: str, delay_ms: float, buffer_packets: int, seconds: float
 ) -> list:
-    """The learned policy and Cubic, BBR, ABC on one trace: throughput and p95 per-packet delay."""
+    """The learned policy and Cubic, BBR, ABC on one trace, each over the same stretch of it (the
+    trace from its start: ``offset_ms`` 0, where a run's seed would otherwise draw the offset):
+    throughput, the link's mean capacity over the run and p95 per-packet delay."""
     import accelbrake
-    from accelbrake.gym import CongestionEnv
+    from accelbrake.gym import AGENT, CongestionEnv
+
+    def pinned(scheme: str) -> dict:
+        sc = accelbrake.build_scenario(
+            scheme, trace=trace, delay_ms=delay_ms, buffer_packets=buffer_packets, duration_s=seconds, seed=1
+        )
+        for hop in sc["hops"]:
+            if hop["link"].get("type") == "trace":
+                hop["link"]["offset_ms"] = 0
+        return sc
 
     rows = []
-    env = CongestionEnv(
-        "aurora", trace=trace, delay_ms=delay_ms, buffer_packets=buffer_packets, episode_s=seconds
-    )
+    sc = pinned("cubic")
+    sc["flows"][0] = {k: v for k, v in sc["flows"][0].items() if k != "params"} | {"scheme": AGENT}
+    env = CongestionEnv("aurora", scenario=sc, episode_s=seconds)
     obs, _ = env.reset(seed=1)
     done = False
     while not done:
         obs, _, term, trunc, _ = env.step(act(params[None, :], obs[None, :])[0])
         done = term or trunc
-    flow = env.result().summary["flows"][0]
-    rows.append(("learned (CEM)", flow["throughput_mbps"], flow["per_packet_delay_ms"]["p95"]))
+    summary = env.result().summary
+    runs = [("learned (CEM)", summary)]
     for scheme in ("cubic", "bbr", "abc"):
-        sc = accelbrake.build_scenario(
-            scheme, trace=trace, delay_ms=delay_ms, buffer_packets=buffer_packets, duration_s=seconds, seed=1
+        runs.append((scheme, accelbrake.simulate(pinned(scheme)).summary))
+    for who, s in runs:
+        f = s["flows"][0]
+        rows.append(
+            (who, f["throughput_mbps"], s["hops"][0]["capacity_mbps"], f["per_packet_delay_ms"]["p95"])
         )
-        f = accelbrake.simulate(sc).summary["flows"][0]
-        rows.append((scheme, f["throughput_mbps"], f["per_packet_delay_ms"]["p95"]))
     return rows
 
 
@@ -165,14 +177,14 @@ def main(argv: list[str] | None = None) -> dict:
     start, learned = score(np.zeros(N_PARAMS), TRAIN, held), score(params, TRAIN, held)
     print(f"held-out constant links (16 episodes): start {start:.1f}, learned {learned:.1f} reward/step")
     folder = Path(a.traces)
-    print(f"\n{'trace':<26} {'controller':<14} {'Mbit/s':>7} {'p95 delay ms':>13}")
+    print(f"\n{'trace':<26} {'controller':<14} {'Mbit/s':>7} {'capacity':>8} {'p95 delay ms':>13}")
     for name in HELD_OUT:
         path = folder / name
         if not path.is_file():
             print(f"{name}: not found in {folder} (give --traces, the folder of the bundled traces)")
             continue
-        for who, thr, p95 in compare_on_trace(params, str(path), 20.0, 250, a.eval_seconds):
-            print(f"{name:<26} {who:<14} {thr:>7.2f} {p95:>13.1f}")
+        for who, thr, cap, p95 in compare_on_trace(params, str(path), 20.0, 250, a.eval_seconds):
+            print(f"{name:<26} {who:<14} {thr:>7.2f} {cap:>8.2f} {p95:>13.1f}")
     return {"params": params, "start": start, "learned": learned, "steps": steps, "wall_s": wall}
 
 
