@@ -174,6 +174,11 @@ def test_worker_node_killed_mid_sweep_its_runs_are_redone(cluster, pool_out, tra
         progress=False,
         on_run=on_run,
     )
+    # The cluster's control store marks the node dead a moment after its processes are gone.
+    deadline = time.monotonic() + 60
+    while len([n for n in ray.nodes() if n["Alive"]]) != 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+    assert len(seen) == 16
     assert outcome.complete and outcome.ran == 16 and not outcome.failed, outcome.failures_text()
     _same_tables(pool_out, out)
