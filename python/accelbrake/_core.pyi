@@ -95,6 +95,38 @@ class Stepper:
     def total(self) -> dict[str, Any]: ...
     def result(self) -> SimulateOutput: ...
 
+class VecStepper:
+    """N steered runs stepped together (``accelbrake.gym_vector``): the features, reward and action
+    rule of ``accelbrake.gym`` computed natively; arrays as little-endian bytes."""
+
+    def __init__(
+        self,
+        n: int,
+        scenario_json: str,
+        agent: str,
+        mode: str,
+        initial: float,
+        inner: str | None,
+        features: list[str],
+        history: int,
+        reward: str,
+        reward_params: dict[str, Any],
+        action_scale: float,
+        rate_bounds: tuple[float, float],
+        mi: float,
+        controllers: dict[str, Any] | None = None,
+        threads: int = 1,
+    ) -> None: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def obs_size(self) -> int: ...
+    def reset_lane(
+        self, i: int, seed: int, fallback_min_latency: float, scenario_json: str | None = None
+    ) -> tuple[bytes, bytes]: ...
+    def step(self, actions: bytes, mask: bytes) -> tuple[bytearray, bytearray, bytearray, bytearray]: ...
+    def result(self, i: int) -> SimulateOutput: ...
+
 def simulate(scenario_json: str, controllers: dict[str, Any] | None = None) -> SimulateOutput:
     """Run a scenario given as JSON text (the schema of ``scenario.rs``).
 

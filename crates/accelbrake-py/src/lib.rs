@@ -17,6 +17,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 mod external;
+mod vecenv;
 
 /// How often the calling thread looks for signals (Ctrl-C) while a simulation runs.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
@@ -238,6 +239,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<external::Ack>()?;
     m.add_class::<external::QueuePacket>()?;
     m.add_class::<external::Stepper>()?;
+    m.add_class::<vecenv::VecStepper>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

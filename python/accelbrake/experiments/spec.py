@@ -608,12 +608,18 @@ def _check_name(c: _Checker, name: str) -> None:
 
 
 def parse_experiment(
-    doc: Mapping[str, Any], *, source: str = "<experiment>", base_dir: Path | None = None
+    doc: Mapping[str, Any],
+    *,
+    source: str = "<experiment>",
+    base_dir: Path | None = None,
+    keep_scenarios: bool = True,
 ) -> Experiment:
     """Check an experiment document (parsed TOML) and return the :class:`Experiment`.
 
     Every key is checked, every scheme and trace looked up and every scenario of the matrix built
     (and validated by the core) before this returns, so a sweep never fails half-way on bad input.
+    The scenarios are kept for the sweep unless ``keep_scenarios`` is false (a sweep of 10⁵ runs
+    whose driver memory must not grow with the matrix: :func:`accelbrake.bulk.run_bulk`).
     """
     c = _Checker(source)
     if not isinstance(doc, Mapping):
@@ -860,7 +866,9 @@ def parse_experiment(
         )
     # Build every scenario once, so that any remaining problem shows before the first run.
     for p in exp.points():
-        exp._planned[p] = (exp.scenario(p), None)  # kept for the sweep (see runner.planned)
+        sc = exp.scenario(p)
+        if keep_scenarios:
+            exp._planned[p] = (sc, None)  # kept for the sweep (see runner.planned)
     return exp
 
 
