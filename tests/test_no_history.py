@@ -114,6 +114,8 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("tests/test_validation.py", '"/tmp/x"', "a refused absolute path, as input"),
     ("scripts/cli_speed.py", "load average", "prints the machine's load beside each figure it measures"),
     ("scripts/htsim_compare.py", "load average", "prints the machine's load beside each figure it measures"),
+    ("scripts/bulk_sweep.py", "load average", "prints the machine's load beside each figure it measures"),
+    ("scripts/gym_vector_speed.py", "load average", "prints the machine's load beside each figure it measures"),
     ("tests/test_wifi.py", '"/tmp/unused"', "a path the code must not touch (the call fails first)"),
 ]
 
