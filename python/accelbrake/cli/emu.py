@@ -48,8 +48,12 @@ def emu_binary() -> str:
     repository's ``target/release``; the error says how to build it."""
     env = os.environ.get("ACCELBRAKE_EMU")
     if env:
+        if not os.path.exists(env):
+            raise CliError(f"ACCELBRAKE_EMU={env}: no such file")
+        if not os.path.isfile(env):
+            raise CliError(f"ACCELBRAKE_EMU={env}: a directory, not the {BINARY} program")
         if not os.access(env, os.X_OK):
-            raise CliError(f"ACCELBRAKE_EMU={env} is not an executable file")
+            raise CliError(f"ACCELBRAKE_EMU={env}: not executable (chmod +x, or point it at {BINARY})")
         return env
     found = shutil.which(BINARY)
     if found:
@@ -465,7 +469,15 @@ def emulate_summary(args: Any) -> dict[str, Any]:
             raise CliError("emulate cannot run here (exit status 3; the reason is above)")
         if p.returncode != 0:
             raise CliError(f"emulate failed (exit status {p.returncode}; see the message above)")
-        summary = json.loads(out.read_text())
+        if not out.is_file():
+            raise CliError(
+                f"{binary} exited without writing the run's summary: is it the {BINARY} program of this "
+                "accelbrake version? (check ACCELBRAKE_EMU, or unset it to use the one installed)"
+            )
+        try:
+            summary = json.loads(out.read_text())
+        except ValueError as e:
+            raise CliError(f"{binary} wrote a summary that is not JSON ({e}): is it {BINARY}?") from None
         if csv is not None:
             _to_parquet(csv, args.packets)
         if info is not None and info_csv != info:

@@ -1,0 +1,186 @@
+"""Hostile and edge inputs: each gets a clear ``accelbrake: error:`` naming what is wrong (exit
+status 2), never a traceback, a crash or a silently wrong result."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from accelbrake import load_scenario_file
+from accelbrake.errors import ScenarioError
+
+SCRIPT = Path(sys.executable).parent / "accelbrake"
+
+
+def _one_error(r: subprocess.CompletedProcess[str], *words: str) -> str:
+    assert r.returncode == 2, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
+    assert "Traceback" not in r.stderr
+    err = r.stderr.strip().splitlines()[-1]
+    assert err.startswith("accelbrake: error: "), r.stderr
+    for w in words:
+        assert w in err, err
+    return err
+
+
+# --- documents ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".json", ".toml"])
+def test_deeply_nested_scenario_is_refused_naming_the_file(tmp_path, suffix, run_cli):
+    depth = 100_000
+    if suffix == ".json":
+        text = '{"a":' * depth + "1" + "}" * depth
+    else:
+        text = "a = " + "[" * depth + "]" * depth + "\n"
+    path = tmp_path / f"deep{suffix}"
+    path.write_text(text)
+    with pytest.raises(ScenarioError, match="nested more than"):
+        load_scenario_file(path)
+    _one_error(run_cli("run", "--scenario", str(path)), str(path), "nested")
+
+
+def test_deep_experiment_file_is_refused(tmp_path, run_cli):
+    path = tmp_path / "deep.toml"
+    path.write_text('name = "x"\n[matrix]\nseeds = ' + "[" * 50_000 + "]" * 50_000 + "\n")
+    _one_error(run_cli("sweep", str(path), "--check"), str(path), "nested")
+
+
+def test_json_duplicate_keys_are_refused(tmp_path, run_cli):
+    path = tmp_path / "dup.json"
+    path.write_text('{"seed": 1, "seed": 2}')
+    with pytest.raises(ScenarioError, match="duplicate key 'seed'"):
+        load_scenario_file(path)
+    _one_error(run_cli("run", "--scenario", str(path)), str(path), "duplicate key")
+
+
+def test_scenario_that_is_a_directory_says_so(tmp_path, run_cli):
+    _one_error(run_cli("run", "--scenario", str(tmp_path)), "a directory")
+
+
+# --- the process's surroundings ---------------------------------------------------------------
+
+
+def test_closed_stdout_is_not_a_traceback(tmp_path):
+    r = subprocess.run(
+        ["sh", "-c", f'exec "{sys.executable}" -m accelbrake.cli run --duration 1 --out out >&-'],
+        cwd=tmp_path,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    # The results went to their files, not into a file that took the closed descriptor's number.
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["duration_s"] == 1.0
+
+
+def test_import_finds_a_module_in_the_current_directory(tmp_path):
+    if not SCRIPT.exists():
+        pytest.skip("the accelbrake console script is not installed beside this interpreter")
+    (tmp_path / "mycc_here.py").write_text(
+        "import accelbrake\n\n\nclass Fixed(accelbrake.Controller):\n    initial_window = 10.0\n\n\n"
+        "accelbrake.register_controller('fixed-here', Fixed)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run(
+        [str(SCRIPT), "--import", "mycc_here", "run", "--scheme", "fixed-here", "--duration", "1", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["flows"][0]["scheme"] == "fixed-here"
+
+
+# --- results folders --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("meta", ["[]", '{"experiment": []}', "{", '"x"'])
+def test_report_of_a_damaged_folder_names_the_file(tmp_path, run_cli, meta):
+    (tmp_path / "metadata.json").write_text(meta)
+    (tmp_path / "results.parquet").write_bytes(b"")
+    _one_error(run_cli("report", str(tmp_path)), "metadata.json", "damaged")
+
+
+def test_atomic_write_failure_names_the_file(tmp_path):
+    from accelbrake._io import atomic_path
+
+    dest = tmp_path / "table.parquet"
+    with pytest.raises(OSError) as e, atomic_path(dest):
+        raise OSError(28, "No space left on device")
+    assert e.value.filename == str(dest)
+    assert not list(tmp_path.iterdir())
+
+
+# --- silent acceptance ------------------------------------------------------------------------
+
+
+def test_compare_with_empty_schemes_is_refused(run_cli):
+    _one_error(run_cli("compare", "--schemes", "", "--duration", "1"), "--schemes")
+    _one_error(run_cli("compare", "--traces", "", "--duration", "1"), "--traces")
+
+
+def test_traces_on_an_invalid_named_file_exits_2(tmp_path, run_cli):
+    bad = tmp_path / "bad.up"
+    bad.write_text("garbage\n")
+    _one_error(run_cli("traces", str(bad)), "bad.up", "line 1")
+    # In a folder's listing it is a note, not an error.
+    assert run_cli("traces", str(tmp_path)).returncode == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_traces_on_special_files_says_what_they_are(tmp_path, run_cli):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    _one_error(run_cli("traces", str(fifo)), "FIFO")
+    if Path("/dev/zero").exists():
+        _one_error(run_cli("traces", "/dev/zero"), "character device")
+
+
+# --- globs ------------------------------------------------------------------------------------
+
+
+def test_glob_trace_names_expand_over_the_bundled_traces(tmp_path):
+    from accelbrake.scenarios import bundled_trace, bundled_traces_dir, expand_trace_patterns
+
+    ups = sorted(str(f) for f in bundled_traces_dir().glob("*.up"))
+    assert len(ups) > 1
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert bundled_trace("*.up") is None  # never one silent pick
+        got = expand_trace_patterns(["traces/*.up"])
+        assert len(got) == len(ups)
+        assert sorted(Path(g).name for g in got) == sorted(Path(u).name for u in ups)
+        with pytest.raises(ScenarioError, match="matches no trace"):
+            expand_trace_patterns(["traces/*.nothing"])
+    finally:
+        os.chdir(old)
+
+
+def test_compare_glob_outside_the_repository_runs_every_match(tmp_path, run_cli):
+    r = run_cli(
+        "compare", "--schemes", "cubic", "--traces", "traces/Verizon-LTE-*.up", "--duration", "1", "--json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    traces = {row["trace"] for row in json.loads(r.stdout)["rows"]}
+    assert traces and all("*" not in t for t in traces)
+    assert any(t.endswith("Verizon-LTE-short.up") for t in traces)
+
+
+# --- output text ------------------------------------------------------------------------------
+
+
+def test_compare_heading_prints_whole_buffer_and_seed(run_cli):
+    r = run_cli("compare", "--schemes", "cubic", "--traces", "const:12", "--duration", "1")
+    assert r.returncode == 0, r.stderr
+    assert "buffer 250 packets, seed 0" in r.stdout
