@@ -184,3 +184,27 @@ def test_compare_heading_prints_whole_buffer_and_seed(run_cli):
     r = run_cli("compare", "--schemes", "cubic", "--traces", "const:12", "--duration", "1")
     assert r.returncode == 0, r.stderr
     assert "buffer 250 packets, seed 0" in r.stdout
+
+
+# --- seeds ------------------------------------------------------------------------------------
+
+
+def test_sweep_seeds_are_exact_unsigned_64_bit_integers(tmp_path, run_cli):
+    import pandas as pd
+
+    seeds = [2**53, 2**53 + 1, 2**63, 2**64 - 1, 1]
+    exp = tmp_path / "seeds.toml"
+    exp.write_text(
+        f'name = "seeds"\n[matrix]\nschemes = ["cubic"]\ntraces = ["const:12"]\nseeds = {seeds}\n'
+        "[run]\nduration_s = 1\n"
+    )
+    out = tmp_path / "res"
+    for attempt in ("first", "rerun"):  # the rerun reads every run back from its files
+        r = run_cli("sweep", str(exp), "--out", str(out), "--no-progress", "-j", "1")
+        assert r.returncode == 0, (attempt, r.stderr[-3000:])
+        assert "Traceback" not in r.stderr
+        assert (out / "report.html").is_file()
+        for name in ("results", "timeseries"):
+            col = pd.read_parquet(out / f"{name}.parquet")["seed"]
+            assert str(col.dtype) == "uint64", (attempt, name)
+            assert sorted(set(col.tolist())) == sorted(seeds), (attempt, name)
