@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from accelbrake import load_scenario_file
 from accelbrake.errors import ScenarioError
 

@@ -156,9 +156,7 @@ def expand_trace_patterns(names: Iterable[str], option: str = "--traces") -> lis
             pattern = name.removeprefix("traces/")
             if bundled.is_dir():
                 matches = sorted(
-                    str(f)
-                    for f in bundled.glob(pattern)
-                    if f.is_file() and f.name not in BUNDLED_NOT_TRACES
+                    str(f) for f in bundled.glob(pattern) if f.is_file() and f.name not in BUNDLED_NOT_TRACES
                 )
         if not matches:
             raise ScenarioError(

@@ -938,7 +938,9 @@ def _rows_frame(blocks: Iterable[RowBlock]) -> pd.DataFrame:
             return np.concatenate(ps)
         return list(itertools.chain.from_iterable(x.tolist() if isinstance(x, np.ndarray) else x for x in ps))
 
-    return pd.DataFrame({k: _seed_column(joined(ps)) if k == "seed" else joined(ps) for k, ps in parts.items()})
+    return pd.DataFrame(
+        {k: _seed_column(joined(ps)) if k == "seed" else joined(ps) for k, ps in parts.items()}
+    )
 
 
 def _seed_column(values: Any) -> Any:
