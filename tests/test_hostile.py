@@ -207,3 +207,14 @@ def test_sweep_seeds_are_exact_unsigned_64_bit_integers(tmp_path, run_cli):
             col = pd.read_parquet(out / f"{name}.parquet")["seed"]
             assert str(col.dtype) == "uint64", (attempt, name)
             assert sorted(set(col.tolist())) == sorted(seeds), (attempt, name)
+
+
+def test_a_quick_reproduction_title_says_how_many_traces_it_ran():
+    from accelbrake.experiments.catalog import TITLES
+    from accelbrake.experiments.reproduce import quick_title
+
+    title = TITLES["abc-table"]
+    assert "(5 of 8)" in title
+    assert quick_title(title, True, 2).endswith("; --quick: 2 of them")
+    assert quick_title(title, False, 5) == title
+    assert quick_title(TITLES["abc-fig15"], True, 1) == TITLES["abc-fig15"]
