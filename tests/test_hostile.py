@@ -218,3 +218,13 @@ def test_a_quick_reproduction_title_says_how_many_traces_it_ran():
     assert quick_title(title, True, 2).endswith("; --quick: 2 of them")
     assert quick_title(title, False, 5) == title
     assert quick_title(TITLES["abc-fig15"], True, 1) == TITLES["abc-fig15"]
+
+
+def test_a_worker_memory_limit_too_low_to_start_says_so(tmp_path, run_cli):
+    exp = tmp_path / "e.toml"
+    exp.write_text('name = "e"\n[matrix]\nschemes = ["cubic"]\ntraces = ["const:12"]\n[run]\nduration_s = 1\n')
+    r = run_cli("sweep", str(exp), "--out", str(tmp_path / "o"), "--worker-memory-mb", "64", "--no-progress")
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr and "IMPORTANT" not in r.stderr and "os error" not in r.stderr
+    assert "--worker-memory-mb 64 is too low for a worker" in r.stderr
+    assert "give at least" in r.stderr
