@@ -228,3 +228,31 @@ def test_a_worker_memory_limit_too_low_to_start_says_so(tmp_path, run_cli):
     assert "Traceback" not in r.stderr and "IMPORTANT" not in r.stderr and "os error" not in r.stderr
     assert "--worker-memory-mb 64 is too low for a worker" in r.stderr
     assert "give at least" in r.stderr
+
+
+# --- Gym --------------------------------------------------------------------------------------
+
+
+def test_gym_refuses_bad_actions_early_results_and_non_finite_rewards():
+    pytest.importorskip("gymnasium")
+    import gymnasium
+    import numpy as np
+
+    from accelbrake import gym as abgym
+
+    env = abgym.CongestionEnv("aurora", trace="const:12", delay_ms=50, episode_s=2.0)
+    with pytest.raises(gymnasium.error.ResetNeeded, match="reset"):
+        env.result()
+    env.reset(seed=1)
+    for bad, what in (([], "shape"), (np.zeros(3), r"shape \(3,\)"), (np.zeros((1, 1)), "shape"),
+                      (float("nan"), "finite"), ("x", "one number")):  # fmt: skip
+        with pytest.raises(ValueError, match=what):
+            env.step(bad)
+    _, reward, *_ = env.step(np.array([0.5]))
+    assert np.isfinite(reward)
+    nan_env = abgym.CongestionEnv(
+        "aurora", trace="const:12", delay_ms=50, episode_s=2.0, reward=lambda mi, env: float("nan")
+    )
+    nan_env.reset(seed=1)
+    with pytest.raises(ValueError, match="reward: .* returned nan"):
+        nan_env.step(0.0)
