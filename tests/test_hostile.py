@@ -256,3 +256,18 @@ def test_gym_refuses_bad_actions_early_results_and_non_finite_rewards():
     nan_env.reset(seed=1)
     with pytest.raises(ValueError, match="reward: .* returned nan"):
         nan_env.step(0.0)
+
+
+def test_a_run_that_cannot_fit_under_the_process_memory_limit_is_refused_up_front(tmp_path):
+    resource = pytest.importorskip("resource")
+    if not Path("/proc/self/limits").exists():
+        pytest.skip("reads the limits from /proc (Linux)")
+
+    def limit() -> None:  # `ulimit -v 1500000`
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000 * 1024, 1_500_000 * 1024))
+
+    argv = [sys.executable, "-m", "accelbrake.cli", "run", "--duration", "600", "--trace", "const:100",
+            "--scheme", "cubic", "--packets"]  # fmt: skip
+    r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, preexec_fn=limit, timeout=300)
+    _one_error(r, "memory_budget_mb", "RLIMIT_AS", "ulimit -v")
+    assert r.returncode == 2 and "memory allocation" not in r.stderr

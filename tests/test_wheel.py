@@ -63,7 +63,10 @@ def test_the_wheel_is_manylinux_abi3_and_carries_the_traces(wheel):
     assert any(n.startswith("accelbrake/_core") and n.endswith(".so") for n in names)
 
 
-def test_the_wheel_runs_a_reproduction_from_an_empty_directory_without_rust(wheel, tmp_path):
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """The wheel installed into a fresh venv: ``(bin dir, environment without Rust or the repo)``."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     bindir = venv / "bin"
@@ -77,8 +80,15 @@ def test_the_wheel_runs_a_reproduction_from_an_empty_directory_without_rust(whee
     assert r.returncode == 0, r.stderr[-3000:]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CARGO", "RUSTUP", "VIRTUAL_ENV"))}
     env.pop("PYTHONPATH", None)
-    env["PATH"] = str(bindir)
+    env.pop("ACCELBRAKE_EMU", None)
+    env["PATH"] = str(bindir) + os.pathsep + "/usr/sbin:/usr/bin:/sbin:/bin"
     env["MPLBACKEND"] = "Agg"
+    return bindir, env
+
+
+def test_the_wheel_runs_a_reproduction_from_an_empty_directory_without_rust(installed, tmp_path):
+    bindir, env = installed
+    venv = bindir.parent
     assert shutil.which("cargo", path=env["PATH"]) is None and shutil.which("rustc", path=env["PATH"]) is None
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -117,3 +127,87 @@ def test_the_wheel_runs_a_reproduction_from_an_empty_directory_without_rust(whee
     assert rep.returncode == 0, rep.stdout[-2000:] + rep.stderr[-3000:]
     done = empty / "out" / "abc-table-quick"
     assert (done / "report.html").is_file() and (done / "results.parquet").is_file()
+
+
+def _readme_commands() -> list[list[str]]:
+    """The ``accelbrake ...`` command lines of README.md's code blocks (comments dropped, ``\\``
+    continuations joined), as argument lists."""
+    import shlex
+
+    out, block, pending = [], False, ""
+    for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            block = not block
+            continue
+        if not block:
+            continue
+        text = pending + line.strip()
+        if text.endswith("\\"):
+            pending = text[:-1] + " "
+            continue
+        pending = ""
+        if text.startswith("accelbrake "):
+            out.append(shlex.split(text, comments=True)[1:])
+    return out
+
+
+def _shortened(argv: list[str]) -> list[str] | None:
+    """A README command as the test runs it: the same options, with runs shortened to 2 simulated
+    seconds and sweeps checked (``--check``: every file, trace and scenario) rather than run;
+    ``None`` for the long ones that the test only checks are known (reproductions, ``abe-sweep``)."""
+    cmd = argv[0]
+    if cmd in ("run", "compare") and "--help" not in argv:
+        if "--duration" in argv:
+            i = argv.index("--duration")
+            argv = argv[:i] + argv[i + 2 :]
+        return [*argv, "--duration", "2"]
+    if cmd == "sweep" and "--check" not in argv:
+        return [*argv, "--check"]
+    if cmd in ("reproduce", "abe-sweep") and "--list" not in argv:
+        return None
+    return argv
+
+
+def test_every_readme_command_works_from_an_empty_directory(installed, tmp_path):
+    """What the README shows works with nothing but the wheel installed, from an empty directory:
+    its example files and experiment file are bundled, trace names and globs find the bundled
+    traces. Runs are shortened to 2 s, sweeps checked; reproductions and ``abe-sweep`` (minutes
+    each; ``reproduce abc-table --quick`` runs above) must name known ids and options; ``shell``
+    and ``emulate`` run where the emulator can (root, network namespaces)."""
+    bindir, env = installed
+    commands = _readme_commands()
+    assert len(commands) >= 20, commands
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    def accelbrake(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(bindir / "accelbrake"), *argv], cwd=empty, env=env, capture_output=True, text=True,
+            timeout=600, check=False,
+        )  # fmt: skip
+
+    known = accelbrake("reproduce", "--list").stdout
+    failures = []
+    for argv in commands:
+        if argv[0] in ("shell", "emulate"):
+            if os.geteuid() != 0:
+                continue
+            if argv[0] == "emulate":
+                argv = [*argv, "--duration", "2"]
+        if argv[0] == "report":
+            # Its folder is what the README's sweep line before it writes: run that sweep, shortened.
+            r = accelbrake("sweep", "experiments/abc-vs-cubic.toml", "--set", "run.duration_s=2",
+                           "--set", "matrix.seeds=1", "--no-report", "--no-progress")  # fmt: skip
+            assert r.returncode == 0, r.stderr[-2000:]
+        run = _shortened(argv)
+        if run is None:
+            ids = [a for a in argv[1:] if not a.startswith("-")]
+            if argv[0] == "reproduce":
+                missing = [i for i in ids if i not in known]
+                if missing:
+                    failures.append((argv, f"unknown reproductions {missing}"))
+            continue
+        r = accelbrake(*run)
+        if r.returncode != 0 or "Traceback" in r.stderr:
+            failures.append((run, r.stderr[-1500:]))
+    assert not failures, "\n\n".join(f"accelbrake {' '.join(a)}:\n{e}" for a, e in failures)

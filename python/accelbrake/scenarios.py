@@ -123,6 +123,19 @@ def resolve_trace(path: str | os.PathLike[str]) -> str | None:
     return bundled_trace(p.name) if p.name else None
 
 
+def bundled_example(path: str | os.PathLike[str]) -> Path | None:
+    """The copy bundled with the package (``accelbrake/examples``) of an example file that the
+    README names by its place in the repository (``examples/two-bottlenecks.json``,
+    ``experiments/abc-vs-cubic.toml``), for use from any directory; ``None`` for any other path or
+    when there is no such bundled file. A file of that name in the current directory comes first
+    (the callers look there before)."""
+    parts = Path(path).parts
+    if len(parts) != 2 or parts[0] not in ("examples", "experiments"):
+        return None
+    found = package_dir() / "examples" / parts[1]
+    return found if found.is_file() and found.suffix in (".json", ".toml") else None
+
+
 def has_glob(name: str | os.PathLike[str]) -> bool:
     """Whether ``name`` holds a shell glob character (``*``, ``?``, ``[``)."""
     return any(c in str(name) for c in "*?[")
@@ -591,6 +604,8 @@ def load_scenario_file(
     file, bad syntax, an invalid value) name the file.
     """
     p = Path(path)
+    if not p.exists():
+        p = bundled_example(p) or p
     if not p.is_file():
         kind = _special_file_kind(p)
         if kind is not None:

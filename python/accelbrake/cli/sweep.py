@@ -101,7 +101,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         for t in files:
             if t.lower().startswith(("const:", "constant:", "wifi:")):
                 continue
-            opportunities, period_ms, mbps = _core.trace_info(t)
+            from accelbrake.scenarios import resolve_trace
+
+            # As a run finds it: bundled traces by name from any directory.
+            opportunities, period_ms, mbps = _core.trace_info(resolve_trace(t) or t)
             traces.append(
                 f"  trace {trace_name(t)}: {opportunities} delivery opportunities over "
                 f"{period_ms / 1000:g} s, mean {mbps:.2f} Mbit/s"

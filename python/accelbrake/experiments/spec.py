@@ -394,6 +394,10 @@ def load_experiment(
     file and key, or ``FileNotFoundError``.
     """
     p = Path(path)
+    if not p.exists():
+        from accelbrake.scenarios import bundled_example
+
+        p = bundled_example(p) or p  # the README's experiments/abc-vs-cubic.toml from any directory
     if not p.is_file():
         if p.exists():
             raise ExperimentError(f"{p}: not a regular file (an experiment file is TOML)", key=str(p))

@@ -178,7 +178,7 @@ fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -
             return Err(Error::Param {
                 key: "memory_budget_mb".into(),
                 msg: format!(
-                    "the run would record about {:.0} MB{}, but this process may take only {:.0} MB more                      ({why}); it needs about twice what it records. Raise the limit, shorten the run, use a                      larger sample_ms (--sample){}",
+                    "the run would record about {:.0} MB{}, but this process may take only {:.0} MB more ({why}); it needs about twice what it records. Raise the limit, shorten the run, use a larger sample_ms (--sample){}",
                     est / 1e6,
                     if scenario.record_packets { " with per-packet records" } else { "" },
                     left / 1e6,
