@@ -45,6 +45,7 @@ demo: install-demo
 # wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
 # headless Chromium when there is one: `make chromium` installs it, best effort).
 test: install chromium emu-tools lint test-rs test-py test-mutants
+	@$(BIN)/python scripts/test_summary.py $(TEST_LOGS)
 
 # Headless Chromium for the report layout test (tests/test_report_layout.py), from Debian's `chromium`
 # package when apt-get is available and we are root; otherwise that test is skipped with the reason.
@@ -54,11 +55,17 @@ chromium:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } ; } || \
 	echo "make chromium: could not install chromium; the report layout test will be skipped"
 
+# Each suite's output is kept in $(TEST_LOGS) for the closing summary of `make test`
+# (scripts/test_summary.py: what ran, how many passed).
+TEST_LOGS ?= target/test-logs
+
 test-rs:
-	cargo test --release --workspace --exclude accelbrake-py
+	@mkdir -p $(TEST_LOGS)
+	bash -o pipefail -c 'cargo test --release --workspace --exclude accelbrake-py 2>&1 | tee $(TEST_LOGS)/rs.log'
 
 test-py:
-	$(BIN)/python -m pytest -q
+	@mkdir -p $(TEST_LOGS)
+	bash -o pipefail -c '$(BIN)/python -m pytest -q 2>&1 | tee $(TEST_LOGS)/py.log'
 
 lint:
 	cargo fmt --all -- --check

@@ -271,3 +271,20 @@ def test_a_run_that_cannot_fit_under_the_process_memory_limit_is_refused_up_fron
     r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, preexec_fn=limit, timeout=300)
     _one_error(r, "memory_budget_mb", "RLIMIT_AS", "ulimit -v")
     assert r.returncode == 2 and "memory allocation" not in r.stderr
+
+
+def test_make_test_closes_with_what_ran_and_how_many_passed(tmp_path):
+    script = Path(__file__).resolve().parent.parent / "scripts" / "test_summary.py"
+    (tmp_path / "rs.log").write_text(
+        "test result: ok. 10 passed; 0 failed; 2 ignored; 0 measured\n"
+        "test result: ok. 5 passed; 0 failed; 0 ignored; 0 measured\n"
+    )
+    (tmp_path / "py.log").write_text("....s\n12 passed, 3 skipped in 4.01s\n")
+    r = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "make test: 27 passed, 0 failed, 5 skipped"
+    (tmp_path / "py.log").write_text("F.\n1 failed, 1 passed in 1.0s\n")
+    r = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 1 and r.stdout.splitlines()[-1] == "make test: 16 passed, 1 failed, 2 skipped"
+    make = (script.parent.parent / "Makefile").read_text()
+    assert "scripts/test_summary.py" in make
