@@ -58,6 +58,14 @@ def emu_binary() -> str:
     found = shutil.which(BINARY)
     if found:
         return found
+    # The wheel installs it beside the `accelbrake` command (its scripts folder), which need not be
+    # on PATH (a venv used without activating it).
+    import sysconfig
+
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        p = Path(folder) / BINARY
+        if p.is_file() and os.access(p, os.X_OK):
+            return str(p)
     from accelbrake._io import find_upwards
 
     for profile in ("release", "debug"):
@@ -65,8 +73,9 @@ def emu_binary() -> str:
         if p is not None and os.access(p, os.X_OK):
             return str(p)
     raise CliError(
-        f"the emulator binary {BINARY} was not found: build it with `make emu` "
-        f"(cargo build --release -p accelbrake-emu) or set ACCELBRAKE_EMU"
+        f"the emulator binary {BINARY} was not found: the Linux wheel installs it beside the `accelbrake` "
+        f"command; in a source checkout build it with `make emu` (cargo build --release -p "
+        f"accelbrake-emu); or set ACCELBRAKE_EMU to its path"
     )
 
 
