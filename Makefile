@@ -25,12 +25,20 @@ install-demo: $(BIN)/python
 # Docker: maturin links against an old glibc with zig (the ziglang package from PyPI). Installs with
 # `pip install dist/accelbrake-*.whl` on any x86-64 Linux with Python >= 3.10, no Rust needed.
 # tests/test_wheel.py installs it into a fresh venv and runs a reproduction from an empty directory.
+# The real-time emulator goes in too (scripts/wheel_add_emu.py: pip installs it beside the
+# `accelbrake` command), linked by zig for glibc 2.17 like the extension
+# (scripts/zig-cc-glibc217.sh), with ABC's BPF objects embedded when clang and libbpf's headers
+# are there (emu-tools installs them, best effort).
 WHEEL_DIR ?= dist
-wheel: $(BIN)/python
+wheel: $(BIN)/python emu-tools
 	$(BIN)/pip install -q 'maturin>=1.5,<2' ziglang
 	rm -f $(WHEEL_DIR)/accelbrake-*.whl
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/maturin build --release --zig --compatibility manylinux2014 \
 		--strip --interpreter $(BIN)/python --out $(WHEEL_DIR)
+	ACCELBRAKE_PYTHON="$(CURDIR)/$(BIN)/python" \
+		CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$(CURDIR)/scripts/zig-cc-glibc217.sh" \
+		cargo build --release -p accelbrake-emu
+	$(BIN)/python scripts/wheel_add_emu.py $(WHEEL_DIR)/accelbrake-*.whl target/release/accelbrake-emu
 	@ls -l $(WHEEL_DIR)/accelbrake-*.whl
 
 # The main job on bundled data: the ABC paper's headline table (ABC vs XCP, Cubic, Cubic+CoDel, Copa,
