@@ -146,7 +146,7 @@ def test_emulate_runs_a_scheme_without_a_kernel_implementation_on_the_user_space
             "droptail packets=60", "--duration", "2", "--set", "vegas.alpha=2", "--json")  # fmt: skip
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
-    assert s["transport"] == "user-udp" and s["scheme"] == "vegas" and s["scheme_args"] == "alpha=2"
+    assert s["transport"] == "user-udp" and s["scheme"] == "vegas" and s["scheme_args"] == "alpha=2.0"
     assert 0.2 < s["utilization"] <= 1.0 + 1e-9
     assert s["receiver"]["packets"] > 0 and s["sender"]["acks"] > 0
     # The same scheme name on kernel TCP still means kernel TCP unless asked otherwise.
@@ -159,11 +159,11 @@ def test_bad_options_are_clear_errors():
     # No root needed: checked before anything is created.
     _binary()
     r = cli("emulate", "--scheme", "vegass", "--trace", BW12)
-    assert r.returncode == 2 and "--scheme vegass" in r.stderr and "vegas" in r.stderr
+    assert r.returncode == 2 and "vegass" in r.stderr and "did you mean 'vegas'" in r.stderr
     r = cli("emulate", "--scheme", "vegas", "--transport", "kernel", "--trace", BW12)
     assert r.returncode == 2 and "--scheme vegas" in r.stderr and "--transport user" in r.stderr
     r = cli("emulate", "--scheme", "copa", "--set", "cubic.beta=0.5", "--trace", BW12)
-    assert r.returncode == 2 and "copa.KEY=VALUE" in r.stderr
+    assert r.returncode == 2 and "--set cubic.beta=0.5" in r.stderr and "copa" in r.stderr
     r = cli("emulate", "--scheme", "copa", "--set", "copa.dleta=0.5", "--trace", BW12)
     assert r.returncode != 0 and "copa.dleta" in r.stderr
     r = cli("emulate", "--trace", "/nonexistent.trace")

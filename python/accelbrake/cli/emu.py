@@ -352,6 +352,13 @@ def options_from_run_args(args: Any, tmp: Path) -> dict[str, Any]:
         build.sets = [*args.sets, f"flow.interval={args.start_interval!r}s"]
     if isinstance(args.flows, int) and not 1 <= args.flows <= MAX_FLOWS:
         raise CliError(f"--flows: expected 1 to {MAX_FLOWS} flows, got {args.flows}")
+    if isinstance(args.flows, int) and args.flows > 1 and args.start_interval and build.duration is not None:
+        last = (args.flows - 1) * args.start_interval
+        if last >= build.duration:
+            raise CliError(
+                f"--start-interval: flow {args.flows - 1} would start at {last:g} s, not before the end of "
+                f"the run (--duration {build.duration:g})"
+            )
     scenario = scenario_from_args(build, default_scheme="cubic")
     opts = emulation_of_scenario(scenario, tmp, where=args.scenario or "emulate")
     ack_queue, given_scheme = args.ack_queue, args.scheme
