@@ -21,6 +21,7 @@ from pathlib import Path
 def add_script(wheel: Path, binary: Path, name: str = "accelbrake-emu") -> str:
     """Add (or replace) ``binary`` as the wheel's script ``name``; returns its path in the wheel."""
     data = binary.read_bytes()
+    mode = wheel.stat().st_mode & 0o777
     with zipfile.ZipFile(wheel) as z:
         infos = z.infolist()
         record = next(i.filename for i in infos if i.filename.endswith(".dist-info/RECORD"))
@@ -46,6 +47,7 @@ def add_script(wheel: Path, binary: Path, name: str = "accelbrake-emu") -> str:
             w.writestr(info, data)
             w.writestr(zipfile.ZipInfo(record, date_time=infos[0].date_time), "\n".join(lines) + "\n")
     shutil.move(out, wheel)
+    wheel.chmod(mode)  # the temporary file's 0600 would hide the wheel from other users
     return target
 
 

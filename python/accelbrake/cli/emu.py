@@ -170,7 +170,7 @@ def _forward(args: Any, packets_csv: str | None = None) -> list[str]:
     for opt in ("trace", "ack_trace"):
         v = getattr(args, opt)
         if v is not None and not Path(v).is_file():
-            raise CliError(f"--{opt.replace('_', '-')} {v}: no such file")
+            raise CliError(f"--{opt.replace('_', '-')} {v}: no such file (nor a bundled trace)")
     return out
 
 
@@ -279,6 +279,12 @@ def cmd_shell(args: Any) -> int:
         program = program[1:]
     if not program:
         raise CliError("shell: give the program to run after `--` (e.g. `-- ping -c 3 $MAHIMAHI_BASE`)")
+    from accelbrake.scenarios import resolve_trace
+
+    for opt in ("trace", "ack_trace"):  # as run finds them: bundled traces by name from anywhere
+        given = getattr(args, opt)
+        if given is not None:
+            setattr(args, opt, resolve_trace(given) or given)
     binary = emu_binary()
     parquet = _is_parquet(args.packets)
     with tempfile.TemporaryDirectory() as tmp:
