@@ -314,11 +314,13 @@ def cli_parser():
         # run's queue keys (bare numbers in ms) and its trace specs, as run reads them
         (["--queue", "codel target=50,interval=100", "--trace", "const:12"],
          "codel target_ms=50.0,interval_ms=100.0,packets=250,ecn=false", False),
-        (["--queue", "pie qdelay_ref=20", "--buffer", "100"], "pie qdelay_ref_ms=20.0,packets=100,ecn=false", False),
+        (["--queue", "pie qdelay_ref=20", "--buffer", "100"],
+         "pie qdelay_ref_ms=20.0,packets=100,ecn=false", False),
         (["--scheme", "abc", "--queue", "abc delta=133"], "abc delta_ms=133.0,packets=250", False),
         # --ecn makes the AQM mark, as in run
         (["--scheme", "cubic+pie", "--ecn"], "pie packets=250,ecn=true", True),
-        (["--set", "codel.target=20ms", "--scheme", "cubic+codel"], "codel packets=250,target_ms=20.0,ecn=false", False),
+        (["--set", "codel.target=20ms", "--scheme", "cubic+codel"],
+         "codel packets=250,target_ms=20.0,ecn=false", False),
     ],
 )  # fmt: skip
 def test_emulate_reads_runs_options_through_runs_code(tmp_path, argv, queue, ecn):

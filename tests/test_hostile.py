@@ -222,7 +222,9 @@ def test_a_quick_reproduction_title_says_how_many_traces_it_ran():
 
 def test_a_worker_memory_limit_too_low_to_start_says_so(tmp_path, run_cli):
     exp = tmp_path / "e.toml"
-    exp.write_text('name = "e"\n[matrix]\nschemes = ["cubic"]\ntraces = ["const:12"]\n[run]\nduration_s = 1\n')
+    exp.write_text(
+        'name = "e"\n[matrix]\nschemes = ["cubic"]\ntraces = ["const:12"]\n[run]\nduration_s = 1\n'
+    )
     r = run_cli("sweep", str(exp), "--out", str(tmp_path / "o"), "--worker-memory-mb", "64", "--no-progress")
     assert r.returncode != 0
     assert "Traceback" not in r.stderr and "IMPORTANT" not in r.stderr and "os error" not in r.stderr
@@ -237,7 +239,6 @@ def test_gym_refuses_bad_actions_early_results_and_non_finite_rewards():
     pytest.importorskip("gymnasium")
     import gymnasium
     import numpy as np
-
     from accelbrake import gym as abgym
 
     env = abgym.CongestionEnv("aurora", trace="const:12", delay_ms=50, episode_s=2.0)

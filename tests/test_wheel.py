@@ -86,8 +86,9 @@ def test_the_wheels_emulator_takes_runs_options(installed, tmp_path):
     if why:
         pytest.skip(why)
     r = subprocess.run(
-        [str(bindir / "accelbrake"), "emulate", "--scheme", "cubic", "--queue", "codel target=50,interval=100",
-         "--trace", "const:12", "--delay", "10", "--duration", "2", "--json"],
+        [str(bindir / "accelbrake"), "emulate", "--scheme", "cubic",
+         "--queue", "codel target=50,interval=100", "--trace", "const:12",
+         "--delay", "10", "--duration", "2", "--json"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     if r.returncode == 3:
@@ -96,7 +97,9 @@ def test_the_wheels_emulator_takes_runs_options(installed, tmp_path):
     import json
 
     s = json.loads(r.stdout)
-    assert s["queue"] == "codel" and "target_ms=50" in s["queue_args"] and "interval_ms=100" in s["queue_args"]
+    assert (
+        s["queue"] == "codel" and "target_ms=50" in s["queue_args"] and "interval_ms=100" in s["queue_args"]
+    )
     assert s["throughput_mbps"] > 1.0
 
 
