@@ -25,12 +25,20 @@ install-demo: $(BIN)/python
 # Docker: maturin links against an old glibc with zig (the ziglang package from PyPI). Installs with
 # `pip install dist/accelbrake-*.whl` on any x86-64 Linux with Python >= 3.10, no Rust needed.
 # tests/test_wheel.py installs it into a fresh venv and runs a reproduction from an empty directory.
+# The real-time emulator goes in too (scripts/wheel_add_emu.py: pip installs it beside the
+# `accelbrake` command), linked by zig for glibc 2.17 like the extension
+# (scripts/zig-cc-glibc217.sh), with ABC's BPF objects embedded when clang and libbpf's headers
+# are there (emu-tools installs them, best effort).
 WHEEL_DIR ?= dist
-wheel: $(BIN)/python
+wheel: $(BIN)/python emu-tools
 	$(BIN)/pip install -q 'maturin>=1.5,<2' ziglang
 	rm -f $(WHEEL_DIR)/accelbrake-*.whl
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/maturin build --release --zig --compatibility manylinux2014 \
 		--strip --interpreter $(BIN)/python --out $(WHEEL_DIR)
+	ACCELBRAKE_PYTHON="$(CURDIR)/$(BIN)/python" \
+		CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$(CURDIR)/scripts/zig-cc-glibc217.sh" \
+		cargo build --release -p accelbrake-emu
+	$(BIN)/python scripts/wheel_add_emu.py $(WHEEL_DIR)/accelbrake-*.whl target/release/accelbrake-emu
 	@ls -l $(WHEEL_DIR)/accelbrake-*.whl
 
 # The main job on bundled data: the ABC paper's headline table (ABC vs XCP, Cubic, Cubic+CoDel, Copa,
@@ -45,6 +53,7 @@ demo: install-demo
 # wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
 # headless Chromium when there is one: `make chromium` installs it, best effort).
 test: install chromium emu-tools lint test-rs test-docs test-py test-mutants
+	@$(BIN)/python scripts/test_summary.py $(TEST_LOGS)
 
 # The documentation site in site/ (MkDocs Material, strict: a broken link, a missing reference or a
 # failing page generator stops it). The reference and per-paper pages are generated from the code
@@ -65,11 +74,17 @@ chromium:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } ; } || \
 	echo "make chromium: could not install chromium; the report layout test will be skipped"
 
+# Each suite's output is kept in $(TEST_LOGS) for the closing summary of `make test`
+# (scripts/test_summary.py: what ran, how many passed).
+TEST_LOGS ?= target/test-logs
+
 test-rs:
-	cargo test --release --workspace --exclude accelbrake-py
+	@mkdir -p $(TEST_LOGS)
+	bash -o pipefail -c 'cargo test --release --workspace --exclude accelbrake-py 2>&1 | tee $(TEST_LOGS)/rs.log'
 
 test-py:
-	$(BIN)/python -m pytest -q
+	@mkdir -p $(TEST_LOGS)
+	bash -o pipefail -c '$(BIN)/python -m pytest -q 2>&1 | tee $(TEST_LOGS)/py.log'
 
 lint:
 	cargo fmt --all -- --check

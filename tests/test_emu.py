@@ -146,7 +146,7 @@ def test_emulate_runs_a_scheme_without_a_kernel_implementation_on_the_user_space
             "droptail packets=60", "--duration", "2", "--set", "vegas.alpha=2", "--json")  # fmt: skip
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
-    assert s["transport"] == "user-udp" and s["scheme"] == "vegas" and s["scheme_args"] == "alpha=2"
+    assert s["transport"] == "user-udp" and s["scheme"] == "vegas" and s["scheme_args"] == "alpha=2.0"
     assert 0.2 < s["utilization"] <= 1.0 + 1e-9
     assert s["receiver"]["packets"] > 0 and s["sender"]["acks"] > 0
     # The same scheme name on kernel TCP still means kernel TCP unless asked otherwise.
@@ -159,11 +159,11 @@ def test_bad_options_are_clear_errors():
     # No root needed: checked before anything is created.
     _binary()
     r = cli("emulate", "--scheme", "vegass", "--trace", BW12)
-    assert r.returncode == 2 and "--scheme vegass" in r.stderr and "vegas" in r.stderr
+    assert r.returncode == 2 and "vegass" in r.stderr and "did you mean 'vegas'" in r.stderr
     r = cli("emulate", "--scheme", "vegas", "--transport", "kernel", "--trace", BW12)
     assert r.returncode == 2 and "--scheme vegas" in r.stderr and "--transport user" in r.stderr
     r = cli("emulate", "--scheme", "copa", "--set", "cubic.beta=0.5", "--trace", BW12)
-    assert r.returncode == 2 and "copa.KEY=VALUE" in r.stderr
+    assert r.returncode == 2 and "--set cubic.beta=0.5" in r.stderr and "copa" in r.stderr
     r = cli("emulate", "--scheme", "copa", "--set", "copa.dleta=0.5", "--trace", BW12)
     assert r.returncode != 0 and "copa.dleta" in r.stderr
     r = cli("emulate", "--trace", "/nonexistent.trace")
@@ -287,22 +287,67 @@ def test_emulate_defaults_are_runs(tmp_path):
     assert emu._scheme_queue("vcp") == "vcp packets=250" and emu._scheme_queue("rcp") == "rcp packets=250"
     assert emu._scheme_queue("cubic-abe") == "codel packets=250,ecn=1"
     assert emu._scheme_queue("cubic") == emu._scheme_queue("copa") == "droptail packets=250"
-    import argparse
-
-    p = argparse.ArgumentParser()
-    emu.register(p.add_subparsers(), argparse.HelpFormatter)
+    p = cli_parser()
     a = p.parse_args(["emulate"])
-    assert (a.queue, a.delay, a.ack_mbps, a.trace, a.ack_trace) == (None, 50.0, 12.0, None, None)
-    emu._apply_run_defaults(a, tmp_path)
+    assert (a.queue, a.delay, a.ack_mbps, a.trace, a.ack_trace, a.duration) == (None,) * 6
+    emu.options_from_run_args(a, tmp_path)
     assert Path(a.trace).name == "Verizon-LTE-short.up" and Path(a.trace).is_file()
+    assert (a.delay, a.duration, a.scheme, a.queue) == (50.0, 10.0, "cubic", "droptail packets=250")
     lines = Path(a.ack_trace).read_text().split()
     assert len(lines) == 997 and lines[-1] == "1000"  # 12 Mbit/s = 997 opportunities of 1504 B per s
     s = p.parse_args(["shell", "--trace", "t", "--", "true"])
     assert (s.queue, s.delay, s.ack_trace) == ("infinite", 0.0, None)
-    assert p.parse_args(["emulate", "--queue", "droptail"]).queue == "droptail"
     bad = p.parse_args(["emulate", "--trace", "no-such.trace"])
-    with pytest.raises(emu.CliError, match="--trace no-such.trace: no such trace file"):
-        emu._apply_run_defaults(bad, tmp_path)
+    with pytest.raises(ValueError, match="no-such.trace"):
+        emu.options_from_run_args(bad, tmp_path)
+
+
+def cli_parser():
+    from accelbrake.cli import build_parser
+
+    return build_parser()
+
+
+@pytest.mark.parametrize(
+    "argv, queue, ecn",
+    [
+        # run's queue keys (bare numbers in ms) and its trace specs, as run reads them
+        (["--queue", "codel target=50,interval=100", "--trace", "const:12"],
+         "codel target_ms=50.0,interval_ms=100.0,packets=250,ecn=false", False),
+        (["--queue", "pie qdelay_ref=20", "--buffer", "100"],
+         "pie qdelay_ref_ms=20.0,packets=100,ecn=false", False),
+        (["--scheme", "abc", "--queue", "abc delta=133"], "abc delta_ms=133.0,packets=250", False),
+        # --ecn makes the AQM mark, as in run
+        (["--scheme", "cubic+pie", "--ecn"], "pie packets=250,ecn=true", True),
+        (["--set", "codel.target=20ms", "--scheme", "cubic+codel"],
+         "codel packets=250,target_ms=20.0,ecn=false", False),
+    ],
+)  # fmt: skip
+def test_emulate_reads_runs_options_through_runs_code(tmp_path, argv, queue, ecn):
+    """Every option emulate shares with run is parsed by run's code: what run's scenario holds is
+    what the emulator gets (the queue, its limit, ECN marking, constant-rate trace specs)."""
+    from accelbrake.cli.run import scenario_from_args
+
+    p = cli_parser()
+    a = p.parse_args(["emulate", *argv])
+    sc = emu.options_from_run_args(a, tmp_path)
+    assert a.queue == queue and a.ecn is ecn
+    r = p.parse_args(["run", *argv, "--duration", "10"])
+    assert scenario_from_args(r)["hops"][0]["queue"] == sc["hops"][0]["queue"]
+
+
+def test_emulate_options_clash_with_a_scenario_as_in_run(tmp_path):
+    f = tmp_path / "f.json"
+    f.write_text(json.dumps(_scenario(count=2)))
+    p = cli_parser()
+    a = p.parse_args(["emulate", "--scenario", str(f), "--duration", "1", "--set", "abc.min_window=5"])
+    emu.options_from_run_args(a, tmp_path)
+    assert (a.flows, a.duration, a.scheme, a.delay) == (2, 1.0, "abc", 10.0)
+    assert a.set == ["abc.min_window=5.0"]
+    for argv in (["--flows", "3"], ["--scheme", "vegas"], ["--delay", "20"], ["--ack-mbps", "24"]):
+        a = p.parse_args(["emulate", "--scenario", str(f), *argv])
+        with pytest.raises(emu.CliError, match="cannot be combined with --scenario"):
+            emu.options_from_run_args(a, tmp_path)
 
 
 def test_auto_transport_falls_back_to_user_space_abc_without_bpf(monkeypatch, capsys):
@@ -324,32 +369,6 @@ def test_auto_transport_falls_back_to_user_space_abc_without_bpf(monkeypatch, ca
     assert asked == ["abc"]
     monkeypatch.setattr(emu, "_bpf_unavailable", lambda binary, scheme: None)
     assert emu._choose_transport("abc", "auto", "bin") is False
-
-
-def test_an_option_given_beside_a_scenario_with_another_value_is_an_error(tmp_path):
-    """`emulate --scenario F --flows 3` used to run the scenario's one flow without a word: an option
-    the scenario decides, given with a value other than its default and the scenario's, is an error
-    naming both; --duration and --set still win, and the scenario's own value repeated is fine."""
-    import argparse
-
-    p = argparse.ArgumentParser()
-    emu.register(p.add_subparsers(), argparse.HelpFormatter)
-    given = emu.emulation_of_scenario(_scenario(count=2), tmp_path)
-    ok = p.parse_args(
-        ["emulate", "--scenario", "f.json", "--duration", "1", "--set", "abc.eta=0.8", "--flows", "2"]
-    )
-    emu._apply_scenario(ok, given)
-    assert (ok.flows, ok.duration, ok.scheme, ok.delay) == (2, 1.0, "abc", 10.0)
-    assert ok.set == ["abc.min_window=4", "abc.eta=0.8"]
-    for argv, opt in (
-        (["--flows", "3"], "--flows 3"),
-        (["--scheme", "vegas"], "--scheme vegas"),
-        (["--delay", "20"], "--delay 20.0"),
-        (["--ack-mbps", "24"], "--ack-mbps 24.0"),
-    ):
-        a = p.parse_args(["emulate", "--scenario", "f.json", *argv])
-        with pytest.raises(emu.CliError, match=f"{opt}: --scenario f.json"):
-            emu._apply_scenario(a, given)
 
 
 def test_a_scenario_of_n_identical_flows_maps_onto_emulate_flows(tmp_path):

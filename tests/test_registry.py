@@ -204,3 +204,41 @@ def test_schema_rejects_what_the_core_rejects():
     bad["hops"][0]["queue"]["eta"] = 0.9
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+def _lab(colour: str) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour, for the perceptual distance ΔE*76."""
+    from matplotlib.colors import to_rgb
+
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(c) for c in to_rgb(colour))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def test_every_scheme_and_pairing_has_a_colour_of_its_own():
+    """Bar charts and CDFs tell schemes apart by colour: no two registry schemes (nor the plotted
+    scheme+AQM pairings) share one, and no two are closer than ΔE*76 = 10 (a difference seen at a
+    glance; 2.3 is the just-noticeable one)."""
+    import itertools
+    import math
+
+    from accelbrake import catalog
+    from accelbrake.experiments.figures import _PAIR_STYLES
+
+    colours = {s.name: s.color.lower() for s in catalog.schemes()}
+    colours.update({name: st[0].lower() for name, st in _PAIR_STYLES.items()})
+    by_colour: dict[str, list[str]] = {}
+    for name, c in colours.items():
+        by_colour.setdefault(c, []).append(name)
+    assert not {c: n for c, n in by_colour.items() if len(n) > 1}
+    for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2):
+        assert math.dist(_lab(ca), _lab(cb)) >= 10, (a, ca, b, cb)

@@ -57,6 +57,13 @@ def atomic_path(path: str | os.PathLike[str], *, sync: BackgroundSync | None = N
             _fsync(dest.parent, directory=True)
         else:
             sync.add(dest)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp_path.unlink()
+        if e.filename is None:
+            # A failed write (a full disk, a quota) names no file: name the one being written.
+            raise OSError(e.errno, e.strerror or str(e), str(dest)) from e
+        raise
     except BaseException:
         with contextlib.suppress(OSError):
             tmp_path.unlink()
@@ -273,3 +280,82 @@ def find_upwards(relative: str | os.PathLike[str]) -> Path | None:
         if candidate.exists():
             return candidate
     return None
+
+
+#: Deepest nesting of arrays and objects accepted in a user's JSON or TOML document. Scenario and
+#: experiment files need fewer than ten levels; the limit stops a hostile document before the
+#: parser or a later recursive walk exhausts Python's stack (a ``RecursionError``) or the core's
+#: deserialiser refuses it without naming the file.
+MAX_DOCUMENT_DEPTH = 64
+
+
+class DocumentError(ValueError):
+    """A user's JSON or TOML document that cannot be read: the message names the file (``where``)."""
+
+
+def _depth_exceeds(obj: Any, limit: int) -> bool:
+    """Whether ``obj`` nests lists and dicts more than ``limit`` levels deep (walked without
+    recursion, so any depth is safe to check)."""
+    stack = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def _too_deep(where: str) -> DocumentError:
+    return DocumentError(
+        f"{where}: nested more than {MAX_DOCUMENT_DEPTH} levels deep (arrays and tables within one "
+        "another); no accelbrake document needs that many"
+    )
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            # JSON leaves duplicate names undefined (RFC 8259 §4) and Python keeps the last one
+            # silently; TOML forbids them. Refuse them here too, so no value is dropped unseen.
+            raise DocumentError(f"duplicate key {k!r} in one object")
+        out[k] = v
+    return out
+
+
+def parse_json_document(text: str, where: str) -> Any:
+    """A user's JSON document (a scenario file): ``json.loads`` that refuses duplicate keys and
+    nesting deeper than :data:`MAX_DOCUMENT_DEPTH`. Errors are :class:`DocumentError` (syntax:
+    ``json.JSONDecodeError``) naming ``where``."""
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except RecursionError:
+        raise _too_deep(where) from None
+    except DocumentError as e:
+        raise DocumentError(f"{where}: {e}") from None
+    if _depth_exceeds(data, MAX_DOCUMENT_DEPTH):
+        raise _too_deep(where)
+    return data
+
+
+def parse_toml_document(text: str, where: str) -> dict[str, Any]:
+    """A user's TOML document: ``tomllib.loads`` that refuses nesting deeper than
+    :data:`MAX_DOCUMENT_DEPTH`. Syntax errors stay ``tomllib.TOMLDecodeError`` (a ``ValueError``);
+    too deep a document is a :class:`DocumentError` naming ``where``."""
+    try:
+        import tomllib  # Python ≥ 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise _too_deep(where) from None
+    if _depth_exceeds(data, MAX_DOCUMENT_DEPTH):
+        raise _too_deep(where)
+    return data

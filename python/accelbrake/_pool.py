@@ -198,12 +198,15 @@ def _worker_main(conn: Any, memory_mb: float | None, parent: int) -> None:
     # must not make a worker die with a traceback first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
+    too_low = None
     if memory_mb is not None:
         import resource
 
-        limit = int(memory_mb * 1024 * 1024)
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        too_low = _limit_too_low(memory_mb)
+        if too_low is None:
+            limit = int(memory_mb * 1024 * 1024)
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     while True:
         try:
             task = conn.recv()
@@ -212,6 +215,11 @@ def _worker_main(conn: Any, memory_mb: float | None, parent: int) -> None:
         if task is None:
             return
         worker, key, js = task
+        if too_low is not None:
+            out = (key, None, too_low)
+            with contextlib.suppress(OSError, ValueError):
+                conn.send(out)
+            continue
         try:
             out = worker(key, js)
         except MemoryError:
@@ -222,6 +230,38 @@ def _worker_main(conn: Any, memory_mb: float | None, parent: int) -> None:
             conn.send(out)
         except (OSError, ValueError):
             return
+
+
+#: Address space a run takes beyond the worker's own, before its data: the simulation thread's
+#: stack (8 MiB, ``crates/accelbrake-py``), the 64 MiB that glibc's malloc reserves for the arena
+#: of a new thread on 64-bit Linux (``HEAP_MAX_SIZE``, reserved, not used, but counted by
+#: ``RLIMIT_AS``) and a margin for the run's first allocations.
+_RUN_OVERHEAD_MB = 8 + 64 + 24
+
+
+def _limit_too_low(memory_mb: float) -> str | None:
+    """Why a worker limited to ``memory_mb`` of address space could run nothing (the reason every
+    run it is given then fails with), or ``None``. The worker first imports what its runs import
+    (numpy, pyarrow, the simulator) so that their address space is counted, not failed on."""
+    import importlib
+
+    for module in ("numpy", "accelbrake._worker", "accelbrake.results"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            kb = next(int(line.split()[1]) for line in f if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError):
+        return None  # not Linux: the limit is applied as given
+    need_mib = kb / 1024 + _RUN_OVERHEAD_MB
+    if memory_mb >= need_mib:
+        return None
+    return (
+        f"--worker-memory-mb {memory_mb:g} is too low for a worker to run a simulation: a worker takes "
+        f"{kb / 1024:.0f} MB of address space before it runs anything (Python, numpy, the "
+        f"simulator) and a run's thread {_RUN_OVERHEAD_MB} MB more; give at least {need_mib:.0f} "
+        "(plus what the run records)"
+    )
 
 
 def _die_with_parent(owner: int) -> None:

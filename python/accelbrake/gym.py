@@ -471,7 +471,7 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
 
     def apply_action(self, action: Any) -> float:
         """The value (rate bytes/s or window scale) an action leads to from the current one."""
-        a = float(np.clip(np.asarray(action, dtype=np.float64).reshape(-1)[0], -1.0, 1.0)) * self.action_scale
+        a = float(np.clip(_one_action(action), -1.0, 1.0)) * self.action_scale
         if self.mode == "rate":
             v = self._stepper.value
             v = v * (1 + AURORA_DELTA * a) if a >= 0 else v / (1 - AURORA_DELTA * a)
@@ -487,7 +487,13 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         mi = self._advance()
         reward = float(self.reward_fn(mi, self))
         if not math.isfinite(reward):
-            reward = 0.0
+            # A NaN or infinite reward is a bug in the reward (or its parameters), not a value to
+            # learn from: replacing it (with 0.0, as before) would train on a number never earned.
+            name = getattr(self.reward_fn, "__name__", repr(self.reward_fn))
+            raise ValueError(
+                f"reward: {name} returned {reward} for the monitor interval ending at {self._t:g} s "
+                "(a reward must be a finite number)"
+            )
         return self._obs(), reward, False, bool(self._done), self._info(mi)
 
     def result(self) -> Any:
@@ -495,7 +501,25 @@ class CongestionEnv(gymnasium.Env):  # type: ignore[misc]
         once, at the end of an episode."""
         from accelbrake.results import Result
 
+        if self._stepper is None:
+            raise gymnasium.error.ResetNeeded("call reset() and run an episode before result()")
         return Result.from_core(self._stepper.result(), dict(self._scenario or {}))
+
+
+def _one_action(action: Any) -> float:
+    """The agent's action as one finite number: a scalar or an array of one element (shape (),
+    (1,)); anything else is a ``ValueError`` saying what was given (an empty or longer array is not
+    silently cut to its first element, nor NaN clipped into a sending rate)."""
+    try:
+        arr = np.asarray(action, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"action: expected one number in [-1, 1], got {action!r}") from None
+    if arr.shape not in ((), (1,)):
+        raise ValueError(f"action: expected one number in [-1, 1] (shape (1,)), got shape {arr.shape}")
+    a = float(arr.reshape(-1)[0])
+    if not math.isfinite(a):
+        raise ValueError(f"action: expected a finite number, got {a}")
+    return a
 
 
 def make_vec(n: int, asynchronous: bool = False, **kwargs: Any) -> Any:

@@ -500,6 +500,44 @@ def _write_csv_rows(path: Path, rows: list[dict[str, Any]]) -> None:
             w.writerow([val(r.get(k)) for k in keys])
 
 
+#: Entries of a sweep's ``metadata.json`` that must be objects when present (the report reads
+#: keys inside them).
+_METADATA_OBJECTS = ("experiment", "machine", "columns")
+
+
+def check_results_folder(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """A finished sweep's ``metadata.json``, checked to be what the report reads: a JSON object
+    whose ``experiment`` (and ``machine``, ``columns``) are objects. A damaged or foreign file is a
+    ``ValueError`` naming it, rather than an ``AttributeError`` deep in the report."""
+    path = Path(out) / "metadata.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text ({e.reason}); the results folder is damaged") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); the results folder is "
+            "damaged: run the sweep again to rewrite it (finished runs are reused)"
+        ) from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply to be a sweep's metadata") from None
+    if not isinstance(meta, dict):
+        raise ValueError(
+            f"{path}: expected a JSON object (a sweep's metadata), got {type(meta).__name__}; the results "
+            "folder is damaged: run the sweep again to rewrite it (finished runs are reused)"
+        )
+    for key in _METADATA_OBJECTS:
+        if key in meta and not isinstance(meta[key], dict):
+            raise ValueError(
+                f"{path}: '{key}' should be an object, got {type(meta[key]).__name__}; the results folder "
+                "is damaged: run the sweep again to rewrite it"
+            )
+    labels = meta.get("experiment", {}).get("labels", {})
+    if not isinstance(labels, dict):
+        raise ValueError(f"{path}: 'experiment.labels' should be an object; the results folder is damaged")
+    return meta
+
+
 def git_commit() -> str | None:
     """The commit of the git checkout the package lives in, or ``None`` (not a checkout, no git)."""
     try:

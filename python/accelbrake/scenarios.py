@@ -32,7 +32,7 @@ from typing import Any
 
 from accelbrake import catalog
 from accelbrake._core import SimulationError
-from accelbrake._io import find_upwards, package_dir
+from accelbrake._io import DocumentError, find_upwards, package_dir, parse_json_document, parse_toml_document
 from accelbrake.errors import ScenarioError
 from accelbrake.queues import QUEUE_KEYS, parse_queue_spec, queue_from_arg
 from accelbrake.schemes import (
@@ -123,6 +123,64 @@ def resolve_trace(path: str | os.PathLike[str]) -> str | None:
     return bundled_trace(p.name) if p.name else None
 
 
+def bundled_example(path: str | os.PathLike[str]) -> Path | None:
+    """The copy bundled with the package (``accelbrake/examples``) of an example file that the
+    README names by its place in the repository (``examples/two-bottlenecks.json``,
+    ``experiments/abc-vs-cubic.toml``), for use from any directory; ``None`` for any other path or
+    when there is no such bundled file. A file of that name in the current directory comes first
+    (the callers look there before)."""
+    parts = Path(path).parts
+    if len(parts) != 2 or parts[0] not in ("examples", "experiments"):
+        return None
+    found = package_dir() / "examples" / parts[1]
+    return found if found.is_file() and found.suffix in (".json", ".toml") else None
+
+
+def has_glob(name: str | os.PathLike[str]) -> bool:
+    """Whether ``name`` holds a shell glob character (``*``, ``?``, ``[``)."""
+    return any(c in str(name) for c in "*?[")
+
+
+def expand_trace_patterns(names: Iterable[str], option: str = "--traces") -> list[str]:
+    """Trace names with shell patterns expanded, in order, each match once. A name that is an
+    existing file is kept as it is; a pattern (``traces/*.up``, left unexpanded by the shell where
+    the current directory has no match, or quoted) expands over the files it matches in the
+    current directory, else in the repository's ``traces/``, else among the bundled traces
+    (``traces/X`` and ``X`` both name ``accelbrake/traces/X``), sorted. A pattern that matches no
+    trace is an error naming ``option``: never one silent pick."""
+    import glob
+
+    out: list[str] = []
+    for name in names:
+        if not has_glob(name) or Path(name).is_file():
+            out.append(name)
+            continue
+        matches = sorted(f for f in glob.glob(os.path.expanduser(name)) if os.path.isfile(f))
+        if not matches and not os.path.isabs(name):
+            for rel in (Path(name), Path("traces") / name):
+                root = find_upwards(Path(rel.parts[0])) if len(rel.parts) > 1 else None
+                if root is not None and root.is_dir():
+                    found = sorted(str(f) for f in root.glob(str(Path(*rel.parts[1:]))) if f.is_file())
+                    if found:
+                        matches = found
+                        break
+        if not matches and not os.path.isabs(name):
+            bundled = bundled_traces_dir()
+            pattern = name.removeprefix("traces/")
+            if bundled.is_dir():
+                matches = sorted(
+                    str(f) for f in bundled.glob(pattern) if f.is_file() and f.name not in BUNDLED_NOT_TRACES
+                )
+        if not matches:
+            raise ScenarioError(
+                f"{option} {name}: the pattern matches no trace file here, in a traces/ folder above "
+                "nor among the bundled traces (`accelbrake traces` lists them)",
+                key=option,
+            )
+        out.extend(matches)
+    return list(dict.fromkeys(out))
+
+
 def expanded_flows(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The scenario's flows one per flow id (an entry with ``count: N`` stands for N flows), as the
     core numbers them."""
@@ -140,7 +198,9 @@ def bundled_traces_dir() -> Path:
 def bundled_trace(name: str) -> str | None:
     """The bundled trace file called ``name`` (searched in every subfolder), or ``None``."""
     root = bundled_traces_dir()
-    if not root.is_dir() or name in BUNDLED_NOT_TRACES:
+    if not root.is_dir() or name in BUNDLED_NOT_TRACES or has_glob(name):
+        # A pattern names no one file: rglob would pick its first match silently
+        # (expand_trace_patterns expands patterns where a list of traces is taken).
         return None
     for f in sorted(root.rglob(name)):
         if f.is_file():
@@ -503,15 +563,15 @@ def _abe_needs_ecn(cc: str, what: str) -> str:
     )
 
 
-def _parse_toml(text: str) -> dict[str, Any]:
+def _parse_toml(text: str, where: str) -> dict[str, Any]:
     try:
-        import tomllib  # Python ≥ 3.11
+        import tomllib  # noqa: F401 - Python ≥ 3.11
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli  # noqa: F401
         except ModuleNotFoundError:
             raise ScenarioError("reading TOML needs Python ≥ 3.11 or the 'tomli' package") from None
-    return tomllib.loads(text)
+    return parse_toml_document(text, where)
 
 
 def _non_finite(obj: Any, where: str = "") -> tuple[str, float] | None:
@@ -544,7 +604,12 @@ def load_scenario_file(
     file, bad syntax, an invalid value) name the file.
     """
     p = Path(path)
+    if not p.exists():
+        p = bundled_example(p) or p
     if not p.is_file():
+        kind = _special_file_kind(p)
+        if kind is not None:
+            raise ScenarioError(f"scenario file {p}: {kind}, not a JSON or TOML file", key=str(p))
         raise FileNotFoundError(2, "scenario file not found", str(p))
     try:
         text = p.read_text(encoding="utf-8")
@@ -552,27 +617,35 @@ def load_scenario_file(
         raise ScenarioError(f"scenario file {p}: not UTF-8 text ({e.reason})", key=str(p)) from None
     suffix = p.suffix.lower()
     data: Any
-    if suffix == ".toml":
-        try:
-            data = _parse_toml(text)
-        except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
-            raise ScenarioError(f"scenario file {p}: invalid TOML: {e}", key=str(p)) from None
-    else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            if suffix == ".json":
-                raise ScenarioError(
-                    f"scenario file {p}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}",
-                    key=str(p),
-                ) from None
+    where = f"scenario file {p}"
+    try:
+        if suffix == ".toml":
             try:
-                data = _parse_toml(text)
-            except ValueError:
-                raise ScenarioError(
-                    f"scenario file {p}: neither JSON (line {e.lineno}, column {e.colno}: {e.msg}) nor TOML",
-                    key=str(p),
-                ) from None
+                data = _parse_toml(text, where)
+            except DocumentError:
+                raise
+            except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
+                raise ScenarioError(f"{where}: invalid TOML: {e}", key=str(p)) from None
+        else:
+            try:
+                data = parse_json_document(text, where)
+            except json.JSONDecodeError as e:
+                if suffix == ".json":
+                    raise ScenarioError(
+                        f"{where}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}",
+                        key=str(p),
+                    ) from None
+                try:
+                    data = _parse_toml(text, where)
+                except DocumentError:
+                    raise
+                except ValueError:
+                    raise ScenarioError(
+                        f"{where}: neither JSON (line {e.lineno}, column {e.colno}: {e.msg}) nor TOML",
+                        key=str(p),
+                    ) from None
+    except DocumentError as e:
+        raise ScenarioError(str(e), key=str(p)) from None
     if not isinstance(data, dict):
         raise ScenarioError(f"scenario file {p}: expected an object/table at the top level", key=str(p))
     bad = _non_finite(data)

@@ -40,6 +40,7 @@ pub mod cc;
 pub mod codel_law;
 pub mod engine;
 pub mod error;
+pub mod headroom;
 pub mod link;
 pub mod measure;
 pub mod metrics;

@@ -152,8 +152,7 @@ def _exit_now(rc: int) -> None:
     import threading
 
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_std()
     except (OSError, ValueError):
         return
     others = [
@@ -163,11 +162,36 @@ def _exit_now(rc: int) -> None:
         return
     atexit._run_exitfuncs()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_std()
     except (OSError, ValueError):
         pass
     os._exit(rc)
+
+
+def _flush_std() -> None:
+    """Flush stdout and stderr; either may be ``None`` (Python's value for a stream whose file
+    descriptor was closed when it started, as in ``accelbrake run >&-``)."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+
+
+def _reopen_closed_std() -> None:
+    """Give a closed standard descriptor (0, 1 or 2, e.g. ``accelbrake run >&-``) ``/dev/null``,
+    so that the next file opened does not take its number and receive what is printed to it
+    (Python then prints nothing, as ``sys.stdout`` is ``None``)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                return
+            if got != fd:  # a lower descriptor was closed too and took it: keep it for that one
+                os.dup2(got, fd)
+                if got > 2:
+                    os.close(got)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -176,6 +200,15 @@ def _main(argv: Sequence[str] | None) -> int:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+    _reopen_closed_std()
+    # As `python -m` does: modules in the current directory are importable (--import mycc finds
+    # ./mycc.py, as does a scheme given as mycc:Class); spawned workers inherit sys.path.
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the current directory was removed: nothing there to import
+        cwd = None
+    if cwd is not None and cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)

@@ -11,6 +11,7 @@ from typing import Any
 from accelbrake import __version__, catalog
 from accelbrake.cli._common import (
     DELAY_NOTES,
+    CliError,
     _build,
     _default,
     _epilog,
@@ -25,6 +26,7 @@ from accelbrake.scenarios import (
     SCHEMES,
     ScenarioError,
     canonical_scheme,
+    expand_trace_patterns,
     parse_queue_spec,
     resolve_trace,
     scheme_preset,
@@ -105,10 +107,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from accelbrake._io import atomic_path, atomic_write_json
     from accelbrake.experiments.runner import Task, run_scenarios
 
+    if args.schemes is not None and not _split_list(args.schemes):
+        raise CliError(
+            f"--schemes: got {' '.join(repr(v) for v in args.schemes)}, which names no scheme; give "
+            "schemes such as abc,cubic (or leave --schemes out for abc,cubic)"
+        )
     for s in _split_list(args.schemes):
         scheme_preset(s)
     schemes = list(dict.fromkeys(canonical_scheme(s) for s in _split_list(args.schemes) or ["abc", "cubic"]))
-    traces = list(dict.fromkeys(_split_list(args.traces) or [DEFAULT_TRACE]))
+    if args.traces is not None and not _split_list(args.traces):
+        raise CliError("--traces: got no trace name; give trace files or names (or leave --traces out)")
+    traces = expand_trace_patterns(_split_list(args.traces) or [DEFAULT_TRACE])
     queue_type = parse_queue_spec(args.queue)["type"] if args.queue is not None else None
     if args.plot:
         from accelbrake.plots import _format_of
@@ -223,8 +232,9 @@ def _format_compare(table: Any, mean: Any, traces: list[str], args: argparse.Nam
     delay = _default(args.delay, catalog.network_default("delay_ms"))
     lines = [
         f"{len(table)} runs: {dur:g} s each, one-way delay {delay:g} ms each way (min RTT {2 * delay:g} ms), "
-        f"buffer {_default(args.buffer, catalog.network_default('buffer_packets'))} packets, "
-        f"seed {_default(args.seed, catalog.network_default('seed'))}"
+        # The catalog's defaults are numbers of any kind (250.0); a buffer and a seed are whole.
+        f"buffer {int(_default(args.buffer, catalog.network_default('buffer_packets')))} packets, "
+        f"seed {int(_default(args.seed, catalog.network_default('seed')))}"
         + (f", --queue {args.queue!r} for every scheme" if args.queue else "")
         + (f", ECN {'on' if args.ecn else 'off'}" if args.ecn is not None else ""),
         "",

@@ -48,12 +48,24 @@ def emu_binary() -> str:
     repository's ``target/release``; the error says how to build it."""
     env = os.environ.get("ACCELBRAKE_EMU")
     if env:
+        if not os.path.exists(env):
+            raise CliError(f"ACCELBRAKE_EMU={env}: no such file")
+        if not os.path.isfile(env):
+            raise CliError(f"ACCELBRAKE_EMU={env}: a directory, not the {BINARY} program")
         if not os.access(env, os.X_OK):
-            raise CliError(f"ACCELBRAKE_EMU={env} is not an executable file")
+            raise CliError(f"ACCELBRAKE_EMU={env}: not executable (chmod +x, or point it at {BINARY})")
         return env
     found = shutil.which(BINARY)
     if found:
         return found
+    # The wheel installs it beside the `accelbrake` command (its scripts folder), which need not be
+    # on PATH (a venv used without activating it).
+    import sysconfig
+
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        p = Path(folder) / BINARY
+        if p.is_file() and os.access(p, os.X_OK):
+            return str(p)
     from accelbrake._io import find_upwards
 
     for profile in ("release", "debug"):
@@ -61,53 +73,24 @@ def emu_binary() -> str:
         if p is not None and os.access(p, os.X_OK):
             return str(p)
     raise CliError(
-        f"the emulator binary {BINARY} was not found: build it with `make emu` "
-        f"(cargo build --release -p accelbrake-emu) or set ACCELBRAKE_EMU"
+        f"the emulator binary {BINARY} was not found: the Linux wheel installs it beside the `accelbrake` "
+        f"command; in a source checkout build it with `make emu` (cargo build --release -p "
+        f"accelbrake-emu); or set ACCELBRAKE_EMU to its path"
     )
 
 
 def _link_args(parser: Any, trace_required: bool = True, run_defaults: bool = False) -> None:
     """The link options of ``shell`` (Mahimahi's defaults: no delay, the same trace both ways, an
-    infinite queue) and, with ``run_defaults``, of ``emulate`` (``run``'s defaults: the Verizon
-    uplink, 50 ms each way, ACKs over a constant 12 Mbit/s link, the scheme's queue of 250 packets;
-    resolved by :func:`_apply_run_defaults`)."""
-    g = parser.add_argument_group("emulated link (Mahimahi mm-delay + mm-link)")
+    infinite queue) and, with ``run_defaults``, of ``emulate``: ``run``'s own network options
+    (:func:`accelbrake.cli._common._network_options`: the same parsers, defaults and help), which
+    :func:`cmd_emulate` turns into a scenario as ``run`` does."""
     if run_defaults:
-        g.add_argument(
-            "--trace",
-            metavar="FILE",
-            help="Mahimahi trace of the inner→outer (data) direction: a file or a bundled trace's name "
-            f"(default: {RUN_DEFAULT_TRACE}, as `run`; or --scenario)",
-        )
-        g.add_argument(
-            "--ack-trace",
-            metavar="FILE",
-            help="trace of the outer→inner (ACK) direction (default: a constant --ack-mbps link, as `run`)",
-        )
-        g.add_argument(
-            "--ack-mbps",
-            type=float,
-            default=RUN_DEFAULT_ACK_MBPS,
-            metavar="RATE",
-            help="ACK link rate when there is no --ack-trace, Mbit/s (default: 12, as `run`: the ABC "
-            "artifact's bw12.mahi)",
-        )
-        g.add_argument(
-            "--delay",
-            type=float,
-            default=RUN_DEFAULT_DELAY_MS,
-            metavar="MS",
-            help="one-way propagation delay, ms (default 50, as `run`)",
-        )
-        g.add_argument(
-            "--queue",
-            default=None,
-            metavar="SPEC",
-            help='queue of the data direction, "TYPE k=v,..." as in `run` (e.g. "abc packets=250"; '
-            "default: the scheme's own queue with 250 packets, as `run` pairs them: drop-tail, ABC's "
-            "router for abc, XCP's for xcp, CoDel with ECN for the ABE schemes, ...)",
-        )
+        from accelbrake.cli._common import _network_options
+
+        _network_options(parser, compare=False)
+        g = parser.add_argument_group("emulated link (beyond run's options)")
     else:
+        g = parser.add_argument_group("emulated link (Mahimahi mm-delay + mm-link)")
         g.add_argument(
             "--trace",
             required=trace_required,
@@ -127,8 +110,15 @@ def _link_args(parser: Any, trace_required: bool = True, run_defaults: bool = Fa
             help='queue of the inner→outer direction, "TYPE k=v,..." as in `run` (e.g. "abc packets=250"; '
             "default infinite, Mahimahi's default)",
         )
-    g.add_argument("--ack-queue", default="infinite", metavar="SPEC", help="queue of the other direction")
-    g.add_argument("--ecn", action="store_true", help="kernel TCP negotiates ECN (net.ipv4.tcp_ecn=1)")
+        g.add_argument("--ecn", action="store_true", help="kernel TCP negotiates ECN (net.ipv4.tcp_ecn=1)")
+        g.add_argument("--seed", type=int, default=1, help="seed of the queues' random streams (PIE)")
+    g.add_argument(
+        "--ack-queue",
+        default=None if run_defaults else "infinite",
+        metavar="SPEC",
+        help="queue of the other direction (default: infinite"
+        + (", as run's ACK hop)" if run_defaults else ")"),
+    )
     g.add_argument(
         "--log", metavar="FILE", help="Mahimahi link log of the inner→outer direction (mm-link --uplink-log)"
     )
@@ -138,7 +128,6 @@ def _link_args(parser: Any, trace_required: bool = True, run_defaults: bool = Fa
         metavar="FILE",
         help="per-packet table, both directions, times in ns: CSV, or Parquet if FILE ends in .parquet",
     )
-    g.add_argument("--seed", type=int, default=1, help="seed of the queues' random streams (PIE)")
     g.add_argument(
         "--marks",
         choices=("ect", "ce"),
@@ -181,7 +170,7 @@ def _forward(args: Any, packets_csv: str | None = None) -> list[str]:
     for opt in ("trace", "ack_trace"):
         v = getattr(args, opt)
         if v is not None and not Path(v).is_file():
-            raise CliError(f"--{opt.replace('_', '-')} {v}: no such file")
+            raise CliError(f"--{opt.replace('_', '-')} {v}: no such file (nor a bundled trace)")
     return out
 
 
@@ -212,24 +201,27 @@ def register(sub: Any, fmt: Any) -> None:
     em = sub.add_parser(
         "emulate",
         help="kernel TCP (cubic, reno, bbr) over the emulated link, summarised like `run`",
-        description=__doc__,
+        description=__doc__ + "\n\nThe options that `emulate` shares with `run` (--trace and its specs "
+        "such as const:24, --queue, --buffer, --delay, --ecn, --set, --flows, --seed, --duration, "
+        "--scenario, --out, --plot, --json) are parsed by the same code and mean the same: switching "
+        "`run` to `emulate` is changing one word. Only the default duration differs (10 s: real time).",
         formatter_class=fmt,
-    )
-    _link_args(em, trace_required=False, run_defaults=True)
-    em.add_argument(
-        "--scenario",
-        metavar="FILE",
-        help="emulate a JSON or TOML scenario file in the core's schema (as `run --scenario`): one flow "
-        "over one data hop and one ACK hop, trace or constant links, the same delay both ways; its "
-        "trace, queues, delay, scheme, parameters, seed, flows and duration replace the options (one "
-        "of them also given with another value is an error; --duration and --set win)",
     )
     em.add_argument(
         "--scheme",
-        default="cubic",
+        metavar="NAME",
         help=f"congestion control: kernel TCP for {', '.join(sorted(KERNEL_CC))}; any other scheme of "
-        "ours (`accelbrake schemes`) runs on the user-space transport",
+        "ours (`accelbrake schemes`) runs on the user-space transport; SCHEME+QUEUE as in run "
+        "(default: cubic)",
     )
+    em.add_argument(
+        "--scenario",
+        metavar="FILE",
+        help="emulate a JSON or TOML scenario file in the core's schema, as `run --scenario` (--seed, "
+        "--duration and --set still apply): one scheme's identical flows over one data hop and one ACK "
+        "hop, trace or constant links, the same delay both ways",
+    )
+    _link_args(em, trace_required=False, run_defaults=True)
     em.add_argument(
         "--transport",
         choices=("auto", "kernel", "user"),
@@ -239,31 +231,11 @@ def register(sub: Any, fmt: Any) -> None:
         "(default) = kernel where the kernel has the scheme, else user",
     )
     em.add_argument(
-        "--duration", type=float, metavar="S", help="seconds (default 10, or the scenario's duration)"
-    )
-    em.add_argument(
-        "--flows",
-        type=int,
-        default=1,
-        metavar="N",
-        help=f"N bulk flows of the scheme from inside to outside over the link, each its own socket/port "
-        f"pair (1 to {MAX_FLOWS}; default 1, or the scenario's); the summary adds each flow's throughput "
-        "and delay and Jain's index",
-    )
-    em.add_argument(
         "--start-interval",
         type=float,
         default=0.0,
         metavar="S",
-        help="flow i starts i·S seconds after flow 0 (as run's start_interval_s; default 0: together)",
-    )
-    em.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="FAMILY.KEY=VALUE",
-        help="scheme parameter (registry keys: `accelbrake params SCHEME`): any key of the scheme's "
-        "family on the user-space transport; abc.* for ABC's BPF congestion control",
+        help="flow i starts i·S seconds after flow 0 (as run's --set flow.interval; default 0: together)",
     )
     em.add_argument(
         "--receiver-cc",
@@ -278,9 +250,27 @@ def register(sub: Any, fmt: Any) -> None:
         "pacing_mbps, delivery_mbps, in_flight, ca_state, retransmissions, …; docs/emulation.md): CSV, or "
         "Parquet if FILE ends in .parquet",
     )
-    em.add_argument("--json", action="store_true", help="print the summary as JSON")
-    # The defaults as declared, so that an option given beside --scenario can be told apart.
-    em.set_defaults(func=cmd_emulate, defaults_of=em.get_default)
+    out = em.add_argument_group("output (as run's)")
+    out.add_argument("--json", action="store_true", help="print the summary as JSON instead of the table")
+    out.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write summary.json, scenario.json (the scenario emulated, as run writes it) and the data "
+        "link's Mahimahi log link.log to DIR",
+    )
+    out.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the data link as Mahimahi's graphs do (capacity, ingress, egress, queueing delay) "
+        "from its log (.png)",
+    )
+    em.set_defaults(func=cmd_emulate)
+
+
+#: Kernel congestion controls that are no scheme of ours: their scenario is built with the scheme
+#: whose queue and parameters `run` would give them (Linux's reno is NewReno; DCTCP's sender runs
+#: over drop-tail unless --queue says otherwise).
+KERNEL_ONLY = {"reno": "newreno", "dctcp": "cubic"}
 
 
 def cmd_shell(args: Any) -> int:
@@ -289,6 +279,12 @@ def cmd_shell(args: Any) -> int:
         program = program[1:]
     if not program:
         raise CliError("shell: give the program to run after `--` (e.g. `-- ping -c 3 $MAHIMAHI_BASE`)")
+    from accelbrake.scenarios import resolve_trace
+
+    for opt in ("trace", "ack_trace"):  # as run finds them: bundled traces by name from anywhere
+        given = getattr(args, opt)
+        if given is not None:
+            setattr(args, opt, resolve_trace(given) or given)
     binary = emu_binary()
     parquet = _is_parquet(args.packets)
     with tempfile.TemporaryDirectory() as tmp:
@@ -337,53 +333,84 @@ def _run_forwarding_signals(argv: list[str]) -> int:
         signal.signal(signal.SIGTERM, old_term)
 
 
-def cmd_emulate(args: Any) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.scenario:
-            from accelbrake.scenarios import load_scenario_file
+def options_from_run_args(args: Any, tmp: Path) -> dict[str, Any]:
+    """Turn ``emulate``'s options, which are ``run``'s, into the emulator's: build the scenario
+    ``run`` would simulate (:func:`accelbrake.cli.run.scenario_from_args`, the same code) and map it
+    onto the emulator (:func:`emulation_of_scenario`, constant links written as trace files in
+    ``tmp``), setting ``args``. Returns the scenario."""
+    import copy
 
-            try:
-                sc = load_scenario_file(args.scenario)
-            except Exception as e:  # noqa: BLE001 - the loader's message names the file
-                raise CliError(str(e)) from e
-            _apply_scenario(args, emulation_of_scenario(sc, Path(tmp), where=args.scenario))
-        else:
-            _apply_run_defaults(args, Path(tmp))
-        if args.duration is None:
-            args.duration = 10.0
+    from accelbrake.cli.run import scenario_from_args
+
+    if args.sample is not None:
+        raise CliError("--sample: the emulator's summary has no time-series bins (its link log has them)")
+    if args.plot and not args.plot.lower().endswith(".png"):
+        raise CliError(f"--plot {args.plot}: emulate draws PNG files (FILE.png)")
+    kernel_only = KERNEL_ONLY.get(args.scheme or "")
+    build = copy.copy(args)
+    if kernel_only is not None:
+        build.scheme = kernel_only
+    if args.duration is None and not args.scenario:
+        build.duration = 10.0  # real time: 10 s rather than run's whole trace
+    if args.start_interval:
+        if not (args.start_interval > 0 and args.start_interval < float("inf")):
+            raise CliError(f"--start-interval: expected a duration of 0 s or more, got {args.start_interval}")
+        build.sets = [*args.sets, f"flow.interval={args.start_interval!r}s"]
+    if isinstance(args.flows, int) and not 1 <= args.flows <= MAX_FLOWS:
+        raise CliError(f"--flows: expected 1 to {MAX_FLOWS} flows, got {args.flows}")
+    if isinstance(args.flows, int) and args.flows > 1 and args.start_interval and build.duration is not None:
+        last = (args.flows - 1) * args.start_interval
+        if last >= build.duration:
+            raise CliError(
+                f"--start-interval: flow {args.flows - 1} would start at {last:g} s, not before the end of "
+                f"the run (--duration {build.duration:g})"
+            )
+    scenario = scenario_from_args(build, default_scheme="cubic")
+    opts = emulation_of_scenario(scenario, tmp, where=args.scenario or "emulate")
+    ack_queue, given_scheme = args.ack_queue, args.scheme
+    for k, v in opts.items():
+        setattr(args, k, v)
+    args.set = opts["sets"]
+    if ack_queue is not None:
+        args.ack_queue = ack_queue
+    if kernel_only is not None:
+        args.scheme = given_scheme
+    return scenario
+
+
+def cmd_emulate(args: Any) -> int:
+    """``accelbrake emulate``: the scenario that ``run`` would simulate with the same options,
+    emulated (:func:`options_from_run_args`)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = options_from_run_args(args, Path(tmp))
+        if args.out and args.log is None:
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+            args.log = str(Path(args.out) / "link.log")
+        plot_log = args.log
+        if args.plot and plot_log is None:
+            plot_log = args.log = str(Path(tmp) / "link.log")
         summary = emulate_summary(args)
+        if args.out:
+            from accelbrake._io import atomic_write_json
+
+            out = Path(args.out)
+            atomic_write_json(out / "summary.json", summary)
+            atomic_write_json(out / "scenario.json", scenario)
+            print(f"wrote {out}/", file=sys.stderr)
+        if args.plot:
+            from accelbrake.experiments.emulated import plot_link_log
+            from accelbrake.mmlog import link_log_series
+
+            stem = Path(args.plot).with_suffix("")
+            path = plot_link_log(
+                link_log_series(plot_log), stem, title=f"{summary['scheme']}, emulated {args.duration:g} s"
+            )
+            print(f"wrote {path}", file=sys.stderr)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     print(format_emulate(summary))
     return 0
-
-
-def _apply_scenario(args: Any, given: dict[str, Any]) -> None:
-    """Set ``args`` from a scenario's options (:func:`emulation_of_scenario`): its ``--set``s come
-    first (the command line's win), ``--duration`` given on the command line wins; any other option
-    given on the command line with a value other than its default and the scenario's is an error
-    (which of the two was meant is not ours to guess)."""
-    default_of = getattr(args, "defaults_of", None)
-    for k, v in given.items():
-        if k == "duration" and args.duration is not None:
-            continue
-        if k == "sets":
-            args.set = [*v, *args.set]
-            continue
-        mine = getattr(args, k, None)
-        if default_of is not None and mine != default_of(k) and mine != v:
-            opt = "--" + k.replace("_", "-")
-            raise CliError(
-                f"{opt} {mine}: --scenario {args.scenario} sets it to {v}; give it in one place "
-                f"(drop {opt}, or change the scenario)"
-            )
-        setattr(args, k, v)
-    if default_of is not None and getattr(args, "ack_mbps", None) != default_of("ack_mbps"):
-        raise CliError(
-            f"--ack-mbps {args.ack_mbps}: --scenario {args.scenario} gives the ACK link (its reverse "
-            "hop); drop --ack-mbps, or change the scenario"
-        )
 
 
 #: Most flows ``emulate --flows`` runs (the binary's limit: consecutive receiver ports, and two
@@ -465,7 +492,15 @@ def emulate_summary(args: Any) -> dict[str, Any]:
             raise CliError("emulate cannot run here (exit status 3; the reason is above)")
         if p.returncode != 0:
             raise CliError(f"emulate failed (exit status {p.returncode}; see the message above)")
-        summary = json.loads(out.read_text())
+        if not out.is_file():
+            raise CliError(
+                f"{binary} exited without writing the run's summary: is it the {BINARY} program of this "
+                "accelbrake version? (check ACCELBRAKE_EMU, or unset it to use the one installed)"
+            )
+        try:
+            summary = json.loads(out.read_text())
+        except ValueError as e:
+            raise CliError(f"{binary} wrote a summary that is not JSON ({e}): is it {BINARY}?") from None
         if csv is not None:
             _to_parquet(csv, args.packets)
         if info is not None and info_csv != info:
@@ -587,30 +622,8 @@ def emulation_of_scenario(sc: dict[str, Any], tmp: Path, where: str = "scenario"
     }
 
 
-#: `run`'s defaults, which `emulate` shares ("the same scenarios and options as run").
-RUN_DEFAULT_TRACE = "Verizon-LTE-short.up"
-RUN_DEFAULT_DELAY_MS = 50.0
-RUN_DEFAULT_ACK_MBPS = 12.0
+#: `run`'s buffer, which `emulate` shares (for a scheme's default queue outside a scenario).
 RUN_DEFAULT_BUFFER = 250
-
-
-def _apply_run_defaults(args: Any, tmp: Path) -> None:
-    """``emulate`` without a scenario: ``run``'s defaults for what is not given (the data trace, a
-    constant ``--ack-mbps`` ACK link written as a trace file in ``tmp``), and trace names looked up
-    as ``run`` looks them up (bundled traces by name from any directory)."""
-    from accelbrake.scenarios import resolve_trace
-
-    if args.trace is None:
-        args.trace = RUN_DEFAULT_TRACE
-    for opt in ("trace", "ack_trace"):
-        given = getattr(args, opt)
-        if given is not None:
-            found = resolve_trace(given)
-            if found is None:
-                raise CliError(f"--{opt.replace('_', '-')} {given}: no such trace file (nor a bundled trace)")
-            setattr(args, opt, found)
-    if args.ack_trace is None:
-        args.ack_trace = _link_trace({"type": "constant", "mbps": args.ack_mbps}, "--ack-mbps", tmp, "ack")
 
 
 def _scheme_queue(scheme: str) -> str:

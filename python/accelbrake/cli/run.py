@@ -310,8 +310,11 @@ def _import_writers() -> None:
         import pyarrow.parquet  # noqa: F401
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    """``accelbrake run``."""
+def scenario_from_args(args: argparse.Namespace, default_scheme: str = "abc") -> dict[str, Any]:
+    """The scenario that ``run``'s options describe: ``--scenario FILE`` (with ``--set``,
+    ``--seed``, ``--duration``, ``--sample`` and ``--packets`` applied) or the network options.
+    ``emulate`` builds its scenario here too, so that every option the two share means the same."""
+    packets = getattr(args, "packets", None)
     if args.scenario:
         clashes = [
             opt
@@ -340,16 +343,21 @@ def cmd_run(args: argparse.Namespace) -> int:
             scenario["duration_ms"] = args.duration * 1000.0
         if args.sample is not None:
             scenario["sample_ms"] = args.sample
-        if args.packets is not None:
-            scenario["record_packets"] = args.packets
-    else:
-        scenario = _build(
-            args,
-            _default(args.scheme, args.flows[0][0] if isinstance(args.flows, list) else "abc"),
-            _default(args.trace, DEFAULT_TRACE),
-            args.sets,
-            record_packets=bool(args.packets),
-        )
+        if isinstance(packets, bool):
+            scenario["record_packets"] = packets
+        return scenario
+    return _build(
+        args,
+        _default(args.scheme, args.flows[0][0] if isinstance(args.flows, list) else default_scheme),
+        _default(args.trace, DEFAULT_TRACE),
+        args.sets,
+        record_packets=bool(packets) if isinstance(packets, bool) else False,
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``accelbrake run``."""
+    scenario = scenario_from_args(args)
     if args.memory_budget_mb is not None:
         scenario["memory_budget_mb"] = args.memory_budget_mb
     if args.csv and not args.out:

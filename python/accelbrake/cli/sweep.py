@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +69,28 @@ def register(sub: Any, fmt: Any) -> None:
     sw.set_defaults(func=cmd_sweep)
 
 
+def check_points(exp: Any) -> Iterator[str]:
+    """Build (and so check) each run's scenario of ``exp`` and yield its description, in order.
+    Runs that differ only in their seed share one scenario but for the seed (the seed is the
+    innermost axis), so each such group is built once: checking a million seeds takes one build."""
+    import dataclasses
+
+    last = None
+    for p in exp.points():
+        key = dataclasses.replace(p, seed=0)
+        if key != last:
+            exp.scenario(p)
+            last = key
+        yield p.describe()
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     """``accelbrake sweep``."""
     from accelbrake.experiments.report import build_report, summary_text, warnings_text
     from accelbrake.experiments.runner import run_sweep
     from accelbrake.experiments.spec import load_experiment
 
-    exp = load_experiment(args.experiment, args.sets)
-    points = list(exp.points())
+    exp = load_experiment(args.experiment, args.sets, plan=not args.check)
     if args.check:
         # Read every trace file as a run would, so that a bad line shows now (file and line).
         from accelbrake import _core
@@ -86,16 +101,25 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         for t in files:
             if t.lower().startswith(("const:", "constant:", "wifi:")):
                 continue
-            opportunities, period_ms, mbps = _core.trace_info(t)
+            from accelbrake.scenarios import resolve_trace
+
+            # As a run finds it: bundled traces by name from any directory.
+            opportunities, period_ms, mbps = _core.trace_info(resolve_trace(t) or t)
             traces.append(
                 f"  trace {trace_name(t)}: {opportunities} delivery opportunities over "
                 f"{period_ms / 1000:g} s, mean {mbps:.2f} Mbit/s"
             )
-        print(f"{args.experiment}: OK, {len(points)} runs of {exp.duration_s:g} s")
+        # Streamed: each point is checked and listed as it comes, in constant memory (a matrix of
+        # a million runs is a million lines, not a million scenarios held at once).
+        lines = check_points(exp)
+        first = next(lines, None)  # the first point is built before "OK" is said
+        print(f"{args.experiment}: OK, {exp.size()} runs of {exp.duration_s:g} s")
         for line in traces:
             print(line)
-        for p in points:
-            print(f"  {p.describe()}")
+        if first is not None:
+            print(f"  {first}")
+        for line in lines:
+            print(f"  {line}")
         return 0
     out = Path(args.out or Path("results") / exp.name)
     if args.emulate:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from accelbrake._core import SimulationError
+from accelbrake.cli._common import PROG, CliError
 from accelbrake.tables import fmt as _fmt
 from accelbrake.tables import render_table
 
@@ -57,6 +58,11 @@ def _listing(paths: list[str]) -> list[tuple[str, Path]]:
         elif p.is_file():
             out.append((str(p), p))
         else:
+            from accelbrake.scenarios import _special_file_kind
+
+            kind = _special_file_kind(p)
+            if kind is not None:
+                raise CliError(f"{p}: {kind}, not a trace file (give trace files or folders of them)")
             raise FileNotFoundError(2, "no such file or directory", str(p))
     return out
 
@@ -79,9 +85,13 @@ def cmd_traces(args: argparse.Namespace) -> int:
             )
         except SimulationError as e:
             entries.append({"path": name, "error": str(e).replace(str(f), name)})
+    # A file named on the command line that is not a trace is an error (exit status 2, after the
+    # listing); in a folder's listing such a file is only noted.
+    named = {str(Path(t)) for t in args.paths if not Path(t).is_dir()}
+    bad = [e for e in entries if "error" in e and e["path"] in named]
     if args.json:
         print(json.dumps(entries, indent=2))
-        return 0
+        return _named_errors(bad)
     headers = [("trace", ""), ("opportunities", ""), ("duration", "s"), ("mean rate", "Mbit/s"), ("note", "")]
     rows = []
     for e in entries:
@@ -96,4 +106,13 @@ def cmd_traces(args: argparse.Namespace) -> int:
     print("\nEach line of a trace is one 1504-byte delivery opportunity; traces repeat after their period.")
     if not args.paths:
         print("These traces are bundled with accelbrake: give a name to --trace/--traces from any directory.")
-    return 0
+    return _named_errors(bad)
+
+
+def _named_errors(bad: list[dict[str, Any]]) -> int:
+    """Exit status 2 with an ``accelbrake: error:`` line for each named file that is not a trace."""
+    import sys
+
+    for e in bad:
+        print(f"{PROG}: error: {e['error']}", file=sys.stderr)
+    return 2 if bad else 0

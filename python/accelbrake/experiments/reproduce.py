@@ -1414,6 +1414,16 @@ def main_plot(rid: str) -> str:
     return MAIN_PLOTS.get(rid, "tradeoff")
 
 
+def quick_title(title: str, quick: bool, n_traces: int) -> str:
+    """A reproduction's title as its run shows it: a ``--quick`` run of a title that counts the
+    paper's traces ("(5 of 8)") says how many it ran instead of leaving that count to stand."""
+    import re
+
+    if not quick or not re.search(r"\d+ of \d+", title):
+        return title
+    return f"{title}; --quick: {n_traces} of them"
+
+
 def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, Any]:
     """The comparison document of a finished reproduction (written to ``comparison.json``), with the
     verdict counts (``summary``: the "N of M reproduced" line)."""
@@ -1582,6 +1592,7 @@ def run_reproduction(
             why = outcome.failures_text() or f"{outcome.missing} runs missing"
             raise ExperimentError(f"reproduce {rep.id}: {why}", key=rep.id)
         comp = compare(rep, outcome.results, out)
+        comp["title"] = quick_title(rep.title, quick, len(exp.traces))
         comp["quick"] = quick
         comp["reference_scheme"] = rep.reference
         atomic_write_json(

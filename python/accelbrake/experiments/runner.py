@@ -938,7 +938,17 @@ def _rows_frame(blocks: Iterable[RowBlock]) -> pd.DataFrame:
             return np.concatenate(ps)
         return list(itertools.chain.from_iterable(x.tolist() if isinstance(x, np.ndarray) else x for x in ps))
 
-    return pd.DataFrame({k: joined(ps) for k, ps in parts.items()})
+    return pd.DataFrame(
+        {k: _seed_column(joined(ps)) if k == "seed" else joined(ps) for k, ps in parts.items()}
+    )
+
+
+def _seed_column(values: Any) -> Any:
+    """Seeds as unsigned 64-bit integers (what the core takes): int64 would overflow at 2^63 and
+    a mix of both would become float64, merging seeds 2^53 and 2^53+1."""
+    import numpy as np
+
+    return np.asarray(values, dtype=np.uint64)
 
 
 #: The run's labels each row of ``timeseries.parquet`` starts with (after ``run_id``).
@@ -986,6 +996,8 @@ def _timeseries_frame(out: Path, series: Sequence[tuple[Any, dict[str, Any]]]) -
                 col: Any = pd.array(
                     np.repeat(np.array(vals, dtype=object), counts), dtype=pd.Series(vals[:1]).dtype
                 )
+            elif k == "seed":
+                col = np.repeat(_seed_column(vals), counts)
             else:
                 col = np.repeat(np.array(vals, dtype=np.int64 if kind is int else np.float64), counts)
             frame.insert(i, k, col)
@@ -997,7 +1009,7 @@ def _timeseries_frame(out: Path, series: Sequence[tuple[Any, dict[str, Any]]]) -
         else:
             f = t.to_pandas()
         for i, k in enumerate(keys):
-            f.insert(i, k, lab[k])
+            f.insert(i, k, _seed_column([lab[k]] * len(f)) if k == "seed" else lab[k])
         frames.append(f)
     return pd.concat(frames, ignore_index=True)
 
@@ -1136,5 +1148,7 @@ def load_results(out_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[st
     out = Path(out_dir)
     if not (out / "results.parquet").is_file() or not (out / "metadata.json").is_file():
         raise FileNotFoundError(2, "not a finished sweep (no results.parquet / metadata.json)", str(out))
-    meta = json.loads((out / "metadata.json").read_text(encoding="utf-8"))
+    from accelbrake.results import check_results_folder
+
+    meta = check_results_folder(out)
     return pd.read_parquet(out / "results.parquet"), meta

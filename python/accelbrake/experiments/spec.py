@@ -374,17 +374,19 @@ def _python_scheme(name: str) -> str | None:
 
 
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    from accelbrake._io import DocumentError, parse_toml_document
+
     try:
-        import tomllib  # Python ≥ 3.11
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        return tomllib.loads(text)
+        return parse_toml_document(text, source)
+    except DocumentError as e:
+        raise ExperimentError(str(e), key=source) from None
     except ValueError as e:  # tomllib.TOMLDecodeError
         raise ExperimentError(f"{source}: invalid TOML: {e}", key=source) from None
 
 
-def load_experiment(path: str | os.PathLike[str], overrides: Iterable[str] = ()) -> Experiment:
+def load_experiment(
+    path: str | os.PathLike[str], overrides: Iterable[str] = (), *, plan: bool = True
+) -> Experiment:
     """Read an experiment file (TOML), apply ``--set`` ``overrides`` and check everything.
 
     Relative trace paths are looked up relative to the current directory, then to the file's
@@ -392,7 +394,13 @@ def load_experiment(path: str | os.PathLike[str], overrides: Iterable[str] = ())
     file and key, or ``FileNotFoundError``.
     """
     p = Path(path)
+    if not p.exists():
+        from accelbrake.scenarios import bundled_example
+
+        p = bundled_example(p) or p  # the README's experiments/abc-vs-cubic.toml from any directory
     if not p.is_file():
+        if p.exists():
+            raise ExperimentError(f"{p}: not a regular file (an experiment file is TOML)", key=str(p))
         raise FileNotFoundError(2, "experiment file not found", str(p))
     try:
         text = p.read_text(encoding="utf-8")
@@ -400,7 +408,7 @@ def load_experiment(path: str | os.PathLike[str], overrides: Iterable[str] = ())
         raise ExperimentError(f"{p}: not UTF-8 text ({e.reason})", key=str(p)) from None
     doc = _parse_toml(text, str(p))
     doc = apply_overrides(doc, overrides, source=str(p))
-    return parse_experiment(doc, source=str(p), base_dir=p.parent)
+    return parse_experiment(doc, source=str(p), base_dir=p.parent, plan=plan)
 
 
 def apply_overrides(doc: Mapping[str, Any], overrides: Iterable[str], *, source: str) -> dict[str, Any]:
@@ -613,6 +621,7 @@ def parse_experiment(
     source: str = "<experiment>",
     base_dir: Path | None = None,
     keep_scenarios: bool = True,
+    plan: bool = True,
 ) -> Experiment:
     """Check an experiment document (parsed TOML) and return the :class:`Experiment`.
 
@@ -620,6 +629,8 @@ def parse_experiment(
     (and validated by the core) before this returns, so a sweep never fails half-way on bad input.
     The scenarios are kept for the sweep unless ``keep_scenarios`` is false (a sweep of 10⁵ runs
     whose driver memory must not grow with the matrix: :func:`accelbrake.bulk.run_bulk`).
+    With ``plan=False`` the scenarios are neither built nor kept (``sweep --check`` builds them as
+    it streams the list, in constant memory: :func:`check_points`).
     """
     c = _Checker(source)
     if not isinstance(doc, Mapping):
@@ -745,9 +756,11 @@ def parse_experiment(
         ("seeds", seeds),
         ("traces", traces),
     ):
-        dup = [v for i, v in enumerate(values) if v in values[:i]]
-        if dup:
-            raise c.fail(f"matrix.{name_}", f"{dup[0]!r} listed twice")
+        seen: set[Any] = set()
+        for v in values:  # linear: a million seeds are checked at once, not pairwise
+            if v in seen:
+                raise c.fail(f"matrix.{name_}", f"{v!r} listed twice")
+            seen.add(v)
 
     rtts: list[tuple[float, ...]] | None = None
     if "flow_rtts_ms" in matrix:
@@ -864,6 +877,8 @@ def parse_experiment(
             f"{exp.size():,} runs (the product of the matrix's axes), more than run.max_runs = {max_runs:,}; "
             "shrink an axis, or raise run.max_runs if you mean it",
         )
+    if not plan:
+        return exp
     # Build every scenario once, so that any remaining problem shows before the first run.
     for p in exp.points():
         sc = exp.scenario(p)

@@ -74,7 +74,7 @@ pub const ABC_PREDICT: Scheme = Scheme {
     summary: "ABC sender over the predictive ABC router (μ forecast one RTT ahead, no trace knowledge)",
     source: "ours, towards PK-ABC of the ABC paper §7.6",
     queue: "abc-predict",
-    style: ("#17becf", "d"),
+    style: ("#aec7e8", "d"),
     build: |v, _now, _rng| Ok(Box::new(Abc::new(AbcConfig::checked(v)?).named("abc-predict"))),
     ..ABC
 };

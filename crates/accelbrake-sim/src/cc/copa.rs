@@ -151,7 +151,7 @@ pub const COPA: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#8c564b", "D"),
+    style: ("#ee3377", "D"),
     build: |v, now, _rng| Ok(Box::new(Copa::new(CopaConfig::checked(v)?, now))),
     warnings: None,
 };

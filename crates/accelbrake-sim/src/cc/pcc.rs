@@ -123,7 +123,7 @@ pub const PCC_VIVACE: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#bcbd22", "p"),
+    style: ("#a65628", "p"),
     build: |v, _now, rng| Ok(Box::new(PccVivace::new(PccConfig::checked(v)?, rng))),
     warnings: None,
 };

@@ -198,7 +198,7 @@ pub const PROPRATE: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#637939", "p"),
+    style: ("#9c9ede", "p"),
     build: |v, now, _rng| Ok(Box::new(PropRate::new(PropRateConfig::checked(v)?, now))),
     warnings: None,
 };
@@ -209,6 +209,7 @@ pub const PROPRATE_L: Scheme = Scheme {
     display: "PropRate(L)",
     summary: "PropRate preset L: target buffer delay 20 ms",
     preset: &[("target_ms", 20.0)],
+    style: ("#637939", "p"),
     ..PROPRATE
 };
 

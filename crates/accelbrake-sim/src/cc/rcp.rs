@@ -35,7 +35,7 @@ pub const RCP: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#bcbd22", "<"),
+    style: ("#66c2a5", "<"),
     build: |v, _now, _rng| Ok(Box::new(Rcp::new(RcpSenderConfig::checked(v)?))),
     warnings: None,
 };

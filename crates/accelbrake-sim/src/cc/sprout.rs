@@ -92,7 +92,7 @@ pub const SPROUT: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#17becf", "*"),
+    style: ("#882255", "*"),
     build: |v, _now, _rng| Ok(Box::new(Sprout::new(SproutConfig::checked(v)?))),
     warnings: None,
 };

@@ -73,7 +73,7 @@ pub const VCP: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#7f7f7f", ">"),
+    style: ("#332288", ">"),
     build: |v, _now, _rng| Ok(Box::new(Vcp::new(VcpSenderConfig::checked(v)?))),
     warnings: None,
 };

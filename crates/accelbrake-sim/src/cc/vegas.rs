@@ -104,7 +104,7 @@ pub const VEGAS: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#e377c2", "h"),
+    style: ("#fc8d62", "h"),
     build: |v, now, _rng| Ok(Box::new(Vegas::new(VegasConfig::checked(v)?, now))),
     warnings: None,
 };

@@ -122,7 +122,7 @@ pub const VERUS: Scheme = Scheme {
     pairs: &[],
     params: &[PARAMS],
     preset: &[],
-    style: ("#7f7f7f", "h"),
+    style: ("#d6616b", "h"),
     build: |v, now, _rng| Ok(Box::new(Verus::new(VerusConfig::checked(v)?, now))),
     warnings: None,
 };

@@ -169,6 +169,28 @@ fn check_memory_budget(scenario: &Scenario, hops: &[Hop], end: Time, bin: Dur) -
             msg,
         });
     }
+    // The budget is the user's; the process's own limits bound it too. The recorded data grows in
+    // vectors that reallocate (a growing vector briefly holds its old and new buffers), and the
+    // run's queues, events and the caller's copies of the results need room besides: the data must
+    // fit in half of what is left.
+    if let Some((left, why)) = crate::headroom::headroom() {
+        if 2.0 * est > left {
+            return Err(Error::Param {
+                key: "memory_budget_mb".into(),
+                msg: format!(
+                    "the run would record about {:.0} MB{}, but this process may take only {:.0} MB more ({why}); it needs about twice what it records. Raise the limit, shorten the run, use a larger sample_ms (--sample){}",
+                    est / 1e6,
+                    if scenario.record_packets { " with per-packet records" } else { "" },
+                    left / 1e6,
+                    if scenario.record_packets {
+                        ", or turn per-packet records off (without --packets)"
+                    } else {
+                        ""
+                    },
+                ),
+            });
+        }
+    }
     Ok(())
 }
 
