@@ -127,6 +127,7 @@ pub const PARAMS: &[Param] = &[
         "RFC 6937; Linux tcp_cwnd_reduction (≥ 3.2); docs/emulation.md",
     ),
     super::LINUX_RTO_PARAM,
+    super::ECN_CWR_PARAM,
 ];
 
 /// Linux Cubic over drop-tail.
@@ -197,6 +198,9 @@ pub struct CubicConfig {
     /// `linux_rto`: the transport computes its RTO as Linux does
     /// ([`CongestionControl::computes_rto_as_linux`]); off: RFC 6298.
     pub linux_rto: bool,
+    /// `ecn_cwr`: the transport answers an ECN echo with Linux's CWR state and PRR
+    /// ([`CongestionControl::reduces_ecn_as_linux`]); off: the reduced window at once.
+    pub ecn_cwr: bool,
 }
 
 crate::default_from_table!(CubicConfig);
@@ -221,6 +225,7 @@ impl Config for CubicConfig {
             rack: v.flag("rack"),
             prr: v.flag("prr"),
             linux_rto: v.flag("linux_rto"),
+            ecn_cwr: v.flag("ecn_cwr"),
         }
     }
 
@@ -554,6 +559,11 @@ impl CongestionControl for Cubic {
 
     fn computes_rto_as_linux(&self) -> bool {
         self.cfg.linux_rto
+    }
+
+    /// `cubic.ecn_cwr` (default on): Linux's CWR + PRR answer to an ECN echo.
+    fn reduces_ecn_as_linux(&self) -> bool {
+        self.cfg.ecn_cwr
     }
 
     fn window(&self) -> f64 {
@@ -1186,3 +1196,4 @@ mod tests {
         assert_eq!((cc.round_end, cc.round_start, cc.last_ack), (delivered + 6, t, t));
     }
 }
+
