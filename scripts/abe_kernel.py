@@ -30,7 +30,9 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=Path("results/abe-kernel"), help="working folder (resumable)")
     ap.add_argument("--quick", action="store_true", help="the 400 ms points only")
     ap.add_argument("--jobs", type=int, default=2, help="emulators at once (default 2)")
-    ap.add_argument("--duration", type=float, default=abe_kernel.DURATION_S, help="seconds per run (default 60)")
+    ap.add_argument(
+        "--duration", type=float, default=abe_kernel.DURATION_S, help="seconds per run (default 60)"
+    )
     ap.add_argument("--repeats", type=int, default=1, help="kernel runs per point, averaged (default 1)")
     ap.add_argument("--data", type=Path, help="also write the tables to this folder")
     a = ap.parse_args()
@@ -45,7 +47,9 @@ def main() -> int:
         return 2
     t0 = time.time()
     try:
-        table, verdicts = abe_kernel.run(a.out, quick=a.quick, jobs=a.jobs, duration_s=a.duration, repeats=a.repeats)
+        table, verdicts = abe_kernel.run(
+            a.out, quick=a.quick, jobs=a.jobs, duration_s=a.duration, repeats=a.repeats
+        )
     except RuntimeError as e:
         print(f"abe_kernel: error: {e}", file=sys.stderr)
         return 1

@@ -40,8 +40,15 @@ def _table(kernel: dict, sim: dict) -> pd.DataFrame:
     for p in abe_kernel.points(quick=True):
         k, s = kernel.get(p, 0.8), sim.get(p, 0.8)
         rows.append(
-            {"scheme": p[0], "aqm": p[1], "rtt_ms": p[2], "beta_ecn": p[3], "kernel_util": k,
-             "sim_util": s, "sim_before_util": s}
+            {
+                "scheme": p[0],
+                "aqm": p[1],
+                "rtt_ms": p[2],
+                "beta_ecn": p[3],
+                "kernel_util": k,
+                "sim_util": s,
+                "sim_before_util": s,
+            }
         )
     return pd.DataFrame(rows)
 
@@ -51,7 +58,11 @@ def test_a_gain_the_kernel_misses_too_and_the_simulator_matches_is_labelled_setu
     # Paper +24 %: kernel +5 %, simulator +6 % -> both differ from the paper, agree with each other.
     v = abe_kernel._verdicts(_table({base: 0.80, hi: 0.84}, {base: 0.80, hi: 0.848}))
     row = next(r for r in v if r["what"].startswith("Fig. 4") and "CoDel" in r["what"])
-    assert (row["kernel_vs_paper"], row["sim_vs_paper"], row["sim_vs_kernel"]) == ("differs", "differs", "agrees")
+    assert (row["kernel_vs_paper"], row["sim_vs_paper"], row["sim_vs_kernel"]) == (
+        "differs",
+        "differs",
+        "agrees",
+    )
     assert row["label"] == "setup-side"
     # The kernel reproduces +24 %, the simulator gives 0 %: the simulator differs from the kernel.
     v = abe_kernel._verdicts(_table({base: 0.70, hi: 0.868}, {base: 0.80, hi: 0.80}))
@@ -76,9 +87,30 @@ def test_cubic_abe_on_the_kernel_backs_off_by_beta_ecn(tmp_path):
         pytest.skip(f"ABE in eBPF unavailable here: {r.stderr.strip()}")
     trace = abe_kernel.write_trace(tmp_path / "l.mahi")
     info = tmp_path / "info.csv"
-    argv = [sys.executable, "-m", "accelbrake", "emulate", "--scheme", "cubic-abe", "--trace", str(trace),
-            "--ack-trace", str(trace), "--delay", "50", "--queue", abe_kernel.QUEUES["codel"], "--duration", "8",
-            "--rt", "--json", "--tcp-info", str(info), "--set", "cubic.beta_ecn=0.9"]
+    argv = [
+        sys.executable,
+        "-m",
+        "accelbrake",
+        "emulate",
+        "--scheme",
+        "cubic-abe",
+        "--trace",
+        str(trace),
+        "--ack-trace",
+        str(trace),
+        "--delay",
+        "50",
+        "--queue",
+        abe_kernel.QUEUES["codel"],
+        "--duration",
+        "8",
+        "--rt",
+        "--json",
+        "--tcp-info",
+        str(info),
+        "--set",
+        "cubic.beta_ecn=0.9",
+    ]
     r = subprocess.run(argv, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)

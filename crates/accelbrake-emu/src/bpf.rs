@@ -185,7 +185,9 @@ impl AbeConfig {
             ));
         }
         let v: Values = s.values(given).map_err(|e| e.to_string())?;
-        let b = v.opt_real("beta_ecn").unwrap_or(if scheme == "cubic-abe" { 0.85 } else { 0.8 });
+        let b = v
+            .opt_real("beta_ecn")
+            .unwrap_or(if scheme == "cubic-abe" { 0.85 } else { 0.8 });
         // The kernel keeps β at 1/1024 resolution (tcp_cubic.c BICTCP_BETA_SCALE); so does this.
         let b1024 = (b * 1024.0).round();
         if !(1.0..=1023.0).contains(&b1024) {
@@ -194,7 +196,11 @@ impl AbeConfig {
                 s.family
             ));
         }
-        let fc = if scheme == "cubic-abe" { v.flag("fast_convergence") } else { true };
+        let fc = if scheme == "cubic-abe" {
+            v.flag("fast_convergence")
+        } else {
+            true
+        };
         Ok(AbeConfig {
             beta_ecn_1024: b1024 as u32,
             abe_slow_start: v.flag("abe_slow_start") as u32,
@@ -330,8 +336,11 @@ fn load_named(variant: Variant, cfg: &CcConfig, name: &str) -> Result<AbcCc, Fai
     // SAFETY: the library is Debian's libbpf 1.x; every symbol is used with its C prototype
     // (libbpf.h / bpf.h), and pointers passed live across the calls.
     unsafe {
-        let lib = libloading::Library::new("libbpf.so.1")
-            .map_err(|e| other(format!("cannot open libbpf.so.1 ({e}); install libbpf1 (make emu-deps)")))?;
+        let lib = libloading::Library::new("libbpf.so.1").map_err(|e| {
+            other(format!(
+                "cannot open libbpf.so.1 ({e}); install libbpf1 (make emu-deps)"
+            ))
+        })?;
         macro_rules! sym {
             ($n:literal, $t:ty) => {
                 *lib.get::<$t>(concat!($n, "\0").as_bytes())
@@ -462,7 +471,9 @@ mod tests {
         assert!(e.contains("newreno.fast_convergence"), "{e}");
         let mut bad = Given::new();
         bad.insert("beta".into(), accelbrake_sim::params::Value::Num(0.5));
-        assert!(AbeConfig::from_registry("cubic-abe", &bad).unwrap_err().contains("cubic.beta"));
+        assert!(AbeConfig::from_registry("cubic-abe", &bad)
+            .unwrap_err()
+            .contains("cubic.beta"));
         assert_eq!(std::mem::size_of::<AbeConfig>(), 12);
     }
 }

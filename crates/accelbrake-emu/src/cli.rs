@@ -256,7 +256,8 @@ fn wants_abc_echo(o: &Opts) -> bool {
 /// How ABC marks are written: `--marks`, else CE for kernel ABC endpoints (the only marks a kernel
 /// receiver can echo), else the simulator's ECT(1)/ECT(0).
 fn marks(o: &Opts) -> Marks {
-    o.marks.unwrap_or(if wants_abc_echo(o) { Marks::Ce } else { Marks::Ect })
+    o.marks
+        .unwrap_or(if wants_abc_echo(o) { Marks::Ce } else { Marks::Ect })
 }
 
 /// Build a queue from its type name and `k=v,k=v` arguments, with the simulator's checks.

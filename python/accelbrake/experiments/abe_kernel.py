@@ -74,7 +74,10 @@ FIXED_SETS: dict[str, tuple[str, ...]] = {
     "cubic-abe": ("cubic-abe.fast_convergence=false",),
 }
 #: The simulator's sender before it answered ECN as Linux does ("before" columns).
-BEFORE_SETS: dict[str, str] = {"newreno-abe": "newreno-abe.ecn_cwr=false", "cubic-abe": "cubic-abe.ecn_cwr=false"}
+BEFORE_SETS: dict[str, str] = {
+    "newreno-abe": "newreno-abe.ecn_cwr=false",
+    "cubic-abe": "cubic-abe.ecn_cwr=false",
+}
 #: Kernel vs simulator: per-point utilisation agrees within this ratio (the acceptance band).
 POINT_TOLERANCE = 0.10
 #: Kernel vs simulator: a gain agrees within this many percentage points, a delay change within
@@ -193,7 +196,9 @@ def _queueing_from_packets(path: Path) -> list[float]:
     return sorted(q.tolist())
 
 
-def sim_points(pts: Sequence[Point], trace: Path, out: Path, duration_s: float, before: bool) -> dict[Point, dict]:
+def sim_points(
+    pts: Sequence[Point], trace: Path, out: Path, duration_s: float, before: bool
+) -> dict[Point, dict]:
     """The simulator's records of ``pts`` on the same link (resumable in ``out/sim``)."""
     from accelbrake.experiments.runner import Task, run_scenarios
     from accelbrake.scenarios import build_scenario
@@ -252,7 +257,14 @@ def _mean_record(all_recs: list[dict[str, Any]]) -> dict[str, Any]:
     calm = [r for r in all_recs if float(r["load_start"]) <= LOAD_LIMIT]
     recs = calm or all_recs
     out: dict[str, Any] = {"runs": len(recs)}
-    for k in ("utilization", "queueing_delay_p50_ms", "queueing_delay_p90_ms", "marks", "drops", "timing_error_p99_us"):
+    for k in (
+        "utilization",
+        "queueing_delay_p50_ms",
+        "queueing_delay_p90_ms",
+        "marks",
+        "drops",
+        "timing_error_p99_us",
+    ):
         vals = [float(r[k]) for r in recs if r.get(k) is not None]
         out[k] = sum(vals) / len(vals) if vals else math.nan
     out["load_start"] = max(float(r["load_start"]) for r in recs)
@@ -284,7 +296,10 @@ def run(
     t0 = time.time()
     runs = [(p, r) for r in range(max(1, repeats)) for p in pts]
     todo = [(p, r) for p, r in runs if not kernel_file(out, p, r).exists()]
-    log(f"abe-kernel: {len(runs)} kernel runs ({len(pts)} points × {repeats}), {len(runs) - len(todo)} done, {jobs} at once")
+    log(
+        f"abe-kernel: {len(runs)} kernel runs ({len(pts)} points × {repeats}), "
+        f"{len(runs) - len(todo)} done, {jobs} at once"
+    )
 
     def one(pr: tuple[Point, int]) -> None:
         k = kernel_point(pr[0], trace, out, duration_s, pr[1])
@@ -292,7 +307,10 @@ def run(
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         list(ex.map(one, todo))
-    kern = {p: _mean_record([kernel_point(p, trace, out, duration_s, r) for r in _reps(out, p, repeats)]) for p in pts}
+    kern = {
+        p: _mean_record([kernel_point(p, trace, out, duration_s, r) for r in _reps(out, p, repeats)])
+        for p in pts
+    }
     after = sim_points(pts, trace, out, duration_s, before=False)
     before = sim_points(pts, trace, out, duration_s, before=True)
     rows = []
@@ -408,7 +426,8 @@ def markdown(table: Any, verdicts: Any) -> str:
     ]
     for r in table.itertuples():
         lines.append(
-            f"| {r.scheme} | {r.aqm} | {r.rtt_ms} | {r.beta_ecn:g} | {r.kernel_util:.3f} ({r.kernel_util_runs}) | "
+            f"| {r.scheme} | {r.aqm} | {r.rtt_ms} | {r.beta_ecn:g} | "
+            f"{r.kernel_util:.3f} ({r.kernel_util_runs}) | "
             f"{r.sim_util:.3f} ({r.ratio:.2f}) | {r.sim_before_util:.3f} ({r.ratio_before:.2f}) | "
             f"{_fmt(r.kernel_q50_ms, 1)} / {_fmt(r.sim_q50_ms, 1)} / {_fmt(r.sim_before_q50_ms, 1)} | "
             f"{_fmt(r.kernel_q90_ms, 1)} / {_fmt(r.sim_q90_ms, 1)} / {_fmt(r.sim_before_q90_ms, 1)} | "
@@ -417,7 +436,7 @@ def markdown(table: Any, verdicts: Any) -> str:
     lines += [
         "",
         "Kernel runs marked * started at a load average above "
-        f"{LOAD_LIMIT:g} and are left out of the mean when the point has a calmer run; \"load\" is the "
+        f'{LOAD_LIMIT:g} and are left out of the mean when the point has a calmer run; "load" is the '
         "largest load average at the start of the runs used.",
         "",
         "| paper's number | paper | kernel (verdict) | simulator (verdict) | simulator before (verdict) | "
@@ -427,7 +446,8 @@ def markdown(table: Any, verdicts: Any) -> str:
     for r in verdicts.to_dict("records"):
         lines.append(
             f"| {r['what']} | {r['paper']} | {_fmt(r['kernel'], 1)} ({r['kernel_vs_paper']}) | "
-            f"{_fmt(r['sim'], 1)} ({r['sim_vs_paper']}) | {_fmt(r['sim_before'], 1)} ({r['sim_before_vs_paper']}) | "
+            f"{_fmt(r['sim'], 1)} ({r['sim_vs_paper']}) | "
+            f"{_fmt(r['sim_before'], 1)} ({r['sim_before_vs_paper']}) | "
             f"{r['sim_vs_kernel']} | {r['label']} |"
         )
     return "\n".join(lines) + "\n"

@@ -210,7 +210,10 @@ fn cubic_with_ecn_over_codel_at_long_rtt_keeps_the_linux_kernels_utilisation() {
     for (rtt, kernel) in [(400.0, 0.778), (200.0, 0.788)] {
         let linux = cubic_ecn_over_codel(&trace, rtt, json!({}));
         println!("RTT {rtt} ms: simulated {linux:.3}, kernel {kernel}");
-        assert!((linux / kernel - 1.0).abs() <= 0.10, "RTT {rtt}: {linux} vs kernel {kernel}");
+        assert!(
+            (linux / kernel - 1.0).abs() <= 0.10,
+            "RTT {rtt}: {linux} vs kernel {kernel}"
+        );
     }
     let at_once = cubic_ecn_over_codel(&trace, 400.0, json!({"ecn_cwr": false}));
     println!("RTT 400 ms, window dropped at once: {at_once:.3}");
