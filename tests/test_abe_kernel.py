@@ -103,7 +103,7 @@ def test_cubic_abe_on_the_kernel_backs_off_by_beta_ecn(tmp_path):
         "--queue",
         abe_kernel.QUEUES["codel"],
         "--duration",
-        "8",
+        "12",
         "--rt",
         "--json",
         "--tcp-info",
@@ -118,5 +118,9 @@ def test_cubic_abe_on_the_kernel_backs_off_by_beta_ecn(tmp_path):
     t = pd.read_csv(info)
     enter = t.index[(t["ca_state"] == 2) & (t["ca_state"].shift() != 2)]
     assert len(enter) > 0, "no CWR entry"
-    ratios = [t["ssthresh"][i] / t["unacked"][i - 1] for i in enter if t["unacked"][i - 1] >= 40]
-    assert ratios and all(abs(x - 0.9) < 0.03 for x in ratios), ratios
+    # ssthresh / the data in flight 10 ms (one sample) before the CWR entry: β_ecn, up to what
+    # left the flight within those 10 ms; the median must be β_ecn, most entries close to it.
+    ratios = sorted(t["ssthresh"][i] / t["unacked"][i - 1] for i in enter if t["unacked"][i - 1] >= 40)
+    assert ratios, "no CWR entry with 40 segments in flight"
+    assert abs(ratios[len(ratios) // 2] - 0.9) < 0.03, ratios
+    assert sum(abs(x - 0.9) < 0.05 for x in ratios) >= 0.75 * len(ratios), ratios
