@@ -49,7 +49,10 @@ def _run(scheme: str, kw: dict) -> dict:
 @pytest.mark.parametrize("name", list(_scenarios()))
 def test_python_newreno_is_bit_for_bit_the_builtin(name):
     kw = _scenarios()[name]
-    ref = _run("newreno", kw)
+    # Linux's CWR answer to ECN is asked of the transport by the built-in's own parameter
+    # (newreno.ecn_cwr, default on), which the Python controller does not have: compare with it off.
+    ref_kw = {**kw, "sets": [*kw.get("sets", []), "newreno.ecn_cwr=false"]} if kw.get("ecn") else kw
+    ref = _run("newreno", ref_kw)
     got = _run("py-newreno", kw)
     s_ref = json.loads(ref["summary"])
     s_got = json.loads(got["summary"])

@@ -1,5 +1,5 @@
-//! Compiles the ABC congestion controls (`bpf/abc.bpf.c`, `bpf/abc_cubic.bpf.c`) to BPF objects
-//! with clang, when clang and libbpf's headers are installed (`make emu-deps`), and embeds them. Without them
+//! Compiles the BPF congestion controls (ABC: `bpf/abc.bpf.c`, `bpf/abc_cubic.bpf.c`; ABE on
+//! Linux's Cubic and Reno: `bpf/abe.bpf.c`, twice) to BPF objects with clang, when clang and libbpf's headers are installed (`make emu-deps`), and embeds them. Without them
 //! the crate still builds: `emulate --scheme abc` then fails with the reason, and the tests that
 //! need it skip.
 
@@ -8,7 +8,7 @@ use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(abc_bpf)");
-    for f in ["bpf/abc.h", "bpf/abc.bpf.c", "bpf/abc_cubic.bpf.c"] {
+    for f in ["bpf/abc.h", "bpf/abc.bpf.c", "bpf/abc_cubic.bpf.c", "bpf/abe.bpf.c"] {
         println!("cargo::rerun-if-changed={f}");
     }
     println!("cargo::rerun-if-env-changed=CLANG");
@@ -30,10 +30,18 @@ fn main() {
         Ok(other) => return unavailable(&format!("no BPF build set up for {other}")),
         Err(_) => return unavailable("unknown target architecture"),
     };
-    for (src, var) in [("abc", "ABC_BPF_OBJECT"), ("abc_cubic", "ABC_CUBIC_BPF_OBJECT")] {
-        let out = out_dir.join(format!("{src}.bpf.o"));
+    // (source, object, defines, the variable naming the object for bpf.rs)
+    let objects: [(&str, &str, &[&str], &str); 4] = [
+        ("abc", "abc", &[], "ABC_BPF_OBJECT"),
+        ("abc_cubic", "abc_cubic", &[], "ABC_CUBIC_BPF_OBJECT"),
+        ("abe", "cubic_abe", &[], "CUBIC_ABE_BPF_OBJECT"),
+        ("abe", "reno_abe", &["-DABE_RENO"], "RENO_ABE_BPF_OBJECT"),
+    ];
+    for (src, obj, defines, var) in objects {
+        let out = out_dir.join(format!("{obj}.bpf.o"));
         let status = Command::new(&clang)
             .args(["-O2", "-g", "-target", "bpf", "-Wall", "-Werror"])
+            .args(defines)
             .arg(format!("-I/usr/include/{arch}-linux-gnu"))
             .arg("-c")
             .arg(format!("bpf/{src}.bpf.c"))

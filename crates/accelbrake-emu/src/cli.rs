@@ -1,6 +1,6 @@
 //! Argument parsing and the four subcommands of `accelbrake-emu`.
 
-use accelbrake_emu::bpf::{self, AbcCc, BpfConfig, Variant};
+use accelbrake_emu::bpf::{self, AbcCc, AbeConfig, BpfConfig, CcConfig, Variant};
 use accelbrake_emu::direction::{Delivery, Direction, Marks};
 use accelbrake_emu::emulator::{write_packet_row, Dir, Emulator, PACKETS_HEADER};
 use accelbrake_emu::flows::{self, mean, pct, Dist, FlowFigures, FlowPorts};
@@ -204,11 +204,17 @@ fn given_of(args: &str, opt: &str) -> Result<Given, String> {
     Ok(given)
 }
 
-/// The ABC sender's parameters for the BPF congestion control (`--cc-args`, registry keys of the
-/// `abc` scheme without the `abc.` prefix), with the simulator's checks.
-fn abc_config(o: &Opts) -> Result<BpfConfig, String> {
+/// The parameters of our BPF congestion control `--cc` (`--cc-args`, registry keys of the scheme
+/// without its family prefix: ABC's sender, or ABE's β_ecn), with the simulator's checks.
+fn abc_config(o: &Opts) -> Result<CcConfig, String> {
     let given = given_of(&o.cc_args, "--cc-args")?;
-    BpfConfig::from_registry(&o.cc, &given).map_err(|e| format!("--cc-args: {e}"))
+    let abe = Variant::of_scheme(&o.cc).is_some_and(Variant::is_abe);
+    if abe {
+        AbeConfig::from_registry(&o.cc, &given).map(CcConfig::Abe)
+    } else {
+        BpfConfig::from_registry(&o.cc, &given).map(CcConfig::Abc)
+    }
+    .map_err(|e| format!("--cc-args: {e}"))
 }
 
 /// The user-space transport's sender and receiver of flow `at.id` for `--scheme` (`--scheme-args
@@ -241,10 +247,17 @@ fn wants_abc(o: &Opts) -> bool {
     o.scheme.is_none() && Variant::of_scheme(&o.cc).is_some()
 }
 
+/// Whether `--cc` is one of ABC's (not ABE's) BPF congestion controls, whose receiver echoes each
+/// packet's mark.
+fn wants_abc_echo(o: &Opts) -> bool {
+    wants_abc(o) && !Variant::of_scheme(&o.cc).is_some_and(Variant::is_abe)
+}
+
 /// How ABC marks are written: `--marks`, else CE for kernel ABC endpoints (the only marks a kernel
 /// receiver can echo), else the simulator's ECT(1)/ECT(0).
 fn marks(o: &Opts) -> Marks {
-    o.marks.unwrap_or(if wants_abc(o) { Marks::Ce } else { Marks::Ect })
+    o.marks
+        .unwrap_or(if wants_abc_echo(o) { Marks::Ce } else { Marks::Ect })
 }
 
 /// Build a queue from its type name and `k=v,k=v` arguments, with the simulator's checks.
@@ -321,7 +334,10 @@ fn validate(o: &Opts) -> Result<(), String> {
     if wants_abc(o) {
         abc_config(o)?;
     } else if !o.cc_args.is_empty() {
-        return Err("--cc-args: only the ABC congestion controls (--cc abc, abc-cubic) take parameters".into());
+        return Err(
+            "--cc-args: only our BPF congestion controls (--cc abc, abc-cubic, cubic-abe, newreno-abe) take parameters"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -420,14 +436,14 @@ pub fn main(args: Vec<String>) -> i32 {
     let cc_name = abc.as_ref().map_or(o.cc.clone(), |a| a.name().to_string());
     if cmd == "check" {
         match &abc {
-            Some(a) => println!("ok (ABC in eBPF registered as '{}' and unregistered)", a.name()),
+            Some(a) => println!("ok ({} in eBPF registered as '{}' and unregistered)", o.cc, a.name()),
             None => println!("ok"),
         }
         return 0;
     }
     let r = match cmd.as_str() {
         "shell" => shell(&o, &cc_name),
-        "emulate" => emulate(&o, &cc_name, abc.is_some()),
+        "emulate" => emulate(&o, &cc_name, abc.is_some() && wants_abc_echo(&o)),
         _ => saturate(&o),
     };
     drop(abc);
@@ -463,7 +479,7 @@ fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
                 .map_err(|e| format!("--ecn: {e}"))?;
         }
     }
-    if wants_abc(o) {
+    if wants_abc_echo(o) {
         // Linux ≥ 6.7 defers the ACKs of segments processed from a socket's backlog (while the
         // application holds the socket) to tcp_release_cb: segments of one batch then share one
         // ACK, which merges their CE states and breaks the per-packet echo (measured: about 1 %

@@ -40,6 +40,9 @@ KERNEL_CC = {
     # emulator for the run.
     "abc": "abc",
     "abc-cubic": "abc-cubic",
+    # ABE (RFC 8511) on the kernel's own Cubic and Reno in eBPF (crates/accelbrake-emu/bpf/abe.bpf.c).
+    "cubic-abe": "cubic-abe",
+    "newreno-abe": "newreno-abe",
 }
 
 
@@ -643,7 +646,10 @@ def _scheme_queue(scheme: str) -> str:
 
 
 #: Kernel schemes that are our own BPF congestion controls (registered by the emulator per run).
-BPF_SCHEMES = frozenset({"abc", "abc-cubic"})
+BPF_SCHEMES = frozenset({"abc", "abc-cubic", "cubic-abe", "newreno-abe"})
+#: The parameter families our BPF congestion controls take ``--set`` keys of (also under the
+#: scheme's own name, as ``run`` takes them): ABC's sender, ABE's β_ecn.
+_BPF_FAMILY = {"abc": "abc", "abc-cubic": "abc", "cubic-abe": "cubic", "newreno-abe": "newreno"}
 
 
 def _bpf_unavailable(binary: str, scheme: str) -> str | None:
@@ -716,17 +722,22 @@ def _scheme_args(scheme: str, sets: list[str]) -> str:
 
 
 def _cc_args(scheme: str, sets: list[str]) -> str:
-    """``--set abc.k=v`` options as the binary's ``--cc-args k=v,...`` (ABC in eBPF only; both ABC
-    senders take the ``abc.`` keys of the registry)."""
+    """``--set family.k=v`` options as the binary's ``--cc-args k=v,...`` (our BPF congestion
+    controls only: both ABC senders take the ``abc.`` keys of the registry, the ABE ones
+    ``cubic.``/``newreno.`` (or ``cubic-abe.``/``newreno-abe.``) keys such as ``beta_ecn``; the
+    binary says which of those the kernel's code takes)."""
+    family = _BPF_FAMILY.get(scheme)
     out = []
     for kv in sets:
         key, eq, value = kv.partition("=")
-        if not eq or not key.startswith("abc.") or not scheme.startswith("abc"):
+        prefix, dot, name = key.partition(".")
+        if not eq or not dot or family is None or prefix not in (family, scheme):
             raise CliError(
-                f"--set {kv}: expected abc.KEY=VALUE with --scheme abc or abc-cubic (only ABC's BPF "
-                "congestion controls take parameters; see `accelbrake params abc`)"
+                f"--set {kv}: on kernel TCP only our BPF congestion controls take parameters: "
+                "abc.KEY=VALUE with --scheme abc or abc-cubic, cubic.KEY=VALUE with cubic-abe, "
+                "newreno.KEY=VALUE with newreno-abe (see `accelbrake params SCHEME`)"
             )
-        out.append(f"{key[4:]}={value}")
+        out.append(f"{name}={value}")
     return ",".join(out)
 
 

@@ -231,6 +231,17 @@ pub trait CongestionControl: Send {
     fn computes_rto_as_linux(&self) -> bool {
         false
     }
+
+    /// Whether the transport should answer an ECN echo as Linux does (`tcp_enter_cwr`): enter the
+    /// CWR state, bring the window down to the controller's reduced one by PRR over the round
+    /// (RFC 6937, `tcp_cwnd_reduction`) and not grow it until the round ends
+    /// (`tcp_may_raise_cwnd`). Without it the reduced window applies at once and grows on the next
+    /// ACK (RFC 3168 §6.1.2 read literally). Asked once when the flow is built; Cubic and NewReno
+    /// turn it on with `ecn_cwr` (default on: measured against the kernel in `docs/aqm.md`); the
+    /// flow option `ecn_prr` turns it on for any scheme.
+    fn reduces_ecn_as_linux(&self) -> bool {
+        false
+    }
 }
 
 /// The `rack` parameter of the schemes that can ask the transport for Linux's RACK loss detection
@@ -245,6 +256,12 @@ pub(crate) const RACK_PARAM: Param = Param::flag("rack", false).doc(
 pub(crate) const LINUX_RTO_PARAM: Param = Param::flag("linux_rto", false).doc(
     "transport with Linux's RTO: SRTT + the largest 4·mean deviation of the last window, that term ≥ 200 ms (off: RFC 6298's max(SRTT + 4·RTTVAR, 200 ms), as the other schemes)",
     "Linux tcp_rtt_estimator, __tcp_set_rto (tcp_input.c, tcp.h); docs/emulation.md",
+);
+
+/// The `ecn_cwr` parameter of Cubic and NewReno ([`CongestionControl::reduces_ecn_as_linux`]).
+pub(crate) const ECN_CWR_PARAM: Param = Param::flag("ecn_cwr", true).doc(
+    "answer an ECN echo as Linux does: CWR state, the window brought down by PRR over the round, no growth until it ends (off: the reduced window at once, growth on the next ACK)",
+    "Linux tcp_enter_cwr, tcp_cwnd_reduction (RFC 6937), tcp_may_raise_cwnd; docs/aqm.md",
 );
 
 /// How a scheme's data packets carry congestion signals, which decides their ECN codepoint and the

@@ -118,6 +118,7 @@ pub const PARAMS: &[Param] = &[
     ABE_SLOW_START_PARAM,
     super::RACK_PARAM,
     super::LINUX_RTO_PARAM,
+    super::ECN_CWR_PARAM,
     Param::whole("initial_ssthresh", 0, Unit::Segments, MIN_SSTHRESH as u64, INFINITE_SSTHRESH as u64 - 1)
         .unset()
         .doc(
@@ -176,6 +177,10 @@ pub struct NewRenoConfig {
     /// `rack`: the transport detects lost retransmissions and marks losses on an RTO as Linux's
     /// RACK does ([`CongestionControl::detects_lost_retransmissions`]); off: RFC 6675 alone.
     pub rack: bool,
+    /// `ecn_cwr`: the transport answers an ECN echo with Linux's CWR state and PRR
+    /// ([`CongestionControl::reduces_ecn_as_linux`]); off: the reduced window at once (as
+    /// FreeBSD's NewReno, which also holds the window until the round ends).
+    pub ecn_cwr: bool,
     /// `initial_ssthresh`: the slow-start threshold at the start, segments; `None` = infinite
     /// (RFC 5681's "arbitrarily high", Linux's default). A path whose capacity is known can be
     /// given it to end slow start without an overshoot (as in the side-by-side with htsim,
@@ -197,6 +202,7 @@ impl Config for NewRenoConfig {
             abe_slow_start: v.flag("abe_slow_start"),
             linux_rto: v.flag("linux_rto"),
             rack: v.flag("rack"),
+            ecn_cwr: v.flag("ecn_cwr"),
             initial_ssthresh: v.opt_whole("initial_ssthresh").map(|n| n as u32),
         }
     }
@@ -268,6 +274,11 @@ impl CongestionControl for NewReno {
 
     fn detects_lost_retransmissions(&self) -> bool {
         self.cfg.rack
+    }
+
+    /// `newreno.ecn_cwr` (default on): Linux's CWR + PRR answer to an ECN echo.
+    fn reduces_ecn_as_linux(&self) -> bool {
+        self.cfg.ecn_cwr
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckInfo) {

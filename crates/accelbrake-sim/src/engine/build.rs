@@ -392,11 +392,12 @@ fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::extern
     let rack = controller.detects_lost_retransmissions();
     let prr = controller.reduces_proportionally();
     let linux_rto = controller.computes_rto_as_linux();
+    let ecn_cwr = spec.ecn_prr || controller.reduces_ecn_as_linux();
     let mut sender = Sender::new(id, controller, ecn, app);
     sender.set_rack(rack);
     sender.set_linux_rto(linux_rto);
     sender.prr_loss = prr;
-    sender.prr_ecn = spec.ecn_prr;
+    sender.prr_ecn = ecn_cwr;
     sender.explicit = marking == cc::Marking::Explicit;
     Ok(Live { sender, receiver })
 }
