@@ -168,6 +168,18 @@ def rotate_trace(src: str, offset_ms: int, dst: Path) -> Path:
     return dst
 
 
+def _queue(p: Point) -> dict[str, Any]:
+    """The setup's buffer with the scheme's own queue discipline (ABC's router for the ABC
+    reference; drop-tail for the baselines, as in both papers)."""
+    from accelbrake.schemes import scheme_preset
+
+    q = dict(SETUPS[p.setup].queue)
+    own = scheme_preset(p.scheme).queue
+    if own != "droptail":
+        q["type"] = own
+    return q
+
+
 def _scenario(p: Point, trace: str) -> dict[str, Any]:
     s = SETUPS[p.setup]
     return {
@@ -178,7 +190,7 @@ def _scenario(p: Point, trace: str) -> dict[str, Any]:
             {
                 "name": "data",
                 "link": {"type": "trace", "path": trace, "offset_ms": 0},
-                "queue": dict(s.queue),
+                "queue": _queue(p),
                 "delay_ms": s.delay_ms,
             },
             {"name": "ack", "link": {"type": "constant", "mbps": s.ack_mbps}, "queue": {"type": "infinite"},
@@ -195,8 +207,10 @@ def _load() -> str:
         return "?"
 
 
-def run_point(p: Point, out: Path) -> dict[str, Any]:
-    """Measure ``p`` (or read it back when ``out/points/<key>.json`` exists)."""
+def run_point(p: Point, out: Path, rt: bool = True) -> dict[str, Any]:
+    """Measure ``p`` (or read it back when ``out/points/<key>.json`` exists). ``rt``: the emulated
+    runs use ``emulate --rt`` (the link loop under SCHED_FIFO, the programs at nice -20), so that
+    other work on the machine disturbs them less."""
     pts = out / "points"
     pts.mkdir(parents=True, exist_ok=True)
     done = pts / f"{p.key}.json"
@@ -209,7 +223,7 @@ def run_point(p: Point, out: Path) -> dict[str, Any]:
     sc.write_text(json.dumps(_scenario(p, str(rot))))
     cli = [sys.executable, "-m", "accelbrake.cli"]
     if p.impl == "upstream":
-        argv = [*cli, "emulate", "--scenario", str(sc), "--upstream", "--json"]
+        argv = [*cli, "emulate", "--scenario", str(sc), "--upstream", "--json", *(["--rt"] if rt else [])]
     else:
         argv = [*cli, "run", "--scenario", str(sc), "--json", "--no-packets"]
     load_before = _load()
@@ -234,6 +248,7 @@ def run_point(p: Point, out: Path) -> dict[str, Any]:
     }
     if p.impl == "upstream":
         row["timing_error_us"] = summary.get("timing_error_us")
+        row["rt"] = rt
     done.write_text(json.dumps(row, indent=1) + "\n")
     return row
 
@@ -340,14 +355,14 @@ def write(setup: str, rows: list[dict[str, Any]], out: Path) -> tuple[Path, Path
 
 
 def run_table(setup: str, out: Path, quick: bool, windows: int | None = None,
-              duration_s: float | None = None, progress: bool = True) -> list[dict[str, Any]]:
+              duration_s: float | None = None, progress: bool = True, rt: bool = True) -> list[dict[str, Any]]:
     """Every point of one table (resuming), then its CSV and Markdown; the measured rows."""
     rows = []
     pts = plan(setup, quick, windows, duration_s)
     for i, p in enumerate(pts, 1):
         if progress:
             print(f"[{i}/{len(pts)}] {p.key}", file=sys.stderr, flush=True)
-        rows.append(run_point(p, out))
+        rows.append(run_point(p, out, rt))
     write(setup, rows, out)
     return rows
 

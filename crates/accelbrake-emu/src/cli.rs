@@ -53,7 +53,7 @@ pub(crate) struct Opts {
     outer: Option<String>,
     json: Option<String>,
     ecn: bool,
-    rt: bool,
+    pub(crate) rt: bool,
     /// `emulate --flows N`: N bulk flows over the link, each its own socket/port pair.
     pub(crate) flows: usize,
     /// `emulate --start-interval S`: flow i starts i·S seconds after flow 0.
