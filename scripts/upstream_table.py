@@ -30,8 +30,10 @@ def main() -> int:
     ap.add_argument("--windows", type=int, help="trace windows per trace (default 1 with --quick, else 2)")
     ap.add_argument("--duration", type=float, help="seconds per run (default 30 with --quick, else 60)")
     ap.add_argument(
-        "--no-rt", action="store_true", help="emulated runs without --rt (by default the link loop runs under "
-        "SCHED_FIFO and the authors' programs at nice -20, against other load on the machine)"
+        "--no-rt",
+        action="store_true",
+        help="emulated runs without --rt (by default the link loop runs under "
+        "SCHED_FIFO and the authors' programs at nice -20, against other load on the machine)",
     )
     a = ap.parse_args()
     why = available()

@@ -39,9 +39,23 @@ def test_the_authors_program_sends_its_data_across_the_link(emu_ready, scheme):
     if not ut._built(scheme):
         pytest.skip(f"the authors' {scheme} is not built (`make upstream`)")
     r = subprocess.run(
-        [sys.executable, "-m", "accelbrake.cli", "emulate", "--scheme", scheme, "--upstream",
-         "--trace", TRACE, "--duration", "8", "--json"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "accelbrake.cli",
+            "emulate",
+            "--scheme",
+            scheme,
+            "--upstream",
+            "--trace",
+            TRACE,
+            "--duration",
+            "8",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
@@ -57,9 +71,22 @@ def test_the_authors_program_sends_its_data_across_the_link(emu_ready, scheme):
 
 def test_an_unknown_upstream_scheme_is_a_clear_error():
     r = subprocess.run(
-        [sys.executable, "-m", "accelbrake.cli", "emulate", "--scheme", "bbr", "--upstream",
-         "--trace", TRACE, "--duration", "1"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "accelbrake.cli",
+            "emulate",
+            "--scheme",
+            "bbr",
+            "--upstream",
+            "--trace",
+            TRACE,
+            "--duration",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert r.returncode != 0
     assert "accelbrake: error:" in r.stderr and "copa, sprout, verus, pcc-vivace" in r.stderr
@@ -76,17 +103,26 @@ def test_a_rotated_trace_replays_the_same_loop_from_the_offset(tmp_path):
 
 
 def _row(scheme, impl, util, p95, trace="T", w=0):
-    return {"setup": "abc-table", "trace": trace, "window_ms": w, "scheme": scheme, "impl": impl,
-            "utilization": util, "per_packet_delay_ms": {"p95": p95}}
+    return {
+        "setup": "abc-table",
+        "trace": trace,
+        "window_ms": w,
+        "scheme": scheme,
+        "impl": impl,
+        "utilization": util,
+        "per_packet_delay_ms": {"p95": p95},
+    }
 
 
 def test_the_verdicts_follow_the_tolerances():
     rows = [
         _row("abc", "sim", 0.8, 200.0),
         # Copa: simulator within 10 % / 20 % of the authors' code.
-        _row("copa", "sim", 0.54, 180.0), _row("copa", "upstream", 0.5, 160.0),
+        _row("copa", "sim", 0.54, 180.0),
+        _row("copa", "upstream", 0.5, 160.0),
         # Verus: utilisation 30 % high in the simulator.
-        _row("verus", "sim", 0.65, 400.0), _row("verus", "upstream", 0.5, 400.0),
+        _row("verus", "sim", 0.65, 400.0),
+        _row("verus", "upstream", 0.5, 400.0),
     ]
     t = {r["scheme"]: r for r in ut.table("abc-table", rows)}
     assert t["copa"]["implementation"] == "ok"

@@ -25,5 +25,7 @@ def upstream_argv(scheme: str, args: Any) -> list[str]:
     if getattr(args, "receiver_cc", None) or getattr(args, "tcp_info", None):
         raise CliError("--upstream: --receiver-cc and --tcp-info are for kernel TCP")
     if getattr(args, "transport", "auto") != "auto":
-        raise CliError("--upstream: give it without --transport (the authors' programs are their own transport)")
+        raise CliError(
+            "--upstream: give it without --transport (the authors' programs are their own transport)"
+        )
     return ["--upstream", scheme]

@@ -116,7 +116,8 @@ class Point:
 
     @property
     def key(self) -> str:
-        return f"{self.setup}__{Path(self.trace).name}__w{self.window_ms}__{self.scheme}__{self.impl}__{self.duration_s:g}s"
+        parts = [self.setup, Path(self.trace).name, f"w{self.window_ms}", self.scheme, self.impl]
+        return "__".join(parts) + f"__{self.duration_s:g}s"
 
 
 def _period_ms(trace: str) -> int:
@@ -193,8 +194,12 @@ def _scenario(p: Point, trace: str) -> dict[str, Any]:
                 "queue": _queue(p),
                 "delay_ms": s.delay_ms,
             },
-            {"name": "ack", "link": {"type": "constant", "mbps": s.ack_mbps}, "queue": {"type": "infinite"},
-             "delay_ms": s.delay_ms},
+            {
+                "name": "ack",
+                "link": {"type": "constant", "mbps": s.ack_mbps},
+                "queue": {"type": "infinite"},
+                "delay_ms": s.delay_ms,
+            },
         ],
         "flows": [{"scheme": p.scheme, "params": {}, "fwd": [0], "rev": [1]}],
     }
@@ -229,7 +234,9 @@ def run_point(p: Point, out: Path, rt: bool = True) -> dict[str, Any]:
     load_before = _load()
     r = subprocess.run(argv, capture_output=True, text=True)
     if r.returncode != 0:
-        raise RuntimeError(f"{p.key}: {' '.join(argv[2:])} failed ({r.returncode}): {r.stderr.strip()[-400:]}")
+        raise RuntimeError(
+            f"{p.key}: {' '.join(argv[2:])} failed ({r.returncode}): {r.stderr.strip()[-400:]}"
+        )
     summary = json.loads(r.stdout)
     row = {
         "key": p.key,
@@ -271,8 +278,11 @@ def table(setup: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for scheme in s.schemes:
         acc: dict[str, list[float]] = {k: [] for k in ("sim_u", "up_u", "sim_d", "up_d", "ref_u", "ref_d")}
         for tr, w in windows:
-            sim, up, ref = (by.get((tr, w, scheme, "sim")), by.get((tr, w, scheme, "upstream")),
-                            by.get((tr, w, s.reference, "sim")))
+            sim, up, ref = (
+                by.get((tr, w, scheme, "sim")),
+                by.get((tr, w, scheme, "upstream")),
+                by.get((tr, w, s.reference, "sim")),
+            )
             if not (sim and up and ref):
                 continue
             acc["sim_u"].append(sim[util_key])
@@ -286,10 +296,10 @@ def table(setup: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         n = len(acc["sim_u"])
         mean = {k: sum(v) / n for k, v in acc.items()}
         # Normalised per window, then averaged (the papers' method: per trace, then the mean).
-        norm_up_u = sum(_ratio(a, b) for a, b in zip(acc["up_u"], acc["ref_u"])) / n
-        norm_up_d = sum(_ratio(a, b) for a, b in zip(acc["up_d"], acc["ref_d"])) / n
-        norm_sim_u = sum(_ratio(a, b) for a, b in zip(acc["sim_u"], acc["ref_u"])) / n
-        norm_sim_d = sum(_ratio(a, b) for a, b in zip(acc["sim_d"], acc["ref_d"])) / n
+        norm_up_u = sum(_ratio(a, b) for a, b in zip(acc["up_u"], acc["ref_u"], strict=True)) / n
+        norm_up_d = sum(_ratio(a, b) for a, b in zip(acc["up_d"], acc["ref_d"], strict=True)) / n
+        norm_sim_u = sum(_ratio(a, b) for a, b in zip(acc["sim_u"], acc["ref_u"], strict=True)) / n
+        norm_sim_d = sum(_ratio(a, b) for a, b in zip(acc["sim_d"], acc["ref_d"], strict=True)) / n
         ru, rd = _ratio(mean["sim_u"], mean["up_u"]), _ratio(mean["sim_d"], mean["up_d"])
         pu, pd = pub.get((scheme, pub_util)), pub.get((scheme, pub_p95))
         out.append(
@@ -338,8 +348,8 @@ def write(setup: str, rows: list[dict[str, Any]], out: Path) -> tuple[Path, Path
         c.write_text("")
     util = "utilisation" if setup == "abc-table" else "throughput"
     lines = [
-        f"| scheme | published {util} / p95 | authors' code (norm.) | simulator (norm.) | sim/authors' {util} | "
-        "sim/authors' p95 | implementation | setup vs paper |",
+        f"| scheme | published {util} / p95 | authors' code (norm.) | simulator (norm.) | "
+        f"sim/authors' {util} | sim/authors' p95 | implementation | setup vs paper |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in t:
@@ -354,8 +364,15 @@ def write(setup: str, rows: list[dict[str, Any]], out: Path) -> tuple[Path, Path
     return c, m
 
 
-def run_table(setup: str, out: Path, quick: bool, windows: int | None = None,
-              duration_s: float | None = None, progress: bool = True, rt: bool = True) -> list[dict[str, Any]]:
+def run_table(
+    setup: str,
+    out: Path,
+    quick: bool,
+    windows: int | None = None,
+    duration_s: float | None = None,
+    progress: bool = True,
+    rt: bool = True,
+) -> list[dict[str, Any]]:
     """Every point of one table (resuming), then its CSV and Markdown; the measured rows."""
     rows = []
     pts = plan(setup, quick, windows, duration_s)
