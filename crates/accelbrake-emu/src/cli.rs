@@ -582,7 +582,12 @@ pub(crate) struct Collected {
     ece_acks: u64,
 }
 
-pub(crate) fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Result<(Collected, Time), String> {
+pub(crate) fn run_timed(
+    o: &Opts,
+    emu: &mut Emulator,
+    sig: &mut SignalFd,
+    secs: f64,
+) -> Result<(Collected, Time), String> {
     let mut table = packet_table(o)?;
     realtime(o)?;
     let mut c = Collected::default();

@@ -108,7 +108,12 @@ pub fn plan(scheme: &str, dir: &Path, inner: &str, outer: &str, log_dir: &Path) 
                 first: prog(Side::Outer, rx, vec![port], vec![]),
                 second: Program {
                     quiet: true,
-                    ..prog(Side::Inner, tx, args.to_vec(), vec![("MIN_RTT".into(), "1000000".into())])
+                    ..prog(
+                        Side::Inner,
+                        tx,
+                        args.to_vec(),
+                        vec![("MIN_RTT".into(), "1000000".into())],
+                    )
                 },
             }
         }
@@ -134,7 +139,14 @@ pub fn plan(scheme: &str, dir: &Path, inner: &str, outer: &str, log_dir: &Path) 
                 first: prog(
                     Side::Inner,
                     tx,
-                    vec!["-name".into(), name, "-p".into(), port.clone(), "-t".into(), "75".into()],
+                    vec![
+                        "-name".into(),
+                        name,
+                        "-p".into(),
+                        port.clone(),
+                        "-t".into(),
+                        "75".into(),
+                    ],
                     vec![],
                 ),
                 second: prog(Side::Outer, rx, vec![inner.into(), "-p".into(), port], vec![]),

@@ -81,7 +81,8 @@ fn spawn(p: &Program, inner: &Netns, outer: &Netns, log: &Path, what: &str, rt: 
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err);
-    c.spawn().map_err(|e| format!("--upstream: cannot start the {what} {prog}: {e}"))
+    c.spawn()
+        .map_err(|e| format!("--upstream: cannot start the {what} {prog}: {e}"))
 }
 
 /// The last lines a program wrote (for an error message).
