@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps upstream upstream-deps
+.PHONY: test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps upstream upstream-deps upstream-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +44,7 @@ demo: install-demo
 # Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest (which builds the
 # wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
 # headless Chromium when there is one: `make chromium` installs it, best effort).
-test: install chromium emu-tools lint test-rs test-py test-mutants
+test: install chromium emu-tools upstream-tools lint test-rs test-py test-mutants
 
 # Headless Chromium for the report layout test (tests/test_report_layout.py), from Debian's `chromium`
 # package when apt-get is available and we are root; otherwise that test is skipped with the reason.
@@ -105,6 +105,14 @@ upstream-deps:
 
 upstream: upstream-deps
 	scripts/build-upstream.sh $(UPSTREAM_SRC)
+
+# `make test`'s best-effort use of `make upstream` (once: skipped when the programs are built):
+# where the sources, apt-get or root are missing, the upstream smoke tests (tests/test_upstream.py,
+# 8 s of each program through the emulated link) skip with the reason.
+upstream-tools:
+	@[ -f "$${ACCELBRAKE_UPSTREAM_DIR:-$${XDG_DATA_HOME:-$$HOME/.local/share}/accelbrake/upstream}/BUILT" ] || \
+	$(MAKE) --no-print-directory upstream || \
+	echo "make upstream-tools: could not build the authors' programs; their smoke tests will be skipped"
 
 # `make test`'s best-effort use of emu-deps (before anything builds the emulator, so that its build
 # embeds ABC's BPF program): where apt-get or root is missing the emulator's BPF tests skip with the
