@@ -10,6 +10,7 @@ that the figures are measured from the link's records as `run`'s are.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,27 @@ def test_the_verdicts_follow_the_tolerances():
     assert t["verus"]["setup_vs_paper"] == "ok"
     # A scheme without its ABC reference window is left out rather than normalised by nothing.
     assert "sprout" not in t
+
+
+def test_a_program_that_is_not_built_is_a_clear_error(tmp_path):
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "accelbrake.cli",
+            "emulate",
+            "--scheme",
+            "sprout",
+            "--upstream",
+            "--trace",
+            TRACE,
+            "--duration",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ACCELBRAKE_UPSTREAM_DIR": str(tmp_path)},
+    )
+    assert r.returncode != 0
+    assert "accelbrake: error:" in r.stderr and "make upstream" in r.stderr, r.stderr

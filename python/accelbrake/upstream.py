@@ -28,4 +28,11 @@ def upstream_argv(scheme: str, args: Any) -> list[str]:
         raise CliError(
             "--upstream: give it without --transport (the authors' programs are their own transport)"
         )
+    from accelbrake.upstream_table import _built, programs_dir
+
+    if not _built(scheme):
+        raise CliError(
+            f"--upstream: the authors' {scheme} is not built in {programs_dir()} (run `make upstream`, "
+            "or set ACCELBRAKE_UPSTREAM_DIR to where it was built)"
+        )
     return ["--upstream", scheme]
