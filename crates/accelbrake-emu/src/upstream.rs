@@ -228,6 +228,7 @@ mod tests {
             );
             assert!(p.first.args.iter().any(|a| a == &PORT.to_string()), "{s}");
         }
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
@@ -238,6 +239,7 @@ mod tests {
         assert!(p.second.args.contains(&"delta_conf=do_ss:auto:0.1".to_string()));
         assert_eq!(p.second.env, vec![("MIN_RTT".to_string(), "1000000".to_string())]);
         assert!(p.second.quiet);
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
@@ -247,6 +249,7 @@ mod tests {
         assert!(e.contains("make upstream") && e.contains("sproutbt2"), "{e}");
         let e = plan("bbr", &d, "i", "o", Path::new("/")).unwrap_err();
         assert!(e.contains("copa, sprout, verus, pcc-vivace"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
