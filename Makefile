@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results/reproduce
 
-.PHONY: docs test-docs test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps
+.PHONY: docs test-docs test-mutants emu-tools demo test install install-demo wheel chromium test-rs test-py lint bench bench-ns3 bench-cli results clean mutants mutants-diff emu emu-deps upstream upstream-deps upstream-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,7 +52,7 @@ demo: install-demo
 # Every test and check: Rust unit + integration tests, clippy, rustfmt, ruff, pytest (which builds the
 # wheel with `make wheel` when dist/ has none newer than the sources, and renders the report in
 # headless Chromium when there is one: `make chromium` installs it, best effort).
-test: install chromium emu-tools lint test-rs test-docs test-py test-mutants
+test: install chromium emu-tools upstream-tools lint test-rs test-docs test-py test-mutants
 	@$(BIN)/python scripts/test_summary.py $(TEST_LOGS)
 
 # The documentation site in site/ (MkDocs Material, strict: a broken link, a missing reference or a
@@ -113,6 +113,32 @@ emu-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	  else echo "emu-deps: please install:$$missing (needs apt-get and root)"; exit 1; fi; \
 	else echo "emu-deps: iproute2, iperf3, clang, libbpf-dev and linux-libc-dev present"; fi
+
+# The schemes' own programs (the authors' Copa, Sprout, Verus and PCC-Vivace) for
+# `accelbrake emulate --upstream`, built from UPSTREAM_SRC (default ../shared/upstream when it
+# exists; otherwise the script says which four tarballs to fetch from where) into
+# ${XDG_DATA_HOME:-~/.local/share}/accelbrake/upstream (or $ACCELBRAKE_UPSTREAM_DIR), where the CLI
+# finds them. Their Debian build dependencies are installed with apt-get when missing.
+UPSTREAM_DEPS := g++ make patch autoconf automake libtool pkg-config protobuf-compiler libprotobuf-dev \
+	libjemalloc-dev libboost-dev libboost-system-dev libboost-math-dev libasio-dev libssl-dev libncurses-dev
+upstream-deps:
+	@missing=""; for p in $(UPSTREAM_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  else echo "upstream-deps: please install:$$missing (needs apt-get and root)"; exit 1; fi; \
+	else echo "upstream-deps: build dependencies present"; fi
+
+upstream: upstream-deps
+	scripts/build-upstream.sh $(UPSTREAM_SRC)
+
+# `make test`'s best-effort use of `make upstream` (once: skipped when the programs are built):
+# where the sources, apt-get or root are missing, the upstream smoke tests (tests/test_upstream.py,
+# 8 s of each program through the emulated link) skip with the reason.
+upstream-tools:
+	@[ -f "$${ACCELBRAKE_UPSTREAM_DIR:-$${XDG_DATA_HOME:-$$HOME/.local/share}/accelbrake/upstream}/BUILT" ] || \
+	$(MAKE) --no-print-directory upstream || \
+	echo "make upstream-tools: could not build the authors' programs; their smoke tests will be skipped"
 
 # `make test`'s best-effort use of emu-deps (before anything builds the emulator, so that its build
 # embeds ABC's BPF program): where apt-get or root is missing the emulator's BPF tests skip with the

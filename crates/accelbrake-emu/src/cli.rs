@@ -28,7 +28,7 @@ const EXIT_UNAVAILABLE: i32 = 3;
 /// two threads; their receiver ports are consecutive).
 const MAX_FLOWS: usize = 64;
 
-struct Opts {
+pub(crate) struct Opts {
     trace: Option<String>,
     ack_trace: Option<String>,
     delay_ms: f64,
@@ -45,7 +45,7 @@ struct Opts {
     duration_s: Option<f64>,
     cc: String,
     cc_args: String,
-    scheme: Option<String>,
+    pub(crate) scheme: Option<String>,
     scheme_args: String,
     receiver_cc: Option<String>,
     marks: Option<Marks>,
@@ -53,12 +53,14 @@ struct Opts {
     outer: Option<String>,
     json: Option<String>,
     ecn: bool,
-    rt: bool,
+    pub(crate) rt: bool,
     /// `emulate --flows N`: N bulk flows over the link, each its own socket/port pair.
-    flows: usize,
+    pub(crate) flows: usize,
     /// `emulate --start-interval S`: flow i starts i·S seconds after flow 0.
     start_interval_s: f64,
     program: Vec<String>,
+    /// `emulate --upstream SCHEME`: the authors' own programs (`crate::upstream_run`).
+    pub(crate) upstream: Option<String>,
 }
 
 fn usage_err(msg: String) -> i32 {
@@ -95,6 +97,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         flows: 1,
         start_interval_s: 0.0,
         program: Vec::new(),
+        upstream: None,
     };
     let mut i = 0;
     while i < args.len() {
@@ -179,6 +182,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--rate-mbps" => o.rate_mbps = num("--rate-mbps", val()?, 0.001, 10_000.0)?,
             "--outer" => o.outer = Some(val()?),
             "--json" => o.json = Some(val()?),
+            "--upstream" => o.upstream = Some(val()?),
             _ => return Err(format!("unknown option '{a}' (see `accelbrake-emu --help`)")),
         }
         i += 1;
@@ -320,6 +324,9 @@ fn validate(o: &Opts) -> Result<(), String> {
             o.flows - 1,
             last.0 as f64 / NS_PER_S as f64
         ));
+    }
+    if let Some(s) = &o.upstream {
+        crate::upstream_run::validate(o, s)?;
     }
     if o.scheme.is_some() {
         user_endpoints(o, udp::Placement::ONE)?;
@@ -464,7 +471,7 @@ fn packet_table(o: &Opts) -> Result<Option<Box<dyn Write + Send>>, String> {
     Ok(Some(w))
 }
 
-fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
+pub(crate) fn setup(o: &Opts) -> Result<(Emulator, SignalFd), String> {
     let ecn = o.ecn || wants_abc(o);
     let (up, down) = directions(o)?;
     let sig = signals()?;
@@ -584,14 +591,19 @@ fn shell(o: &Opts, cc: &str) -> Result<i32, String> {
 
 /// What `emulate` and `saturate` keep per uplink delivery.
 #[derive(Default)]
-struct Collected {
-    up: Vec<Delivery>,
+pub(crate) struct Collected {
+    pub(crate) up: Vec<Delivery>,
     /// Pure TCP ACKs delivered in the ACK direction, and those with ECE set.
     acks: u64,
     ece_acks: u64,
 }
 
-fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Result<(Collected, Time), String> {
+pub(crate) fn run_timed(
+    o: &Opts,
+    emu: &mut Emulator,
+    sig: &mut SignalFd,
+    secs: f64,
+) -> Result<(Collected, Time), String> {
     let mut table = packet_table(o)?;
     realtime(o)?;
     let mut c = Collected::default();
@@ -623,7 +635,7 @@ fn run_timed(o: &Opts, emu: &mut Emulator, sig: &mut SignalFd, secs: f64) -> Res
     Ok((c, end))
 }
 
-fn emit(o: &Opts, v: &Value) -> Result<(), String> {
+pub(crate) fn emit(o: &Opts, v: &Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(v).expect("json");
     println!("{text}");
     if let Some(p) = &o.json {
@@ -637,6 +649,9 @@ const DEFAULT_DURATION_S: f64 = 10.0;
 
 fn emulate(o: &Opts, cc: &str, bpf_abc: bool) -> Result<i32, String> {
     let secs = o.duration_s.unwrap_or(DEFAULT_DURATION_S);
+    if let Some(s) = &o.upstream {
+        return crate::upstream_run::emulate(o, s, secs);
+    }
     if o.scheme.is_some() {
         return emulate_user(o, secs);
     }
@@ -890,14 +905,14 @@ fn total(reps: &[udp::Report]) -> udp::Report {
     t
 }
 
-fn merge(v: &mut Value, extra: Value) {
+pub(crate) fn merge(v: &mut Value, extra: Value) {
     if let (Some(m), Value::Object(e)) = (v.as_object_mut(), extra) {
         m.extend(e);
     }
 }
 
 /// The figures `run` reports, from the data direction's deliveries (both transports).
-fn summary(o: &Opts, emu: &Emulator, c: &Collected, end: Time) -> Value {
+pub(crate) fn summary(o: &Opts, emu: &Emulator, c: &Collected, end: Time) -> Value {
     let cap = emu.up.link().opportunity_bytes_between(Time::ZERO, end) as f64;
     let wire: u64 = c.up.iter().map(|d| (d.size + TUN_OVERHEAD) as u64).sum();
     let rtt_ms = 2.0 * o.delay_ms;

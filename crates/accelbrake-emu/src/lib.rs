@@ -38,3 +38,4 @@ pub mod pidns;
 pub mod tcp;
 #[cfg(target_os = "linux")]
 pub mod udp;
+pub mod upstream;

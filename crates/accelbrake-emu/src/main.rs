@@ -10,12 +10,16 @@
 //! LINK-OPTIONS: --trace FILE [--ack-trace FILE] [--delay MS] [--queue TYPE] [--queue-args k=v,...]
 //!               [--ack-queue TYPE] [--ack-queue-args k=v,...] [--seed N]
 //!               [--log FILE] [--ack-log FILE] [--packets FILE.csv]
+//! accelbrake-emu emulate  LINK-OPTIONS --upstream copa|sprout|verus|pcc-vivace --duration 10
+//!                                      (the authors' own programs, built by `make upstream`)
 //! emulate --cc also: [--tcp-info FILE.csv] (the kernel sender's TCP_INFO every 10 ms)
 //! ```
 //! The Python CLI (`accelbrake shell`, `accelbrake emulate`) calls this binary.
 
 #[cfg(target_os = "linux")]
 mod cli;
+#[cfg(target_os = "linux")]
+mod upstream_run;
 
 #[cfg(target_os = "linux")]
 fn main() {

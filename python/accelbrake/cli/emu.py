@@ -267,6 +267,12 @@ def register(sub: Any, fmt: Any) -> None:
         help="draw the data link as Mahimahi's graphs do (capacity, ingress, egress, queueing delay) "
         "from its log (.png)",
     )
+    out.add_argument(
+        "--upstream",
+        action="store_true",
+        help="run the authors' own programs for --scheme copa, sprout, verus or pcc-vivace (built by "
+        "`make upstream`), launched as the Pantheon harness launched them, instead of ours",
+    )
     em.set_defaults(func=cmd_emulate)
 
 
@@ -458,12 +464,17 @@ def emulate_summary(args: Any) -> dict[str, Any]:
         queue = _scheme_queue(scheme)
     args.queue = queue
     binary = emu_binary()
-    user = _choose_transport(scheme, args.transport, binary)
+    upstream = getattr(args, "upstream", False)
+    user = not upstream and _choose_transport(scheme, args.transport, binary)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "summary.json"
         csv = str(Path(tmp) / "packets.csv") if _is_parquet(args.packets) else None
         argv = [binary, "emulate", *_forward(args, csv)]
-        if user:
+        if upstream:
+            from accelbrake.upstream import upstream_argv
+
+            argv += upstream_argv(scheme, args)
+        elif user:
             if args.receiver_cc:
                 raise CliError(
                     "--receiver-cc: only for kernel TCP (the user-space transport has its own receiver)"

@@ -78,6 +78,14 @@ pub const PARAMS: &[Param] = &[
     Param::whole("bins", BINS as u64, Unit::None, 4, 4096).doc("rate bins: width max_rate/bins from 0, bins + 1 of them at their midpoints (receiver.hh 04bd2ae: 64)", "paper §3.1; SampledFunction"),
     Param::real("outage_escape", OUTAGE_ESCAPE, Unit::PerS, 0.0, 1e4)
         .doc("rate of leaving the outage (λ = 0) state, 1/s (receiver.hh 04bd2ae: 5)", "paper §3.1 (λ_z)"),
+    Param::flag("exact_ticks", false).doc(
+        "observe every tick with arrivals as an exact count, as the code does (off: a tick the sender limited is a lower bound, this model's deviation; on matches the authors' program at 100 ms RTT)",
+        "receiver.cc Receiver::advance_to",
+    ),
+    Param::flag("cumulative_drain", false).doc(
+        "each elapsed tick drains the queue estimate by the forecast's cumulative count, as the code does (off: by that tick's increment, as the paper describes)",
+        "sproutconn.cc update_queue_estimate",
+    ),
 ];
 
 /// Sprout over drop-tail.
@@ -112,6 +120,10 @@ pub struct SproutConfig {
     pub bins: u32,
     /// Outage escape rate, 1/s.
     pub outage_escape: f64,
+    /// Every tick with arrivals is an exact observation (the code's rule).
+    pub exact_ticks: bool,
+    /// The queue estimate drains by the cumulative count per tick (the code's rule).
+    pub cumulative_drain: bool,
 }
 
 crate::default_from_table!(SproutConfig);
@@ -128,6 +140,8 @@ impl Config for SproutConfig {
             max_rate: v.real("max_rate"),
             bins: v.whole("bins"),
             outage_escape: v.real("outage_escape"),
+            exact_ticks: v.flag("exact_ticks"),
+            cumulative_drain: v.flag("cumulative_drain"),
         }
     }
 
@@ -452,8 +466,10 @@ impl Forecaster {
                 if !idle {
                     self.observe(0);
                 }
-            } else if self.prev_busy && !self.last_flagged {
+            } else if self.cfg.exact_ticks || (self.prev_busy && !self.last_flagged) {
                 // The sender was sending before and after this tick: the link was the limit.
+                // (`exact_ticks`: the code observes every tick with arrivals so, even one the
+                // sender's window limited.)
                 self.observe(self.count);
             } else {
                 self.observe_at_least(self.count);
@@ -627,7 +643,11 @@ impl Sprout {
         let new_tick = elapsed.min(FORECAST_TICKS - 1);
         while self.cur_tick < new_tick {
             let c = self.cur_tick;
-            let inc = self.forecast[c] - if c == 0 { 0 } else { self.forecast[c - 1] };
+            let inc = if self.cfg.cumulative_drain {
+                self.forecast[c]
+            } else {
+                self.forecast[c] - if c == 0 { 0 } else { self.forecast[c - 1] }
+            };
             self.queue_est = (self.queue_est - f64::from(inc)).max(0.0);
             self.cur_tick += 1;
         }
@@ -1035,6 +1055,55 @@ mod tests {
         f.p.iter_mut().for_each(|x| *x = 0.0);
         f.p[n - 1] = 1.0;
         assert_eq!(f.forecast()[0], 31);
+    }
+
+    #[test]
+    fn cumulative_drain_subtracts_each_ticks_cumulative_count_as_the_code() {
+        // sproutconn.cc update_queue_estimate: `queue -= 1440 * counts(tick)` per elapsed tick,
+        // counts cumulative; the default drains by the increments.
+        let drained = |cumulative_drain: bool| {
+            let mut s = Sprout::new(SproutConfig {
+                cumulative_drain,
+                ..SproutConfig::default()
+            });
+            s.forecast = [3, 7, 12, 20, 29, 40, 52, 60];
+            s.forecast_at = Some(Time::ZERO);
+            s.cur_tick = 0;
+            s.queue_est = 50.0;
+            s.update_queue(Time::from_millis(41)); // two whole ticks
+            50.0 - s.queue_est
+        };
+        assert_eq!(drained(false), 7.0, "3 + 4");
+        assert_eq!(drained(true), 10.0, "3 + 7");
+    }
+
+    #[test]
+    fn with_exact_ticks_every_tick_with_arrivals_is_an_exact_count_as_in_the_code() {
+        // receiver.cc `advance_to` observes `round(count)` for any tick with arrivals, even one
+        // the sender's window limited (its last packet flagged, the previous tick idle).
+        let tick = Dur::from_millis(20);
+        let t0 = Time::from_millis(1);
+        let cfg = SproutConfig {
+            exact_ticks: true,
+            ..SproutConfig::default()
+        };
+        for (prev_busy, flagged) in [(false, true), (false, false), (true, true)] {
+            let mut f = Forecaster::new(cfg.clone());
+            f.advance_to(t0);
+            f.prev_busy = prev_busy;
+            let mut exact = f.clone();
+            let mut bound = f.clone();
+            for i in 0..3 {
+                f.on_packet(t0, flagged && i == 2);
+            }
+            f.advance_to(t0 + tick + Dur::from_nanos(1));
+            exact.evolve();
+            exact.observe(3);
+            bound.evolve();
+            bound.observe_at_least(3);
+            assert_eq!(f.p, exact.p, "prev_busy {prev_busy}, flagged {flagged}");
+            assert_ne!(f.p, bound.p, "the default rule would have given a lower bound here");
+        }
     }
 
     #[test]
