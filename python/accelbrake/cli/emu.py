@@ -809,7 +809,11 @@ def check_echo(packets: Any) -> dict[str, Any]:
     return res
 
 
-_TRANSPORT = {"kernel-tcp": "kernel TCP", "user-udp": "user-space transport over UDP"}
+_TRANSPORT = {
+    "kernel-tcp": "kernel TCP",
+    "user-udp": "user-space transport over UDP",
+    "upstream": "the authors' own programs",
+}
 
 
 def format_emulate(s: dict[str, Any]) -> str:
