@@ -17,35 +17,20 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from accelbrake import _core
 from accelbrake.experiments import figures as F
-from accelbrake.experiments.published import PUBLISHED, Published
-
-
-@dataclass(frozen=True)
-class Helpers:
-    """The comparison-row builders of :mod:`accelbrake.experiments.reproduce`, passed in (that
-    module imports this one)."""
-
-    row: Callable[..., dict[str, Any]]
-    """``_row(pub, ours, note=...)``: a row with its verdict."""
-    info: Callable[..., dict[str, Any]]
-    """``_info(scheme, metric, ours, digits, published)``: a row of ours only."""
-    frontier: Callable[..., tuple[bool | None, str]]
-    """``outside_pareto_frontier(d, ref=...)``."""
-
+from accelbrake.experiments import rows as R
+from accelbrake.experiments.published import Published
+from accelbrake.papers.abc.published import PUBLISHED
 
 __all__ = [
     "FIG9_SCHEMES",
-    "Helpers",
     "cmp_fig9",
     "cmp_fig16",
     "doc_fig9",
@@ -147,22 +132,22 @@ def _points(results: pd.DataFrame, users: int) -> pd.DataFrame:
     return runs.groupby("scheme", sort=False)[cols].mean().reset_index()
 
 
-def _frontier_rows(h: Helpers, pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
+def _frontier_rows(pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
     """One claim per ABC variant: outside the Pareto frontier of the non-ABC schemes."""
     rows = []
     others = d[~d["scheme"].isin(list(ABC_VARIANTS))]
     for pub in pubs:
         if pub.ours is None:
-            rows.append(h.row(pub, None))
+            rows.append(R.row(pub, None))
             continue
         sub = pd.concat([d[d["scheme"] == pub.ours], others])
-        ok, note = h.frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
-        rows.append(h.row(pub, ok, note=note))
+        ok, note = R.outside_pareto_frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
+        rows.append(R.row(pub, ok, note=note))
     return rows
 
 
 def _cmp_wifi(
-    h: Helpers, section: str, results: pd.DataFrame, users_of: dict[str, int]
+    section: str, results: pd.DataFrame, users_of: dict[str, int]
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     by_users = {u: _points(results, u) for u in set(users_of.values())}
@@ -170,18 +155,18 @@ def _cmp_wifi(
         tag = "two users" if "two users" in pub.metric else "single user"
         d = by_users.get(users_of[tag])
         if pub.ours is None:
-            rows.append(h.row(pub, None))
+            rows.append(R.row(pub, None))
             continue
         if d is None or not len(d):
-            rows.append(h.row(pub, None, note=f"no {tag} runs"))
+            rows.append(R.row(pub, None, note=f"no {tag} runs"))
             continue
         m = d.set_index("scheme")
         if "outside the Pareto frontier" in pub.metric:
-            rows.extend(_frontier_rows(h, [pub], d, tag))
+            rows.extend(_frontier_rows([pub], d, tag))
             continue
         ref = "abc-dt100"
         if ref not in m.index or pub.ours not in m.index:
-            rows.append(h.row(pub, None, note="missing runs"))
+            rows.append(R.row(pub, None, note="missing runs"))
             continue
         u = m["link_utilization"]
         p95 = m["run_per_packet_delay_p95_ms"]
@@ -196,9 +181,9 @@ def _cmp_wifi(
             v = float(p95[pub.ours] / p95[ref])
             note = f"{p95[pub.ours]:.0f} ms vs ABC_100 {p95[ref]:.0f} ms"
         else:
-            rows.append(h.row(pub, None, note=f"metric {pub.metric!r} not wired"))
+            rows.append(R.row(pub, None, note=f"metric {pub.metric!r} not wired"))
             continue
-        rows.append(h.row(pub, v, note=note))
+        rows.append(R.row(pub, v, note=note))
     # Every point, for the record (the paper gives them only as a figure).
     for tag, users in users_of.items():
         d = by_users.get(users)
@@ -206,21 +191,21 @@ def _cmp_wifi(
             continue
         for _, r in d.iterrows():
             name = F.display_name(str(r["scheme"]))
-            rows.append(h.info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
+            rows.append(R.info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
             rows.append(
-                h.info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
+                R.info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
             )
     return rows
 
 
-def cmp_fig9(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig9(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 9's claims and numbers (§7.3), single user and two users."""
-    return _cmp_wifi(h, "abc-fig9", results, {"single user": 1, "two users": 2})
+    return _cmp_wifi("abc-fig9", results, {"single user": 1, "two users": 2})
 
 
-def cmp_fig16(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig16(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 16's claim (Appendix D): ABC outside the others' frontier."""
-    return _cmp_wifi(h, "abc-fig16", results, {"single user": 1})
+    return _cmp_wifi("abc-fig16", results, {"single user": 1})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,7 +262,7 @@ FIG5_RATES: tuple[float | None, ...] = (2.0, 10.0, 20.0, 30.0, 33.0, 34.5, 35.5,
 
 
 def run_fig5(
-    h: Helpers, out: Path, quick: bool, secs: float | None = None
+    out: Path, quick: bool, secs: float | None = None
 ) -> tuple[list[dict[str, Any]], int]:
     """Inter-ACK time against batch size at MCS 4 from runs at several sending rates; the slope of
     the line through the mean inter-ACK time per batch size, against S/R. Returns (rows, runs)."""
@@ -298,7 +283,7 @@ def run_fig5(
     for pub in PUBLISHED["abc-fig5"]:
         if pub.metric.startswith("slope"):
             rows.append(
-                h.row(
+                R.row(
                     pub,
                     float(slope / want_us),
                     note=f"fitted {slope:.1f} µs/frame, S/R = {want_us:.1f} µs (S = 1544 B, R = 39 Mbit/s), "
@@ -306,12 +291,12 @@ def run_fig5(
                 )
             )
     rows.append(
-        h.info(
+        R.info(
             "link", "intercept: mean overhead h (µs)", float(intercept), 1, "figure only (≈ 0.3 ms in Fig. 5)"
         )
     )
     rows.append(
-        h.info(
+        R.info(
             "link", "largest mean inter-ACK time (ms)", float(means.max() / 1e3), 2, "up to 20 ms in Fig. 5"
         )
     )
@@ -324,7 +309,7 @@ FIG6_FRACTIONS = (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)
 
 
 def run_fig6(
-    h: Helpers, out: Path, quick: bool, secs: float | None = None
+    out: Path, quick: bool, secs: float | None = None
 ) -> tuple[list[dict[str, Any]], int]:
     """ABC's estimate against the true capacity over three MCS values and several sending rates;
     the mean of 30 s of predictions after the first 2 s per point (4 s with ``quick``). Returns
@@ -355,11 +340,11 @@ def run_fig6(
             )
             label = f"MCS {mcs} ({truth:.1f} Mbit/s), sending {on_air:.1f} Mbit/s"
             if cap > 1.05 * truth:
-                row = h.row(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
+                row = R.row(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
             elif cap < 0.95 * truth:
-                row = h.row(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
+                row = R.row(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
             else:
-                row = h.info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
+                row = R.info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
                 row["note"] = (
                     "twice the sending rate is within 5 % of the capacity: where the cap meets the truth"
                 )

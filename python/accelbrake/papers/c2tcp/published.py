@@ -1,0 +1,205 @@
+"""C2TCP: A Flexible Cellular TCP to Meet Stringent Delay Requirements (IEEE JSAC 2019): every published result of the paper, written once.
+
+The citation; each published value (number, range or yes/no claim) with the paper's words, its
+tolerance and why (:class:`~accelbrake.experiments.published.Published`, grouped by the reproduction
+id that compares it); the reproduction ids and their titles; and the paper's results
+(:class:`~accelbrake.experiments.published.Result`: figure/table and section, the claim in words,
+the id that judges it and, for a known difference, its status and evidence). Everything else that
+quotes these numbers (the index page, the docs tables, the claims of ``reproduce all``) is generated
+from here. Light on purpose (no pandas): the command line lists it.
+"""
+
+from __future__ import annotations
+
+from accelbrake.experiments.published import (
+    EXPLAINED,
+    HYPOTHESIS,
+    OPEN,
+    PAPER_SETUP,
+    Difference,
+    Published,
+    Result,
+)
+
+#: The paper.
+CITATION = (
+    "C2TCP: A Flexible Cellular TCP to Meet Stringent Delay Requirements (Abbasloo, Xu, Chao; IEEE JSAC 2019)"
+)
+
+_P = Published
+
+#: Fig. 18's Targets (ms): the paper's 25-75 ms and one more.
+C2TCP_TARGETS = (25.0, 50.0, 75.0, 100.0)
+
+
+
+def _c2tcp_row(scheme: str, ours: str | None, thr: float, avg: float, p95: float) -> list[Published]:
+    sec = "c2tcp-table1"
+    return [
+        Published(sec, scheme, "norm. throughput", ours, f"{thr:g}", thr),
+        Published(sec, scheme, "norm. average queueing delay", ours, f"{avg:g}", avg),
+        Published(sec, scheme, "norm. p95 queueing delay", ours, f"{p95:g}", p95),
+    ]
+
+
+PUBLISHED: dict[str, list[Published]] = {
+    # C2TCP Table I: per-trace values normalised to C2TCP, averaged over traces (jitter not compared);
+    # its delays are queueing delays (§VII-B: "average and 95th percentile queuing delay").
+    "c2tcp-table1": [
+        *_c2tcp_row("BBR", "bbr", 1.22, 2.44, 2.31),
+        *_c2tcp_row("Verus", "verus", 1.12, 3.82, 3.22),
+        *_c2tcp_row("Cubic", "cubic", 1.28, 8.95, 8.54),
+        *_c2tcp_row("Sprout", "sprout", 1.13, 1.94, 1.64),
+        *_c2tcp_row("Westwood", "westwood", 1.26, 6.89, 6.78),
+        *_c2tcp_row("PCC-Vivace", "pcc-vivace", 1.04, 10.05, 10.52),
+    ],
+    "c2tcp-friendliness": [
+        *[
+            Published(
+                "c2tcp-friendliness",
+                name,
+                f"{name} / Cubic throughput, 60-120 s",
+                ours,
+                "shares fairly with Cubic (Figs. 16, 17)",
+                1.0,
+                low=0.6,
+                high=1.4,
+                why="0.6-1.4: the band of the core's integration test (the paper shows a figure)",
+            )
+            for name, ours in (("C2TCP", "c2tcp"), ("Cubic", "cubic"), ("Westwood", "westwood"))
+        ],
+        Published(
+            "c2tcp-friendliness",
+            "BBR",
+            "BBR / Cubic throughput, 60-120 s (> 2: takes most of the link)",
+            "bbr",
+            "BBR takes nearly all the bandwidth from Cubic (Figs. 16, 17)",
+            low=2.0,
+            high=1e9,
+            why='> 2: our reading of "nearly all" (the paper shows a figure)',
+        ),
+    ],
+}
+
+
+PUBLISHED.update(
+    {
+        "c2tcp-target": [
+            _P(
+                "c2tcp-target",
+                "C2TCP",
+                "mean per-packet delay grows with Target",
+                "c2tcp",
+                "average delay follows the Target (25-75 ms)",
+                claim=True,
+            ),
+            *[
+                _P(
+                    "c2tcp-target",
+                    "C2TCP",
+                    f"mean per-packet delay / Target, Target {t:g} ms (Eq. 9)",
+                    "c2tcp",
+                    "RTT_avg < 1.5 × Setpoint (Eq. 9)",
+                    low=0.0,
+                    high=1.5,
+                )
+                for t in C2TCP_TARGETS
+            ],
+        ],
+        "c2tcp-buffer": [
+            _P(
+                "c2tcp-buffer",
+                "C2TCP",
+                "mean per-packet delay, 1.5 MB buffer / 75 KB buffer",
+                "c2tcp",
+                "C2TCP's delay is insensitive to the buffer size (75 KB-1.5 MB)",
+                1.0,
+                tolerance=0.25,
+                why="±25 %, as the Rust test c2tcp_delay_does_not_grow_with_the_buffer",
+            ),
+            _P(
+                "c2tcp-buffer",
+                "Cubic",
+                "Cubic's mean per-packet delay grows with the buffer (1.5 MB ≥ 3 × 75 KB)",
+                "cubic",
+                "Cubic's delay grows with the buffer",
+                claim=True,
+            ),
+        ],
+    }
+)
+
+
+#: Reproduction id → one-line title, in the order ``reproduce all`` runs them.
+TITLES: dict[str, str] = {
+    "c2tcp-table1": "C2TCP Table I: throughput and queueing delay normalised to C2TCP, averaged over the paper's traces (NYC 6 of 8 scenarios + Boston Mahimahi 5 of 6)",
+    "c2tcp-friendliness": "C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s (C2TCP Figs. 16-17)",
+    "c2tcp-target": "C2TCP Fig. 18: Target 25-100 ms, the average delay follows it (and Eq. 9)",
+    "c2tcp-buffer": "C2TCP Fig. 19: buffer 75 KB-1.5 MB, C2TCP's delay stays, Cubic's grows",
+}
+
+
+#: Published results (by id) that cannot be reproduced yet, and why.
+UNAVAILABLE: dict[str, str] = {
+    "c2tcp-edge": "needs the C2TCP paper's Fig. 11 (right) trace, Times Square LTE without cross traffic, which is not bundled (traces/c2tcp-nyc/README.md), with its capacity tripled (46 Mbit/s mean); trace links cannot be scaled yet"
+}
+
+
+_R = Result
+
+#: The paper's results, in its order: one verdict each in ``reproduce all``.
+RESULTS: tuple[Result, ...] = (
+    _R(
+        "c2tcp",
+        "c2tcp/table1",
+        "Table I, §VII-D",
+        "normalised to C2TCP: BBR 1.22/2.44/2.31, Verus 1.12/3.82/3.22, Cubic 1.28/8.95/8.54, Sprout "
+        "1.13/1.94/1.64, Westwood 1.26/6.89/6.78, PCC-Vivace 1.04/10.05/10.52 (throughput/avg/p95 delay)",
+        "c2tcp-table1",
+    ),
+    _R(
+        "c2tcp",
+        "c2tcp/fig15",
+        "Fig. 15, §VII-E (mobile edge)",
+        "min RTT 4 ms, trace capacity ×3: C2TCP with Target 10 ms keeps its delay near the Target",
+        "c2tcp-edge",
+    ),
+    _R(
+        "c2tcp",
+        "c2tcp/fig16",
+        "Fig. 16, §VII-F",
+        "a second flow joins a Cubic flow at 30 s on 24 Mbit/s: C2TCP, Cubic, Westwood share fairly; BBR "
+        "and Verus take nearly all",
+        "c2tcp-friendliness",
+    ),
+    _R(
+        "c2tcp",
+        "c2tcp/fig17",
+        "Fig. 17, §VII-F",
+        "C2TCP against NewReno, and two C2TCP flows, share fairly",
+        "c2tcp-friendliness",
+    ),
+    _R(
+        "c2tcp",
+        "c2tcp/fig18",
+        "Fig. 18, §VII-G",
+        "Target 25-75 ms: the average delay follows the Target",
+        "c2tcp-target",
+        ("grows with Target",),
+    ),
+    _R(
+        "c2tcp",
+        "c2tcp/eq9",
+        "Eq. 9, §V",
+        "steady state: average RTT < 1.5 × Setpoint",
+        "c2tcp-target",
+        ("Eq. 9",),
+    ),
+    _R(
+        "c2tcp",
+        "c2tcp/fig19",
+        "Fig. 19, §VII-G",
+        "buffer 75 KB-1.5 MB: C2TCP's delay does not grow with the buffer, Cubic's does",
+        "c2tcp-buffer",
+    ),
+)
