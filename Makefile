@@ -98,7 +98,7 @@ emu-tools:
 # results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every
 # <!-- results:NAME --> region. tests/test_docs_results.py fails when a region is stale.
 results: install
-	$(BIN)/python -m accelbrake.experiments.docs --out results/docs
+	$(BIN)/python -m accelbrake.papers.docs --out results/docs
 
 # Benchmarks, not part of `make test`: whole runs (docs/bench/results.md), CPU ns per data packet
 # against flows and bandwidth (docs/bench/curve.md; BASELINE=path/to/older/run for before/after),

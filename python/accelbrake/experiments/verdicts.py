@@ -70,6 +70,7 @@ def t95(df: int) -> float:
         raise ValueError("t95 needs at least one degree of freedom")
     return _T95[df - 1] if df <= len(_T95) else 1.96
 
+
 REPRODUCED = "reproduced"
 DIFFERS = "differs"
 HOLDS = "direction holds"

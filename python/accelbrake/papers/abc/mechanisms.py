@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
 from accelbrake.papers.abc.published import PUBLISHED
@@ -34,9 +35,7 @@ STABILITY_DELTAS = (2.5, 5.0, 10.0, 20.0, 33.0, 50.0, 67.0, 100.0, 133.0, 200.0,
 STABILITY_RTT_MS = 100.0
 
 
-def doc_abc_fig2(
-    quick: bool, traces: list[str] | None
-) -> dict[str, Any]:
+def doc_abc_fig2(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     doc = cellular(
         "abc-fig2" + ("-quick" if quick else ""),
         "ABC Fig. 2: f(t) from the dequeue rate (the design) and from the enqueue rate",
@@ -51,9 +50,7 @@ def doc_abc_fig2(
     return doc
 
 
-def doc_abc_fig14(
-    quick: bool, traces: list[str] | None
-) -> dict[str, Any]:
+def doc_abc_fig14(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     return cellular(
         "abc-fig14" + ("-quick" if quick else ""),
         "ABC Fig. 14: BBR and ABC on Fig. 1's Verizon LTE trace",
@@ -97,9 +94,11 @@ DOCS: dict[str, Callable[[bool, list[str] | None], dict[str, Any]]] = {
 }
 
 
-DOCS.update({
-    "abc-stability": doc_abc_stability,
-})
+DOCS.update(
+    {
+        "abc-stability": doc_abc_stability,
+    }
+)
 
 
 SETUPS = {
@@ -114,7 +113,11 @@ SETUPS = {
 
 
 def _cmp_abc_fig2(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
-    m = F.run_level(results).groupby("scheme", sort=False)[["queueing_delay_p95_ms", "link_utilization"]].mean()
+    m = (
+        F.run_level(results)
+        .groupby("scheme", sort=False)[["queueing_delay_p95_ms", "link_utilization"]]
+        .mean()
+    )
     q, u = m["queueing_delay_p95_ms"], m["link_utilization"]
     (pub,) = PUBLISHED["abc-fig2"]
     note = (
@@ -302,9 +305,7 @@ COMPARE["abc-fig4"] = _cmp_abc_fig4
 FIG7C_SCHEMES = ("abc", "cubic+codel", "copa", "cubic", "pcc-vivace", "bbr", "sprout", "verus", "vegas")
 
 
-def doc_abc_fig7c(
-    quick: bool, traces: list[str] | None
-) -> dict[str, Any]:
+def doc_abc_fig7c(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     up, down = (traces or ["traces/Verizon-LTE-short.up", "traces/Verizon-LTE-short.down"])[:2]
     doc = cellular(
         "abc-fig7c" + ("-quick" if quick else ""),

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake.experiments import rows as R
 from accelbrake.mix import fct_stats, scheme_aggregates
 from accelbrake.papers.abc.published import PUBLISHED
@@ -486,9 +487,7 @@ def _fig10_scenario(seed: int, secs: float) -> dict[str, Any]:
     }
 
 
-def run_fig10(
-    out: Path, quick: bool, secs: float | None = None
-) -> tuple[list[dict[str, Any]], int]:
+def run_fig10(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
     """Runs Fig. 10's scenario per seed; the ABC flow's throughput against the ideal rate in each
     kind of period, and its queueing delay at the wireless hop with and without cross traffic."""
     from accelbrake.results import simulate

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
 from accelbrake.experiments.reproduce import Reproduction, no_compare, no_document, set_traces
@@ -41,6 +42,7 @@ from accelbrake.papers.abc.setup import (
 )
 
 _R = partial(Reproduction, paper=CITATION, reference="abc")
+
 
 def _cmp_table(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     m = R.over_traces(results)
@@ -603,238 +605,237 @@ def _cmp_table_robustness(results: pd.DataFrame, out: Path) -> list[dict[str, An
 
 
 _ALL: list[Reproduction] = [
-        _R(
-            "abc-table",
-            TITLES["abc-table"],
-            CELL_SETUP
-            + " Averages over traces of the seed means, then normalised to ABC. "
-            + ABC_PAPER.describe(),
-            _doc_table("abc-table", "ABC paper headline table", schemes=(*CELLULAR_SCHEMES, "xcp")),
-            _cmp_table,
-            cite="the results table in §1 (Introduction), summarising the 8-trace emulation of §7.3 "
-            "and Fig. 8",
+    _R(
+        "abc-table",
+        TITLES["abc-table"],
+        CELL_SETUP
+        + " Averages over traces of the seed means, then normalised to ABC. "
+        + ABC_PAPER.describe(),
+        _doc_table("abc-table", "ABC paper headline table", schemes=(*CELLULAR_SCHEMES, "xcp")),
+        _cmp_table,
+        cite="the results table in §1 (Introduction), summarising the 8-trace emulation of §7.3 and Fig. 8",
+    ),
+    _R(
+        "abc-table-robustness",
+        TITLES["abc-table-robustness"],
+        CELL_SETUP + " Averages over traces of the seed means, then normalised to ABC, as abc-table, on "
+        "traces the paper did not use (never averaged with its traces; the paper's numbers are "
+        "shown as context, not compared). " + CELLULAR_ROBUSTNESS.describe(),
+        _doc_table("abc-table-robustness", "ABC headline table, robustness", CELLULAR_ROBUSTNESS),
+        _cmp_table_robustness,
+    ),
+    _R(
+        "abc-fig7",
+        TITLES["abc-fig7"],
+        CELL_SETUP,
+        _doc_fig7,
+        _cmp_fig7,
+        (
+            "(c) uplink+downlink with two ABC bottlenecks in series: experiment files describe one "
+            "data bottleneck per run (a two-hop topology needs a scenario file; not in the matrix "
+            "yet)",
         ),
-        _R(
-            "abc-table-robustness",
-            TITLES["abc-table-robustness"],
-            CELL_SETUP + " Averages over traces of the seed means, then normalised to ABC, as abc-table, on "
-            "traces the paper did not use (never averaged with its traces; the paper's numbers are "
-            "shown as context, not compared). " + CELLULAR_ROBUSTNESS.describe(),
-            _doc_table("abc-table-robustness", "ABC headline table, robustness", CELLULAR_ROBUSTNESS),
-            _cmp_table_robustness,
-        ),
-        _R(
-            "abc-fig7",
-            TITLES["abc-fig7"],
-            CELL_SETUP,
-            _doc_fig7,
-            _cmp_fig7,
-            (
-                "(c) uplink+downlink with two ABC bottlenecks in series: experiment files describe one "
-                "data bottleneck per run (a two-hop topology needs a scenario file; not in the matrix "
-                "yet)",
-            ),
-            cite="Fig. 7a and 7b, §7.3",
-        ),
-        _R(
-            "abc-fig1",
-            TITLES["abc-fig1"],
-            CELL_SETUP.replace("trace drives", "Verizon-LTE-short.down drives")
-            + " Claims are read from Fig. 1's caption; each scheme's time series (throughput vs "
-            "capacity, delay) is drawn in the report.",
-            _doc_fig1,
-            _cmp_fig1,
-            cite="Fig. 1, §1",
-        ),
-        _R(
+        cite="Fig. 7a and 7b, §7.3",
+    ),
+    _R(
+        "abc-fig1",
+        TITLES["abc-fig1"],
+        CELL_SETUP.replace("trace drives", "Verizon-LTE-short.down drives")
+        + " Claims are read from Fig. 1's caption; each scheme's time series (throughput vs "
+        "capacity, delay) is drawn in the report.",
+        _doc_fig1,
+        _cmp_fig1,
+        cite="Fig. 1, §1",
+    ),
+    _R(
+        "abc-fig8",
+        TITLES["abc-fig8"],
+        CELL_SETUP + " " + ABC_PAPER.describe(),
+        _doc_table(
             "abc-fig8",
-            TITLES["abc-fig8"],
-            CELL_SETUP + " " + ABC_PAPER.describe(),
-            _doc_table(
-                "abc-fig8",
-                "ABC Fig. 8/17: per-trace utilisation and delay",
-                schemes=(*CELLULAR_SCHEMES, "xcp", "xcp-w"),
-            ),
-            _cmp_fig8,
-            cite="Fig. 8 (§7.3) and Fig. 17 (Appendix E)",
+            "ABC Fig. 8/17: per-trace utilisation and delay",
+            schemes=(*CELLULAR_SCHEMES, "xcp", "xcp-w"),
         ),
-        _R(
-            "abc-fig19",
-            TITLES["abc-fig19"],
-            CELL_SETUP.replace("trace drives", "bw12_24_5_5.mahi drives"),
-            _doc_fig19,
-            _cmp_fig19,
-            cite="Fig. 19, Appendix F",
-        ),
-        _R(
-            "abc-fig18",
-            TITLES["abc-fig18"],
-            CELL_SETUP + " Each explicit scheme runs over its own router with the ABC paper's parameters "
-            "(Appendix F: XCP and XCP_w α = 0.55, β = 0.4; RCP α = 0.5, β = 0.25; VCP α = 1, β = 0.875, "
-            "κ = 0.25). Averages over traces of the seed means. " + ABC_PAPER.describe(),
-            _doc_table("abc-fig18", "ABC Fig. 18: explicit schemes", schemes=("abc", *EXPLICIT_SCHEMES)),
-            _cmp_fig18,
-            cite="Fig. 18 and Appendix F; §7.3",
-        ),
-        _R(
-            "abc-pk",
-            TITLES["abc-pk"],
-            CELL_SETUP.replace("trace drives", "Verizon-LTE-short.up drives")
-            + " Beside them (not in the paper): predictive ABC (abc-predict, a damped trend forecast of μ "
-            "one RTT ahead from the router's own measurements) and ABC with η = 0.94, the "
-            "utilisation-matched reference a predictor has to beat."
-            + " PK-ABC: the ABC router with μ read from the trace over the 20 ms window that ends one RTT "
-            "(100 ms) ahead. The paper's 97 ms and 28 ms can only be p95 queueing delays (per-packet delay "
-            "includes the 100 ms propagation RTT), so p95 queueing delay is compared; the per-packet p95 "
-            "is in each row's note.",
-            _doc_pk,
-            _cmp_pk,
-            cite="§7.6 (on Fig. 7b's setup)",
-        ),
-        _R(
-            "abc-fig3",
-            TITLES["abc-fig3"],
-            "24 Mbit/s constant link, 50 ms one-way (RTT 100 ms), 250 packets; flows start every step "
-            "and leave in reverse order (full: 20 s steps, 200 s; quick: 5 s steps, 50 s); Jain index "
-            "per 100 ms bin among the active flows, averaged over bins with ≥ 2 flows.",
-            _doc_fig3,
-            _cmp_fig3,
-            cite="Fig. 3, §3.1.3",
-        ),
-        _R(
-            "abc-fairness",
-            TITLES["abc-fairness"],
-            "24 Mbit/s constant link, 50 ms one-way, 250 packets, all flows start at 0; Jain index of "
-            "the flows' throughputs over the whole run (full: 60 s, quick: 20 s).",
-            _doc_fairness,
-            _cmp_fairness,
-            cite='§7.5, "Coexistence among ABC flows"',
-        ),
-        _R(
+        _cmp_fig8,
+        cite="Fig. 8 (§7.3) and Fig. 17 (Appendix E)",
+    ),
+    _R(
+        "abc-fig19",
+        TITLES["abc-fig19"],
+        CELL_SETUP.replace("trace drives", "bw12_24_5_5.mahi drives"),
+        _doc_fig19,
+        _cmp_fig19,
+        cite="Fig. 19, Appendix F",
+    ),
+    _R(
+        "abc-fig18",
+        TITLES["abc-fig18"],
+        CELL_SETUP + " Each explicit scheme runs over its own router with the ABC paper's parameters "
+        "(Appendix F: XCP and XCP_w α = 0.55, β = 0.4; RCP α = 0.5, β = 0.25; VCP α = 1, β = 0.875, "
+        "κ = 0.25). Averages over traces of the seed means. " + ABC_PAPER.describe(),
+        _doc_table("abc-fig18", "ABC Fig. 18: explicit schemes", schemes=("abc", *EXPLICIT_SCHEMES)),
+        _cmp_fig18,
+        cite="Fig. 18 and Appendix F; §7.3",
+    ),
+    _R(
+        "abc-pk",
+        TITLES["abc-pk"],
+        CELL_SETUP.replace("trace drives", "Verizon-LTE-short.up drives")
+        + " Beside them (not in the paper): predictive ABC (abc-predict, a damped trend forecast of μ "
+        "one RTT ahead from the router's own measurements) and ABC with η = 0.94, the "
+        "utilisation-matched reference a predictor has to beat."
+        + " PK-ABC: the ABC router with μ read from the trace over the 20 ms window that ends one RTT "
+        "(100 ms) ahead. The paper's 97 ms and 28 ms can only be p95 queueing delays (per-packet delay "
+        "includes the 100 ms propagation RTT), so p95 queueing delay is compared; the per-packet p95 "
+        "is in each row's note.",
+        _doc_pk,
+        _cmp_pk,
+        cite="§7.6 (on Fig. 7b's setup)",
+    ),
+    _R(
+        "abc-fig3",
+        TITLES["abc-fig3"],
+        "24 Mbit/s constant link, 50 ms one-way (RTT 100 ms), 250 packets; flows start every step "
+        "and leave in reverse order (full: 20 s steps, 200 s; quick: 5 s steps, 50 s); Jain index "
+        "per 100 ms bin among the active flows, averaged over bins with ≥ 2 flows.",
+        _doc_fig3,
+        _cmp_fig3,
+        cite="Fig. 3, §3.1.3",
+    ),
+    _R(
+        "abc-fairness",
+        TITLES["abc-fairness"],
+        "24 Mbit/s constant link, 50 ms one-way, 250 packets, all flows start at 0; Jain index of "
+        "the flows' throughputs over the whole run (full: 60 s, quick: 20 s).",
+        _doc_fairness,
+        _cmp_fairness,
+        cite='§7.5, "Coexistence among ABC flows"',
+    ),
+    _R(
+        "abc-fig12",
+        TITLES["abc-fig12"],
+        _RTT_SETUP,
+        _doc_rtt(
             "abc-fig12",
-            TITLES["abc-fig12"],
-            _RTT_SETUP,
-            _doc_rtt(
-                "abc-fig12",
-                "ABC Fig. 12: RTT unfairness, two flows",
-                [[float(r), 20.0] for r in (20, 40, 60, 80, 100, 120)],
-            ),
-            _cmp_fig12,
-            cite='Fig. 12, §7.5 ("RTT unfairness")',
+            "ABC Fig. 12: RTT unfairness, two flows",
+            [[float(r), 20.0] for r in (20, 40, 60, 80, 100, 120)],
         ),
-        _R(
+        _cmp_fig12,
+        cite='Fig. 12, §7.5 ("RTT unfairness")',
+    ),
+    _R(
+        "abc-table1",
+        TITLES["abc-table1"],
+        _RTT_SETUP,
+        _doc_rtt(
             "abc-table1",
-            TITLES["abc-table1"],
-            _RTT_SETUP,
-            _doc_rtt(
-                "abc-table1",
-                "ABC Table 1: six flows with different RTTs",
-                [[20.0, 40.0, 60.0, 80.0, 100.0, 120.0]],
-            ),
-            _cmp_table1,
-            cite='Table 1, §7.5 ("RTT unfairness")',
+            "ABC Table 1: six flows with different RTTs",
+            [[20.0, 40.0, 60.0, 80.0, 100.0, 120.0]],
         ),
-        _R(
-            "abc-fig21",
-            TITLES["abc-fig21"],
-            CELL_SETUP.replace(
-                "50 ms one-way delay each way (min RTT 100 ms)",
-                "10/25/50/100 ms one-way delay (RTT 20/50/100/200 ms)",
-            ),
-            _doc_fig21,
-            _cmp_fig21,
-            cite="Fig. 21, Appendix G",
+        _cmp_table1,
+        cite='Table 1, §7.5 ("RTT unfairness")',
+    ),
+    _R(
+        "abc-fig21",
+        TITLES["abc-fig21"],
+        CELL_SETUP.replace(
+            "50 ms one-way delay each way (min RTT 100 ms)",
+            "10/25/50/100 ms one-way delay (RTT 20/50/100/200 ms)",
         ),
-        _R(
-            "abc-fig5",
-            TITLES["abc-fig5"],
-            W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow at MCS 4 (39 Mbit/s) per run, "
-            f"payload rates {', '.join(f'{r:g}' for r in W.FIG5_RATES if r)} Mbit/s and a backlogged Cubic "
-            "flow (30 s each; quick 5 s); the mean inter-ACK time per batch size (sizes seen ≥ 20 times) and "
-            "the least-squares line through them.",
-            no_document,
-            no_compare,
-            cite="Fig. 5, §5.1",
-            direct=lambda out, quick, secs, _ex: W.run_fig5(out, quick, secs),
+        _doc_fig21,
+        _cmp_fig21,
+        cite="Fig. 21, Appendix G",
+    ),
+    _R(
+        "abc-fig5",
+        TITLES["abc-fig5"],
+        W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow at MCS 4 (39 Mbit/s) per run, "
+        f"payload rates {', '.join(f'{r:g}' for r in W.FIG5_RATES if r)} Mbit/s and a backlogged Cubic "
+        "flow (30 s each; quick 5 s); the mean inter-ACK time per batch size (sizes seen ≥ 20 times) and "
+        "the least-squares line through them.",
+        no_document,
+        no_compare,
+        cite="Fig. 5, §5.1",
+        direct=lambda out, quick, secs, _ex: W.run_fig5(out, quick, secs),
+    ),
+    _R(
+        "abc-fig6",
+        TITLES["abc-fig6"],
+        W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow per run at 15–90 % of the link's "
+        "true capacity, MCS 1, 4 and 7 (three links); the time average of 30 s of the estimator's "
+        "predictions (quick: 4 s) against the truth, or against the cap (2 × the sending rate) where "
+        "that lies below the truth.",
+        no_document,
+        no_compare,
+        cite="Fig. 6, §5.1",
+        direct=lambda out, quick, secs, _ex: W.run_fig6(out, quick, secs),
+    ),
+    _R(
+        "abc-fig9",
+        TITLES["abc-fig9"],
+        W.SETUP + " Two users: one flow per user, both alternating 1 <-> 7 in step, one FIFO; the sum "
+        "of throughputs and the mean of the flows' p95 delays. The matrix crosses the one- and "
+        "two-user links with 1 and 2 flows; only 1×1 and 2×2 are compared.",
+        W.doc_fig9,
+        lambda results, out: W.cmp_fig9(results, out),
+        cite="Fig. 9 and §7.3 (Wi-Fi); abstract (2.2× lower delays than BBR)",
+    ),
+    _R(
+        "abc-fig16",
+        TITLES["abc-fig16"],
+        W.SETUP + " MCS: a random walk in [3, 7] starting at 5, one ±1 step every 2 s (reflected at "
+        "the bounds), drawn from the run's seed.",
+        W.doc_fig16,
+        lambda results, out: W.cmp_fig16(results, out),
+        cite="Fig. 16, Appendix D",
+    ),
+    _R(
+        "abc-fig15",
+        TITLES["abc-fig15"],
+        CELL_SETUP + " η ∈ {0.85, 0.9, 0.95, 0.98} on Verizon-LTE-short.up.",
+        _doc_fig15,
+        _cmp_fig15,
+        cite="Fig. 15, Appendix B",
+    ),
+    # ABC beside other traffic (issue 14): experiments/mixed.py.
+    _R(
+        "abc-fig13",
+        TITLES["abc-fig13"],
+        M.SETUP_FIG13,
+        M.doc_fig13,
+        lambda results, out: M.cmp_fig13(results, out),
+        (
+            "two short-flow loads (10 % and 30 %), the paper sweeps more (RCP's zombie-list "
+            "baseline is judged against the paper's whole 17-165 % range at each load)",
         ),
-        _R(
-            "abc-fig6",
-            TITLES["abc-fig6"],
-            W.SETUP.split("; the ABC router")[0] + ". One rate-limited flow per run at 15–90 % of the link's "
-            "true capacity, MCS 1, 4 and 7 (three links); the time average of 30 s of the estimator's "
-            "predictions (quick: 4 s) against the truth, or against the cap (2 × the sending rate) where "
-            "that lies below the truth.",
-            no_document,
-            no_compare,
-            cite="Fig. 6, §5.1",
-            direct=lambda out, quick, secs, _ex: W.run_fig6(out, quick, secs),
-        ),
-        _R(
-            "abc-fig9",
-            TITLES["abc-fig9"],
-            W.SETUP + " Two users: one flow per user, both alternating 1 <-> 7 in step, one FIFO; the sum "
-            "of throughputs and the mean of the flows' p95 delays. The matrix crosses the one- and "
-            "two-user links with 1 and 2 flows; only 1×1 and 2×2 are compared.",
-            W.doc_fig9,
-            lambda results, out: W.cmp_fig9(results, out),
-            cite="Fig. 9 and §7.3 (Wi-Fi); abstract (2.2× lower delays than BBR)",
-        ),
-        _R(
-            "abc-fig16",
-            TITLES["abc-fig16"],
-            W.SETUP + " MCS: a random walk in [3, 7] starting at 5, one ±1 step every 2 s (reflected at "
-            "the bounds), drawn from the run's seed.",
-            W.doc_fig16,
-            lambda results, out: W.cmp_fig16(results, out),
-            cite="Fig. 16, Appendix D",
-        ),
-        _R(
-            "abc-fig15",
-            TITLES["abc-fig15"],
-            CELL_SETUP + " η ∈ {0.85, 0.9, 0.95, 0.98} on Verizon-LTE-short.up.",
-            _doc_fig15,
-            _cmp_fig15,
-            cite="Fig. 15, Appendix B",
-        ),
-        # ABC beside other traffic (issue 14): experiments/mixed.py.
-        _R(
-            "abc-fig13",
-            TITLES["abc-fig13"],
-            M.SETUP_FIG13,
-            M.doc_fig13,
-            lambda results, out: M.cmp_fig13(results, out),
-            (
-                "two short-flow loads (10 % and 30 %), the paper sweeps more (RCP's zombie-list "
-                "baseline is judged against the paper's whole 17-165 % range at each load)",
-            ),
-            cite="Fig. 13, §4.3 and §7.5",
-            digest=M.digest_fig13,
-        ),
-        _R(
-            "abc-fig11",
-            TITLES["abc-fig11"],
-            M.SETUP_FIG11,
-            M.doc_fig11,
-            lambda results, out: M.cmp_fig11(results, out),
-            cite="Fig. 11, §7.5",
-        ),
-        _R(
-            "abc-fig20",
-            TITLES["abc-fig20"],
-            M.SETUP_FIG20,
-            M.doc_fig20,
-            lambda results, out: M.cmp_fig20(results, out),
-            cite="Fig. 20, Appendix",
-        ),
-        _R(
-            "abc-fig10",
-            TITLES["abc-fig10"],
-            M.SETUP_FIG10,
-            no_document,
-            no_compare,
-            cite="Fig. 10, §7.4",
-            direct=lambda out, quick, secs, _ex: M.run_fig10(out, quick, secs),
-        ),
+        cite="Fig. 13, §4.3 and §7.5",
+        digest=M.digest_fig13,
+    ),
+    _R(
+        "abc-fig11",
+        TITLES["abc-fig11"],
+        M.SETUP_FIG11,
+        M.doc_fig11,
+        lambda results, out: M.cmp_fig11(results, out),
+        cite="Fig. 11, §7.5",
+    ),
+    _R(
+        "abc-fig20",
+        TITLES["abc-fig20"],
+        M.SETUP_FIG20,
+        M.doc_fig20,
+        lambda results, out: M.cmp_fig20(results, out),
+        cite="Fig. 20, Appendix",
+    ),
+    _R(
+        "abc-fig10",
+        TITLES["abc-fig10"],
+        M.SETUP_FIG10,
+        no_document,
+        no_compare,
+        cite="Fig. 10, §7.4",
+        direct=lambda out, quick, secs, _ex: M.run_fig10(out, quick, secs),
+    ),
 ]
 
 

@@ -86,5 +86,3 @@ CELL_SETUP = (
     "UDP receiver, which the paper ran); delay = per-packet delay "
     "(RTT + queueing)."
 )
-
-

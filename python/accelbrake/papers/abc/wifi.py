@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake import _core
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
@@ -146,9 +147,7 @@ def _frontier_rows(pubs: Sequence[Published], d: pd.DataFrame, what: str) -> lis
     return rows
 
 
-def _cmp_wifi(
-    section: str, results: pd.DataFrame, users_of: dict[str, int]
-) -> list[dict[str, Any]]:
+def _cmp_wifi(section: str, results: pd.DataFrame, users_of: dict[str, int]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     by_users = {u: _points(results, u) for u in set(users_of.values())}
     for pub in PUBLISHED[section]:
@@ -261,9 +260,7 @@ FIG5_MCS = 4
 FIG5_RATES: tuple[float | None, ...] = (2.0, 10.0, 20.0, 30.0, 33.0, 34.5, 35.5, None)
 
 
-def run_fig5(
-    out: Path, quick: bool, secs: float | None = None
-) -> tuple[list[dict[str, Any]], int]:
+def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
     """Inter-ACK time against batch size at MCS 4 from runs at several sending rates; the slope of
     the line through the mean inter-ACK time per batch size, against S/R. Returns (rows, runs)."""
     secs = secs or (5.0 if quick else 30.0)
@@ -308,9 +305,7 @@ FIG6_MCS = (1, 4, 7)
 FIG6_FRACTIONS = (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)
 
 
-def run_fig6(
-    out: Path, quick: bool, secs: float | None = None
-) -> tuple[list[dict[str, Any]], int]:
+def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
     """ABC's estimate against the true capacity over three MCS values and several sending rates;
     the mean of 30 s of predictions after the first 2 s per point (4 s with ``quick``). Returns
     (rows, runs)."""

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake.experiments import rows as R
 from accelbrake.experiments.published import Published
 
@@ -497,8 +498,9 @@ def run_convergence(
 
 def plot_fig8(d: pd.DataFrame, path: Path, dpi: int = 110) -> Path:
     """Throughput (left) and median RTT above RTT_path (right) against β_ecn, one line per RTT."""
-    from accelbrake.papers.abe.sweep import _save
     from matplotlib.figure import Figure
+
+    from accelbrake.papers.abe.sweep import _save
 
     fig = Figure(figsize=(9, 3.4))
     ax1, ax2 = fig.subplots(1, 2)
@@ -516,8 +518,9 @@ def plot_fig8(d: pd.DataFrame, path: Path, dpi: int = 110) -> Path:
 def plot_rho(rho: pd.DataFrame, path: Path, dpi: int = 110) -> Path:
     """CDFs of ρ per β_ecn (the paper's Figs. 9 and 10): rows Cubic / NewReno, columns CoDel / PIE;
     ρ = ∞ (only the β_ecn run did not converge) drawn at the right edge."""
-    from accelbrake.papers.abe.sweep import _save
     from matplotlib.figure import Figure
+
+    from accelbrake.papers.abe.sweep import _save
 
     fig = Figure(figsize=(9, 6))
     axes = fig.subplots(2, 2, sharex=True, sharey=True)

@@ -17,14 +17,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
-from accelbrake.experiments.published import Published
 from accelbrake.experiments.reproduce import Reproduction, no_compare, no_document, sweep_document
 from accelbrake.papers.abe import figures as FIG
 from accelbrake.papers.abe.published import (
     ABE_BUFFER_BETAS,
     ABE_BUFFER_FRACTIONS,
+    ABE_FAIRNESS_BETAS,
+    ABE_FAIRNESS_RTTS,
+    ABE_FIGURES,
     CITATION,
     PUBLISHED,
     TITLES,
@@ -37,54 +40,6 @@ _R = partial(Reproduction, paper=CITATION, reference="newreno-abe")
 DOCS: dict[str, Any] = {}
 SETUPS: dict[str, str] = {}
 COMPARE: dict[str, Any] = {}
-
-def _abe_published() -> list[tuple[Published, tuple[str, str, int, float, float, str]]]:
-    """The ABE paper's numbers of Figs. 4-7 with what they compare: (scheme, aqm, RTT, β_ecn, base β_ecn,
-    column). Throughput gains (%) are judged at ±20 %; a delay change the paper states in ms within
-    ±1 ms (its resolution), one it states as "< X ms" as a claim."""
-    from accelbrake.papers.abe import sweep as abe
-
-    out: list[tuple[Published, tuple[str, str, int, float, float, str]]] = []
-    for g in abe.PAPER_GAINS:
-        fig = "Fig. 4" if g.scheme == "newreno-abe" else "Fig. 6"
-        name = abe.SCHEMES[g.scheme]
-        pub = Published(
-            "abe-figures",
-            name,
-            f"{fig}: {name} throughput gain % with {abe.AQM_LABELS[g.aqm]}, RTT {g.rtt_ms} ms, β_ecn "
-            f"{g.beta:g} over {g.base:g}",
-            g.scheme,
-            f"{g.paper_pct:+g} %",
-            g.paper_pct,
-        )
-        out.append((pub, (g.scheme, g.aqm, g.rtt_ms, g.beta, g.base, "throughput_mbps")))
-    # Fig. 5 (NewReno, CoDel) and Fig. 7 (Cubic, CoDel and PIE), RTT 100 ms: changes of the median and
-    # 90th-percentile queueing delay (§IV-B).
-    changes = [
-        ("Fig. 5", "newreno-abe", "codel", 0.5, 0.85, "p50", 1.0, "+1 ms"),
-        ("Fig. 5", "newreno-abe", "codel", 0.5, 0.85, "p90", None, "< 2 ms"),
-    ]
-    for aqm in ("codel", "pie"):
-        changes += [
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.85, "p50", 2.5, "+2.5 ms"),
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.85, "p90", None, "< 1 ms"),
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.95, "p50", 5.0, "+5 ms"),
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.95, "p90", None, "< 1 ms"),
-        ]
-    for fig, scheme, aqm, base, beta, stat, ms, text in changes:
-        name = abe.SCHEMES[scheme]
-        what = "median" if stat == "p50" else "90th-percentile"
-        metric = (
-            f"{fig}: {name} {what} queueing delay change ms with {abe.AQM_LABELS[aqm]}, RTT 100 ms, β_ecn "
-            f"{base:g} → {beta:g}"
-        )
-        if ms is None:
-            bound = float(text.split("<")[1].split()[0])
-            pub = Published("abe-figures", name, metric + f" below {bound:g} ms", scheme, text, claim=True)
-        else:
-            pub = Published("abe-figures", name, metric, scheme, text, ms, low=ms - 1.0, high=ms + 1.0)
-        out.append((pub, (scheme, aqm, 100, beta, base, f"queueing_delay_{stat}_ms")))
-    return out
 
 
 def run_abe_figures(
@@ -114,7 +69,7 @@ def run_abe_figures(
         scenarios=scenarios,
     )
     rows = []
-    for pub, (scheme, aqm, rtt, beta, base, col) in _abe_published():
+    for pub, (scheme, aqm, rtt, beta, base, col) in ABE_FIGURES:
         hi = abe._lookup(table, scheme, aqm, rtt, beta, col)
         lo = abe._lookup(table, scheme, aqm, rtt, base, col)
         if hi is None or lo is None:
@@ -130,43 +85,8 @@ def run_abe_figures(
     return rows, len(table), counts.get("reused", 0)
 
 
-ABE_FAIRNESS_BETAS = (0.7, 0.75, 0.8, 0.85, 0.9)
 
 
-ABE_FAIRNESS_RTTS = (20, 80, 160, 320)
-
-
-def _abe_fairness_published() -> list[Published]:
-    rows = []
-    for aqm, fig in (("codel", "Fig. 11"), ("pie", "Fig. 12")):
-        name = "CoDel" if aqm == "codel" else "PIE"
-        for b in ABE_FAIRNESS_BETAS:
-            if b >= 0.9:
-                text, lo, hi = "on average limited to a factor of 2.5 for β_ecn = 0.9 (§IV-D)", 1.0, 2.5
-            else:
-                text, lo, hi = "between 1.25 and 2 for β_ecn between 0.7 and 0.85 (§IV-D)", 1.25, 2.0
-            rows.append(
-                Published(
-                    "abe-fairness",
-                    "Cubic-ABE vs NewReno",
-                    f"{fig} ({name}): ECN / non-ECN throughput ratio, mean over RTTs, β_ecn {b:g}",
-                    "cubic-abe",
-                    text,
-                    low=lo,
-                    high=hi,
-                )
-            )
-        rows.append(
-            Published(
-                "abe-fairness",
-                "Cubic-ABE vs NewReno",
-                f"{fig} ({name}): a larger β_ecn increases the throughput ratio",
-                "cubic-abe",
-                "generally a larger β_ecn value increased the throughput ratio (§IV-D)",
-                claim=True,
-            )
-        )
-    return rows
 
 
 def abe_fairness_scenario(aqm: str, rtt_ms: int, beta: float, duration_s: float, seed: int) -> dict[str, Any]:
@@ -245,7 +165,7 @@ def run_abe_fairness(
             r["ours_text"] = " / ".join(f"{x:.2f}" for x in vals)
             rows.append(r)
     means = d.groupby(["aqm", "beta_ecn"])["ratio"].mean()
-    for pub in _abe_fairness_published():
+    for pub in PUBLISHED["abe-fairness"]:
         aqm = "codel" if "CoDel" in pub.metric else "pie"
         m = means[aqm]
         if pub.claim is not None:
@@ -328,8 +248,15 @@ COMPARE["abe-buffer"] = _cmp_abe_buffer
 
 
 _ALL: list[Reproduction] = [
-    _R("abe-buffer", TITLES["abe-buffer"], SETUPS["abe-buffer"], DOCS["abe-buffer"], COMPARE["abe-buffer"],
-       reference="newreno", cite="Eq. 1 and Fig. 1, §III"),
+    _R(
+        "abe-buffer",
+        TITLES["abe-buffer"],
+        SETUPS["abe-buffer"],
+        DOCS["abe-buffer"],
+        COMPARE["abe-buffer"],
+        reference="newreno",
+        cite="Eq. 1 and Fig. 1, §III",
+    ),
     _R(
         "abe-figures",
         TITLES["abe-figures"],
@@ -390,4 +317,6 @@ _ALL: list[Reproduction] = [
 ]
 
 #: Every ABE reproduction by id, in the order of :data:`accelbrake.papers.abe.published.TITLES`.
-REPRODUCTIONS: dict[str, Reproduction] = {r.id: r for r in sorted(_ALL, key=lambda r: list(TITLES).index(r.id))}
+REPRODUCTIONS: dict[str, Reproduction] = {
+    r.id: r for r in sorted(_ALL, key=lambda r: list(TITLES).index(r.id))
+}

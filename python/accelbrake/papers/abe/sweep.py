@@ -45,6 +45,7 @@ from accelbrake.tables import render_table
 
 if TYPE_CHECKING:
     import pandas as pd
+
     from accelbrake.experiments.executors import Executor
 
 __all__ = [
@@ -197,6 +198,7 @@ def run_sweep(
     (default: a local process pool of ``jobs`` workers); with ``out_dir`` each finished run is kept
     in ``out_dir/runs/`` and a rerun skips it. ``log`` gets one line: runs, already done, executor."""
     import pandas as pd
+
     from accelbrake.experiments.executors import LocalExecutor
     from accelbrake.experiments.runner import Task, run_scenarios
 
@@ -400,8 +402,9 @@ def plot_abe(table: pd.DataFrame, out_dir: str | os.PathLike[str], *, dpi: int =
 
 
 def _save(fig: Any, path: Path, dpi: int) -> Path:
-    from accelbrake.plots import format_options
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from accelbrake.plots import format_options
 
     FigureCanvasAgg(fig)
     fmt = path.suffix.lstrip(".")
@@ -478,6 +481,7 @@ def write_outputs(
     """Write ``abe.csv``, ``abe.parquet``, ``metadata.json`` and the four plots, each atomically."""
     import numpy as np
     import pandas as pd
+
     from accelbrake import __version__
     from accelbrake.results import git_commit
 

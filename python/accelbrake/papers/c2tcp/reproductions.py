@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
 from accelbrake.experiments.reproduce import Reproduction, set_traces, sweep_document
@@ -89,10 +90,7 @@ def _cmp_c2tcp_table(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
-
 _C2TCP_TRACE = "traces/Verizon-LTE-short.up"
-
-
 
 
 #: Fig. 19's buffers, 75 KB to 1.5 MB, as full-size (1500-byte) packets.
@@ -209,7 +207,6 @@ COMPARE = {
 }
 
 
-
 SETUP_FRIENDLINESS = (
     "C2TCP paper Figs. 16-17: 24 Mbit/s constant link, 10 ms one-way delay (RTT 20 ms), 40-packet "
     "drop-tail buffer (one BDP), ACKs over 100 Mbit/s; a Cubic flow from 0 s, the second flow from "
@@ -268,26 +265,28 @@ def cmp_friendliness(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
 _CITES = {"c2tcp-target": "Fig. 18, §VIII; Eq. 9, §V", "c2tcp-buffer": "Fig. 19, §VIII"}
 
 _ALL: list[Reproduction] = [
-        _R(
-            "c2tcp-table1",
-            TITLES["c2tcp-table1"],
-            _C2TCP_SETUP,
-            _doc_c2tcp_table,
-            _cmp_c2tcp_table,
-            ("jitter (Table I's third column) is not compared",),
-            cite="Table I, §VII-D (metrics: §VII-B)",
-        ),
-        _R(
-            "c2tcp-friendliness",
-            TITLES["c2tcp-friendliness"],
-            SETUP_FRIENDLINESS,
-            doc_friendliness,
-            cmp_friendliness,
-            ("Verus and PCC-Vivace beside Cubic, and C2TCP beside NewReno and C2TCP, are not run",),
-            cite="Figs. 16 and 17, §VII",
-        ),
+    _R(
+        "c2tcp-table1",
+        TITLES["c2tcp-table1"],
+        _C2TCP_SETUP,
+        _doc_c2tcp_table,
+        _cmp_c2tcp_table,
+        ("jitter (Table I's third column) is not compared",),
+        cite="Table I, §VII-D (metrics: §VII-B)",
+    ),
+    _R(
+        "c2tcp-friendliness",
+        TITLES["c2tcp-friendliness"],
+        SETUP_FRIENDLINESS,
+        doc_friendliness,
+        cmp_friendliness,
+        ("Verus and PCC-Vivace beside Cubic, and C2TCP beside NewReno and C2TCP, are not run",),
+        cite="Figs. 16 and 17, §VII",
+    ),
     *(_R(rid, TITLES[rid], SETUPS[rid], DOCS[rid], COMPARE[rid], cite=cite) for rid, cite in _CITES.items()),
 ]
 
 #: Every C2TCP reproduction by id, in the order of :data:`accelbrake.papers.c2tcp.published.TITLES`.
-REPRODUCTIONS: dict[str, Reproduction] = {r.id: r for r in sorted(_ALL, key=lambda r: list(TITLES).index(r.id))}
+REPRODUCTIONS: dict[str, Reproduction] = {
+    r.id: r for r in sorted(_ALL, key=lambda r: list(TITLES).index(r.id))
+}

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
 from accelbrake.experiments.reproduce import Reproduction, sweep_document
@@ -38,8 +39,6 @@ LTE_SHORT = (
 
 
 FRONTIER_TARGETS = (12.0, 16.0, 20.0, 30.0, 40.0, 60.0, 80.0, 100.0, 120.0)
-
-
 
 
 def doc_proprate_fig7(quick: bool, traces: list[str] | None) -> dict[str, Any]:
@@ -297,7 +296,13 @@ _MAIN_PLOTS = {"proprate-nfl": "timeseries"}  # the buffer delay converging to t
 #: Every PropRate reproduction by id, in the order of :data:`accelbrake.papers.proprate.published.TITLES`.
 REPRODUCTIONS: dict[str, Reproduction] = {
     rid: _R(
-        rid, TITLES[rid], SETUPS[rid], DOCS[rid], COMPARE[rid], cite=_CITES[rid], main_plot=_MAIN_PLOTS.get(rid, "tradeoff")
+        rid,
+        TITLES[rid],
+        SETUPS[rid],
+        DOCS[rid],
+        COMPARE[rid],
+        cite=_CITES[rid],
+        main_plot=_MAIN_PLOTS.get(rid, "tradeoff"),
     )
     for rid in TITLES
 }
