@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from accelbrake._worker import quantile, run_hop_quantiles
-from accelbrake.experiments import abe
+from accelbrake.papers.abe import sweep as abe
 
 
 @pytest.mark.parametrize("scheme", ["newreno-abe", "cubic-abe"])

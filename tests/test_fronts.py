@@ -11,9 +11,9 @@ import accelbrake
 import pandas as pd
 import pytest
 from accelbrake import cli
-from accelbrake.experiments import abe
 from accelbrake.experiments.executors import LocalExecutor
 from accelbrake.experiments.runner import Task, run_id, run_scenarios
+from accelbrake.papers.abe import sweep as abe
 from conftest import TRACE_UP
 
 PACKAGE = Path(accelbrake.__file__).resolve().parent

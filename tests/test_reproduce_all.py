@@ -7,9 +7,10 @@ import json
 import time
 
 import pytest
-from accelbrake.experiments import reproduce_all as RA
-from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
-from accelbrake.experiments.paper_results import PAPERS, RESULTS, Result
+from accelbrake.experiments.published import Result
+from accelbrake.papers import CITATIONS as PAPERS
+from accelbrake.papers import RESULTS, TITLES, UNAVAILABLE
+from accelbrake.papers import index as RA
 
 #: What the catalogue must hold at least (issue 20): per paper, the figures/tables named there.
 REQUIRED = {
@@ -196,7 +197,10 @@ def test_index_shows_each_experiments_main_plot(tmp_path):
     """Issue 20: the index showed the trade-off plot for every id, even for experiments about
     behaviour over time (abc-stability, abc-fig4); it shows the report's first plot of the id's
     main section (reproduce.MAIN_PLOTS)."""
-    from accelbrake.experiments.reproduce import main_plot
+    from accelbrake.papers import reproduction
+
+    def main_plot(rid):
+        return reproduction(rid).main_plot
 
     assert main_plot("abc-stability") == main_plot("abc-fig4") == "timeseries"
     assert main_plot("abc-table") == "tradeoff"

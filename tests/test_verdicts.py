@@ -6,8 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from accelbrake.experiments import reproduce as R
+from accelbrake.experiments import rows as RW
 from accelbrake.experiments import verdicts as V
 from accelbrake.experiments.published import Published
+from accelbrake.papers.abc import reproductions as ABCR
 
 
 @pytest.mark.parametrize("ratio", [0.5, 2.7])
@@ -20,7 +22,7 @@ def test_far_off_ratios_are_differs_with_the_ratio(ratio):
 
 def test_comparison_rows_with_ratios_half_and_2_7_say_differs():
     pubs = [Published("abc-table", "Cubic", "norm. p95 per-packet delay", "cubic", "4.78", 4.78)] * 2
-    rows = [R._row(pubs[0], 0.5 * 4.78), R._row(pubs[1], 2.7 * 4.78)]
+    rows = [RW.row(pubs[0], 0.5 * 4.78), RW.row(pubs[1], 2.7 * 4.78)]
     assert [r["verdict"] for r in rows] == [V.DIFFERS, V.DIFFERS]
     assert [r["ratio_text"] for r in rows] == ["0.50", "2.70"]
     text = R.format_comparison(
@@ -89,10 +91,10 @@ def test_summary_counts_numbers_and_claims_apart():
 def test_no_row_says_ok():
     pub = Published("abc-table", "ABC", "utilisation", "abc", "78 %", 0.78)
     for ours in (0.78, 0.3, None):
-        assert R._row(pub, ours)["verdict"] != "ok"
+        assert RW.row(pub, ours)["verdict"] != "ok"
     claim = Published("abc-fig7", "ABC", "outside", "abc", "outside", claim=True)
-    assert R._row(claim, True)["verdict"] == V.HOLDS
-    assert R._row(claim, False)["verdict"] == V.FAILS
+    assert RW.row(claim, True)["verdict"] == V.HOLDS
+    assert RW.row(claim, False)["verdict"] == V.FAILS
 
 
 # --- abc-fig7: per trace, outside the others' Pareto frontier ----------------------------------
@@ -128,16 +130,16 @@ def test_frontier_is_the_line_between_the_others_not_just_their_points():
     )
     # not dominated by Copa or BBR alone, but below the line between them (at 300 ms on a log
     # axis, halfway: 0.725)
-    ok, note = R.outside_pareto_frontier(d)
+    ok, note = RW.outside_pareto_frontier(d)
     assert ok is False and "72.5 %" in note
     d.loc[0, "link_utilization"] = 0.76
-    assert R.outside_pareto_frontier(d)[0] is True
+    assert RW.outside_pareto_frontier(d)[0] is True
     # a delay lower than any other scheme reaches: outside
     d.loc[0, ["link_utilization", "run_per_packet_delay_p95_ms"]] = [0.3, 120.0]
-    assert R.outside_pareto_frontier(d)[0] is True
+    assert RW.outside_pareto_frontier(d)[0] is True
     # beyond the others' highest delay the frontier is flat at its highest utilisation
     d.loc[0, ["link_utilization", "run_per_packet_delay_p95_ms"]] = [0.9, 900.0]
-    assert R.outside_pareto_frontier(d)[0] is False
+    assert RW.outside_pareto_frontier(d)[0] is False
 
 
 def test_fig7_compares_like_with_like_per_trace():
@@ -153,7 +155,7 @@ def test_fig7_compares_like_with_like_per_trace():
             "traces/D.up": good,
         }
     )
-    rows = [r for r in R._cmp_fig7(res, None) if r.get("trace")]  # type: ignore[arg-type]
+    rows = [r for r in ABCR._cmp_fig7(res, None) if r.get("trace")]  # type: ignore[arg-type]
     by_trace = {r["trace"]: r for r in rows}
     assert len(rows) == 4 == len(by_trace)
     assert by_trace["traces/A.down"]["verdict"] == V.HOLDS

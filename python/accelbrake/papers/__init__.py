@@ -48,6 +48,7 @@ __all__ = [
     "UNAVAILABLE",
     "paper_of",
     "reproduction",
+    "reproductions",
     "resolve_ids",
 ]
 
@@ -86,8 +87,13 @@ def reproduction(rid: str) -> Reproduction:
     return _LOADED[paper.key][rid]
 
 
+def reproductions() -> dict[str, Reproduction]:
+    """Every paper's reproductions by id, in :data:`TITLES` order (imports them all)."""
+    return {rid: reproduction(rid) for rid in TITLES}
+
+
 def resolve_ids(ids: list[str] | tuple[str, ...]) -> list[Reproduction]:
     """Look the ids up; an unknown or unavailable id raises an error naming it (with the reason)."""
     from accelbrake.experiments.reproduce import resolve_ids as resolve
 
-    return resolve(ids, {rid: reproduction(rid) for rid in TITLES}, UNAVAILABLE)
+    return resolve(ids, reproductions(), UNAVAILABLE)

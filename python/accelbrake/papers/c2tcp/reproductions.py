@@ -140,7 +140,7 @@ DOCS = {
 }
 
 
-_C2TCP_SETUP = (
+_SWEEP_SETUP = (
     "C2TCP paper setup (§VII): Verizon-LTE-short.up drives the data link, 10 ms one-way delay each way "
     "(min RTT 20 ms), drop-tail buffer, ACKs over 100 Mbit/s; the Rust test's scenario, seed means "
     "(offset drawn from the seed). Delay = per-packet delay (RTT + queueing), as the Rust test and "
@@ -149,8 +149,8 @@ _C2TCP_SETUP = (
 
 
 SETUPS = {
-    "c2tcp-target": _C2TCP_SETUP + " 150 KB buffer, Target 25/50/75/100 ms.",
-    "c2tcp-buffer": _C2TCP_SETUP + " Buffers 50-1000 full-size packets (75 KB-1.5 MB; quick: the two ends).",
+    "c2tcp-target": _SWEEP_SETUP + " 150 KB buffer, Target 25/50/75/100 ms.",
+    "c2tcp-buffer": _SWEEP_SETUP + " Buffers 50-1000 full-size packets (75 KB-1.5 MB; quick: the two ends).",
 }
 
 

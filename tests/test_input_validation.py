@@ -1,5 +1,5 @@
-"""Issue 17: exact seeds (item 3), nonsense refused (item 7) and the smaller items of 9 —
-each test failed on the code before the fix."""
+"""Input validation: seeds stay exact unsigned 64-bit integers end to end, nonsense is refused with
+an error naming the file, key or flag, and runs keep no per-packet records unless asked."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def run_main(capsys, *args):
     return code, out, err
 
 
-# --- (3) seeds are exact u64 end to end ------------------------------------------------------
+# --- seeds are exact u64 end to end ---------------------------------------------------------
 
 
 def test_parse_int_is_exact_above_2_to_the_53():
@@ -83,7 +83,7 @@ def test_experiment_big_seeds_stay_two_runs():
         parse_experiment(_exp(seeds=[float(BIG)]), source="x.toml")
 
 
-# --- (7) nonsense refused ----------------------------------------------------------------------
+# --- nonsense refused ------------------------------------------------------------------------
 
 
 def _core_scenario(**flow: object) -> dict:
@@ -122,7 +122,7 @@ def test_special_trace_paths_are_named_not_read(tmp_path):
             accelbrake.simulate(sc)
 
 
-# --- (9) smaller ones --------------------------------------------------------------------------
+# --- smaller checks ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("value", ["no", "yes", 0, 1, None])
@@ -167,7 +167,7 @@ def test_simulate_names_what_it_expected(bad):
         accelbrake.simulate(bad)
 
 
-# --- the rest of (9), (6) and (2) --------------------------------------------------------------
+# --- budgets and switches ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
