@@ -9,7 +9,7 @@ import time
 import pytest
 from accelbrake.experiments.published import Result
 from accelbrake.papers import CITATIONS as PAPERS
-from accelbrake.papers import RESULTS, TITLES, UNAVAILABLE
+from accelbrake.papers import RESULTS, SHORT, TITLES, UNAVAILABLE
 from accelbrake.papers import index as RA
 
 #: What the catalogue must hold at least (issue 20): per paper, the figures/tables named there.
