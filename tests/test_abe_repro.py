@@ -180,7 +180,7 @@ def test_catalogue_rows_point_at_the_new_ids():
     assert entries["abe/fig9-10"].repro == "abe-convergence" and not entries["abe/fig9-10"].why
     for rid in ("abe-fig8", "abe-convergence"):
         rep = P.reproductions()[rid]
-        assert rep.direct is not None and rep.paper == BY_KEY['abe'].citation
+        assert rep.direct is not None and rep.paper == BY_KEY["abe"].citation
 
 
 def test_quick_reproductions_judge_every_claim(tmp_path):

@@ -28,9 +28,7 @@ def test_every_marker_belongs_to_a_region_and_every_region_is_in_its_file():
     seen = set()
     for f in D.doc_files():
         for name in D.regions_in(f.read_text(encoding="utf-8")):
-            assert name in known, (
-                f"{f.name}: unknown region '{name}' (not in accelbrake.papers.docs.REGIONS)"
-            )
+            assert name in known, f"{f.name}: unknown region '{name}' (not in accelbrake.papers.docs.REGIONS)"
             assert str(f.relative_to(D.ROOT)) == known[name].file, (
                 f"region {name} is in {f}, not {known[name].file}"
             )

@@ -74,7 +74,10 @@ def test_entry_verdict_rules():
     line = RA.paper_summary(
         [
             {"verdict": "reproduced"},
-            *[{"verdict": "differs", "status": s} for s in ("explained by experiment", "hypothesis", "hypothesis")],
+            *[
+                {"verdict": "differs", "status": s}
+                for s in ("explained by experiment", "hypothesis", "hypothesis")
+            ],
             {"verdict": "differs", "status": ""},
         ]
     )

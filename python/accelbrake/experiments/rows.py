@@ -36,6 +36,7 @@ __all__ = [
     "outside_pareto_frontier",
     "over_traces",
     "row",
+    "by_seed",
     "run_documents",
     "scheme_trace_means",
     "spread",
@@ -249,6 +250,20 @@ def outside_pareto_frontier(d: pd.DataFrame, ref: str = "abc") -> tuple[bool | N
     )
     note = f"{F.display_name(ref)} {100 * u:.1f} % at {dl:.0f} ms; {where}"
     return u > fu, note
+
+
+def by_seed(results: pd.DataFrame, reduce: Any) -> list[Any]:
+    """``reduce`` applied to each seed's runs alone: the k-th seed of every scheme × trace (× other
+    axes) together, so that a number computed from seed means can be computed seed by seed for its
+    spread. Seeds are matched by their rank within each point, so seeds drawn per trace still pair."""
+    if "seed" not in results.columns or results.empty:
+        return []
+    keys = [c for c in ("scheme", "trace", "delay_ms", "buffer_packets", "flows") if c in results.columns]
+    runs = results.drop_duplicates("run_id")[[*keys, "seed", "run_id"]].copy()
+    runs["_k"] = runs.groupby(keys, sort=False)["seed"].rank(method="dense").astype(int)
+    rank = dict(zip(runs["run_id"], runs["_k"], strict=True))
+    k = results["run_id"].map(rank)
+    return [reduce(results[k == i]) for i in sorted(set(rank.values()))]
 
 
 def run_documents(results: pd.DataFrame, out: Path) -> list[tuple[pd.Series, dict[str, Any], dict[str, Any]]]:

@@ -164,15 +164,19 @@ PUBLISHED: dict[str, list[Published]] = {
         Published(
             "abc-fig8", "Copa", "ABC utilisation / scheme's", "copa", "~50 % higher utilisation for ABC", 1.5
         ),
-        Published(
-            "abc-fig8",
-            "Cubic+CoDel",
-            "scheme's p95 delay / ABC's",
-            "cubic+codel",
-            "ABC ≈ Cubic+CoDel delay",
-            1.0,
-        ),
-        Published("abc-fig8", "Copa", "scheme's p95 delay / ABC's", "copa", "ABC ≈ Copa delay", 1.0),
+        *[
+            Published(
+                "abc-fig8",
+                name,
+                "scheme's p95 delay / ABC's",
+                ours,
+                "[ABC achieves 50% higher throughput than Cubic+Codel and Copa,] while only incurring 17% "
+                "higher 95th percentile packet delays (§7.3)",
+                1 / 1.17,
+                why="1/1.17 = 0.85: the paper's 17 % higher p95 delay for ABC, as the scheme's over ABC's",
+            )
+            for name, ours in (("Cubic+CoDel", "cubic+codel"), ("Copa", "copa"))
+        ],
         Published("abc-fig8", "Cubic", "scheme's p95 delay / ABC's", "cubic", "~380 % higher p95 delay", 4.8),
         Published(
             "abc-fig8",

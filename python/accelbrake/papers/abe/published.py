@@ -265,7 +265,6 @@ def _figures_4_7() -> list[tuple[Published, tuple[str, str, int, float, float, s
     return out
 
 
-
 #: Figs. 4-7: each published value with what it compares (scheme, AQM, RTT, β_ecn, base β_ecn, column).
 ABE_FIGURES = _figures_4_7()
 PUBLISHED["abe-figures"] = [pub for pub, _ in ABE_FIGURES]
@@ -274,6 +273,7 @@ PUBLISHED["abe-figures"] = [pub for pub, _ in ABE_FIGURES]
 ABE_FAIRNESS_RTTS = (20, 80, 160, 320)
 
 ABE_FAIRNESS_BETAS = (0.7, 0.75, 0.8, 0.85, 0.9)
+
 
 def _fairness() -> list[Published]:
     rows = []
@@ -306,7 +306,6 @@ def _fairness() -> list[Published]:
             )
         )
     return rows
-
 
 
 PUBLISHED["abe-fairness"] = _fairness()

@@ -85,10 +85,6 @@ def run_abe_figures(
     return rows, len(table), counts.get("reused", 0)
 
 
-
-
-
-
 def abe_fairness_scenario(aqm: str, rtt_ms: int, beta: float, duration_s: float, seed: int) -> dict[str, Any]:
     """Figs. 11/12: the ABE sweep's bottleneck (10 Mbit/s, CoDel or PIE with ECN marking, 1000 packets)
     with 10 Cubic-ABE flows (ECN, β_ecn ``beta``) and 10 NewReno flows without ECN, all from t = 0."""
