@@ -5,8 +5,8 @@ One pure function, :func:`judge`, decides every comparison row:
 - a published number: ``reproduced`` when the ratio ours/published lies within the tolerance
   (±20 % by default, :data:`DEFAULT_TOLERANCE`; a published row may state its own and why),
   otherwise ``differs`` (the ratio is given). With our number's 95 % interval over seeds, a ratio
-  outside the band whose interval still reaches it is ``reproduced, within the noise``: "differs"
-  means outside the band *and* outside the noise. A reproduced ratio within :data:`EDGE` of the
+  outside the band whose interval still reaches it is ``within the noise`` (neither reproduced nor
+  differs: more seeds would decide): "differs" means outside the band *and* outside the noise. A reproduced ratio within :data:`EDGE` of the
   band's edge says so (``reproduced, at the edge``);
 - a published range (``low``–``high``, no single value): ``reproduced`` when our number lies inside
   it, ``differs`` otherwise;
@@ -53,6 +53,7 @@ DEFAULT_TOLERANCE = 0.20
 #: "reproduced, at the edge": one more seed could tip it.
 EDGE = 0.01
 AT_EDGE = "at the edge"
+#: A number outside its band whose 95 % interval over seeds reaches the band: undecided.
 WITHIN_NOISE = "within the noise"
 
 # Two-sided 95 % quantiles of Student's t by degrees of freedom (1-30); above 30 the normal 1.96
@@ -80,7 +81,7 @@ NO_DATA = "no data"
 NOT_COMPARED = "not compared"
 
 #: Verdicts of a compared number (counted in "N of M reproduced").
-QUANTITATIVE = (REPRODUCED, DIFFERS)
+QUANTITATIVE = (REPRODUCED, DIFFERS, WITHIN_NOISE)
 #: Verdicts of a qualitative claim.
 QUALITATIVE = (HOLDS, FAILS)
 
@@ -184,9 +185,9 @@ def _reproduced(ratio: float | None, x: float, band: tuple[float, float]) -> Ver
 def _noise(ratio: float | None, what: str, interval: tuple[float, float], scale: float) -> Verdict:
     lo, hi = interval
     return Verdict(
-        REPRODUCED,
+        WITHIN_NOISE,
         ratio,
-        f"{REPRODUCED}, {WITHIN_NOISE} ({what}; 95 % interval over seeds {lo * scale:.2f}–{hi * scale:.2f})",
+        f"{WITHIN_NOISE} ({what}; 95 % interval over seeds {lo * scale:.2f}–{hi * scale:.2f})",
         WITHIN_NOISE,
     )
 
@@ -199,8 +200,9 @@ def summary(numbers: Iterable[str], claims: Iterable[str] = ()) -> str:
     c = Counter(claims)
     m = sum(n[v] for v in (*QUANTITATIVE, NO_DATA))
     parts = [f"{n[REPRODUCED]} of {m} reproduced"]
-    if n[NO_DATA]:
-        parts[0] += f" ({n[NO_DATA]} without data)"
+    extra = [f"{n[v]} {t}" for v, t in ((WITHIN_NOISE, WITHIN_NOISE), (NO_DATA, "without data")) if n[v]]
+    if extra:
+        parts[0] += f" ({', '.join(extra)})"
     k = sum(c[v] for v in (*QUALITATIVE, NO_DATA))
     if k:
         parts.append(

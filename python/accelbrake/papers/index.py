@@ -59,7 +59,7 @@ __all__ = [
 
 FAILED = "failed"
 #: The verdicts of a catalogue entry.
-VERDICTS = (V.REPRODUCED, V.DIFFERS, V.NOT_IMPLEMENTED, V.NOT_COMPARED, V.NO_DATA, FAILED)
+VERDICTS = (V.REPRODUCED, V.DIFFERS, V.WITHIN_NOISE, V.NOT_IMPLEMENTED, V.NOT_COMPARED, V.NO_DATA, FAILED)
 
 _JUDGED_OK = (V.REPRODUCED, V.HOLDS)
 _JUDGED_BAD = (V.DIFFERS, V.FAILS)
@@ -117,7 +117,7 @@ def entry_verdict(
     n = Counter(r["verdict"] for r in rows)
     ok = sum(n[v] for v in _JUDGED_OK)
     bad = sum(n[v] for v in _JUDGED_BAD)
-    judged = ok + bad + n[V.NO_DATA]
+    judged = ok + bad + n[V.NO_DATA] + n[V.WITHIN_NOISE]
     extra = f"; {n[V.NOT_IMPLEMENTED]} for schemes not implemented" if n[V.NOT_IMPLEMENTED] else ""
     detail = f"{ok} of {judged} rows reproduced or hold{extra}" if judged else ""
     noted = sorted({q for r in rows if (q := r.get("qualifier"))})
@@ -132,6 +132,8 @@ def entry_verdict(
             "cause": d.cause if d else "no status recorded",
             "evidence": d.evidence if d else "",
         }
+    elif n[V.WITHIN_NOISE]:
+        verdict = V.WITHIN_NOISE
     elif n[V.NO_DATA]:
         verdict = V.NO_DATA
     elif ok:
@@ -175,7 +177,7 @@ def paper_summary(rows: Sequence[dict[str, Any]]) -> str:
         text += f"; of the {n[V.DIFFERS]} that differ, {', '.join(parts)}"
     if n[V.NOT_IMPLEMENTED]:
         text += f"; {n[V.NOT_IMPLEMENTED]} not implemented"
-    rest = [f"{n[v]} {v}" for v in (V.NOT_COMPARED, V.NO_DATA, FAILED) if n[v]]
+    rest = [f"{n[v]} {v}" for v in (V.WITHIN_NOISE, V.NOT_COMPARED, V.NO_DATA, FAILED) if n[v]]
     return text + (f" ({', '.join(rest)})" if rest else "")
 
 
