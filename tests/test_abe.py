@@ -1,4 +1,4 @@
-"""The ABE experiment (accelbrake.experiments.abe and `accelbrake abe-sweep`)."""
+"""The ABE experiment (accelbrake.papers.abe.sweep and `accelbrake abe-sweep`)."""
 
 from __future__ import annotations
 

@@ -154,13 +154,13 @@ def test_run_scenarios_counts_dedups_and_keeps_kinds_apart(tmp_path):
 def test_only_the_executors_drive_the_pool():
     """``_pool.run_tasks`` is called by the runner's executors for simulations, and by
     ``reproduce all`` for its driver processes (two reproductions at a time, each running its sweep
-    on an executor: issue 20), and nothing else."""
+    on an executor), and nothing else."""
     callers = sorted(
         str(p.relative_to(PACKAGE))
         for p in PACKAGE.rglob("*.py")
         if p.name != "_pool.py" and "run_tasks(" in p.read_text(encoding="utf-8")
     )
-    assert callers == ["experiments/executors.py", "experiments/reproduce_all.py"]
+    assert callers == ["experiments/executors.py", "papers/index.py"]
 
 
 def test_abe_sweep_cli_rerun_skips_every_run(capsys, tmp_path):

@@ -60,7 +60,7 @@ class Published:
     """Why this row has its own tolerance or band (shown next to it)."""
 
     def statement(self) -> str:
-        """The row as one phrase for generated prose: ``XCP norm. utilisation 0.97``."""
+        """The row as one phrase for generated prose: ``XCP norm. utilisation: <its text>``."""
         return f"{self.scheme} {self.metric}: {self.text}"
 
 

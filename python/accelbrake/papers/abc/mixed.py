@@ -237,7 +237,7 @@ def cmp_fig13(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         load = {"coexist": "10 %", "coexist-load30": "30 %"}.get(scheme)
         zload = {"zombie": "10 %", "zombie-load30": "30 %"}.get(scheme)
         if zload is not None:
-            # Fig. 13b: "Cubic flows achieving 17-165% higher throughput than ABC flows" as the
+            # Fig. 13b: the published range of Cubic's advantage (abc/published.py) as the
             # load grows; each load is judged against the whole published range.
             metric = f"{pubs[2].metric}, {zload} short-flow load"
             pub = dataclasses.replace(pubs[2], metric=metric, ours=scheme)

@@ -803,7 +803,7 @@ _ALL: list[Reproduction] = [
         "two-user links with 1 and 2 flows; only 1×1 and 2×2 are compared.",
         W.doc_fig9,
         lambda results, out: W.cmp_fig9(results, out),
-        cite="Fig. 9 and §7.3 (Wi-Fi); abstract (2.2× lower delays than BBR)",
+        cite="Fig. 9 and §7.3 (Wi-Fi); abstract (the delay ratio to BBR)",
     ),
     _R(
         "abc-fig16",
@@ -822,7 +822,7 @@ _ALL: list[Reproduction] = [
         _cmp_fig15,
         cite="Fig. 15, Appendix B",
     ),
-    # ABC beside other traffic (issue 14): experiments/mixed.py.
+    # ABC beside other traffic: accelbrake.papers.abc.mixed.
     _R(
         "abc-fig13",
         TITLES["abc-fig13"],
@@ -831,7 +831,7 @@ _ALL: list[Reproduction] = [
         lambda results, out: M.cmp_fig13(results, out),
         (
             "two short-flow loads (10 % and 30 %), the paper sweeps more (RCP's zombie-list "
-            "baseline is judged against the paper's whole 17-165 % range at each load)",
+            "baseline is judged against the paper's whole range at each load)",
         ),
         cite="Fig. 13, §4.3 and §7.5",
         digest=M.digest_fig13,

@@ -5,7 +5,7 @@
 RTT_path; the claims are that throughput improves with β_ecn, more so for larger RTT_path, and
 (text, "not shown to save space") that the median RTT was basically unaffected by β_ecn. The figure
 itself is missing from our text of the paper, so its RTTs are assumed to be §IV-B's 100/200/400 ms.
-The setup is otherwise :mod:`accelbrake.experiments.abe`'s (CoDel target 5 ms, interval 100 ms,
+The setup is otherwise :mod:`accelbrake.papers.abe.sweep`'s (CoDel target 5 ms, interval 100 ms,
 1000-packet limit, ECN marking, the ACK link at the bottleneck's rate).
 
 **Figs. 9-10** (§IV-C): two flows of one scheme, the second started 30 s after the first; from that
