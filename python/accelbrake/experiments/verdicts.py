@@ -6,8 +6,8 @@ One pure function, :func:`judge`, decides every comparison row:
   (±20 % by default, :data:`DEFAULT_TOLERANCE`; a published row may state its own and why),
   otherwise ``differs`` (the ratio is given). With our number's 95 % interval over seeds, a ratio
   outside the band whose interval still reaches it is ``within the noise`` (neither reproduced nor
-  differs: more seeds would decide): "differs" means outside the band *and* outside the noise. A reproduced ratio within :data:`EDGE` of the
-  band's edge says so (``reproduced, at the edge``);
+  differs: more seeds would decide): "differs" means outside the band *and* outside the noise. A
+  reproduced ratio within :data:`EDGE` of the band's edge says so (``reproduced, at the edge``);
 - a published range (``low``–``high``, no single value): ``reproduced`` when our number lies inside
   it, ``differs`` otherwise;
 - a qualitative claim (yes/no): ``direction holds`` when our answer is the paper's, ``direction

@@ -1,4 +1,5 @@
-"""ABC: A Simple Explicit Congestion Controller for Wireless Networks (NSDI 2020): every published result of the paper, written once.
+"""ABC: A Simple Explicit Congestion Controller for Wireless Networks (NSDI 2020):
+every published result of the paper, written once.
 
 The citation; each published value (number, range or yes/no claim) with the paper's words, its
 tolerance and why (:class:`~accelbrake.experiments.published.Published`, grouped by the reproduction
@@ -634,7 +635,8 @@ PUBLISHED.update(
             _P(
                 "abc-fig14",
                 "BBR",
-                "overshoots: BBR's sending rate above the link's capacity (utilisation of the sent packets > 1)",
+                "overshoots: BBR's sending rate above the link's capacity (utilisation of the sent "
+                "packets > 1)",
                 "bbr",
                 "BBR overshoots the link capacity",
                 claim=True,
@@ -654,7 +656,8 @@ PUBLISHED.update(
                 "ABC",
                 "turns unstable below the bound: throughput CV > 0.1 at some δ < 2/3·τ",
                 "abc",
-                "if δ is very small, ABC reacts too forcefully to queue build up, causing under-utilization and "
+                "if δ is very small, ABC reacts too forcefully to queue build up, causing "
+                "under-utilization and "
                 "oscillations (§4.2)",
                 claim=True,
             ),
@@ -735,10 +738,15 @@ TITLES: dict[str, str] = {
     "abc-fig9": "Wi-Fi, MCS 1 <-> 7 every 2 s: throughput and p95 delay, one user and two users on one FIFO",
     "abc-fig16": "Wi-Fi, Brownian MCS in [3, 7]: throughput and p95 delay, one user",
     "abc-fig15": "η trades throughput for delay",
-    "abc-fig13": "3 ABC + 3 Cubic long flows and Poisson 10 KB Cubic short flows on 96 Mbit/s: the coexistence router vs one shared ABC queue",
+    "abc-fig13": (
+        "3 ABC + 3 Cubic long flows and Poisson 10 KB Cubic short flows on 96 Mbit/s: the coexistence "
+        "router vs one shared ABC queue"
+    ),
     "abc-fig11": "1-16 ABC flows on a Verizon trace: utilisation and p95 delay (and why the delay grows)",
     "abc-fig20": "a backlogged ABC flow beside 200 application-limited ABC flows",
-    "abc-fig10": "an ABC wireless hop in series with a 12 Mbit/s wired drop-tail hop and on-off Cubic cross traffic",
+    "abc-fig10": (
+        "an ABC wireless hop in series with a 12 Mbit/s wired drop-tail hop and on-off Cubic cross traffic"
+    ),
     "abc-fig2": "f(t) from the enqueue rate instead of the dequeue rate: p95 queueing delay",
     "abc-fig4": "ABC wireless hop in series with a wired drop-tail hop: w_abc or w_cubic limits",
     "abc-fig7c": "utilisation vs p95 delay through Verizon LTE uplink and downlink in series",
@@ -766,7 +774,9 @@ RESULTS: tuple[Result, ...] = (
         repro="abc-table",
         difference=Difference(
             HYPOTHESIS,
-            "Verus and Sprout reach more utilisation than published and Verus and PCC-Vivace more delay: Verus keeps the buffer full (its R·D_min bound acts one queueing delay late), PCC-Vivace holds its rate above capacity after a timeout; 5 of the paper's 8 traces are bundled",
+            "Verus and Sprout reach more utilisation than published and Verus and PCC-Vivace more delay: "
+            "Verus keeps the buffer full (its R·D_min bound acts one queueing delay late), PCC-Vivace "
+            "holds its rate above capacity after a timeout; 5 of the paper's 8 traces are bundled",
             "docs/cellular-schemes.md",
         ),
     ),
@@ -774,11 +784,13 @@ RESULTS: tuple[Result, ...] = (
         "abc",
         "abc/fig1",
         "Fig. 1, §1",
-        "on a Verizon LTE trace: Cubic high utilisation and very high delays, Verus rate variations and high delay, Cubic+CoDel underutilises, ABC ≈ 100 % utilisation with CoDel-like delay",
+        "on a Verizon LTE trace: Cubic high utilisation and very high delays, Verus rate variations and "
+        "high delay, Cubic+CoDel underutilises, ABC ≈ 100 % utilisation with CoDel-like delay",
         repro="abc-fig1",
         difference=Difference(
             OPEN,
-            "ABC's utilisation on this trace is just under the 0.9 we read as close to 100 %, and Cubic's peak per-bin p95 delay is about twice the figure's scale",
+            "ABC's utilisation on this trace is just under the 0.9 we read as close to 100 %, and "
+            "Cubic's peak per-bin p95 delay is about twice the figure's scale",
         ),
     ),
     _R(
@@ -803,7 +815,8 @@ RESULTS: tuple[Result, ...] = (
         "abc",
         "abc/fig4",
         "Fig. 4, §4",
-        "ABC wireless hop in series with a wired drop-tail hop: ABC follows w_cubic when the wired hop is the bottleneck, w_abc when the wireless one is",
+        "ABC wireless hop in series with a wired drop-tail hop: ABC follows w_cubic when the wired hop "
+        "is the bottleneck, w_abc when the wireless one is",
         repro="abc-fig4",
     ),
     _R(
@@ -848,7 +861,8 @@ RESULTS: tuple[Result, ...] = (
         "abc",
         "abc/fig8",
         "Fig. 8, §7.3",
-        "8 traces: ABC ≈ Copa and Cubic+CoDel p95 delay with more utilisation; Cubic and PCC much higher p95 delay",
+        "8 traces: ABC ≈ Copa and Cubic+CoDel p95 delay with more utilisation; Cubic and PCC much higher "
+        "p95 delay",
         repro="abc-fig8",
         rows=("ABC utilisation", "p95 delay"),
         difference=Difference(
@@ -861,11 +875,13 @@ RESULTS: tuple[Result, ...] = (
         "abc",
         "abc/fig9",
         "Fig. 9, §7.3 (Wi-Fi); abstract",
-        "Wi-Fi MCS 1 ↔ 7: ABC outside the frontier, more throughput than Cubic+CoDel/Copa/Vegas with far less delay than the others; two users likewise; lower delay than BBR (abstract)",
+        "Wi-Fi MCS 1 ↔ 7: ABC outside the frontier, more throughput than Cubic+CoDel/Copa/Vegas with far "
+        "less delay than the others; two users likewise; lower delay than BBR (abstract)",
         repro="abc-fig9",
         difference=Difference(
             PAPER_SETUP,
-            "the paper gives no RTT for its Wi-Fi runs and no d_t for the abstract's BBR ratio; the rows are judged at a 20 ms RTT, and the RTT sweep in abc-fig9 shows which rows move with it",
+            "the paper gives no RTT for its Wi-Fi runs and no d_t for the abstract's BBR ratio; the rows "
+            "are judged at a 20 ms RTT, and the RTT sweep in abc-fig9 shows which rows move with it",
             "abc-fig9",
         ),
     ),
@@ -877,7 +893,8 @@ RESULTS: tuple[Result, ...] = (
         repro="abc-fig10",
         difference=Difference(
             PAPER_SETUP,
-            "while the wired hop is the bottleneck ABC runs as Cubic and converges to its share slowly; the paper notes the same deviation there",
+            "while the wired hop is the bottleneck ABC runs as Cubic and converges to its share slowly; "
+            "the paper notes the same deviation there",
             "abc-fig10",
         ),
     ),
@@ -889,7 +906,8 @@ RESULTS: tuple[Result, ...] = (
         repro="abc-fig11",
         difference=Difference(
             EXPLAINED,
-            "the p95 delay grows with the number of flows because of the window floor and the additive increase; with Linux's floor of 2 segments (abc.min_window=2) most of the growth goes",
+            "the p95 delay grows with the number of flows because of the window floor and the additive "
+            "increase; with Linux's floor of 2 segments (abc.min_window=2) most of the growth goes",
             "tests/test_mix.py::test_fig11_delay_growth_comes_from_the_window_floor_and_the_additive_increase",
         ),
     ),
@@ -912,11 +930,14 @@ RESULTS: tuple[Result, ...] = (
         "abc",
         "abc/fig13",
         "Fig. 13, §7.5",
-        "3 ABC + 3 Cubic long flows with Poisson short flows: ABC and Cubic throughputs close, ABC flows' spread small; RCP's zombie list gives Cubic more",
+        "3 ABC + 3 Cubic long flows with Poisson short flows: ABC and Cubic throughputs close, ABC "
+        "flows' spread small; RCP's zombie list gives Cubic more",
         repro="abc-fig13",
         difference=Difference(
             EXPLAINED,
-            "the gap at 30 % load is the start-up transient (the ratio is 1.00 from 10 s on); RCP's zombie list at 10 % load is just under the paper's range, which grows with a load the paper gives only on its axis",
+            "the gap at 30 % load is the start-up transient (the ratio is 1.00 from 10 s on); RCP's "
+            "zombie list at 10 % load is just under the paper's range, which grows with a load the paper "
+            "gives only on its axis",
             "abc-fig13",
         ),
     ),
@@ -976,7 +997,8 @@ RESULTS: tuple[Result, ...] = (
         "abc",
         "abc/fig18",
         "Fig. 18, Appendix F",
-        "XCP ≈ ABC throughput with higher p95 delay, XCP_w somewhat higher; ABC more utilisation than RCP and VCP",
+        "XCP ≈ ABC throughput with higher p95 delay, XCP_w somewhat higher; ABC more utilisation than "
+        "RCP and VCP",
         repro="abc-fig18",
     ),
     _R(
@@ -994,7 +1016,9 @@ RESULTS: tuple[Result, ...] = (
         repro="abc-fig20",
         difference=Difference(
             HYPOTHESIS,
-            "the p95 over all packets grows because the application-limited flows' packets sample the trace uniformly while the backlogged flow's crowd into its fast stretches (not measured apart); the backlogged flow's own p95 is reproduced",
+            "the p95 over all packets grows because the application-limited flows' packets sample the "
+            "trace uniformly while the backlogged flow's crowd into its fast stretches (not measured "
+            "apart); the backlogged flow's own p95 is reproduced",
             "docs/coexistence.md",
         ),
     ),

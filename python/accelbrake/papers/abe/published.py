@@ -1,4 +1,5 @@
-"""ABE: Alternative Backoff with ECN (IFIP Networking 2017; RFC 8511): every published result of the paper, written once.
+"""ABE: Alternative Backoff with ECN (IFIP Networking 2017; RFC 8511):
+every published result of the paper, written once.
 
 The citation; each published value (number, range or yes/no claim) with the paper's words, its
 tolerance and why (:class:`~accelbrake.experiments.published.Published`, grouped by the reproduction
@@ -22,7 +23,10 @@ from accelbrake.experiments.published import (
 )
 
 #: The paper.
-CITATION = "Alternative Backoff: Achieving Low Latency and High Throughput with ECN and AQM (ABE; Khademi et al., IFIP Networking 2017; RFC 8511)"
+CITATION = (
+    "Alternative Backoff: Achieving Low Latency and High Throughput with ECN and AQM (ABE; Khademi et "
+    "al., IFIP Networking 2017; RFC 8511)"
+)
 
 _P = Published
 
@@ -122,7 +126,10 @@ TITLES: dict[str, str] = {
     "abe-figures": "ABE Figs. 4-7: β_ecn vs throughput and queueing delay, NewReno and Cubic, CoDel and PIE",
     "abe-fairness": "ABE Figs. 11-12: 10 ECN Cubic-ABE flows vs 10 non-ECN NewReno flows, throughput ratio",
     "abe-fig8": "ABE Fig. 8: NewReno-ABE over CoDel at 20 Mbit/s, throughput and median RTT vs β_ecn",
-    "abe-convergence": "ABE Figs. 9-10: convergence time ratio ρ = T(β_ecn)/T(β) of two flows started 30 s apart (Cubic and NewReno, CoDel and PIE)",
+    "abe-convergence": (
+        "ABE Figs. 9-10: convergence time ratio ρ = T(β_ecn)/T(β) of two flows started 30 s apart (Cubic "
+        "and NewReno, CoDel and PIE)"
+    ),
 }
 
 
@@ -142,7 +149,8 @@ RESULTS: tuple[Result, ...] = (
         repro="abe-buffer",
         difference=Difference(
             HYPOTHESIS,
-            "the runs start in slow start and the utilisation is over the whole run, so a slow-start overshoot into timeouts weighs on it; Eq. 1 assumes congestion avoidance",
+            "the runs start in slow start and the utilisation is over the whole run, so a slow-start "
+            "overshoot into timeouts weighs on it; Eq. 1 assumes congestion avoidance",
         ),
     ),
     _R(
@@ -176,7 +184,8 @@ RESULTS: tuple[Result, ...] = (
         "abe",
         "abe/fig7",
         "Fig. 7, §IV-B",
-        "Cubic, RTT 100 ms: β_ecn 0.85/0.95 add a few ms of median and little 90th-percentile queueing delay over 0.7 (CoDel and PIE)",
+        "Cubic, RTT 100 ms: β_ecn 0.85/0.95 add a few ms of median and little 90th-percentile queueing "
+        "delay over 0.7 (CoDel and PIE)",
         repro="abe-figures",
         rows=("Fig. 7:",),
         difference=Difference(OPEN, ""),
@@ -185,18 +194,23 @@ RESULTS: tuple[Result, ...] = (
         "abe",
         "abe/fig8",
         "Fig. 8, §IV-B",
-        "NewReno over CoDel at 20 Mbit/s: throughput improves with β_ecn, more so at larger RTTs; the median RTT basically unaffected by β_ecn",
+        "NewReno over CoDel at 20 Mbit/s: throughput improves with β_ecn, more so at larger RTTs; the "
+        "median RTT basically unaffected by β_ecn",
         repro="abe-fig8",
     ),
     _R(
         "abe",
         "abe/fig9-10",
         "Figs. 9 and 10, §IV-C",
-        "convergence time ratio ρ = T(β_ecn)/T(β) of two flows: median close to or below 1; Cubic: generally fewer than half of the cases faster; NewReno with PIE: every β_ecn faster in more than half of the cases, best at 0.75",
+        "convergence time ratio ρ = T(β_ecn)/T(β) of two flows: median close to or below 1; Cubic: "
+        "generally fewer than half of the cases faster; NewReno with PIE: every β_ecn faster in more "
+        "than half of the cases, best at 0.75",
         repro="abe-convergence",
         difference=Difference(
             HYPOTHESIS,
-            "at small BDPs the new flow's initial window and slow start alone bring the index to 0.95 within a few RTTs, so ρ compares tens of milliseconds; the paper's Linux hosts have their own initial windows and pacing",
+            "at small BDPs the new flow's initial window and slow start alone bring the index to 0.95 "
+            "within a few RTTs, so ρ compares tens of milliseconds; the paper's Linux hosts have their "
+            "own initial windows and pacing",
             "scripts/abe_convergence.py --grid paper",
         ),
     ),
@@ -204,11 +218,14 @@ RESULTS: tuple[Result, ...] = (
         "abe",
         "abe/fig11-12",
         "Figs. 11 and 12, §IV-D",
-        "10 Cubic ECN flows vs 10 NewReno non-ECN flows over CoDel/PIE: the ECN group gets more, more so with a larger β_ecn",
+        "10 Cubic ECN flows vs 10 NewReno non-ECN flows over CoDel/PIE: the ECN group gets more, more so "
+        "with a larger β_ecn",
         repro="abe-fairness",
         difference=Difference(
             HYPOTHESIS,
-            "at short RTTs the 20 flows share a BDP of a few packets and the ECN response at windows of one or two packets decides the share (the same with NewReno on both sides), not ABE's β_ecn; the paper measures after slow start, we over the whole run",
+            "at short RTTs the 20 flows share a BDP of a few packets and the ECN response at windows of "
+            "one or two packets decides the share (the same with NewReno on both sides), not ABE's "
+            "β_ecn; the paper measures after slow start, we over the whole run",
         ),
     ),
 )

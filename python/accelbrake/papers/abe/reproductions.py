@@ -257,9 +257,12 @@ _ALL: list[Reproduction] = [
         "abe-figures",
         TITLES["abe-figures"],
         "ABE paper setup (§IV-B), as `accelbrake abe-sweep`: one long-lived flow, 10 Mbit/s bottleneck and "
-        "ACK link, RTT 100/200/400 ms (half each way), CoDel (target 5 ms, interval 100 ms) or PIE (qdelay_ref "
-        "20 ms, t_update 30 ms, α 0.125, β 1.25, max_burst 100 ms), 1000-packet limit, ECN marking; NewReno-ABE "
-        "and Cubic-ABE, β_ecn 0.5-0.95 (quick: 0.5, 0.7, 0.8, 0.85, 0.95 at RTT 100 and 400 ms), 600 s per run "
+        "ACK link, RTT 100/200/400 ms (half each way), CoDel (target 5 ms, interval 100 ms) or PIE "
+        "(qdelay_ref "
+        "20 ms, t_update 30 ms, α 0.125, β 1.25, max_burst 100 ms), 1000-packet limit, ECN marking; "
+        "NewReno-ABE "
+        "and Cubic-ABE, β_ecn 0.5-0.95 (quick: 0.5, 0.7, 0.8, 0.85, 0.95 at RTT 100 and 400 ms), 600 s "
+        "per run "
         "(quick: 120 s). Queueing delay = time in the bottleneck queue and on its link, data packets.",
         no_document,
         no_compare,
@@ -283,7 +286,8 @@ _ALL: list[Reproduction] = [
     _R(
         "abe-fig8",
         TITLES["abe-fig8"],
-        "ABE paper §IV-B, Fig. 8: one NewReno-ABE flow, 20 Mbit/s bottleneck and ACK link, CoDel (target 5 ms, "
+        "ABE paper §IV-B, Fig. 8: one NewReno-ABE flow, 20 Mbit/s bottleneck and ACK link, CoDel (target "
+        "5 ms, "
         "interval 100 ms, ECN marking, 1000 packets), RTT 100/200/400 ms (the figure's RTTs are not in our "
         "text of the paper: §IV-B's set), β_ecn 0.5-0.95, 300 s per run (quick: β_ecn 0.5/0.8/0.95, RTT "
         "100/400 ms, 20 s). Median RTT = RTT_path + the bottleneck's median queueing delay (the paper's "
@@ -303,7 +307,8 @@ _ALL: list[Reproduction] = [
         "ρ = T(β_ecn)/T(β), β 0.7 (Cubic) / 0.5 (NewReno), β_ecn as plotted (Cubic 0.75-0.9, NewReno "
         "0.6-0.9). Reduced grid: 1 and 10 Mbit/s × all 8 RTTs 10-320 ms (16 of the paper's 48 combinations; "
         "the paper's grid: scripts/abe_convergence.py --grid paper), 60 s after the second start, a run "
-        "still below 0.95 then counted as not converged (quick: 10 Mbit/s × 20 ms, one β_ecn per scheme, 20 s).",
+        "still below 0.95 then counted as not converged (quick: 10 Mbit/s × 20 ms, one β_ecn per scheme, "
+        "20 s).",
         no_document,
         no_compare,
         reference="newreno-abe",

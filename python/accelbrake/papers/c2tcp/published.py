@@ -1,4 +1,5 @@
-"""C2TCP: A Flexible Cellular TCP to Meet Stringent Delay Requirements (IEEE JSAC 2019): every published result of the paper, written once.
+"""C2TCP: A Flexible Cellular TCP to Meet Stringent Delay Requirements (IEEE JSAC 2019):
+every published result of the paper, written once.
 
 The citation; each published value (number, range or yes/no claim) with the paper's words, its
 tolerance and why (:class:`~accelbrake.experiments.published.Published`, grouped by the reproduction
@@ -56,7 +57,8 @@ PUBLISHED: dict[str, list[Published]] = {
                 name,
                 f"{name} / Cubic throughput, 60-120 s",
                 ours,
-                "flows of Westwood, Cubic, and C2TCP can share the bandwidth with the Cubic flow fairly (Fig. 16)",
+                "flows of Westwood, Cubic, and C2TCP can share the bandwidth with the Cubic flow fairly "
+                "(Fig. 16)",
                 1.0,
                 low=0.6,
                 high=1.4,
@@ -164,8 +166,14 @@ PUBLISHED.update(
 
 #: Reproduction id → one-line title, in the order ``reproduce all`` runs them.
 TITLES: dict[str, str] = {
-    "c2tcp-table1": "C2TCP Table I: throughput and queueing delay normalised to C2TCP, averaged over the paper's traces (NYC 6 of 8 scenarios + Boston Mahimahi 5 of 6)",
-    "c2tcp-friendliness": "C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s (C2TCP Figs. 16-17)",
+    "c2tcp-table1": (
+        "C2TCP Table I: throughput and queueing delay normalised to C2TCP, averaged over the paper's "
+        "traces (NYC 6 of 8 scenarios + Boston Mahimahi 5 of 6)"
+    ),
+    "c2tcp-friendliness": (
+        "C2TCP Figs. 16-17: C2TCP, Cubic, Westwood, BBR, Verus, PCC-Vivace joining a Cubic flow, C2TCP "
+        "joining NewReno or C2TCP"
+    ),
     "c2tcp-target": "C2TCP Fig. 18: Target 25-100 ms, the average delay follows it (and Eq. 9)",
     "c2tcp-buffer": "C2TCP Fig. 19: buffer 75 KB-1.5 MB, C2TCP's delay stays, Cubic's grows",
 }
@@ -173,7 +181,11 @@ TITLES: dict[str, str] = {
 
 #: Published results (by id) that cannot be reproduced yet, and why.
 UNAVAILABLE: dict[str, str] = {
-    "c2tcp-edge": "needs the C2TCP paper's Fig. 11 (right) trace, Times Square LTE without cross traffic, which is not bundled (traces/c2tcp-nyc/README.md), with its capacity tripled (46 Mbit/s mean); trace links cannot be scaled yet"
+    "c2tcp-edge": (
+        "needs the C2TCP paper's Fig. 11 (right) trace, Times Square LTE without cross traffic, which is "
+        "not bundled (traces/c2tcp-nyc/README.md), with its capacity tripled (46 Mbit/s mean); trace "
+        "links cannot be scaled yet"
+    )
 }
 
 
@@ -189,7 +201,8 @@ RESULTS: tuple[Result, ...] = (
         repro="c2tcp-table1",
         difference=Difference(
             HYPOTHESIS,
-            "Sprout's queueing delay in the 20 ms setup is higher than published: with a short RTT its forecast leaves a standing queue of F/C − RTT; Verus keeps the buffer full",
+            "Sprout's queueing delay in the 20 ms setup is higher than published: with a short RTT its "
+            "forecast leaves a standing queue of F/C − RTT; Verus keeps the buffer full",
             "docs/cellular-schemes.md",
         ),
     ),
@@ -204,7 +217,8 @@ RESULTS: tuple[Result, ...] = (
         "c2tcp",
         "c2tcp/fig16",
         "Fig. 16, §VII-F",
-        "a second flow joins a Cubic flow at 30 s on 24 Mbit/s: C2TCP, Cubic, Westwood share fairly; BBR and Verus take nearly all; PCC-Vivace's share cannot grow",
+        "a second flow joins a Cubic flow at 30 s on 24 Mbit/s: C2TCP, Cubic, Westwood share fairly; BBR "
+        "and Verus take nearly all; PCC-Vivace's share cannot grow",
         repro="c2tcp-friendliness",
         rows=("/ Cubic",),
     ),

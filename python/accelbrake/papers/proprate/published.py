@@ -1,4 +1,6 @@
-"""PropRate: TCP Congestion Control Beyond Bandwidth-Delay Product for Mobile Cellular Networks (CoNEXT 2017): every published result of the paper, written once.
+"""PropRate: TCP Congestion Control Beyond Bandwidth-Delay Product for Mobile Cellular
+Networks (CoNEXT 2017):
+every published result of the paper, written once.
 
 The citation; each published value (number, range or yes/no claim) with the paper's words, its
 tolerance and why (:class:`~accelbrake.experiments.published.Published`, grouped by the reproduction
@@ -19,7 +21,10 @@ from accelbrake.experiments.published import (
 )
 
 #: The paper.
-CITATION = "TCP Congestion Control Beyond Bandwidth-Delay Product for Mobile Cellular Networks (PropRate; Leong et al., CoNEXT 2017)"
+CITATION = (
+    "TCP Congestion Control Beyond Bandwidth-Delay Product for Mobile Cellular Networks (PropRate; Leong "
+    "et al., CoNEXT 2017)"
+)
 
 _P = Published
 
@@ -154,11 +159,13 @@ RESULTS: tuple[Result, ...] = (
         "proprate",
         "proprate/fig7",
         "Fig. 7, §5.1",
-        "PR(L)/PR(M)/PR(H) are ordered points that trade delay for throughput, ahead of Cubic, BBR, Sprout, Verus, Vegas, Westwood",
+        "PR(L)/PR(M)/PR(H) are ordered points that trade delay for throughput, ahead of Cubic, BBR, "
+        "Sprout, Verus, Vegas, Westwood",
         repro="proprate-fig7",
         difference=Difference(
             PAPER_SETUP,
-            "the p95 delays are set by the trace's outages, during which PropRate's in-flight cap stays queued; the paper uses its own ISP traces and does not state its buffer (here 1000 packets)",
+            "the p95 delays are set by the trace's outages, during which PropRate's in-flight cap stays "
+            "queued; the paper uses its own ISP traces and does not state its buffer (here 1000 packets)",
             "proprate-nfl",
         ),
     ),
@@ -173,11 +180,13 @@ RESULTS: tuple[Result, ...] = (
         "proprate",
         "proprate/fig10",
         "Fig. 10, §5.4",
-        "a second flow of the same scheme after 30 s: PropRate and BBR get about the first flow's throughput, Cubic much less",
+        "a second flow of the same scheme after 30 s: PropRate and BBR get about the first flow's "
+        "throughput, Cubic much less",
         repro="proprate-contention",
         difference=Difference(
             PAPER_SETUP,
-            "how much a late Cubic flow gets depends on the buffer, which the paper does not state; ours gets least on the constant 12 Mbit/s link",
+            "how much a late Cubic flow gets depends on the buffer, which the paper does not state; ours "
+            "gets least on the constant 12 Mbit/s link",
             "proprate-contention",
         ),
     ),
