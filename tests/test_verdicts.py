@@ -168,3 +168,51 @@ def test_fig7_compares_like_with_like_per_trace():
         # the note quotes this trace's ABC point, not the other trace's
         u, d = (good if t in ("traces/A.down", "traces/D.up") else bad)["abc"]
         assert f"{100 * u:.1f} % at {d:.0f} ms" in r["note"]
+
+
+def test_outside_the_band_but_inside_the_noise_is_not_differs():
+    # ratio 1.3 (outside ±20 %): without seeds it differs; with a 95 % interval reaching the band
+    # it is "within the noise"; with an interval wholly outside the band it differs again.
+    assert V.judge(1.3, value=1.0).verdict == V.DIFFERS
+    v = V.judge(1.3, value=1.0, interval=(1.1, 1.5))
+    assert v.verdict == V.WITHIN_NOISE and "95 % interval" in v.text
+    assert V.judge(1.3, value=1.0, interval=(1.25, 1.35)).verdict == V.DIFFERS
+    # a range: the interval must reach the range
+    assert V.judge(2.5, low=1.0, high=2.0, interval=(1.9, 3.1)).verdict == V.WITHIN_NOISE
+    assert V.judge(2.5, low=1.0, high=2.0, interval=(2.2, 2.8)).verdict == V.DIFFERS
+
+
+def test_a_ratio_within_one_percent_of_the_band_edge_says_so():
+    v = V.judge(1.198, value=1.0)
+    assert v.verdict == V.REPRODUCED and v.qualifier == V.AT_EDGE and "at the edge" in v.text
+    assert V.judge(0.805, value=1.0).qualifier == V.AT_EDGE
+    assert V.judge(1.15, value=1.0).qualifier == ""
+    # a published range is judged as it stands (its edge is often a bound of the quantity)
+    assert V.judge(0.999, value=1.0, low=0.95, high=1.0).qualifier == ""
+
+
+def test_seed_spread_is_the_std_and_the_t_interval_of_the_mean():
+    std, lo, hi = RW.spread([1.0, 2.0, 3.0])
+    assert std == pytest.approx(1.0)
+    assert (lo, hi) == pytest.approx((2.0 - 4.303 / 3**0.5, 2.0 + 4.303 / 3**0.5))
+    assert RW.spread([1.0]) is None and RW.spread(None) is None
+    pub = Published("abc-table", "Cubic", "norm. p95 per-packet delay", "cubic", "4.78", 4.78)
+    row = RW.row(pub, 6.0, seeds=[5.0, 6.0, 7.0])
+    assert row["verdict"] == V.WITHIN_NOISE and row["seed_std"] == pytest.approx(1.0)
+    assert row["spread_text"].startswith("± 1.00")
+    assert RW.row(pub, 6.0)["verdict"] == V.DIFFERS
+
+
+def test_by_seed_pairs_the_kth_seed_of_every_point():
+    import pandas as pd
+
+    res = pd.DataFrame(
+        {
+            "run_id": ["a", "b", "c", "d"],
+            "scheme": ["x", "x", "x", "x"],
+            "trace": ["t1", "t1", "t2", "t2"],
+            "seed": [7, 3, 11, 12],
+            "v": [1.0, 2.0, 3.0, 4.0],
+        }
+    )
+    assert RW.by_seed(res, lambda d: sorted(d["v"])) == [[2.0, 3.0], [1.0, 4.0]]

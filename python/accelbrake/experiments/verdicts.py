@@ -7,7 +7,8 @@ One pure function, :func:`judge`, decides every comparison row:
   otherwise ``differs`` (the ratio is given). With our number's 95 % interval over seeds, a ratio
   outside the band whose interval still reaches it is ``within the noise`` (neither reproduced nor
   differs: more seeds would decide): "differs" means outside the band *and* outside the noise. A
-  reproduced ratio within :data:`EDGE` of the band's edge says so (``reproduced, at the edge``);
+  reproduced ratio within :data:`EDGE` of its tolerance band's edge says so (``reproduced, at the
+  edge``);
 - a published range (``low``–``high``, no single value): ``reproduced`` when our number lies inside
   it, ``differs`` otherwise;
 - a qualitative claim (yes/no): ``direction holds`` when our answer is the paper's, ``direction
@@ -156,7 +157,10 @@ def judge(
         assert low is not None and high is not None
         inside = low - _EPS <= x <= high + _EPS
         if inside:
-            return _reproduced(ratio, x, (low, high))
+            # A published range is judged as it stands: "at the edge" is about a tolerance band,
+            # whose edges are ours (a range's edge is often a bound of the quantity, 1 for Jain's
+            # index, so every good value would sit at it).
+            return Verdict(REPRODUCED, ratio, REPRODUCED)
         if interval is not None and interval[0] <= high + _EPS and interval[1] >= low - _EPS:
             return _noise(ratio, f"{x:.2f} outside {low:g}–{high:g}", interval, 1.0)
         return Verdict(DIFFERS, ratio, f"{DIFFERS} ({x:.2f} outside {low:g}–{high:g})")
@@ -174,8 +178,7 @@ def judge(
 
 
 def _reproduced(ratio: float | None, x: float, band: tuple[float, float]) -> Verdict:
-    """Reproduced, and whether ``x`` lies within :data:`EDGE` of an edge of ``band`` (a band reaching
-    to infinity has one edge)."""
+    """Reproduced, and whether ``x`` lies within :data:`EDGE` of an edge of ``band``."""
     near = [e for e in band if math.isfinite(e) and abs(e) > 1e-12 and abs(x - e) <= EDGE * abs(e) + _EPS]
     if near:
         return Verdict(REPRODUCED, ratio, f"{REPRODUCED}, {AT_EDGE} ({x:.3f}; edge {near[0]:g})", AT_EDGE)
