@@ -152,5 +152,5 @@ class Paper:
 
     def numbers(self, result: Result) -> str:
         """The published numbers of ``result`` as one line, generated from :attr:`published`."""
-        pubs = [p for p in self.published_for(result) if p.claim is None or any(c.isdigit() for c in p.text)]
+        pubs = [p for p in self.published_for(result) if p.claim is None]
         return "; ".join(p.statement() for p in pubs)

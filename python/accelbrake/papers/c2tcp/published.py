@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from accelbrake.experiments.published import (
     HYPOTHESIS,
+    OPEN,
     Difference,
     Published,
     Result,
@@ -221,6 +222,12 @@ RESULTS: tuple[Result, ...] = (
         "and Verus take nearly all; PCC-Vivace's share cannot grow",
         repro="c2tcp-friendliness",
         rows=("/ Cubic",),
+        difference=Difference(
+            OPEN,
+            "the rows first run with Verus and PCC-Vivace: with the one-BDP drop-tail buffer Verus does "
+            "not take the link from the Cubic flow and PCC-Vivace grows its share; not investigated yet",
+            "c2tcp-friendliness",
+        ),
     ),
     _R(
         "c2tcp",
