@@ -350,7 +350,7 @@ def run_reproduction(
         from accelbrake.experiments.report import EarlyPlots, prestart_plot_workers
 
         prestart_plot_workers()
-        # The runs' plots are drawn as their runs finish, while the sweep goes on (issue 18).
+        # The runs' plots are drawn as their runs finish, while the sweep goes on.
         early = EarlyPlots.for_sweep(exp, out, jobs=jobs, svg=svg)
     try:
         outcome = run_sweep(

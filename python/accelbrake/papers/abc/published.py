@@ -489,8 +489,8 @@ PUBLISHED.update(
     }
 )
 
-# ABC beside other traffic (issue 14): Figs. 11, 13 and 20 of the ABC paper and C2TCP's
-# friendliness figure. Thresholds that are ours (the paper states a claim, not a number) say so.
+# ABC beside other traffic: Figs. 11, 13 and 20 of the ABC paper.
+# Thresholds that are ours (the paper states a claim, not a number) say so.
 PUBLISHED.update(
     {
         "abc-fig13": [
@@ -586,7 +586,7 @@ PUBLISHED.update(
     }
 )
 
-# ABC Fig. 10 (§7.4): an ABC hop in series with a wired drop-tail hop and on-off Cubic (issue 14).
+# ABC Fig. 10 (§7.4): an ABC hop in series with a wired drop-tail hop and on-off Cubic.
 PUBLISHED["abc-fig10"] = [
     *[
         Published(

@@ -1,4 +1,4 @@
-"""The ABE paper's Fig. 8 and Figs. 9-10 as reproductions (issue 20): ``abe-fig8`` and
+"""The ABE paper's Fig. 8 and Figs. 9-10 as reproductions: ``abe-fig8`` and
 ``abe-convergence``.
 
 **Fig. 8** (§IV-B): one NewReno-ABE flow over CoDel at 20 Mbit/s, throughput against β_ecn for several
