@@ -151,7 +151,7 @@ emu-tools:
 # <!-- results:NAME --> region. tests/test_docs_results.py fails when a region is stale.
 # Also the picture of README.md and the site's home page: the demo's trade-off plot.
 results: install
-	$(BIN)/python -m accelbrake.experiments.docs --out results/docs
+	$(BIN)/python -m accelbrake.papers.docs --out results/docs
 	$(BIN)/accelbrake reproduce abc-table --quick --no-progress --out results/docs/demo
 	cp results/docs/demo/abc-table-quick/plots/tradeoff.png docs/figures/demo-tradeoff.png
 

@@ -1,6 +1,6 @@
 """Why Cubic-ABE over CoDel at RTT 400 ms gets only ~44 % utilisation at beta_ecn 0.7.
 
-Runs the ABE sweep's exact scenario (accelbrake.experiments.abe.abe_scenario: 10 Mbit/s, RTT
+Runs the ABE sweep's exact scenario (accelbrake.papers.abe.sweep.abe_scenario: 10 Mbit/s, RTT
 400 ms, CoDel 5 ms / 100 ms, 1000 packets, ECN, 600 s) with and without the flow option
 ``ecn_prr`` (Linux CWR state with PRR, RFC 6937), prints utilisation, CE marks and the gains of
 beta_ecn 0.85 / 0.95 over 0.7 for seeds 0-2, and for beta_ecn 0.7 the structure of the traffic:
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from accelbrake.experiments.abe import abe_scenario
+from accelbrake.papers.abe.sweep import abe_scenario
 from accelbrake.results import simulate
 
 BDP = 10e6 * 0.4 / 8 / 1500  # packets

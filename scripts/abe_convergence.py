@@ -1,7 +1,7 @@
 """The ABE paper's Figs. 9-10 (convergence time ratio ρ) on the paper's full grid, or the default subset.
 
 ``accelbrake reproduce abe-convergence`` runs the reduced grid (6 of the 48 capacity × RTT
-combinations, 120 s cap; see :mod:`accelbrake.experiments.abe_repro`). This script runs the same
+combinations, 120 s cap; see :mod:`accelbrake.papers.abe.figures`). This script runs the same
 reproduction with ``--grid paper``: C ∈ {1, 5, 10, 20, 40, 100} Mbit/s × RTT ∈ {10, ..., 320} ms,
 CoDel and PIE, Cubic (β 0.7 and 4 β_ecn) and NewReno (β 0.5 and 6 β_ecn): 1152 runs, many of them
 long (hours of CPU). ``--cap`` sets the simulated time after the second start (s), ``--jobs`` the
@@ -17,9 +17,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from accelbrake.experiments import abe_repro
 from accelbrake.experiments import reproduce as R
 from accelbrake.experiments.executors import LocalExecutor
+from accelbrake.papers import reproduction
+from accelbrake.papers.abe import figures as abe_repro
 
 
 def main() -> None:
@@ -34,10 +35,8 @@ def main() -> None:
     if a.jobs < 1:
         ap.error(f"--jobs {a.jobs}: expected at least 1")
     a.out.mkdir(parents=True, exist_ok=True)
-    rows, runs = abe_repro.run_convergence(
-        R._WIFI, a.out, False, a.cap, grid=a.grid, executor=LocalExecutor(a.jobs)
-    )
-    rep = R.REPRODUCTIONS["abe-convergence"]
+    rows, runs = abe_repro.run_convergence(a.out, False, a.cap, grid=a.grid, executor=LocalExecutor(a.jobs))
+    rep = reproduction("abe-convergence")
     comp = {
         "id": rep.id,
         "title": rep.title,

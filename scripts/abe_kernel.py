@@ -3,7 +3,7 @@
 Runs every point the paper's Fig. 4-7 numbers need on kernel TCP (``accelbrake emulate``: Linux
 Cubic/Reno with ABE's β_ecn as BPF struct_ops, classic ECN, our CoDel/PIE, 60 s in real time) and on
 the simulator over the same link, then judges each of the paper's numbers three ways (see
-:mod:`accelbrake.experiments.abe_kernel`). ``--quick``: the 400 ms points (the throughput gains of
+:mod:`accelbrake.papers.abe.kernel`). ``--quick``: the 400 ms points (the throughput gains of
 Figs. 4 and 6). Resumable: a rerun with the same ``--out`` reuses finished points. ``--jobs``: how
 many emulators run at once (2 on a 2-core machine; more makes the real-time link miss its times);
 ``--repeats N``: kernel runs per point, averaged.
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from accelbrake.experiments import abe_kernel
+from accelbrake.papers.abe import kernel as abe_kernel
 
 
 def main() -> int:

@@ -123,11 +123,11 @@ BARE_RUNS = """
 import json, sys, time
 from accelbrake._pool import run_tasks
 from accelbrake._worker import run_summary
-from accelbrake.experiments.reproduce import REPRODUCTIONS
+from accelbrake.papers import reproduction
 from accelbrake.experiments.spec import parse_experiment
 
 if __name__ == "__main__":
-    exp = parse_experiment(REPRODUCTIONS["abc-table"].document(False, None), source="cli_speed")
+    exp = parse_experiment(reproduction("abc-table").document(False, None), source="cli_speed")
     scenarios = {}
     for p in exp.points():
         sc = exp.scenario(p)

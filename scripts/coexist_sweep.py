@@ -16,7 +16,7 @@ import itertools
 import json
 from concurrent.futures import ProcessPoolExecutor
 
-from accelbrake.experiments import mixed as M
+from accelbrake.papers.abc import mixed as M
 
 KS = (1, 3, 10, 30)
 PERIODS_MS = (20.0, 100.0, 500.0)

@@ -3,7 +3,7 @@
 flows got 6 % more").
 
 For each queue spec (default: the coexistence router as configured), runs Fig. 13's setup at 10 %
-short-flow load (``accelbrake.experiments.mixed.fig13_scenario``) for ``--seeds`` seeds and prints:
+short-flow load (``accelbrake.papers.abc.mixed.fig13_scenario``) for ``--seeds`` seeds and prints:
 
 * the ABC / Cubic ratio of the mean long-flow throughputs over the whole run and from ``--from``
   seconds on (after the start-up transient), and the ABC flows' relative standard deviation
@@ -32,7 +32,7 @@ def _kinds(sc: dict[str, Any]) -> np.ndarray:
 
 
 def one(args: tuple[int, float, str, float, float | None, bool]) -> dict[str, Any]:
-    from accelbrake.experiments import mixed as M
+    from accelbrake.papers.abc import mixed as M
     from accelbrake.results import simulate
 
     seed, duration, queue, t0, alone, heavy = args

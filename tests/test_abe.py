@@ -1,4 +1,4 @@
-"""The ABE experiment (accelbrake.experiments.abe and `accelbrake abe-sweep`)."""
+"""The ABE experiment (accelbrake.papers.abe.sweep and `accelbrake abe-sweep`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from accelbrake._worker import quantile, run_hop_quantiles
-from accelbrake.experiments import abe
+from accelbrake.papers.abe import sweep as abe
 
 
 @pytest.mark.parametrize("scheme", ["newreno-abe", "cubic-abe"])

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from accelbrake.cli import emu
 from accelbrake.cli._common import CliError
-from accelbrake.experiments import abe_kernel
+from accelbrake.papers.abe import kernel as abe_kernel
 
 
 def test_set_keys_reach_the_abe_congestion_controls_under_their_family_or_scheme_name():

@@ -8,9 +8,9 @@ import math
 import pandas as pd
 import pytest
 from accelbrake import _worker
-from accelbrake.experiments import abe_repro as A
-from accelbrake.experiments import reproduce as R
-from accelbrake.experiments.paper_results import RESULTS
+from accelbrake import papers as P
+from accelbrake.papers import BY_KEY, RESULTS
+from accelbrake.papers.abe import figures as A
 from accelbrake.scenarios import ScenarioError
 
 conv = _worker.convergence_time
@@ -132,7 +132,7 @@ def test_convergence_verdicts_follow_the_claims():
         ("cubic-abe", 20, 0.7, 1.0),
         ("cubic-abe", 20, 0.8, 1.1),
     ]
-    out = A.convergence_verdicts(R._WIFI, A.rho_table(_runs(rows), cap_s=60.0))
+    out = A.convergence_verdicts(A.rho_table(_runs(rows), cap_s=60.0))
     by = {r["metric"]: r for r in out}
     assert by["Fig. 10 (PIE), β_ecn 0.75: median ρ"]["ours"] == pytest.approx((0.5 + 0.75) / 2)
     assert (
@@ -156,7 +156,7 @@ def test_fig8_verdicts():
             rows.append(
                 {"rtt_ms": rtt, "beta_ecn": b, "throughput_mbps": tp, "median_rtt_ms": rtt + 1.0 + 10 * b}
             )
-    out = A.fig8_verdicts(R._WIFI, pd.DataFrame(rows))
+    out = A.fig8_verdicts(pd.DataFrame(rows))
     by = {r["metric"]: r for r in out}
     assert by["Fig. 8: RTT 100 ms: throughput improves with β_ecn"]["verdict"] == "direction holds"
     assert by["Fig. 8: the gain of the largest β_ecn over 0.5 grows with RTT"]["verdict"] == "direction holds"
@@ -168,7 +168,7 @@ def test_fig8_verdicts():
     d.loc[(d["rtt_ms"] == 400) & (d["beta_ecn"] == 0.8), "throughput_mbps"] = 11.0
     d.loc[(d["rtt_ms"] == 400) & (d["beta_ecn"] == 0.95), "throughput_mbps"] = 12.5
     d.loc[(d["rtt_ms"] == 100) & (d["beta_ecn"] == 0.95), "median_rtt_ms"] = 113.0
-    by = {r["metric"]: r for r in A.fig8_verdicts(R._WIFI, d)}
+    by = {r["metric"]: r for r in A.fig8_verdicts(d)}
     assert by["Fig. 8: RTT 400 ms: throughput improves with β_ecn"]["verdict"] == "direction fails"
     assert by["Fig. 8: the gain of the largest β_ecn over 0.5 grows with RTT"]["verdict"] == "direction fails"
     assert by["Fig. 8: RTT 100 ms: median RTT moves < 5 ms across β_ecn"]["verdict"] == "direction fails"
@@ -179,22 +179,22 @@ def test_catalogue_rows_point_at_the_new_ids():
     assert entries["abe/fig8"].repro == "abe-fig8" and not entries["abe/fig8"].why
     assert entries["abe/fig9-10"].repro == "abe-convergence" and not entries["abe/fig9-10"].why
     for rid in ("abe-fig8", "abe-convergence"):
-        rep = R.REPRODUCTIONS[rid]
-        assert rep.direct is not None and rep.paper == R.PAPER_ABE
+        rep = P.reproductions()[rid]
+        assert rep.direct is not None and rep.paper == BY_KEY["abe"].citation
 
 
 def test_quick_reproductions_judge_every_claim(tmp_path):
     """The --quick variants end to end (a few seconds): every claim row gets a verdict, the tables
     are written."""
     (tmp_path / "f8").mkdir()
-    rows, n = A.run_fig8(R._WIFI, tmp_path / "f8", True, None)
+    rows, n = A.run_fig8(tmp_path / "f8", True, None)
     assert n == len(A.FIG8_QUICK_RTTS) * len(A.FIG8_QUICK_BETAS)
     claims = [r for r in rows if r["kind"] == "claim"]
     assert len(claims) == 2 * len(A.FIG8_QUICK_RTTS) + 1
     assert all(r["verdict"] in ("direction holds", "direction fails") for r in claims)
     assert (tmp_path / "f8" / "abe-fig8.csv").is_file() and (tmp_path / "f8" / "abe-fig8.png").is_file()
     (tmp_path / "c").mkdir()
-    rows, n = A.run_convergence(R._WIFI, tmp_path / "c", True, None)
+    rows, n = A.run_convergence(tmp_path / "c", True, None)
     assert n == 2 * 2 * 2  # schemes × AQMs × (default + one β_ecn)
     claims = [r for r in rows if r["kind"] == "claim"]
     assert len(claims) == 5
@@ -202,13 +202,13 @@ def test_quick_reproductions_judge_every_claim(tmp_path):
     rho = pd.read_csv(tmp_path / "c" / "abe-convergence-rho.csv")
     assert len(rho) == 4 and (tmp_path / "c" / "abe-convergence.png").is_file()
     with pytest.raises(ValueError, match="grid 'all'"):
-        A.run_convergence(R._WIFI, tmp_path / "c", True, None, grid="all")
+        A.run_convergence(tmp_path / "c", True, None, grid="all")
 
 
 def test_convergence_is_deterministic(tmp_path):
     """Same scenarios, same seed: byte-identical tables from two fresh folders."""
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
-        A.run_convergence(R._WIFI, tmp_path / name, True, 5.0)
+        A.run_convergence(tmp_path / name, True, 5.0)
     for f in ("abe-convergence.csv", "abe-convergence-rho.csv"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()

@@ -1,6 +1,6 @@
 """The docs' measured tables are what the code produces (``make results`` regenerates them).
 
-Two checks per region / dataset (see :mod:`accelbrake.experiments.docs`):
+Two checks per region / dataset (see :mod:`accelbrake.papers.docs`):
 
 * every ``<!-- results:NAME -->`` region in README.md and docs/*.md equals what the renderer makes
   of its committed dataset CSV (no hand edits, no orphan markers);
@@ -17,7 +17,7 @@ import math
 
 import pandas as pd
 import pytest
-from accelbrake.experiments import docs as D
+from accelbrake.papers import docs as D
 
 REL_TOL = 1e-9
 HINT = "the docs are stale: run `make results` and commit the diff"
@@ -28,9 +28,7 @@ def test_every_marker_belongs_to_a_region_and_every_region_is_in_its_file():
     seen = set()
     for f in D.doc_files():
         for name in D.regions_in(f.read_text(encoding="utf-8")):
-            assert name in known, (
-                f"{f.name}: unknown region '{name}' (not in accelbrake.experiments.docs.REGIONS)"
-            )
+            assert name in known, f"{f.name}: unknown region '{name}' (not in accelbrake.papers.docs.REGIONS)"
             assert str(f.relative_to(D.ROOT)) == known[name].file, (
                 f"region {name} is in {f}, not {known[name].file}"
             )

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from accelbrake import papers as P
 from accelbrake.experiments import reproduce as R
 from accelbrake.experiments.executors import LocalExecutor
 from accelbrake.experiments.report import build_report
@@ -768,12 +769,12 @@ def test_reproduce_unavailable_and_unknown_ids(run_cli):
     r = run_cli("reproduce", "abc-tabel")
     assert r.returncode == 2 and "did you mean 'abc-table'" in r.stderr
     r = run_cli("reproduce", "--list")
-    assert r.returncode == 0 and all(k in r.stdout for k in R.REPRODUCTIONS)
+    assert r.returncode == 0 and all(k in r.stdout for k in P.reproductions())
 
 
-@pytest.mark.parametrize("rid", sorted(R.REPRODUCTIONS))
+@pytest.mark.parametrize("rid", sorted(P.reproductions()))
 def test_every_reproduction_runs_and_compares(rid, tmp_path):
-    rep = R.REPRODUCTIONS[rid]
+    rep = P.reproductions()[rid]
     traces = [str(TRACE_UP), str(TRACE_DOWN)] if rid in ("abc-table", "abc-fig8") else None
     comp, report, outcome = R.run_reproduction(
         rep,
@@ -1025,5 +1026,5 @@ def test_direct_reproductions_run_on_the_given_executor(rid, tmp_path, monkeypat
     monkeypatch.setattr(runner, "run_scenarios", spy)
     mine = LocalExecutor(1)
     with pytest.raises(Stop):
-        R.run_reproduction(R.REPRODUCTIONS[rid], tmp_path, quick=True, executor=mine, progress=False)
+        R.run_reproduction(P.reproductions()[rid], tmp_path, quick=True, executor=mine, progress=False)
     assert seen == [mine]

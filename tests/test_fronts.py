@@ -11,9 +11,9 @@ import accelbrake
 import pandas as pd
 import pytest
 from accelbrake import cli
-from accelbrake.experiments import abe
 from accelbrake.experiments.executors import LocalExecutor
 from accelbrake.experiments.runner import Task, run_id, run_scenarios
+from accelbrake.papers.abe import sweep as abe
 from conftest import TRACE_UP
 
 PACKAGE = Path(accelbrake.__file__).resolve().parent
@@ -160,7 +160,7 @@ def test_only_the_executors_drive_the_pool():
         for p in PACKAGE.rglob("*.py")
         if p.name != "_pool.py" and "run_tasks(" in p.read_text(encoding="utf-8")
     )
-    assert callers == ["experiments/executors.py", "experiments/reproduce_all.py"]
+    assert callers == ["experiments/executors.py", "papers/index.py"]
 
 
 def test_abe_sweep_cli_rerun_skips_every_run(capsys, tmp_path):

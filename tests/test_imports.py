@@ -168,13 +168,23 @@ def test_plot_still_imports_matplotlib(tmp_path):
 
 
 def test_reproduction_catalog_matches_the_reproductions():
-    from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
-    from accelbrake.experiments.reproduce import REPRODUCTIONS
-    from accelbrake.experiments.reproduce import UNAVAILABLE as R_UNAVAILABLE
+    from accelbrake.papers import PAPERS, TITLES, reproductions
 
-    assert list(TITLES) == list(REPRODUCTIONS)
-    assert {k: r.title for k, r in REPRODUCTIONS.items()} == TITLES
-    assert R_UNAVAILABLE is UNAVAILABLE
+    reps = reproductions()
+    assert list(TITLES) == list(reps)
+    assert {k: r.title for k, r in reps.items()} == TITLES
+    for paper in PAPERS:
+        assert list(paper.reproductions()) == list(paper.titles)
+        assert all(r.paper == paper.citation for r in paper.reproductions().values())
+
+
+def test_listing_the_papers_needs_no_pandas():
+    r = _fresh_python(
+        "import sys\nfrom accelbrake.papers import PAPERS, TITLES\n"
+        "print(len(TITLES) > 0, sum(len(p.results) for p in PAPERS) > 0, 'pandas' in sys.modules)"
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "True True False"
 
 
 def test_old_public_names_still_importable():

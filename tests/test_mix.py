@@ -12,6 +12,7 @@ from accelbrake import build_scenario, cli
 from accelbrake.errors import ScenarioError
 from accelbrake.experiments.spec import ExperimentError, parse_experiment
 from accelbrake.mix import MAX_ARRIVALS, fct_stats, parse_flow_mix, poisson_flows, scheme_aggregates
+from accelbrake.papers import reproduction
 from accelbrake.results import simulate
 
 # --- --flows mixes ---------------------------------------------------------------------------
@@ -329,7 +330,7 @@ def test_fig13_comparison_from_memory_equals_from_files(tmp_path):
     from accelbrake.experiments import reproduce as R
     from accelbrake.experiments import runner
 
-    rep = R.REPRODUCTIONS["abc-fig13"]
+    rep = reproduction("abc-fig13")
     out = tmp_path / "o"
     comp, _path, outcome = R.run_reproduction(
         rep,
@@ -344,7 +345,7 @@ def test_fig13_comparison_from_memory_equals_from_files(tmp_path):
     assert all(runner.memo_fact(out, rid, "digest") is not None for rid in outcome.executed)
     # The workers computed them (from the summary's head and per-flow columns), as the function
     # computes them from the whole document (json.dumps: NaN equals NaN there).
-    assert runner._point_kind(rep.digest) == "point+digest=accelbrake.experiments.mixed:digest_fig13"
+    assert runner._point_kind(rep.digest) == "point+digest=accelbrake.papers.abc.mixed:digest_fig13"
     for rid in outcome.executed:
         doc = json.loads((out / "runs" / f"{rid}.json").read_text())
         assert json.dumps(runner.memo_fact(out, rid, "digest")) == json.dumps(rep.digest(doc))

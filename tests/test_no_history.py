@@ -111,7 +111,7 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("tests/test_pool.py", "session", "a Unix process session (setsid / pgrep -s)"),
     ("CHANGELOG.md", "## [", "release headings carry their release date (Keep a Changelog)"),
     ("python/accelbrake/experiments/spec.py", "``/tmp/x``", "an example of an absolute path that is refused"),
-    ("tests/test_validation.py", '"/tmp/x"', "a refused absolute path, as input"),
+    ("tests/test_input_validation.py", '"/tmp/x"', "a refused absolute path, as input"),
     ("scripts/cli_speed.py", "load average", "prints the machine's load beside each figure it measures"),
     ("scripts/htsim_compare.py", "load average", "prints the machine's load beside each figure it measures"),
     ("scripts/bulk_sweep.py", "load average", "prints the machine's load beside each figure it measures"),
@@ -120,7 +120,7 @@ ALLOWED: list[tuple[str, str, str]] = [
     # flagged and set aside when a calmer run of the same point exists.
     ("docs/abe-kernel.md", "load", "the kernel runs' load flag, part of the method"),
     ("docs/data/abe-kernel/abe-kernel.md", "load average", "the kernel runs' load flag, part of the method"),
-    ("python/accelbrake/experiments/abe_kernel.py", "load average", "the kernel runs' load flag"),
+    ("python/accelbrake/papers/abe/kernel.py", "load average", "the kernel runs' load flag"),
     ("tests/test_wifi.py", '"/tmp/unused"', "a path the code must not touch (the call fails first)"),
 ]
 

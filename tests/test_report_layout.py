@@ -83,11 +83,12 @@ def _flags(tmp_path) -> list[str]:
 def report(tmp_path_factory):
     """The report of ``reproduce abc-table --quick`` (short runs, one seed): every table a
     reproduction shows, the comparison with the paper's numbers (with its notes) included."""
-    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction
+    from accelbrake.experiments.reproduce import run_reproduction
+    from accelbrake.papers import reproduction
 
     out = tmp_path_factory.mktemp("layout") / "abc-table-quick"
     _, path, _ = run_reproduction(
-        REPRODUCTIONS["abc-table"],
+        reproduction("abc-table"),
         out,
         quick=True,
         overrides=["run.duration_s=3", "matrix.seeds=1"],

@@ -157,7 +157,8 @@ def test_to_dir_writes_parquet_only_by_default_without_importing_pandas(tmp_path
 def test_utilization_is_spelled_one_way_in_identifiers_with_an_alias(small_result):
     assert small_result.utilization == small_result.summary["utilization"] == small_result.utilisation
     assert "utilization" in small_result.summary_table().columns
-    from accelbrake.experiments import abe, figures
+    from accelbrake.experiments import figures
+    from accelbrake.papers.abe import sweep as abe
 
     assert "utilization" in abe.COLUMNS and "utilisation" not in abe.COLUMNS
     assert "utilization" in figures.METRICS.values()

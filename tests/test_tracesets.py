@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from accelbrake import papers as P
 from accelbrake.experiments import reproduce as R
 from accelbrake.experiments.tracesets import ABC_PAPER, C2TCP_PAPER, CELLULAR_ROBUSTNESS, TRACE_SETS
+from accelbrake.papers import reproduction
+from accelbrake.papers.abc import reproductions as ABCR
+from accelbrake.papers.c2tcp import reproductions as C2R
 from conftest import REPO
 
 
@@ -58,13 +62,13 @@ def test_the_abc_papers_set_is_its_five_available_traces_and_the_robustness_set_
 
 
 def _doc_traces(rid: str, quick: bool) -> list[str]:
-    return [Path(t).name for t in R.REPRODUCTIONS[rid].document(quick, None)["matrix"]["traces"]]
+    return [Path(t).name for t in P.reproductions()[rid].document(quick, None)["matrix"]["traces"]]
 
 
 @pytest.mark.parametrize("quick", [False, True])
 @pytest.mark.parametrize("rid", ["abc-table", "abc-fig8"])
 def test_abc_averages_run_on_the_papers_set_by_default_and_say_so(rid, quick):
-    rep = R.REPRODUCTIONS[rid]
+    rep = P.reproductions()[rid]
     doc = rep.document(quick, None)
     want = ABC_PAPER.quick if quick else ABC_PAPER.files
     assert _doc_traces(rid, quick) == [Path(f).name for f in want]
@@ -82,7 +86,7 @@ def test_robustness_table_runs_on_the_other_traces_only(quick):
 
 
 def test_robustness_rows_are_never_compared_with_the_papers_numbers():
-    rows = R._cmp_table_robustness(_synthetic_cellular(), Path("."))
+    rows = ABCR._cmp_table_robustness(_synthetic_cellular(), Path("."))
     assert rows and all(
         r["kind"] == "info" and r["verdict"] == "not compared" and r["ratio"] is None for r in rows
     )
@@ -116,7 +120,7 @@ def _synthetic_cellular() -> pd.DataFrame:
 
 
 def test_c2tcp_table1_runs_on_the_c2tcp_papers_traces():
-    rep = R.REPRODUCTIONS["c2tcp-table1"]
+    rep = reproduction("c2tcp-table1")
     assert _doc_traces("c2tcp-table1", False) == [Path(f).name for f in C2TCP_PAPER.files]
     assert _doc_traces("c2tcp-table1", True) == [Path(f).name for f in C2TCP_PAPER.quick]
     assert "NYC 6 of 8 scenarios" in rep.document(False, None)["description"]
@@ -146,7 +150,7 @@ def test_c2tcp_table1_compares_queueing_delay_normalised_per_trace():
                 "run_per_packet_delay_p95_ms": 2 * qd + 20.0,
             }
         )
-    comp = R._cmp_c2tcp_table(pd.DataFrame(rows), Path("."))
+    comp = C2R._cmp_c2tcp_table(pd.DataFrame(rows), Path("."))
     bbr = {r["metric"]: r for r in comp if r["scheme"] == "BBR"}
     avg = bbr["norm. average queueing delay"]
     assert avg["ours"] == pytest.approx(3.0)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from accelbrake.experiments import reproduce as R
+from accelbrake.experiments import rows as RW
 from accelbrake.experiments import verdicts as V
 from accelbrake.experiments.published import Published
+from accelbrake.papers.abc import reproductions as ABCR
 
 
 @pytest.mark.parametrize("ratio", [0.5, 2.7])
@@ -20,7 +22,7 @@ def test_far_off_ratios_are_differs_with_the_ratio(ratio):
 
 def test_comparison_rows_with_ratios_half_and_2_7_say_differs():
     pubs = [Published("abc-table", "Cubic", "norm. p95 per-packet delay", "cubic", "4.78", 4.78)] * 2
-    rows = [R._row(pubs[0], 0.5 * 4.78), R._row(pubs[1], 2.7 * 4.78)]
+    rows = [RW.row(pubs[0], 0.5 * 4.78), RW.row(pubs[1], 2.7 * 4.78)]
     assert [r["verdict"] for r in rows] == [V.DIFFERS, V.DIFFERS]
     assert [r["ratio_text"] for r in rows] == ["0.50", "2.70"]
     text = R.format_comparison(
@@ -89,10 +91,10 @@ def test_summary_counts_numbers_and_claims_apart():
 def test_no_row_says_ok():
     pub = Published("abc-table", "ABC", "utilisation", "abc", "78 %", 0.78)
     for ours in (0.78, 0.3, None):
-        assert R._row(pub, ours)["verdict"] != "ok"
+        assert RW.row(pub, ours)["verdict"] != "ok"
     claim = Published("abc-fig7", "ABC", "outside", "abc", "outside", claim=True)
-    assert R._row(claim, True)["verdict"] == V.HOLDS
-    assert R._row(claim, False)["verdict"] == V.FAILS
+    assert RW.row(claim, True)["verdict"] == V.HOLDS
+    assert RW.row(claim, False)["verdict"] == V.FAILS
 
 
 # --- abc-fig7: per trace, outside the others' Pareto frontier ----------------------------------
@@ -128,16 +130,16 @@ def test_frontier_is_the_line_between_the_others_not_just_their_points():
     )
     # not dominated by Copa or BBR alone, but below the line between them (at 300 ms on a log
     # axis, halfway: 0.725)
-    ok, note = R.outside_pareto_frontier(d)
+    ok, note = RW.outside_pareto_frontier(d)
     assert ok is False and "72.5 %" in note
     d.loc[0, "link_utilization"] = 0.76
-    assert R.outside_pareto_frontier(d)[0] is True
+    assert RW.outside_pareto_frontier(d)[0] is True
     # a delay lower than any other scheme reaches: outside
     d.loc[0, ["link_utilization", "run_per_packet_delay_p95_ms"]] = [0.3, 120.0]
-    assert R.outside_pareto_frontier(d)[0] is True
+    assert RW.outside_pareto_frontier(d)[0] is True
     # beyond the others' highest delay the frontier is flat at its highest utilisation
     d.loc[0, ["link_utilization", "run_per_packet_delay_p95_ms"]] = [0.9, 900.0]
-    assert R.outside_pareto_frontier(d)[0] is False
+    assert RW.outside_pareto_frontier(d)[0] is False
 
 
 def test_fig7_compares_like_with_like_per_trace():
@@ -153,7 +155,7 @@ def test_fig7_compares_like_with_like_per_trace():
             "traces/D.up": good,
         }
     )
-    rows = [r for r in R._cmp_fig7(res, None) if r.get("trace")]  # type: ignore[arg-type]
+    rows = [r for r in ABCR._cmp_fig7(res, None) if r.get("trace")]  # type: ignore[arg-type]
     by_trace = {r["trace"]: r for r in rows}
     assert len(rows) == 4 == len(by_trace)
     assert by_trace["traces/A.down"]["verdict"] == V.HOLDS
@@ -166,3 +168,51 @@ def test_fig7_compares_like_with_like_per_trace():
         # the note quotes this trace's ABC point, not the other trace's
         u, d = (good if t in ("traces/A.down", "traces/D.up") else bad)["abc"]
         assert f"{100 * u:.1f} % at {d:.0f} ms" in r["note"]
+
+
+def test_outside_the_band_but_inside_the_noise_is_not_differs():
+    # ratio 1.3 (outside ±20 %): without seeds it differs; with a 95 % interval reaching the band
+    # it is "within the noise"; with an interval wholly outside the band it differs again.
+    assert V.judge(1.3, value=1.0).verdict == V.DIFFERS
+    v = V.judge(1.3, value=1.0, interval=(1.1, 1.5))
+    assert v.verdict == V.WITHIN_NOISE and "95 % interval" in v.text
+    assert V.judge(1.3, value=1.0, interval=(1.25, 1.35)).verdict == V.DIFFERS
+    # a range: the interval must reach the range
+    assert V.judge(2.5, low=1.0, high=2.0, interval=(1.9, 3.1)).verdict == V.WITHIN_NOISE
+    assert V.judge(2.5, low=1.0, high=2.0, interval=(2.2, 2.8)).verdict == V.DIFFERS
+
+
+def test_a_ratio_within_one_percent_of_the_band_edge_says_so():
+    v = V.judge(1.198, value=1.0)
+    assert v.verdict == V.REPRODUCED and v.qualifier == V.AT_EDGE and "at the edge" in v.text
+    assert V.judge(0.805, value=1.0).qualifier == V.AT_EDGE
+    assert V.judge(1.15, value=1.0).qualifier == ""
+    # a published range is judged as it stands (its edge is often a bound of the quantity)
+    assert V.judge(0.999, value=1.0, low=0.95, high=1.0).qualifier == ""
+
+
+def test_seed_spread_is_the_std_and_the_t_interval_of_the_mean():
+    std, lo, hi = RW.spread([1.0, 2.0, 3.0])
+    assert std == pytest.approx(1.0)
+    assert (lo, hi) == pytest.approx((2.0 - 4.303 / 3**0.5, 2.0 + 4.303 / 3**0.5))
+    assert RW.spread([1.0]) is None and RW.spread(None) is None
+    pub = Published("abc-table", "Cubic", "norm. p95 per-packet delay", "cubic", "4.78", 4.78)
+    row = RW.row(pub, 6.0, seeds=[5.0, 6.0, 7.0])
+    assert row["verdict"] == V.WITHIN_NOISE and row["seed_std"] == pytest.approx(1.0)
+    assert row["spread_text"].startswith("± 1.00")
+    assert RW.row(pub, 6.0)["verdict"] == V.DIFFERS
+
+
+def test_by_seed_pairs_the_kth_seed_of_every_point():
+    import pandas as pd
+
+    res = pd.DataFrame(
+        {
+            "run_id": ["a", "b", "c", "d"],
+            "scheme": ["x", "x", "x", "x"],
+            "trace": ["t1", "t1", "t2", "t2"],
+            "seed": [7, 3, 11, 12],
+            "v": [1.0, 2.0, 3.0, 4.0],
+        }
+    )
+    assert RW.by_seed(res, lambda d: sorted(d["v"])) == [[2.0, 3.0], [1.0, 4.0]]

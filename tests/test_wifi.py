@@ -8,8 +8,10 @@ import json
 import numpy as np
 import pytest
 from accelbrake import _core
+from accelbrake import papers as P
 from accelbrake.experiments import reproduce as R
-from accelbrake.experiments import wifi as W
+from accelbrake.papers import reproduction
+from accelbrake.papers.abc import wifi as W
 from accelbrake.scenarios import ScenarioError, build_scenario, link_spec, wifi_link_spec
 
 
@@ -70,9 +72,9 @@ def test_a_run_records_every_batch_with_estimate_and_truth():
 
 def test_the_wifi_reproductions_are_listed_and_wired():
     for rid in ("abc-fig5", "abc-fig6", "abc-fig9", "abc-fig16"):
-        assert rid in R.REPRODUCTIONS
+        assert rid in P.reproductions()
     doc = W.doc_fig9(True, None)
     assert doc["matrix"]["traces"] == [W.FIG9_LINK, W.FIG9_LINK_2]
     assert doc["schemes"]["abc-dt20"]["set"] == ["abc.dt=20ms"]
     with pytest.raises(R.ExperimentError, match="takes only run.duration_s"):
-        R.run_reproduction(R.REPRODUCTIONS["abc-fig5"], "/tmp/unused", quick=True, overrides=["abc.eta=0.9"])
+        R.run_reproduction(reproduction("abc-fig5"), "/tmp/unused", quick=True, overrides=["abc.eta=0.9"])

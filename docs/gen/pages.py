@@ -347,7 +347,9 @@ def paper_page(p: reproductions.Paper) -> str:
         out += [
             f"- **{f.where}** (`accelbrake reproduce {f.rid}`): {f.detail}."
             + (f" {f.numbers}." if f.numbers else "")
-            + (f" Why, with the evidence: {', '.join(ev)}." if ev else " Not yet explained.")
+            + (f" Status: *{f.status or 'open'}*" + (f": {f.cause}" if f.cause else "") + ".")
+            + (f" Evidence: `{f.evidence}`." if f.evidence else "")
+            + (f" Discussed in: {', '.join(ev)}." if ev else "")
         ]
     out += [
         "",

@@ -31,6 +31,12 @@ class Finding:
     """The reproduction's own summary of its rows, or why nothing judges this result."""
     numbers: str = ""
     """The reproduction's "N of M reproduced" line."""
+    status: str = ""
+    """For a difference: explained by experiment, cause in the paper's setup, hypothesis or open."""
+    cause: str = ""
+    """For a difference: its cause as far as it is known."""
+    evidence: str = ""
+    """For a difference: the experiment id, test or page that shows the cause."""
 
 
 @dataclass(frozen=True)
@@ -43,23 +49,27 @@ class Paper:
 
 
 def papers() -> list[Paper]:
-    """Every paper with its findings, from the committed verdict dataset of ``make results``
-    (docs/data/reproduce-all.csv: a full ``accelbrake reproduce all``) and the catalogue of
-    published results."""
-    from accelbrake.experiments import paper_results as P
-    from accelbrake.experiments.reproduce_all import paper_summary
+    """Every paper with its findings: the claims and published numbers from the per-paper data
+    (:data:`accelbrake.papers.PAPERS`, each number written once there), the verdicts and the
+    statuses of the differences from the committed verdict dataset of ``make results``
+    (docs/data/reproduce-all.csv: a full ``accelbrake reproduce all``)."""
+    from accelbrake.papers import PAPERS
+    from accelbrake.papers.index import paper_summary
 
-    claims = {r.key: r.claim for r in P.RESULTS}
     with open(ROOT / "docs/data/reproduce-all.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     out = []
-    for key, citation in P.PAPERS.items():
-        mine = [r for r in rows if r["paper"] == key]
+    for p in PAPERS:
+        claims = {}
+        for r in p.results:
+            numbers = p.numbers(r)
+            claims[r.key] = r.claim + (f" ({numbers})" if numbers else "")
+        mine = [r for r in rows if r["paper"] == p.key]
         out.append(
             Paper(
-                key=key,
-                short=P.SHORT[key],
-                citation=citation,
+                key=p.key,
+                short=p.short,
+                citation=p.citation,
                 summary=paper_summary(mine),
                 findings=[
                     Finding(
@@ -69,6 +79,9 @@ def papers() -> list[Paper]:
                         verdict=r["verdict"],
                         detail=r["detail"] or r["reason"],
                         numbers=r["numbers"],
+                        status=r.get("status", ""),
+                        cause=r.get("cause", ""),
+                        evidence=r.get("evidence", ""),
                     )
                     for r in mine
                 ],

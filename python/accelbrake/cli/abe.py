@@ -10,7 +10,7 @@ from accelbrake.cli._common import _arg_s, _arg_seed, _executor, _executor_optio
 
 
 def _arg_betas(text: str) -> tuple[float, ...]:
-    from accelbrake.experiments.abe import parse_betas
+    from accelbrake.papers.abe.sweep import parse_betas
 
     try:
         return parse_betas(text)
@@ -61,7 +61,7 @@ def register(sub: Any, fmt: Any) -> None:
 
 def cmd_abe_sweep(args: argparse.Namespace) -> int:
     """``accelbrake abe-sweep``."""
-    from accelbrake.experiments import abe
+    from accelbrake.papers.abe import sweep as abe
 
     abe.main(
         args.out,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from accelbrake.cli._common import CliError, _executor, _executor_options, _split_list
-from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
+from accelbrake.papers import TITLES, UNAVAILABLE
 
 
 def register(sub: Any, fmt: Any) -> None:
@@ -114,10 +114,10 @@ def _reproduce_ids(args: argparse.Namespace, executor: Any) -> int:
     from accelbrake.experiments.reproduce import (
         expand_traces,
         format_comparison,
-        resolve_ids,
         run_reproduction,
         runs_text,
     )
+    from accelbrake.papers import resolve_ids
 
     reps = resolve_ids(args.ids)
     traces = expand_traces(_split_list(args.traces)) or None
@@ -152,7 +152,7 @@ def _reproduce_ids(args: argparse.Namespace, executor: Any) -> int:
 
 def _reproduce_all(args: argparse.Namespace) -> int:
     """``accelbrake reproduce all [--paper P] [--quick]``: every id, the catalogue's verdicts, the index."""
-    from accelbrake.experiments.reproduce_all import format_verdicts, run_all
+    from accelbrake.papers.index import format_verdicts, run_all
 
     if args.traces or args.sets:
         raise CliError(

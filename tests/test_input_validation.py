@@ -1,5 +1,10 @@
+<<<<<<<< HEAD:tests/test_validation.py
 """Input validation: seeds kept exact to 2^64 − 1, nonsense refused with a clear error naming the
 file, key or option, and smaller edge cases of the CLI and the experiment files."""
+========
+"""Input validation: seeds stay exact unsigned 64-bit integers end to end, nonsense is refused with
+an error naming the file, key or flag, and runs keep no per-packet records unless asked."""
+>>>>>>>> papers:tests/test_input_validation.py
 
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ def run_main(capsys, *args):
     return code, out, err
 
 
-# --- (3) seeds are exact u64 end to end ------------------------------------------------------
+# --- seeds are exact u64 end to end ---------------------------------------------------------
 
 
 def test_parse_int_is_exact_above_2_to_the_53():
@@ -83,7 +88,7 @@ def test_experiment_big_seeds_stay_two_runs():
         parse_experiment(_exp(seeds=[float(BIG)]), source="x.toml")
 
 
-# --- (7) nonsense refused ----------------------------------------------------------------------
+# --- nonsense refused ------------------------------------------------------------------------
 
 
 def _core_scenario(**flow: object) -> dict:
@@ -122,7 +127,7 @@ def test_special_trace_paths_are_named_not_read(tmp_path):
             accelbrake.simulate(sc)
 
 
-# --- (9) smaller ones --------------------------------------------------------------------------
+# --- smaller checks ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("value", ["no", "yes", 0, 1, None])
@@ -167,7 +172,7 @@ def test_simulate_names_what_it_expected(bad):
         accelbrake.simulate(bad)
 
 
-# --- the rest of (9), (6) and (2) --------------------------------------------------------------
+# --- budgets and switches ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -35,11 +35,11 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from accelbrake._io import atomic_path, atomic_write_json
+from accelbrake.papers.abe.published import PAPER_DELAY_CHANGES, PAPER_GAINS
 from accelbrake.scenarios import ScenarioError, build_scenario
 from accelbrake.tables import render_table
 
@@ -96,47 +96,6 @@ _FIXED_SETS: dict[str, tuple[str, ...]] = {
     "cubic-abe": ("cubic-abe.fast_convergence=false",),
 }
 
-
-@dataclass(frozen=True)
-class PaperGain:
-    """A throughput gain the paper reports: β_ecn ``beta`` over ``base`` at ``rtt_ms``."""
-
-    scheme: str
-    aqm: str
-    rtt_ms: int
-    beta: float
-    base: float
-    paper_pct: float
-
-
-@dataclass(frozen=True)
-class PaperDelayChange:
-    """A change of queueing delay the paper reports going from β_ecn ``base`` to ``beta``."""
-
-    scheme: str
-    aqm: str
-    rtt_ms: int
-    base: float
-    beta: float
-    stat: str  # "p50" or "p90"
-    paper_ms: float
-    paper_text: str
-
-
-#: Throughput gains at RTT 400 ms (paper §5: figures 4–7).
-PAPER_GAINS: tuple[PaperGain, ...] = (
-    PaperGain("newreno-abe", "codel", 400, 0.8, 0.5, 24.0),
-    PaperGain("newreno-abe", "pie", 400, 0.8, 0.5, 23.0),
-    PaperGain("cubic-abe", "codel", 400, 0.85, 0.7, 15.0),
-    PaperGain("cubic-abe", "pie", 400, 0.85, 0.7, 10.0),
-    PaperGain("cubic-abe", "codel", 400, 0.95, 0.7, 25.0),
-    PaperGain("cubic-abe", "pie", 400, 0.95, 0.7, 15.0),
-)
-#: Queueing-delay changes at RTT 100 ms, NewReno with CoDel, β_ecn 0.5 → 0.85 ("+1 ms / < 2 ms").
-PAPER_DELAY_CHANGES: tuple[PaperDelayChange, ...] = (
-    PaperDelayChange("newreno-abe", "codel", 100, 0.5, 0.85, "p50", 1.0, "+1 ms"),
-    PaperDelayChange("newreno-abe", "codel", 100, 0.5, 0.85, "p90", 2.0, "< 2 ms"),
-)
 
 #: Columns of ``abe.csv``, in order.
 COLUMNS = (

@@ -51,7 +51,7 @@ class Dataset:
     name: str
     kind: str
     """``sweep`` (``spec`` is an experiment document), ``abe`` (``spec`` are keyword arguments of
-    :func:`accelbrake.experiments.abe.run_sweep`) or ``probes`` (``spec`` maps run names to a
+    :func:`accelbrake.papers.abe.sweep.run_sweep`) or ``probes`` (``spec`` maps run names to a
     scenario and a measure: the runs of a Rust integration test, see :data:`MEASURES`)."""
     spec: Callable[[], dict[str, Any]]
     keys: tuple[str, ...]
@@ -90,8 +90,8 @@ def _former_8() -> list[str]:
 
 
 def _abc_vs_cubic() -> dict[str, Any]:
-    from accelbrake.experiments.reproduce import _cellular
     from accelbrake.experiments.tracesets import ABC_PAPER
+    from accelbrake.papers.abc.setup import cellular as _cellular
 
     return _cellular(
         "abc-vs-cubic",
@@ -104,7 +104,7 @@ def _abc_vs_cubic() -> dict[str, Any]:
 
 
 def _former8() -> dict[str, Any]:
-    from accelbrake.experiments.reproduce import _cellular
+    from accelbrake.papers.abc.setup import cellular as _cellular
 
     return _cellular(
         "former-8",
@@ -117,9 +117,9 @@ def _former8() -> dict[str, Any]:
 
 
 def _c2tcp() -> dict[str, Any]:
-    from accelbrake.experiments.reproduce import REPRODUCTIONS
+    from accelbrake.papers import reproduction
 
-    doc = REPRODUCTIONS["c2tcp-table1"].document(False, None)
+    doc = reproduction("c2tcp-table1").document(False, None)
     doc["name"] = "c2tcp-table1"
     doc["matrix"]["schemes"] = [
         "c2tcp",
@@ -154,9 +154,9 @@ COPA_VARIANTS: dict[str, tuple[str, list[str]]] = {
 
 def _copa_abc() -> dict[str, Any]:
     """``accelbrake reproduce abc-table`` (ABC and Copa; 5 traces, 3 seeds) plus Copa variants."""
-    from accelbrake.experiments.reproduce import REPRODUCTIONS
+    from accelbrake.papers import reproduction
 
-    doc = REPRODUCTIONS["abc-table"].document(False, None)
+    doc = reproduction("abc-table").document(False, None)
     doc["name"] = "copa-abc"
     doc["matrix"]["schemes"] = ["abc", "copa", *COPA_VARIANTS]
     doc["schemes"] = {
@@ -182,7 +182,7 @@ def _proprate() -> dict[str, Any]:
 
 
 def _abe() -> dict[str, Any]:
-    from accelbrake.experiments import abe
+    from accelbrake.papers.abe import sweep as abe
 
     return {"betas": abe.BETAS, "rtts_ms": abe.RTTS_MS, "duration_s": abe.DURATION_S, "seed": 0}
 
@@ -334,7 +334,7 @@ def _m_jain(r: Any) -> dict[str, float]:
 
 def _m_fig13(r: Any) -> dict[str, float]:
     """ABC Fig. 13's setup: the long flows' mean throughput per scheme, the short flows' p95 FCT."""
-    from accelbrake.experiments.mixed import fig13_measure
+    from accelbrake.papers.abc.mixed import fig13_measure
 
     return fig13_measure(r.summary, r.scenario)
 
@@ -681,7 +681,7 @@ _COEXIST_SEEDS = (0, 1, 2, 3, 4)
 
 def _coexist_probes() -> dict[str, Any]:
     from accelbrake import build_scenario
-    from accelbrake.experiments.mixed import fig13_scenario
+    from accelbrake.papers.abc.mixed import fig13_scenario
 
     runs: dict[str, Any] = {}
     for n, floor, ai in _FIG11_CAUSE:
@@ -699,7 +699,7 @@ def _coexist_probes() -> dict[str, Any]:
 
 def _reproduce_all() -> dict[str, Any]:
     """``accelbrake reproduce all`` in full: every id (the verdicts of docs/reproductions.md)."""
-    from accelbrake.experiments.catalog import TITLES
+    from accelbrake.papers import TITLES
 
     return {"ids": list(TITLES)}
 
@@ -868,13 +868,13 @@ def run_dataset(
     if ds.kind == "reproduce-all":
         import tempfile
 
-        from accelbrake.experiments import reproduce_all as RA
+        from accelbrake.papers import index as RA
 
         with tempfile.TemporaryDirectory() as tmp:
             rows = RA.verdict_rows(out_dir or tmp, spec["ids"], jobs=jobs)
         return pd.DataFrame(rows, columns=list(RA.DOC_COLUMNS))
     if ds.kind == "abe":
-        from accelbrake.experiments import abe
+        from accelbrake.papers.abe import sweep as abe
 
         table, _ = abe.run_sweep(
             **spec, out_dir=out_dir, executor=LocalExecutor(jobs), progress=progress, log=echo
@@ -1065,7 +1065,7 @@ def _render_former8_aqm(d: pd.DataFrame) -> str:
 
 
 def _render_former8_aqm_summary(d: pd.DataFrame) -> str:
-    from accelbrake.experiments.published import PUBLISHED
+    from accelbrake.papers.abc.published import PUBLISHED
 
     pub = {(p.ours, p.metric): p.text for p in PUBLISHED["abc-table"] if p.ours}
     m = _means(d)
@@ -1122,7 +1122,7 @@ def _c2tcp_norm(d: pd.DataFrame, ref: str) -> dict[str, dict[str, float]]:
 
 
 def _render_c2tcp(d: pd.DataFrame) -> str:
-    from accelbrake.experiments.published import PUBLISHED
+    from accelbrake.papers.c2tcp.published import PUBLISHED
 
     pub = {(p.ours, p.metric): p.text for p in PUBLISHED["c2tcp-table1"] if p.ours}
     d1 = d[d["scheme"] != "c2tcp-noholdoff"]
@@ -1206,7 +1206,7 @@ def _render_proprate(d: pd.DataFrame) -> str:
 
 
 def _render_abe(d: pd.DataFrame) -> str:
-    from accelbrake.experiments import abe
+    from accelbrake.papers.abe import sweep as abe
 
     comp = abe.paper_comparison(d)
     rows = []
@@ -1552,13 +1552,13 @@ def _render_coexist_sweep(d: pd.DataFrame) -> str:
 
 
 def _render_reproduce_all(d: pd.DataFrame) -> str:
-    from accelbrake.experiments.reproduce_all import render_markdown
+    from accelbrake.papers.index import render_markdown
 
     return render_markdown(d)
 
 
 def _render_reproduce_all_summary(d: pd.DataFrame) -> str:
-    from accelbrake.experiments.reproduce_all import render_summary
+    from accelbrake.papers.index import render_summary
 
     return render_summary(d)
 
@@ -1659,7 +1659,7 @@ def _abe_plots(csv: Path) -> None:
     import shutil
     import tempfile
 
-    from accelbrake.experiments import abe
+    from accelbrake.papers.abe import sweep as abe
 
     with tempfile.TemporaryDirectory() as tmp:
         for f in abe.plot_abe(pd.read_csv(csv), tmp):
@@ -1669,7 +1669,7 @@ def _abe_plots(csv: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m accelbrake.experiments.docs",
+        prog="python -m accelbrake.papers.docs",
         description="Run the datasets behind the docs' measured tables and rewrite the tables.",
     )
     ap.add_argument("--out", default="results/docs", help="where the runs are kept (resumable)")

@@ -5,7 +5,7 @@
 RTT_path; the claims are that throughput improves with β_ecn, more so for larger RTT_path, and
 (text, "not shown to save space") that the median RTT was basically unaffected by β_ecn. The figure
 itself is missing from our text of the paper, so its RTTs are assumed to be §IV-B's 100/200/400 ms.
-The setup is otherwise :mod:`accelbrake.experiments.abe`'s (CoDel target 5 ms, interval 100 ms,
+The setup is otherwise :mod:`accelbrake.papers.abe.sweep`'s (CoDel target 5 ms, interval 100 ms,
 1000-packet limit, ECN marking, the ACK link at the bottleneck's rate).
 
 **Figs. 9-10** (§IV-C): two flows of one scheme, the second started 30 s after the first; from that
@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from accelbrake.experiments import rows as R
 from accelbrake.experiments.published import Published
-from accelbrake.experiments.wifi import Helpers
 
 __all__ = [
     "CONV_BETAS",
@@ -116,7 +116,7 @@ def _fig8_published(rtts: Sequence[int]) -> list[Published]:
     return rows
 
 
-def fig8_verdicts(H: Helpers, d: pd.DataFrame) -> list[dict[str, Any]]:
+def fig8_verdicts(d: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of abe-fig8 from its table ``d`` (columns rtt_ms, beta_ecn, throughput_mbps,
     median_rtt_ms): per RTT our throughputs (info), then the claims."""
     rows: list[dict[str, Any]] = []
@@ -125,7 +125,7 @@ def fig8_verdicts(H: Helpers, d: pd.DataFrame) -> list[dict[str, Any]]:
     for rtt in rtts:
         g = d[d["rtt_ms"] == rtt].sort_values("beta_ecn")
         tp = g["throughput_mbps"].to_numpy(float)
-        r = H.info(
+        r = R.info(
             "NewReno",
             f"Fig. 8: RTT {rtt} ms: throughput Mbit/s at β_ecn " + "/".join(f"{b:g}" for b in g["beta_ecn"]),
             float(tp[-1]),
@@ -139,7 +139,7 @@ def fig8_verdicts(H: Helpers, d: pd.DataFrame) -> list[dict[str, Any]]:
         if "grows with RTT" in pub.metric:
             vals = [gains[r] for r in rtts]
             ok = bool(len(vals) > 1 and np.all(np.diff(vals) > 0))
-            rows.append(H.row(pub, ok, note=" → ".join(f"RTT {r} ms {gains[r]:+.1f} %" for r in rtts)))
+            rows.append(R.row(pub, ok, note=" → ".join(f"RTT {r} ms {gains[r]:+.1f} %" for r in rtts)))
             continue
         rtt = int(pub.metric.split("RTT ")[1].split(" ms")[0])
         g = d[d["rtt_ms"] == rtt].sort_values("beta_ecn")
@@ -147,24 +147,24 @@ def fig8_verdicts(H: Helpers, d: pd.DataFrame) -> list[dict[str, Any]]:
             m = g["median_rtt_ms"].to_numpy(float)
             spread = float(np.nanmax(m) - np.nanmin(m))
             note = f"median RTT {np.nanmin(m):.1f}-{np.nanmax(m):.1f} ms (spread {spread:.1f} ms)"
-            rows.append(H.row(pub, spread < FIG8_RTT_UNAFFECTED_MS, note=note))
+            rows.append(R.row(pub, spread < FIG8_RTT_UNAFFECTED_MS, note=note))
         else:
             tp = g["throughput_mbps"].to_numpy(float)
             # Improves: the largest β_ecn beats 0.5, and no step down by more than 1 % of capacity
             # (noise between neighbouring β_ecn values is not a trend).
             ok = bool(tp[-1] > tp[0] and np.all(np.diff(tp) > -0.01 * FIG8_MBPS))
-            rows.append(H.row(pub, ok, note=f"{tp[0]:.2f} → {tp[-1]:.2f} Mbit/s ({gains[rtt]:+.1f} %)"))
+            rows.append(R.row(pub, ok, note=f"{tp[0]:.2f} → {tp[-1]:.2f} Mbit/s ({gains[rtt]:+.1f} %)"))
     return rows
 
 
 def run_fig8(
-    H: Helpers, out: Path, quick: bool, secs: float | None, *, executor: Any = None
+    out: Path, quick: bool, secs: float | None, *, executor: Any = None
 ) -> tuple[list[dict[str, Any]], int]:
     """Run Fig. 8 into ``out`` (resumable) and judge it. Full: β_ecn 0.5-0.95 × RTT 100/200/400 ms,
     :data:`FIG8_DURATION_S`; quick: β_ecn 0.5/0.8/0.95 × RTT 100/400 ms, :data:`FIG8_QUICK_DURATION_S`."""
-    from accelbrake.experiments import abe
     from accelbrake.experiments.executors import LocalExecutor
     from accelbrake.experiments.runner import Task, run_scenarios
+    from accelbrake.papers.abe import sweep as abe
 
     dur = secs or (FIG8_QUICK_DURATION_S if quick else FIG8_DURATION_S)
     rtts = FIG8_QUICK_RTTS if quick else FIG8_RTTS
@@ -194,7 +194,7 @@ def run_fig8(
     d = pd.DataFrame(table)
     d.to_csv(out / "abe-fig8.csv", index=False)
     plot_fig8(d, out / "abe-fig8.png")
-    return fig8_verdicts(H, d), outcome.total
+    return fig8_verdicts(d), outcome.total
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,7 +254,7 @@ def convergence_scenario(
     """Two flows of ``scheme`` (β_ecn ``beta``; Cubic without fast convergence, footnote 11) through
     the ABE bottleneck (CoDel or PIE with ECN, 1000 packets) at ``mbps``, the second started
     :data:`CONV_GAP_S` after the first; the run ends ``cap_s`` after the second start."""
-    from accelbrake.experiments import abe
+    from accelbrake.papers.abe import sweep as abe
 
     sc = abe.abe_scenario(
         scheme, aqm, rtt_ms, beta, CONV_GAP_S + cap_s, seed=seed, record_packets=False, mbps=mbps
@@ -387,14 +387,14 @@ def _conv_published() -> list[Published]:
     return rows
 
 
-def convergence_verdicts(H: Helpers, rho: pd.DataFrame) -> list[dict[str, Any]]:
+def convergence_verdicts(rho: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of abe-convergence from the ρ table: one info row per curve (median ρ, share faster,
     cases not converged), then the claims (a claim whose curves are not in ``rho`` has no data)."""
     cur = _curves(rho)
     rows: list[dict[str, Any]] = []
     for c in cur.itertuples():
         fig = "Fig. 9" if c.scheme == "cubic-abe" else "Fig. 10"
-        r = H.info(
+        r = R.info(
             _NAMES[str(c.scheme)],
             f"{fig} ({_AQM[str(c.aqm)]}), β_ecn {c.beta_ecn:g}: median ρ",
             float(c.median_rho),
@@ -432,12 +432,11 @@ def convergence_verdicts(H: Helpers, rho: pd.DataFrame) -> list[dict[str, Any]]:
                 ok = bool(len(c) > 1 and (best["beta_ecn"] - 0.75).abs().min() < 1e-9)
                 if ok and len(best) > 1:
                     note += " (tied)"
-        rows.append(H.row(pub, ok, note=note))
+        rows.append(R.row(pub, ok, note=note))
     return rows
 
 
 def run_convergence(
-    H: Helpers,
     out: Path,
     quick: bool,
     secs: float | None,
@@ -490,7 +489,7 @@ def run_convergence(
     rho = rho_table(d, cap)
     rho.to_csv(out / "abe-convergence-rho.csv", index=False)
     plot_rho(rho, out / "abe-convergence.png")
-    return convergence_verdicts(H, rho), outcome.total
+    return convergence_verdicts(rho), outcome.total
 
 
 # ---------------------------------------------------------------------------------------------
@@ -501,7 +500,7 @@ def plot_fig8(d: pd.DataFrame, path: Path, dpi: int = 110) -> Path:
     """Throughput (left) and median RTT above RTT_path (right) against β_ecn, one line per RTT."""
     from matplotlib.figure import Figure
 
-    from accelbrake.experiments.abe import _save
+    from accelbrake.papers.abe.sweep import _save
 
     fig = Figure(figsize=(9, 3.4))
     ax1, ax2 = fig.subplots(1, 2)
@@ -521,7 +520,7 @@ def plot_rho(rho: pd.DataFrame, path: Path, dpi: int = 110) -> Path:
     ρ = ∞ (only the β_ecn run did not converge) drawn at the right edge."""
     from matplotlib.figure import Figure
 
-    from accelbrake.experiments.abe import _save
+    from accelbrake.papers.abe.sweep import _save
 
     fig = Figure(figsize=(9, 6))
     axes = fig.subplots(2, 2, sharex=True, sharey=True)

@@ -1,4 +1,4 @@
-"""ABC beside other traffic: the reproductions that mix schemes, flow sizes and
+"""ABC beside other traffic: the reproductions of the ABC paper that mix schemes, flow sizes and
 applications in one run.
 
 * ``abc-fig13``: 3 ABC + 3 Cubic long flows and Poisson 10 KB Cubic short flows on 96 Mbit/s,
@@ -6,7 +6,7 @@ applications in one run.
 * ``abc-fig11``: 1-16 ABC flows on the Verizon uplink trace, with the default window floor and
   with Linux's floor of 2 segments (the cause of the delay growth, docs/coexistence.md);
 * ``abc-fig20``: a backlogged ABC flow alone and beside 200 application-limited ABC flows;
-* ``c2tcp-friendliness``: C2TCP, Cubic, Westwood and BBR joining a Cubic flow after 30 s.
+* ``abc-fig10``: an ABC wireless hop in series with a wired hop and on-off Cubic cross traffic.
 
 The experiment documents use the ``mix``/``arrivals``/``apps`` keys of a scheme table
 (:mod:`accelbrake.experiments.spec`); the comparisons read each run's summary and scenario from
@@ -24,34 +24,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from accelbrake.experiments.published import PUBLISHED
-from accelbrake.experiments.wifi import Helpers
+from accelbrake.experiments import rows as R
 from accelbrake.mix import fct_stats, scheme_aggregates
-
-__all__ = [
-    "cmp_c2tcp_friendliness",
-    "cmp_fig11",
-    "cmp_fig13",
-    "cmp_fig20",
-    "doc_c2tcp_friendliness",
-    "doc_fig11",
-    "doc_fig13",
-    "doc_fig20",
-    "SETUP_C2TCP",
-    "SETUP_FIG11",
-    "SETUP_FIG13",
-    "SETUP_FIG20",
-]
+from accelbrake.papers.abc.published import PUBLISHED
 
 #: Fig. 13's link and short-flow load. The paper varies the short flows' offered load and gives
 #: neither the RTT nor the buffer: ours are the cellular setup's 100 ms RTT, a buffer of one BDP
 #: (800 packets at 96 Mbit/s, above ABC's d_t·μ = 400) and one load, 10 % of the link.
 FIG13_MBPS = 96.0
+
+
 FIG13_BUFFER = 800
+
+
 FIG13_SHORT_LOAD_MBPS = 9.6
+
+
 #: A second, heavier short-flow load (30 %; ours: the paper's loads are on Fig. 13's axis only).
 FIG13_HEAVY_LOAD_MBPS = 28.8
+
+
 FIG13_SHORT_BYTES = 10_000
+
 
 SETUP_FIG13 = (
     f"{FIG13_MBPS:g} Mbit/s constant link, 50 ms one-way delay (min RTT 100 ms), {FIG13_BUFFER}-packet "
@@ -66,24 +60,21 @@ SETUP_FIG13 = (
     "and one shared ABC queue without weights. Long-flow throughput over the whole run; full: 10 seeds "
     "of 40 s (the paper's 10 runs), quick: 2 seeds of 20 s."
 )
+
+
 SETUP_FIG11 = (
     "ABC paper cellular setup on Verizon-LTE-short.up (5.96 Mbit/s mean), 50 ms one-way delay, "
     "250-packet buffer, ACKs over 12 Mbit/s; 1, 2, 4, 8, 16 backlogged ABC flows from 0 s. "
     "abc: the default sender (window floor 6 segments, the artifact's tcp_abc.c); abc-floor2: the "
     "floor at 2 segments (Linux's minimum cwnd). Full: 3 seeds of 140 s; quick: 1 seed of 60 s."
 )
+
+
 SETUP_FIG20 = (
     "ABC paper cellular setup on Verizon-LTE-short.up, 50 ms one-way delay, 250-packet buffer: one "
     "backlogged ABC flow alone (abc), and beside 200 application-limited ABC flows sending 5 kbit/s "
     "each, 1 Mbit/s in all (abc-apps). Run-wide utilisation and p95 per-packet delay. Full: 3 seeds "
     "of 140 s; quick: 1 seed of 60 s."
-)
-SETUP_C2TCP = (
-    "C2TCP paper Figs. 16-17: 24 Mbit/s constant link, 10 ms one-way delay (RTT 20 ms), 40-packet "
-    "drop-tail buffer (one BDP), ACKs over 100 Mbit/s; a Cubic flow from 0 s, the second flow from "
-    "30 s; the second flow's throughput over the Cubic flow's in 60-120 s (the core's integration test "
-    "c2tcp_shares_fairly_with_cubic_and_bbr_does_not checks the same). Full: 3 seeds; quick: 1 seed "
-    "of 60 s with the second flow from 3 s (shares over 30-60 s)."
 )
 
 
@@ -151,18 +142,6 @@ def doc_fig13(quick: bool, traces: list[str] | None) -> dict[str, Any]:
             },
         },
     }
-
-
-def _runs(results: pd.DataFrame, out: Path) -> list[tuple[pd.Series, dict[str, Any], dict[str, Any]]]:
-    """(run row, summary, scenario) of every run."""
-    from accelbrake._io import loads
-
-    runs = results.drop_duplicates("run_id")
-    docs = []
-    for _, r in runs.iterrows():
-        d = loads((out / "runs" / f"{r['run_id']}.json").read_bytes())
-        docs.append((r, d["summary"], d["scenario"]))
-    return docs
 
 
 def digest_fig13(doc: dict[str, Any]) -> dict[str, Any]:
@@ -240,7 +219,7 @@ def _digests(results: pd.DataFrame, out: Path) -> dict[str, list[dict[str, Any]]
     return by
 
 
-def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig13(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     by = _digests(results, out)
     pubs = PUBLISHED["abc-fig13"]
     rows: list[dict[str, Any]] = []
@@ -258,22 +237,22 @@ def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
         load = {"coexist": "10 %", "coexist-load30": "30 %"}.get(scheme)
         zload = {"zombie": "10 %", "zombie-load30": "30 %"}.get(scheme)
         if zload is not None:
-            # Fig. 13b: "Cubic flows achieving 17-165% higher throughput than ABC flows" as the
+            # Fig. 13b: the published range of Cubic's advantage (abc/published.py) as the
             # load grows; each load is judged against the whole published range.
             metric = f"{pubs[2].metric}, {zload} short-flow load"
             pub = dataclasses.replace(pubs[2], metric=metric, ours=scheme)
-            rows.append(h.row(pub, c / a if a > 0 else math.nan, note=note, digits=2))
+            rows.append(R.row(pub, c / a if a > 0 else math.nan, note=note, digits=2))
         elif load is not None:
             for pub, ours, n, digits in (
                 (pubs[0], ratio, note, 2),
                 (pubs[1], float(np.nanmean(std)), "mean over runs", 3),
             ):
                 pub = dataclasses.replace(pub, metric=f"{pub.metric}, {load} short-flow load", ours=scheme)
-                rows.append(h.row(pub, ours, note=n, digits=digits))
+                rows.append(R.row(pub, ours, note=n, digits=digits))
         else:
-            rows.append(h.info(scheme, "ABC / Cubic mean long-flow throughput", ratio, 2, note))
-        rows.append(h.info(scheme, "Cubic long flows, mean Mbit/s", c, 2))
-        rows.append(h.info(scheme, "ABC long flows, mean Mbit/s", a, 2))
+            rows.append(R.info(scheme, "ABC / Cubic mean long-flow throughput", ratio, 2, note))
+        rows.append(R.info(scheme, "Cubic long flows, mean Mbit/s", c, 2))
+        rows.append(R.info(scheme, "ABC long flows, mean Mbit/s", a, 2))
         # The same from FIG13_LATE_S on: the paper does not say whether it leaves out the start-up
         # (its 40 s runs' means); the verdicts above are on the whole run, these rows show the
         # start-up's part (docs/coexistence.md).
@@ -292,7 +271,7 @@ def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
             )
             when = f"from {FIG13_LATE_S:g} s"
             rows.append(
-                h.info(
+                R.info(
                     scheme,
                     f"ABC / Cubic mean long-flow throughput, {when}",
                     la / lc if lc > 0 else math.nan,
@@ -300,7 +279,7 @@ def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
                     f"ABC {la:.2f}, Cubic {lc:.2f} Mbit/s (after the start-up transient; not a verdict)",
                 )
             )
-            rows.append(h.info(scheme, f"relative std of the ABC long flows, {when}", lsd, 3))
+            rows.append(R.info(scheme, f"relative std of the ABC long flows, {when}", lsd, 3))
         alls = [next((x for x in f if x["bucket"] == "all"), None) for f in fcts]
         alls = [x for x in alls if x is not None]
         if alls:
@@ -311,9 +290,9 @@ def cmp_fig13(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
                 ("fct_p99_ms", "p99"),
             ):
                 v = float(np.nanmean([x[key] for x in alls]))
-                rows.append(h.info(scheme, f"10 KB short flows: {label} FCT, ms", v, 1))
+                rows.append(R.info(scheme, f"10 KB short flows: {label} FCT, ms", v, 1))
             done = sum(x["completed"] for x in alls) / max(1, sum(x["flows"] for x in alls))
-            rows.append(h.info(scheme, "10 KB short flows completed by the end, fraction", done, 3))
+            rows.append(R.info(scheme, "10 KB short flows completed by the end, fraction", done, 3))
     return rows
 
 
@@ -336,7 +315,7 @@ def doc_fig11(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     }
 
 
-def cmp_fig11(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig11(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     runs = results.drop_duplicates("run_id")
     per = runs.groupby(["scheme", "flows"])[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
     rows: list[dict[str, Any]] = []
@@ -347,11 +326,11 @@ def cmp_fig11(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
         s = per.loc[scheme]
         for n, r in s.iterrows():
             rows.append(
-                h.info(
+                R.info(
                     scheme, f"{n} flows: p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0
                 )
             )
-            rows.append(h.info(scheme, f"{n} flows: utilisation", float(r["link_utilization"]), 3))
+            rows.append(R.info(scheme, f"{n} flows: utilisation", float(r["link_utilization"]), 3))
         lo, hi = int(s.index.min()), int(s.index.max())
         dr = float(s.loc[hi, "run_per_packet_delay_p95_ms"] / s.loc[lo, "run_per_packet_delay_p95_ms"])
         ur = float(s.loc[hi, "link_utilization"] / s.loc[lo, "link_utilization"])
@@ -364,8 +343,8 @@ def cmp_fig11(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
             if scheme == "abc"
             else "floor 2: the remaining growth is the aggregate additive increase (App. C: x* = A·δ + d_t)"
         )
-        rows.append(h.row(pd_, dr, note=f"{lo} → {hi} flows; {cause}"))
-        rows.append(h.row(pu_, ur, note=f"{lo} → {hi} flows"))
+        rows.append(R.row(pd_, dr, note=f"{lo} → {hi} flows; {cause}"))
+        rows.append(R.row(pu_, ur, note=f"{lo} → {hi} flows"))
     return rows
 
 
@@ -391,25 +370,25 @@ def doc_fig20(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     }
 
 
-def cmp_fig20(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig20(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     runs = results.drop_duplicates("run_id")
     per = runs.groupby("scheme")[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
     rows: list[dict[str, Any]] = []
     for s, r in per.iterrows():
-        rows.append(h.info(str(s), "p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0))
-        rows.append(h.info(str(s), "utilisation", float(r["link_utilization"]), 3))
+        rows.append(R.info(str(s), "p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0))
+        rows.append(R.info(str(s), "utilisation", float(r["link_utilization"]), 3))
     bulk: dict[str, list[float]] = {}
-    for r, summary, _scenario in _runs(results, out):
+    for r, summary, _scenario in R.run_documents(results, out):
         bulk.setdefault(str(r["scheme"]), []).append(float(summary["flows"][0]["per_packet_delay_ms"]["p95"]))
     for s, xs in bulk.items():
-        rows.append(h.info(s, "backlogged flow: p95 per-packet delay, ms", float(np.mean(xs)), 0))
+        rows.append(R.info(s, "backlogged flow: p95 per-packet delay, ms", float(np.mean(xs)), 0))
     u_pub, f_pub, d_pub = PUBLISHED["abc-fig20"]
     if {"abc", "abc-apps"} <= set(per.index):
         a, b = per.loc["abc"], per.loc["abc-apps"]
-        rows.append(h.row(u_pub, float(b["link_utilization"] / a["link_utilization"]), digits=3))
-        rows.append(h.row(f_pub, float(np.mean(bulk["abc-apps"]) / np.mean(bulk["abc"]))))
+        rows.append(R.row(u_pub, float(b["link_utilization"] / a["link_utilization"]), digits=3))
+        rows.append(R.row(f_pub, float(np.mean(bulk["abc-apps"]) / np.mean(bulk["abc"]))))
         rows.append(
-            h.row(
+            R.row(
                 d_pub,
                 float(b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"]),
                 note="our reading (not measured apart): the application-limited flows' packets sample time "
@@ -417,51 +396,6 @@ def cmp_fig20(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, An
                 "packets together see more of the trace's slow stretches (docs/coexistence.md)",
             )
         )
-    return rows
-
-
-_FRIENDLY = ("c2tcp", "cubic", "westwood", "bbr")
-
-
-def doc_c2tcp_friendliness(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    return {
-        "name": "c2tcp-friendliness" + ("-quick" if quick else ""),
-        "description": "C2TCP Figs. 16-17: a second flow joins a Cubic flow after 30 s",
-        "matrix": {
-            "schemes": [f"cubic-{s}" for s in _FRIENDLY],
-            "traces": traces or ["const:24"],
-            "delay_ms": [10.0],
-            "buffer_packets": [40],
-            "seeds": 1 if quick else 3,
-        },
-        "run": {
-            "duration_s": 60.0 if quick else 120.0,
-            "ack_mbps": 100.0,
-            "sample_ms": 500.0,
-            "flow_starts_s": [0.0, 3.0 if quick else 30.0],
-        },
-        "schemes": {
-            f"cubic-{s}": {"scheme": "cubic", "label": f"Cubic, then {s}", "mix": f"cubic:1,{s}:1"}
-            for s in _FRIENDLY
-        },
-    }
-
-
-def cmp_c2tcp_friendliness(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
-    ratios: dict[str, list[float]] = {}
-    for r, _summary, scenario in _runs(results, out):
-        # The second half of the run (60-120 s in full), from the second flow's start at the earliest.
-        end = float(scenario["duration_ms"]) / 1000.0
-        t0 = max(end / 2.0, float(scenario["flows"][1].get("start_ms", 0.0)) / 1000.0)
-        ts = pd.read_parquet(out / "runs" / f"{r['run_id']}.flows.parquet")
-        w = ts[(ts["t_s"] >= t0 - 1e-9) & (ts["t_s"] < end - 1e-9)]
-        m = w.groupby("flow")["throughput_mbps"].mean()
-        if 0 in m.index and 1 in m.index and m[0] > 0:
-            ratios.setdefault(str(r["scheme"]).removeprefix("cubic-"), []).append(float(m[1] / m[0]))
-    rows = []
-    for pub in PUBLISHED["c2tcp-friendliness"]:
-        xs = ratios.get(str(pub.ours), [])
-        rows.append(h.row(pub, float(np.mean(xs)) if xs else None, note=f"mean over {len(xs)} runs"))
     return rows
 
 
@@ -492,13 +426,16 @@ def fig13_measure(summary: dict[str, Any], scenario: dict[str, Any]) -> dict[str
     }
 
 
-# --- abc-fig10: an ABC wireless hop in series with a wired drop-tail hop and on-off Cubic -----
-
 #: Fig. 10's wired link and the on periods of the Cubic cross traffic (one backlogged Cubic flow
 #: per period; the paper shows three shaded periods and gives no times: ours).
 FIG10_WIRED_MBPS = 12.0
+
+
 FIG10_ON_S = ((20.0, 40.0), (60.0, 80.0), (100.0, 120.0))
+
+
 FIG10_TRACE = "traces/Verizon-LTE-short.up"
+
 
 SETUP_FIG10 = (
     "ABC paper Fig. 10 (§7.4): one ABC flow (abc-cubic, §4.1: min(w_abc, w_cubic)) crosses an ABC "
@@ -550,9 +487,7 @@ def _fig10_scenario(seed: int, secs: float) -> dict[str, Any]:
     }
 
 
-def run_fig10(
-    h: Helpers, out: Path, quick: bool, secs: float | None = None
-) -> tuple[list[dict[str, Any]], int]:
+def run_fig10(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
     """Runs Fig. 10's scenario per seed; the ABC flow's throughput against the ideal rate in each
     kind of period, and its queueing delay at the wireless hop with and without cross traffic."""
     from accelbrake.results import simulate
@@ -606,11 +541,11 @@ def run_fig10(
         i = float(np.mean([b for _, b in xs]))
         pub = pubs[f"ABC throughput / ideal rate, {name}"]
         rows.append(
-            h.row(pub, t / i, note=f"ABC {t:.2f} Mbit/s, ideal {i:.2f} Mbit/s (mean over bins and seeds)")
+            R.row(pub, t / i, note=f"ABC {t:.2f} Mbit/s, ideal {i:.2f} Mbit/s (mean over bins and seeds)")
         )
     if qd["off"] and qd["on"]:
         a, b = float(np.mean(qd["off"])), float(np.mean(qd["on"]))
-        rows.append(h.info("ABC", "per-packet delay p95 per bin, mean, no cross traffic (ms)", a, 0))
-        rows.append(h.info("ABC", "per-packet delay p95 per bin, mean, with cross traffic (ms)", b, 0))
-        rows.append(h.row(pubs["lower delay without cross traffic"], a < b, note=f"{a:.0f} ms vs {b:.0f} ms"))
+        rows.append(R.info("ABC", "per-packet delay p95 per bin, mean, no cross traffic (ms)", a, 0))
+        rows.append(R.info("ABC", "per-packet delay p95 per bin, mean, with cross traffic (ms)", b, 0))
+        rows.append(R.row(pubs["lower delay without cross traffic"], a < b, note=f"{a:.0f} ms vs {b:.0f} ms"))
     return rows, len(seeds)

@@ -14,7 +14,7 @@ patched Linux hosts, NewReno on patched FreeBSD 10.1 hosts (§IV-A). Here every 
   once with ECN answered by dropping the window at once (``ecn_cwr=false``, "before" the simulator
   followed Linux's CWR + PRR response).
 
-The paper's numbers are those :mod:`accelbrake.experiments.elsewhere` judges for ``abe-figures``
+The paper's numbers are those :mod:`accelbrake.papers.abe.published` holds for ``abe-figures``
 (Fig. 4/6 throughput gains at 400 ms, Fig. 5/7 queueing-delay changes at 100 ms), with the same
 verdict rules (:func:`accelbrake.experiments.verdicts.judge`). Each is judged three ways: kernel vs
 paper, simulator vs paper, simulator vs kernel (a gain agrees within 10 percentage points, a delay
@@ -90,9 +90,9 @@ Point = tuple[str, str, int, float]
 
 
 def _published() -> list[tuple[Any, tuple[str, str, int, float, float, str]]]:
-    from accelbrake.experiments.elsewhere import _abe_published
+    from accelbrake.papers.abe.published import ABE_FIGURES
 
-    return _abe_published()
+    return list(ABE_FIGURES)
 
 
 def points(quick: bool = False) -> list[Point]:

@@ -1,12 +1,12 @@
-"""``accelbrake reproduce all``: every reproduction of the four papers, one index page of verdicts.
+"""``accelbrake reproduce all``: every reproduction of the papers, one index page of verdicts.
 
-Runs every reproduction id of the selected papers (:data:`accelbrake.experiments.catalog.TITLES`;
+Runs every reproduction id of the selected papers (:data:`accelbrake.papers.TITLES`;
 ``--paper abc|abe|c2tcp|proprate``) into ``OUT/<id>`` (``OUT/<id>-quick``): resumable, since each
 sweep keeps its finished runs and a rerun only reads them back. On the local process pool two ids
 run at a time (:data:`DRIVERS`), each in a process of its own with the pool's workers and drawing
 its own report, so that one id's serial parts overlap the other's runs; on Ray, one after the other,
 the reports at the end. Then it judges the papers' catalogue of published results
-(:mod:`accelbrake.experiments.paper_results`): one verdict per catalogue entry, from the comparison
+(each paper's ``RESULTS``, :mod:`accelbrake.papers`): one verdict per catalogue entry, from the comparison
 rows of the reproduction that covers it, and "not implemented" (with the reason) for an entry no
 reproduction covers yet. It writes
 
@@ -16,7 +16,10 @@ reproduction covers yet. It writes
   ratio, tolerance, verdict);
 * ``OUT/index.html``: per paper, per figure: the paper's claim, our plot, our numbers, the verdict;
 
-and ends with one line per paper: "N of M results reproduced, K differ, J not implemented".
+and ends with one line per paper: "ABC: N of M reproduced; of the K that differ, A explained by
+experiment, B with the cause in the paper's setup, C hypotheses, D open; J not implemented", the
+statuses read from each result's ``difference`` in its paper's data (a result that differs with no
+status recorded counts as open).
 
 An entry's verdict: ``reproduced`` when every judged row (a number within its tolerance or range, a
 claim whose direction holds) reproduces; ``differs`` when any judged row differs or any claim fails
@@ -39,8 +42,9 @@ from typing import Any
 
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake.experiments import verdicts as V
-from accelbrake.experiments.catalog import TITLES, UNAVAILABLE
-from accelbrake.experiments.paper_results import PAPERS, RESULTS, SHORT, Result
+from accelbrake.experiments.published import STATUSES, Result, selects
+from accelbrake.papers import BY_KEY, CITATIONS, RESULTS, SHORT, TITLES, UNAVAILABLE, reproduction
+from accelbrake.papers import paper_of as _paper
 
 __all__ = [
     "FAILED",
@@ -55,43 +59,43 @@ __all__ = [
 
 FAILED = "failed"
 #: The verdicts of a catalogue entry.
-VERDICTS = (V.REPRODUCED, V.DIFFERS, V.NOT_IMPLEMENTED, V.NOT_COMPARED, V.NO_DATA, FAILED)
+VERDICTS = (V.REPRODUCED, V.DIFFERS, V.WITHIN_NOISE, V.NOT_IMPLEMENTED, V.NOT_COMPARED, V.NO_DATA, FAILED)
 
 _JUDGED_OK = (V.REPRODUCED, V.HOLDS)
 _JUDGED_BAD = (V.DIFFERS, V.FAILS)
 
 
 def paper_of(rid: str) -> str:
-    """The paper key of a reproduction id (its prefix: ``abc-fig7`` → ``abc``)."""
-    head = rid.split("-", 1)[0]
-    if head not in PAPERS:
-        raise ValueError(f"reproduction id '{rid}': no paper with prefix '{head}' ({', '.join(PAPERS)})")
-    return head
+    """The paper key of a reproduction id."""
+    return _paper(rid).key
 
 
 def ids_for(paper: str | None = None) -> list[str]:
     """The runnable reproduction ids of ``paper`` (all papers with ``None``), in TITLES order."""
-    if paper is not None and paper not in PAPERS:
-        raise ValueError(f"--paper {paper}: expected one of {', '.join(PAPERS)}")
+    if paper is not None and paper not in BY_KEY:
+        raise ValueError(f"--paper {paper}: expected one of {', '.join(BY_KEY)}")
     return [rid for rid in TITLES if paper is None or paper_of(rid) == paper]
 
 
 def _selected(entry: Result, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    if not entry.rows:
-        return list(rows)
-    return [r for r in rows if any(s in str(r.get("metric", "")) or s == r.get("scheme") for s in entry.rows)]
+    return [r for r in rows if selects(entry.rows, str(r.get("scheme", "")), str(r.get("metric", "")))]
 
 
 def entry_verdict(
     entry: Result, comps: dict[str, dict[str, Any]], failures: dict[str, str]
 ) -> dict[str, Any]:
     """The verdict row of one catalogue entry (see the module docstring)."""
+    numbers = BY_KEY[entry.paper].numbers(entry)
     base = {
         "paper": entry.paper,
         "key": entry.key,
         "where": entry.where,
-        "claim": entry.claim,
+        "claim": entry.claim + (f" ({numbers})" if numbers else ""),
         "id": entry.repro,
+        "status": "",
+        "cause": "",
+        "evidence": "",
+        "edge": "",
     }
     if not entry.repro:
         return {**base, "verdict": V.NOT_IMPLEMENTED, "detail": "", "reason": entry.why}
@@ -113,11 +117,23 @@ def entry_verdict(
     n = Counter(r["verdict"] for r in rows)
     ok = sum(n[v] for v in _JUDGED_OK)
     bad = sum(n[v] for v in _JUDGED_BAD)
-    judged = ok + bad + n[V.NO_DATA]
+    judged = ok + bad + n[V.NO_DATA] + n[V.WITHIN_NOISE]
     extra = f"; {n[V.NOT_IMPLEMENTED]} for schemes not implemented" if n[V.NOT_IMPLEMENTED] else ""
     detail = f"{ok} of {judged} rows reproduced or hold{extra}" if judged else ""
+    noted = sorted({q for r in rows if (q := r.get("qualifier"))})
+    if noted and not bad:
+        detail += f" ({', '.join(noted)})"
     if bad:
         verdict = V.DIFFERS
+        d = entry.difference
+        base = {
+            **base,
+            "status": d.status if d else "open",
+            "cause": d.cause if d else "no status recorded",
+            "evidence": d.evidence if d else "",
+        }
+    elif n[V.WITHIN_NOISE]:
+        verdict = V.WITHIN_NOISE
     elif n[V.NO_DATA]:
         verdict = V.NO_DATA
     elif ok:
@@ -128,6 +144,7 @@ def entry_verdict(
     else:
         verdict = V.NOT_COMPARED
         detail = f"{len(rows)} numbers the paper gives only as a figure"
+    base["edge"] = ", ".join(noted)
     return {**base, "verdict": verdict, "detail": detail, "reason": ""}
 
 
@@ -138,14 +155,29 @@ def catalogue_verdicts(
     return [entry_verdict(e, comps, failures or {}) for e in RESULTS if paper is None or e.paper == paper]
 
 
+_STATUS_WORDS = {
+    "explained by experiment": ("explained by experiment", "explained by experiment"),
+    "cause in the paper's setup": (
+        "with the cause in the paper's setup",
+        "with the cause in the paper's setup",
+    ),
+    "hypothesis": ("hypothesis", "hypotheses"),
+    "open": ("open", "open"),
+}
+
+
 def paper_summary(rows: Sequence[dict[str, Any]]) -> str:
-    """``N of M results reproduced, K differ, J not implemented`` (and the rest, when there is any)."""
+    """``N of M reproduced; of the K that differ, A explained by experiment, B with the cause in the
+    paper's setup, C hypotheses, D open; J not implemented`` (and the rest, when there is any)."""
     n = Counter(r["verdict"] for r in rows)
-    text = (
-        f"{n[V.REPRODUCED]} of {len(rows)} results reproduced, {n[V.DIFFERS]} differ, "
-        f"{n[V.NOT_IMPLEMENTED]} not implemented"
-    )
-    rest = [f"{n[v]} {v}" for v in (V.NOT_COMPARED, V.NO_DATA, FAILED) if n[v]]
+    text = f"{n[V.REPRODUCED]} of {len(rows)} reproduced"
+    if n[V.DIFFERS]:
+        st = Counter(r.get("status") or "open" for r in rows if r["verdict"] == V.DIFFERS)
+        parts = [f"{st[s]} {_STATUS_WORDS[s][st[s] != 1]}" for s in STATUSES if st[s]]
+        text += f"; of the {n[V.DIFFERS]} that differ, {', '.join(parts)}"
+    if n[V.NOT_IMPLEMENTED]:
+        text += f"; {n[V.NOT_IMPLEMENTED]} not implemented"
+    rest = [f"{n[v]} {v}" for v in (V.WITHIN_NOISE, V.NOT_COMPARED, V.NO_DATA, FAILED) if n[v]]
     return text + (f" ({', '.join(rest)})" if rest else "")
 
 
@@ -172,7 +204,7 @@ def run_all(
     fails is reported (``failures``) and the others still run. ``ids``: only these reproductions
     (the catalogue entries of the others then say "no data")."""
     from accelbrake.experiments.executors import LocalExecutor
-    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction, runs_text
+    from accelbrake.experiments.reproduce import run_reproduction, runs_text
     from accelbrake.experiments.spec import ExperimentError
     from accelbrake.scenarios import ScenarioError
 
@@ -201,7 +233,7 @@ def run_all(
         )
         todo = []
     for rid in todo:
-        rep = REPRODUCTIONS[rid]
+        rep = reproduction(rid)
         sub = rid + ("-quick" if quick else "")
         t1 = time.monotonic()
         try:
@@ -230,7 +262,7 @@ def run_all(
         _build_reports(reports, getattr(executor, "jobs", None), echo)
     wall = time.monotonic() - t0
     verdicts = catalogue_verdicts(comps, failures, paper)
-    papers = [paper] if paper else list(PAPERS)
+    papers = [paper] if paper else list(BY_KEY)
     summary = {p: paper_summary([v for v in verdicts if v["paper"] == p]) for p in papers}
     _write_tables(out, verdicts, comps, folders, quick, wall, summary)
     write_index(out, verdicts, comps, folders, quick=quick, wall_s=wall, summary=summary)
@@ -333,14 +365,14 @@ def _drive(rid: str, settings_json: str) -> tuple[str, dict[str, Any] | None, st
 
     from accelbrake._pool import keep_workers
     from accelbrake.experiments.executors import LocalExecutor
-    from accelbrake.experiments.reproduce import REPRODUCTIONS, run_reproduction
+    from accelbrake.experiments.reproduce import run_reproduction
     from accelbrake.experiments.spec import ExperimentError
     from accelbrake.scenarios import ScenarioError
 
     # A driver runs one reproduction after another: their sweeps share the driver's workers.
     keep_workers()
     cfg = json.loads(settings_json)
-    rep = REPRODUCTIONS[rid]
+    rep = reproduction(rid)
     t1 = time.monotonic()
     sub = Path(cfg["out"]) / (rid + ("-quick" if cfg["quick"] else ""))
     try:
@@ -389,11 +421,18 @@ _ROW_COLUMNS = (
     "metric",
     "ours",
     "ours_text",
+    "seed_std",
+    "seed_ci_low",
+    "seed_ci_high",
     "published",
     "published_text",
     "ratio",
     "tolerance_text",
     "verdict",
+    "qualifier",
+    "emulated",
+    "emulated_ratio",
+    "emulated_verdict",
     "note",
 )
 
@@ -411,7 +450,21 @@ def _write_tables(
 
     with atomic_path(out / "verdicts.csv") as tmp:
         pd.DataFrame(
-            verdicts, columns=["paper", "key", "where", "claim", "id", "verdict", "detail", "reason"]
+            verdicts,
+            columns=[
+                "paper",
+                "key",
+                "where",
+                "claim",
+                "id",
+                "verdict",
+                "detail",
+                "reason",
+                "edge",
+                "status",
+                "cause",
+                "evidence",
+            ],
         ).to_csv(tmp, index=False)
     rows = [
         {"id": rid, "paper": paper_of(rid), **{k: r.get(k) for k in _ROW_COLUMNS}}
@@ -498,7 +551,9 @@ def _rows_html(entry: Result, comp: dict[str, Any]) -> str:
         v = r.get("verdict", "")
         items.append(
             f"<li>{html.escape(str(r.get('scheme', '')))}: {html.escape(str(r.get('metric', '')))}: "
-            f"ours <b>{html.escape(str(r.get('ours_text', '')))}</b>, paper "
+            f"ours <b>{html.escape(str(r.get('ours_text', '')))}</b>"
+            + (f" <small>{html.escape(str(r['spread_text']))}</small>" if r.get("spread_text") else "")
+            + ", paper "
             f"{html.escape(str(r.get('published_text', ''))[:90])} "
             f"<span class='v {v.replace(' ', '-')}'>{html.escape(v)}</span></li>"
         )
@@ -518,8 +573,6 @@ def write_index(
 ) -> Path:
     """``out/index.html``: per paper, per catalogue entry: claim, our plot (the reproduction's main
     plot), our numbers, verdict."""
-    from accelbrake.experiments.reproduce import main_plot
-
     e = html.escape
     by_key = {r.key: r for r in RESULTS}
     parts = [
@@ -535,7 +588,7 @@ def write_index(
         "claim's direction holds; differs = at least one does not.</p>",
     ]
     for p, line in summary.items():
-        parts.append(f"<h2 id='{e(p)}'>{e(PAPERS[p])}</h2><p><b>{e(line)}</b></p>")
+        parts.append(f"<h2 id='{e(p)}'>{e(CITATIONS[p])}</h2><p><b>{e(SHORT[p])}: {e(line)}</b></p>")
         parts.append(
             "<table><tr><th>where</th><th>the paper's claim</th><th>verdict</th><th>our numbers</th>"
             "<th>our plot</th></tr>"
@@ -552,12 +605,15 @@ def write_index(
                     else e(rid)
                 )
                 numbers = f"<small>{link}: {e(comps[rid]['summary'])}</small>{_rows_html(entry, comps[rid])}"
-                plot = _plot_for(out, folder, main_plot(rid))
+                plot = _plot_for(out, folder, reproduction(rid).main_plot)
                 img = f"<a href='{e(plot)}'><img src='{e(plot)}' alt='{e(rid)}'></a>" if plot else ""
             else:
                 numbers = e(v["reason"]) if v["reason"] else ""
                 img = ""
             detail = f"<br><small>{e(v['detail'])}</small>" if v["detail"] else ""
+            if v.get("status"):
+                ev = f" ({e(v['evidence'])})" if v.get("evidence") else ""
+                detail += f"<br><small><b>{e(v['status'])}</b>: {e(v['cause'])}{ev}</small>"
             parts.append(
                 f"<tr id='{e(v['key'])}'><td>{e(v['where'])}</td><td>{e(v['claim'])}</td>"
                 f"<td class='v {cls}'>{e(v['verdict'])}{detail}</td><td>{numbers}</td><td>{img}</td></tr>"
@@ -580,7 +636,7 @@ def format_verdicts(verdicts: Sequence[dict[str, Any]], summary: dict[str, str])
     ]
     lines = [render_table([("result", ""), ("where", ""), ("id", ""), ("verdict", ""), ("detail", "")], rows)]
     lines.append("")
-    lines.extend(f"{p}: {line}" for p, line in summary.items())
+    lines.extend(f"{SHORT[p]}: {line}" for p, line in summary.items())
     return "\n".join(lines)
 
 
@@ -593,7 +649,19 @@ def read_verdicts(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
 # The docs' page of verdicts (docs/reproductions.md, generated by `make results`)
 
 #: Columns of the docs dataset (docs/data/reproduce-all.csv): one row per catalogue entry.
-DOC_COLUMNS = ("key", "paper", "where", "id", "verdict", "detail", "reason", "numbers")
+DOC_COLUMNS = (
+    "key",
+    "paper",
+    "where",
+    "id",
+    "verdict",
+    "detail",
+    "reason",
+    "numbers",
+    "status",
+    "cause",
+    "evidence",
+)
 
 
 def verdict_rows(
@@ -622,13 +690,13 @@ def render_markdown(d: Any) -> str:
     """The verdict tables of docs/reproductions.md from the dataset (one row per catalogue entry)."""
     by_key = {r.key: r for r in RESULTS}
     out = []
-    for p in PAPERS:
+    for p in BY_KEY:
         rows = d[d["paper"] == p]
         if not len(rows):
             continue
-        out.append(f"### {PAPERS[p]}")
+        out.append(f"### {CITATIONS[p]}")
         out.append("")
-        out.append(f"**{paper_summary(rows.to_dict('records'))}**")
+        out.append(f"**{SHORT[p]}: {paper_summary(rows.to_dict('records'))}**")
         out.append("")
         out.append("| where | the paper's claim | id | verdict | detail |")
         out.append("|---|---|---|---|---|")
@@ -636,7 +704,16 @@ def render_markdown(d: Any) -> str:
             detail = r.detail if isinstance(r.detail, str) and r.detail else r.reason
             detail = detail if isinstance(detail, str) else ""
             rid = f"`{r.id}`" if isinstance(r.id, str) and r.id else "-"
-            claim = by_key[r.key].claim if r.key in by_key else ""
+            entry = by_key.get(r.key)
+            claim = ""
+            if entry is not None:
+                nums = BY_KEY[entry.paper].numbers(entry)
+                claim = entry.claim + (f" ({nums})" if nums else "")
+            status = getattr(r, "status", "")
+            if r.verdict == V.DIFFERS and isinstance(status, str) and status:
+                cause = r.cause if isinstance(r.cause, str) else ""
+                ev = r.evidence if isinstance(r.evidence, str) and r.evidence else ""
+                detail += f"; {status}: {cause}" + (f" ({ev})" if ev else "")
             out.append(f"| {r.where} | {claim} | {rid} | {r.verdict} | {detail} |".replace("\n", " "))
         out.append("")
     return "\n".join(out)
@@ -645,7 +722,7 @@ def render_markdown(d: Any) -> str:
 def render_summary(d: Any) -> str:
     """The README's lines: per paper, "N of M results reproduced, K differ, J not implemented"."""
     lines = []
-    for p in PAPERS:
+    for p in BY_KEY:
         rows = d[d["paper"] == p]
         if len(rows):
             lines.append(f"- {SHORT[p]}: {paper_summary(rows.to_dict('records'))}")

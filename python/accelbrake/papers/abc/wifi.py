@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,25 +26,13 @@ import pandas as pd
 
 from accelbrake import _core
 from accelbrake.experiments import figures as F
-from accelbrake.experiments.published import PUBLISHED, Published
-
-
-@dataclass(frozen=True)
-class Helpers:
-    """The comparison-row builders of :mod:`accelbrake.experiments.reproduce`, passed in (that
-    module imports this one)."""
-
-    row: Callable[..., dict[str, Any]]
-    """``_row(pub, ours, note=...)``: a row with its verdict."""
-    info: Callable[..., dict[str, Any]]
-    """``_info(scheme, metric, ours, digits, published)``: a row of ours only."""
-    frontier: Callable[..., tuple[bool | None, str]]
-    """``outside_pareto_frontier(d, ref=...)``."""
-
+from accelbrake.experiments import rows as R
+from accelbrake.experiments import verdicts as V
+from accelbrake.experiments.published import Published
+from accelbrake.papers.abc.published import PUBLISHED
 
 __all__ = [
     "FIG9_SCHEMES",
-    "Helpers",
     "cmp_fig9",
     "cmp_fig16",
     "doc_fig9",
@@ -83,14 +70,27 @@ SETUP = (
 )
 
 
-def _doc(name: str, title: str, traces: Sequence[str], flows: Sequence[int], quick: bool) -> dict[str, Any]:
+#: Fig. 9's RTT sensitivity: one-way delays besides :data:`WIFI_DELAY_MS` (RTT 50 ms). The paper gives
+#: no RTT for its Wi-Fi runs, so the full run measures the figure at a second RTT and says at which
+#: one the paper's numbers reproduce best; only the 20 ms rows are judged.
+FIG9_OTHER_DELAYS_MS = (25.0,)
+
+
+def _doc(
+    name: str,
+    title: str,
+    traces: Sequence[str],
+    flows: Sequence[int],
+    quick: bool,
+    delays: Sequence[float] = (WIFI_DELAY_MS,),
+) -> dict[str, Any]:
     return {
         "name": name + ("-quick" if quick else ""),
         "description": title,
         "matrix": {
             "schemes": list(FIG9_SCHEMES),
             "traces": list(traces),
-            "delay_ms": [WIFI_DELAY_MS],
+            "delay_ms": list(delays),
             "buffer_packets": [WIFI_BUFFER],
             "flows": list(flows),
             "seeds": 1 if quick else 3,
@@ -112,6 +112,7 @@ def doc_fig9(quick: bool, traces: list[str] | None) -> dict[str, Any]:
         traces or [FIG9_LINK, FIG9_LINK_2],
         [1, 2],
         quick,
+        (WIFI_DELAY_MS,) if quick else (WIFI_DELAY_MS, *FIG9_OTHER_DELAYS_MS),
     )
 
 
@@ -147,41 +148,94 @@ def _points(results: pd.DataFrame, users: int) -> pd.DataFrame:
     return runs.groupby("scheme", sort=False)[cols].mean().reset_index()
 
 
-def _frontier_rows(h: Helpers, pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
+def _frontier_rows(pubs: Sequence[Published], d: pd.DataFrame, what: str) -> list[dict[str, Any]]:
     """One claim per ABC variant: outside the Pareto frontier of the non-ABC schemes."""
     rows = []
     others = d[~d["scheme"].isin(list(ABC_VARIANTS))]
     for pub in pubs:
         if pub.ours is None:
-            rows.append(h.row(pub, None))
+            rows.append(R.row(pub, None))
             continue
         sub = pd.concat([d[d["scheme"] == pub.ours], others])
-        ok, note = h.frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
-        rows.append(h.row(pub, ok, note=note))
+        ok, note = R.outside_pareto_frontier(sub, ref=pub.ours) if len(sub) else (None, f"no {what} runs")
+        rows.append(R.row(pub, ok, note=note))
     return rows
 
 
-def _cmp_wifi(
-    h: Helpers, section: str, results: pd.DataFrame, users_of: dict[str, int]
-) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _cmp_wifi(section: str, results: pd.DataFrame, users_of: dict[str, int]) -> list[dict[str, Any]]:
+    """The rows at :data:`WIFI_DELAY_MS` judged; at any other one-way delay of the matrix, the same
+    rows measured and not judged (the RTT sensitivity), each delay's count of rows that would
+    reproduce, and the ABC row of the abstract at every d_t."""
+    if "delay_ms" in results.columns and results["delay_ms"].nunique() > 1:
+        here = results[results["delay_ms"] == WIFI_DELAY_MS]
+        rows = _cmp_wifi(section, here, users_of)
+        judged = [r for r in rows if r["kind"] in ("number", "claim")]
+        tally = {2 * WIFI_DELAY_MS: _tally(judged)}
+        for delay in sorted(set(results["delay_ms"]) - {WIFI_DELAY_MS}):
+            other = _cmp_wifi(section, results[results["delay_ms"] == delay], users_of)
+            other = [r for r in other if r["kind"] in ("number", "claim")]
+            tally[2 * delay] = _tally(other)
+            for r in other:
+                rows.append(
+                    {
+                        **r,
+                        "metric": f"{r['metric']} (RTT {2 * delay:g} ms, not judged)",
+                        "kind": "sensitivity",
+                        "verdict": V.NOT_COMPARED,
+                        "verdict_text": f"at RTT {2 * delay:g} ms: {r['verdict_text']}",
+                    }
+                )
+        ok = {r["metric"]: r["verdict"] in (V.REPRODUCED, V.HOLDS) for r in judged}
+        flips = []
+        for r in rows:
+            if r["kind"] != "sensitivity":
+                continue
+            base, _, rtt = r["metric"].rpartition(" (RTT ")
+            now = r["verdict_text"].split(": ", 1)[1].startswith((V.REPRODUCED, V.HOLDS))
+            if base in ok and ok[base] != now:
+                what = "reproduces" if now else "differs"
+                flips.append(
+                    f"{r['scheme']} {base.split(': ', 1)[-1]} {what} at RTT {rtt.split(' ms')[0]} ms"
+                )
+        top = max(a for a, _ in tally.values())
+        best = [k for k, (a, _) in tally.items() if a == top]
+        fit = (
+            f"the paper's numbers fit RTT {best[0]:g} ms best of those run"
+            if len(best) == 1
+            else f"the paper's numbers fit RTT {' and '.join(f'{k:g}' for k in best)} ms equally well"
+        )
+        rows.append(
+            {
+                **R.info(
+                    "all",
+                    "rows that reproduce or hold, by RTT (the paper gives no Wi-Fi RTT)",
+                    float(best[0]),
+                    0,
+                ),
+                "ours_text": "; ".join(f"RTT {k:g} ms: {a} of {b}" for k, (a, b) in tally.items()),
+                "note": f"{fit}; judged at {2 * WIFI_DELAY_MS:g} ms"
+                + (f"; what changes: {', '.join(flips)}" if flips else ""),
+            }
+        )
+        return rows
+    rows = []
     by_users = {u: _points(results, u) for u in set(users_of.values())}
     for pub in PUBLISHED[section]:
         tag = "two users" if "two users" in pub.metric else "single user"
         d = by_users.get(users_of[tag])
         if pub.ours is None:
-            rows.append(h.row(pub, None))
+            rows.append(R.row(pub, None))
             continue
         if d is None or not len(d):
-            rows.append(h.row(pub, None, note=f"no {tag} runs"))
+            rows.append(R.row(pub, None, note=f"no {tag} runs"))
             continue
         m = d.set_index("scheme")
         if "outside the Pareto frontier" in pub.metric:
-            rows.extend(_frontier_rows(h, [pub], d, tag))
+            rows.extend(_frontier_rows([pub], d, tag))
             continue
         ref = "abc-dt100"
         if ref not in m.index or pub.ours not in m.index:
-            rows.append(h.row(pub, None, note="missing runs"))
+            rows.append(R.row(pub, None, note="missing runs"))
             continue
         u = m["link_utilization"]
         p95 = m["run_per_packet_delay_p95_ms"]
@@ -196,9 +250,11 @@ def _cmp_wifi(
             v = float(p95[pub.ours] / p95[ref])
             note = f"{p95[pub.ours]:.0f} ms vs ABC_100 {p95[ref]:.0f} ms"
         else:
-            rows.append(h.row(pub, None, note=f"metric {pub.metric!r} not wired"))
+            rows.append(R.row(pub, None, note=f"metric {pub.metric!r} not wired"))
             continue
-        rows.append(h.row(pub, v, note=note))
+        rows.append(R.row(pub, v, note=note))
+    if section == "abc-fig9":
+        rows.extend(_abstract_by_dt(by_users.get(users_of["single user"])))
     # Every point, for the record (the paper gives them only as a figure).
     for tag, users in users_of.items():
         d = by_users.get(users)
@@ -206,21 +262,44 @@ def _cmp_wifi(
             continue
         for _, r in d.iterrows():
             name = F.display_name(str(r["scheme"]))
-            rows.append(h.info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
+            rows.append(R.info(name, f"{tag}: throughput (Mbit/s)", float(r["link_throughput_mbps"]), 1))
             rows.append(
-                h.info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
+                R.info(name, f"{tag}: p95 per-packet delay (ms)", float(r["run_per_packet_delay_p95_ms"]), 0)
             )
     return rows
 
 
-def cmp_fig9(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def _tally(rows: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """(rows that reproduce or hold, rows judged)."""
+    return sum(r["verdict"] in (V.REPRODUCED, V.HOLDS) for r in rows), len(rows)
+
+
+def _abstract_by_dt(d: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """The abstract's BBR / ABC p95 ratio at each d_t: the paper does not say which ABC it means
+    (the judged row uses d_t = 100 ms, Fig. 9's best ABC)."""
+    if d is None or not len(d):
+        return []
+    p95 = d.set_index("scheme")["run_per_packet_delay_p95_ms"]
+    pub = next(p for p in PUBLISHED["abc-fig9"] if "(abstract)" in p.metric)
+    out = []
+    for name, dt in ABC_VARIANTS.items():
+        if name in p95.index and "bbr" in p95.index:
+            v = float(p95["bbr"] / p95[name])
+            r = R.info("BBR", f"single user: p95 delay / ABC_{dt} (abstract's ratio at d_t {dt} ms)", v)
+            r["published_text"] = pub.text
+            r["note"] = f"ratio to the paper's {pub.value:g}: {v / float(pub.value or 1):.2f}; not judged"
+            out.append(r)
+    return out
+
+
+def cmp_fig9(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 9's claims and numbers (§7.3), single user and two users."""
-    return _cmp_wifi(h, "abc-fig9", results, {"single user": 1, "two users": 2})
+    return _cmp_wifi("abc-fig9", results, {"single user": 1, "two users": 2})
 
 
-def cmp_fig16(h: Helpers, results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
+def cmp_fig16(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     """Fig. 16's claim (Appendix D): ABC outside the others' frontier."""
-    return _cmp_wifi(h, "abc-fig16", results, {"single user": 1})
+    return _cmp_wifi("abc-fig16", results, {"single user": 1})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,9 +355,7 @@ FIG5_MCS = 4
 FIG5_RATES: tuple[float | None, ...] = (2.0, 10.0, 20.0, 30.0, 33.0, 34.5, 35.5, None)
 
 
-def run_fig5(
-    h: Helpers, out: Path, quick: bool, secs: float | None = None
-) -> tuple[list[dict[str, Any]], int]:
+def run_fig5(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
     """Inter-ACK time against batch size at MCS 4 from runs at several sending rates; the slope of
     the line through the mean inter-ACK time per batch size, against S/R. Returns (rows, runs)."""
     secs = secs or (5.0 if quick else 30.0)
@@ -298,7 +375,7 @@ def run_fig5(
     for pub in PUBLISHED["abc-fig5"]:
         if pub.metric.startswith("slope"):
             rows.append(
-                h.row(
+                R.row(
                     pub,
                     float(slope / want_us),
                     note=f"fitted {slope:.1f} µs/frame, S/R = {want_us:.1f} µs (S = 1544 B, R = 39 Mbit/s), "
@@ -306,12 +383,12 @@ def run_fig5(
                 )
             )
     rows.append(
-        h.info(
+        R.info(
             "link", "intercept: mean overhead h (µs)", float(intercept), 1, "figure only (≈ 0.3 ms in Fig. 5)"
         )
     )
     rows.append(
-        h.info(
+        R.info(
             "link", "largest mean inter-ACK time (ms)", float(means.max() / 1e3), 2, "up to 20 ms in Fig. 5"
         )
     )
@@ -323,9 +400,7 @@ FIG6_MCS = (1, 4, 7)
 FIG6_FRACTIONS = (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)
 
 
-def run_fig6(
-    h: Helpers, out: Path, quick: bool, secs: float | None = None
-) -> tuple[list[dict[str, Any]], int]:
+def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[dict[str, Any]], int]:
     """ABC's estimate against the true capacity over three MCS values and several sending rates;
     the mean of 30 s of predictions after the first 2 s per point (4 s with ``quick``). Returns
     (rows, runs)."""
@@ -355,11 +430,11 @@ def run_fig6(
             )
             label = f"MCS {mcs} ({truth:.1f} Mbit/s), sending {on_air:.1f} Mbit/s"
             if cap > 1.05 * truth:
-                row = h.row(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
+                row = R.row(pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s")
             elif cap < 0.95 * truth:
-                row = h.row(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
+                row = R.row(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s")
             else:
-                row = h.info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
+                row = R.info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
                 row["note"] = (
                     "twice the sending rate is within 5 % of the capacity: where the cap meets the truth"
                 )
