@@ -96,6 +96,8 @@ const BW_PROBE_BASE: Dur = Dur::from_secs(2);
 const BW_PROBE_RAND_NS: u64 = 1_000_000_000;
 /// Reno-coexistence probe bound in rounds (v3 `bbr_bw_probe_max_rounds = 63`).
 const BW_PROBE_MAX_ROUNDS: u64 = 63;
+/// Random head start of the Reno-coexistence round count (v3 `bbr_bw_probe_rand_rounds = 2`).
+const BW_PROBE_RAND_ROUNDS: u64 = 2;
 /// Pace this much below the model (v3 `bbr_pacing_margin_percent = 1`).
 const PACING_MARGIN: f64 = 0.01;
 /// cwnd allowance for one quantum in the sender, one in the network, one at the receiver, in
@@ -274,6 +276,10 @@ pub struct Bbr3 {
     bw_probe_wait: Dur,
     rounds_since_bw_probe: u64,
     bw_probe_samples: bool,
+    /// The last probe ended on too much loss/ECN (v3 `prev_probe_too_high`).
+    prev_probe_too_high: bool,
+    /// The last probe stopped on reaching that probe's inflight_hi (v3 `stopped_risky_probe`).
+    stopped_risky_probe: bool,
     bw_probe_up_rounds: u32,
     bw_probe_up_acks: f64,
     bw_probe_up_cnt: f64,
@@ -330,6 +336,8 @@ impl Bbr3 {
             bw_probe_wait: BW_PROBE_BASE,
             rounds_since_bw_probe: 0,
             bw_probe_samples: false,
+            prev_probe_too_high: false,
+            stopped_risky_probe: false,
             bw_probe_up_rounds: 0,
             bw_probe_up_acks: 0.0,
             bw_probe_up_cnt: f64::INFINITY,
@@ -450,7 +458,8 @@ impl Bbr3 {
     fn start_down(&mut self, now: Time) {
         self.reset_congestion_signals();
         self.bw_probe_up_cnt = f64::INFINITY;
-        self.rounds_since_bw_probe = 0;
+        // v3 `bbr_pick_probe_wait`: 0 or 1 rounds already counted (`bbr_bw_probe_rand_rounds`).
+        self.rounds_since_bw_probe = self.rng.below(BW_PROBE_RAND_ROUNDS);
         self.bw_probe_wait = BW_PROBE_BASE + Dur::from_nanos(self.rng.below(BW_PROBE_RAND_NS));
         self.cycle_stamp = now;
         self.ack_phase = AckPhase::ProbeStopping;
@@ -462,6 +471,7 @@ impl Bbr3 {
         self.reset_lower_bounds();
         self.bw_probe_up_rounds = 0;
         self.bw_probe_up_acks = 0.0;
+        self.stopped_risky_probe = false;
         self.ack_phase = AckPhase::Refilling;
         self.start_round();
         self.set_phase(State::Refill);
@@ -513,6 +523,7 @@ impl Bbr3 {
 
     /// Draft `BBRHandleInflightTooHigh`.
     fn handle_inflight_too_high(&mut self, now: Time, tx_in_flight: f64, app_limited: bool) {
+        self.prev_probe_too_high = true;
         self.bw_probe_samples = false;
         if !app_limited {
             self.inflight_hi = tx_in_flight.max(self.target_inflight() * self.cfg.beta);
@@ -523,26 +534,34 @@ impl Bbr3 {
     }
 
     /// Draft `BBRAdaptUpperBounds` (`BBRAdaptLongTermModel`).
-    fn adapt_upper_bounds(&mut self, now: Time, ack: &AckInfo, tx_in_flight: f64, app_limited: bool) {
+    /// Returns whether it started a new probe (v3 `bbr_adapt_upper_bounds`).
+    fn adapt_upper_bounds(&mut self, now: Time, ack: &AckInfo, tx_in_flight: f64, app_limited: bool) -> bool {
         if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
             self.ack_phase = AckPhase::ProbeFeedback;
         }
         if self.ack_phase == AckPhase::ProbeStopping && self.round_start {
             self.ack_phase = AckPhase::Init;
+            self.bw_probe_samples = false;
             if self.in_probe_bw() && !app_limited {
                 // The max filter spans the current and the previous probing cycle.
                 self.bw_hi[0] = self.bw_hi[1];
                 self.bw_hi[1] = 0.0;
+            }
+            // v3: a probe stopped at inflight_hi without loss probes again at once, holding
+            // inflight_hi for a round before accelerating.
+            if self.in_probe_bw() && self.stopped_risky_probe && !self.prev_probe_too_high {
+                self.start_refill();
+                return true;
             }
         }
         if self.is_inflight_too_high(tx_in_flight) {
             if self.bw_probe_samples {
                 self.handle_inflight_too_high(now, tx_in_flight, app_limited);
             }
-            return;
+            return false;
         }
         if self.inflight_hi.is_infinite() {
-            return;
+            return false;
         }
         if tx_in_flight > self.inflight_hi {
             self.inflight_hi = tx_in_flight;
@@ -550,6 +569,7 @@ impl Bbr3 {
         if self.state == State::Up {
             self.probe_inflight_hi_upward(ack.acked, ack.cwnd_limited);
         }
+        false
     }
 
     /// Draft `BBRAdaptLowerBoundsFromCongestion` at the end of a round, with v3's ECN cut.
@@ -641,6 +661,8 @@ impl Bbr3 {
                 }
                 // Draft `BBRIsTimeToCruise`.
                 if in_flight <= self.inflight_with_headroom() && in_flight <= self.inflight(self.max_bw(), 1.0) {
+                    // v3 `bbr_start_bw_probe_cruise`.
+                    self.inflight_lo = self.inflight_lo.min(self.inflight_hi);
                     self.set_phase(State::Cruise);
                 }
             }
@@ -654,11 +676,17 @@ impl Bbr3 {
                 }
             }
             State::Up => {
-                // Draft `BBRIsTimeToGoDown`.
-                if cwnd_limited && self.cwnd >= self.inflight_hi {
+                // v3: (1) inflight reached the inflight_hi the last lossy probe set; (2) draft
+                // `BBRIsTimeToGoDown`: inflight_hi limits growth, or the bandwidth plateaued.
+                if self.prev_probe_too_high && in_flight >= self.inflight_hi {
+                    self.stopped_risky_probe = true;
+                    self.prev_probe_too_high = false;
+                    self.start_down(now);
+                } else if cwnd_limited && self.cwnd >= self.inflight_hi {
                     self.reset_full_bw();
                     self.full_bw = self.max_bw();
                 } else if self.full_bw_now {
+                    self.prev_probe_too_high = false;
                     self.start_down(now);
                 }
             }
@@ -806,7 +834,14 @@ impl CongestionControl for Bbr3 {
         }
         let rs = ack.rate.filter(|r| r.delivery_rate.is_finite() && r.delivery_rate >= 0.0 && r.interval > Dur::ZERO);
         let app_limited = rs.is_none_or(|r| r.is_app_limited || r.prior_delivered < self.app_limited_until);
-        let tx_in_flight = f64::from(ack.in_flight) + f64::from(ack.acked) + f64::from(ack.lost);
+        let prior_in_flight = f64::from(ack.in_flight) + f64::from(ack.acked) + f64::from(ack.lost);
+        // Linux's `rs->tx_in_flight`, the data in flight when the sampled segment left: the
+        // segments delivered while it was in flight plus those lost meanwhile (see the module's
+        // simplifications); without a sample, the data in flight before this ACK.
+        let tx_in_flight = match rs {
+            Some(r) => r.delivered as f64 + f64::from(ack.lost),
+            None => f64::from(ack.in_flight) + f64::from(ack.acked) + f64::from(ack.lost),
+        };
 
         // Round counting (draft `BBRUpdateRound`).
         self.round_start = false;
@@ -840,8 +875,8 @@ impl CongestionControl for Bbr3 {
             self.ce_in_round += u64::from(ack.acked);
         }
 
-        self.adapt_upper_bounds(now, ack, tx_in_flight, app_limited);
         self.check_full_bw_reached(app_limited);
+        let probe_started = self.full_bw_reached && self.adapt_upper_bounds(now, ack, tx_in_flight, app_limited);
         if self.round_start {
             self.check_startup_congestion(tx_in_flight);
             self.adapt_lower_bounds();
@@ -865,7 +900,9 @@ impl CongestionControl for Bbr3 {
         if self.state == State::Drain && f64::from(ack.in_flight) <= self.inflight(self.max_bw(), 1.0) {
             self.start_down(now);
         }
-        self.update_cycle_phase(now, f64::from(ack.in_flight), ack.cwnd_limited);
+        if !probe_started {
+            self.update_cycle_phase(now, prior_in_flight, ack.cwnd_limited);
+        }
         self.update_min_rtt(now, ack);
         if self.round_start {
             // Draft `BBRAdvanceLatestDeliverySignals`.
@@ -914,5 +951,117 @@ impl CongestionControl for Bbr3 {
 
     fn metrics(&self) -> CcMetrics {
         CcMetrics { cwnd: self.cwnd, pacing_rate: self.pacing_rate(), ..CcMetrics::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::RateSample;
+
+    const RTT: Dur = Dur::from_millis(100);
+    /// 1000 segments/s: a BDP of 100 segments at 100 ms.
+    const BW: f64 = 1000.0 * MSS as f64;
+
+    /// A path of fixed bandwidth and RTT, driven one ACK of one segment at a time.
+    struct Path {
+        now: Time,
+        delivered: u64,
+    }
+
+    impl Path {
+        fn ack(&mut self, cc: &mut Bbr3, in_flight: u32, lost: u32, rtt: Dur) {
+            self.now = self.now + Dur::from_millis(1);
+            self.delivered += 1;
+            let rate = RateSample {
+                delivery_rate: BW,
+                delivered: u64::from(in_flight),
+                interval: RTT,
+                prior_delivered: self.delivered.saturating_sub(u64::from(in_flight)),
+                is_app_limited: false,
+            };
+            let ack = AckInfo {
+                acked: 1,
+                rtt: Some(rtt),
+                srtt: Some(rtt),
+                in_flight,
+                cwnd_limited: true,
+                lost,
+                delivered: self.delivered,
+                rate: Some(rate),
+                ..AckInfo::default()
+            };
+            cc.on_ack(self.now, &ack);
+        }
+    }
+
+    fn fresh() -> (Bbr3, Path) {
+        (Bbr3::new(Bbr3Config::default(), Time::ZERO, Rng::stream(1, 0)), Path { now: Time::ZERO, delivered: 0 })
+    }
+
+    #[test]
+    fn defaults_are_the_drafts_and_linux_v3_constants() {
+        let c = Bbr3Config::default();
+        assert_eq!((c.startup_pacing_gain, c.drain_gain, c.down_gain), (2.77, 0.35, 0.9));
+        assert_eq!((c.loss_thresh, c.beta, c.headroom, c.ecn), (0.02, 0.7, 0.15, false));
+        assert_eq!((c.probe_rtt, c.probe_rtt_interval), (Dur::from_millis(200), Dur::from_secs(5)));
+    }
+
+    #[test]
+    fn its_plot_colour_is_used_by_no_other_scheme() {
+        let others = crate::cc::SCHEMES.iter().filter(|s| s.name != "bbr3" && s.style.0.eq_ignore_ascii_case(BBR3.style.0));
+        assert_eq!(others.count(), 0);
+    }
+
+    #[test]
+    fn a_flat_bandwidth_ends_startup_and_drain_then_cruises_at_the_bdp() {
+        let (mut cc, mut p) = fresh();
+        assert_eq!(cc.state(), State::Startup);
+        // 100 segments per round at a constant rate: no 25 % growth.
+        for _ in 0..600 {
+            p.ack(&mut cc, 100, 0, RTT);
+        }
+        assert!(cc.full_bw_reached());
+        assert!(matches!(cc.state(), State::Down | State::Cruise), "{:?}", cc.state());
+        // cwnd ≤ 2·BDP + quantization budget; pacing at bw · (1 − 1 %) in CRUISE, 0.9 in DOWN.
+        assert!(cc.window() <= 2.0 * 100.0 + 4.0, "cwnd {}", cc.window());
+        let pacing = cc.pacing_rate().unwrap() * f64::from(MSS) / f64::from(MTU);
+        assert!(pacing <= BW * 0.99 + 1e-6 && pacing >= BW * 0.9 * 0.99 - 1e-6, "pacing {pacing}");
+        assert!(cc.inflight_hi().is_infinite(), "no loss: no upper bound");
+    }
+
+    #[test]
+    fn heavy_loss_in_startup_sets_inflight_hi_and_exits() {
+        let (mut cc, mut p) = fresh();
+        for _ in 0..150 {
+            p.ack(&mut cc, 100, 0, RTT);
+        }
+        assert_eq!(cc.state(), State::Startup, "growth not yet judged flat");
+        // A round with 8 loss events of 2 segments (16 % of 100 in flight) > 2 %, ≥ 6 events.
+        for i in 0..200 {
+            p.ack(&mut cc, 100, if i < 8 { 2 } else { 0 }, RTT);
+        }
+        assert!(cc.full_bw_reached());
+        assert!(cc.inflight_hi().is_finite() && cc.inflight_hi() >= 100.0, "inflight_hi {}", cc.inflight_hi());
+    }
+
+    #[test]
+    fn probe_rtt_after_five_seconds_cuts_cwnd_to_half_a_bdp() {
+        let (mut cc, mut p) = fresh();
+        for _ in 0..600 {
+            p.ack(&mut cc, 100, 0, RTT);
+        }
+        // RTT samples above the minimum for over 5 s.
+        let mut entered = false;
+        for _ in 0..6000 {
+            p.ack(&mut cc, 100, 0, RTT + Dur::from_millis(10));
+            if cc.state() == State::ProbeRtt {
+                entered = true;
+                // 0.5 · BDP (100 segments), never below 4.
+                assert!(cc.window() <= 50.0, "cwnd {} in PROBE_RTT", cc.window());
+                break;
+            }
+        }
+        assert!(entered, "PROBE_RTT 5 s after the last min RTT sample");
     }
 }
