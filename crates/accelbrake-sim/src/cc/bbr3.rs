@@ -669,11 +669,9 @@ impl Bbr3 {
             State::Cruise => {
                 self.is_time_to_probe_bw(now);
             }
-            State::Refill => {
-                if self.round_start {
-                    self.bw_probe_samples = true;
-                    self.start_up(now);
-                }
+            State::Refill if self.round_start => {
+                self.bw_probe_samples = true;
+                self.start_up(now);
             }
             State::Up => {
                 // v3: (1) inflight reached the inflight_hi the last lossy probe set; (2) draft
@@ -971,7 +969,7 @@ mod tests {
 
     impl Path {
         fn ack(&mut self, cc: &mut Bbr3, in_flight: u32, lost: u32, rtt: Dur) {
-            self.now = self.now + Dur::from_millis(1);
+            self.now += Dur::from_millis(1);
             self.delivered += 1;
             let rate = RateSample {
                 delivery_rate: BW,
@@ -1026,7 +1024,7 @@ mod tests {
         // cwnd ≤ 2·BDP + quantization budget; pacing at bw · (1 − 1 %) in CRUISE, 0.9 in DOWN.
         assert!(cc.window() <= 2.0 * 100.0 + 4.0, "cwnd {}", cc.window());
         let pacing = cc.pacing_rate().unwrap() * f64::from(MSS) / f64::from(MTU);
-        assert!(pacing <= BW * 0.99 + 1e-6 && pacing >= BW * 0.9 * 0.99 - 1e-6, "pacing {pacing}");
+        assert!((BW * 0.9 * 0.99 - 1e-6..=BW * 0.99 + 1e-6).contains(&pacing), "pacing {pacing}");
         assert!(cc.inflight_hi().is_infinite(), "no loss: no upper bound");
     }
 
