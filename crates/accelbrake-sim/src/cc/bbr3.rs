@@ -14,9 +14,13 @@
 //!
 //! Simplifications (also in docs/l4s.md, "BBRv3"):
 //! - Linux's per-packet `rs->lost` and `rs->tx_in_flight` (losses and in-flight data of the one
-//!   sampled packet) are not in [`AckInfo`]. "Inflight too high" is judged on the losses counted
-//!   since the round started against the in-flight data before this ACK (`in_flight + acked +
-//!   lost`), and `tx_in_flight` is that same in-flight figure.
+//!   sampled packet) are not in [`AckInfo`]. "Inflight too high" compares the losses counted since
+//!   the round started with 2 % of `tx_in_flight`, taken as the segments delivered while the
+//!   sampled segment was in flight (`RateSample::delivered`) plus this ACK's losses; the same
+//!   figure sets inflight_hi (Linux computes the exact level at which the loss rate crossed 2 %,
+//!   `bbr_inflight_hi_from_lost_skb`).
+//! - Full-bandwidth detection compares the max filter at round starts (Linux v3 compares each
+//!   ACK's bandwidth sample and counts rounds).
 //! - STARTUP's high-loss exit counts ACKs that reported new losses as loss events (Linux and the
 //!   draft count discontiguous lost ranges); the exit needs 6 of them in a round with more than
 //!   2 % loss, as `bbr_full_loss_cnt`.
