@@ -422,6 +422,9 @@ mod abc;
 mod bbr;
 #[cfg(any())]
 #[rustfmt::skip]
+mod bbr3;
+#[cfg(any())]
+#[rustfmt::skip]
 mod c2tcp;
 #[cfg(any())]
 #[rustfmt::skip]
@@ -480,6 +483,7 @@ registry! {
     cubic => [CUBIC, CUBIC_ABE],
     newreno => [NEWRENO, NEWRENO_ABE],
     bbr => [BBR],
+    bbr3 => [BBR3],
     copa => [COPA],
     vegas => [VEGAS],
     westwood => [WESTWOOD],

@@ -2,6 +2,7 @@
 //! One binary (`mod` per topic) so the crate is linked once.
 
 mod abe;
+mod bbr3;
 mod cellular;
 mod common;
 mod delay;
