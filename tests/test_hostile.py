@@ -210,8 +210,8 @@ def test_sweep_seeds_are_exact_unsigned_64_bit_integers(tmp_path, run_cli):
 
 
 def test_a_quick_reproduction_title_says_how_many_traces_it_ran():
-    from accelbrake.papers import TITLES
     from accelbrake.experiments.reproduce import quick_title
+    from accelbrake.papers import TITLES
 
     title = TITLES["abc-table"]
     assert "(5 of 8)" in title

@@ -1,10 +1,5 @@
-<<<<<<<< HEAD:tests/test_validation.py
-"""Input validation: seeds kept exact to 2^64 − 1, nonsense refused with a clear error naming the
-file, key or option, and smaller edge cases of the CLI and the experiment files."""
-========
 """Input validation: seeds stay exact unsigned 64-bit integers end to end, nonsense is refused with
 an error naming the file, key or flag, and runs keep no per-packet records unless asked."""
->>>>>>>> papers:tests/test_input_validation.py
 
 from __future__ import annotations
 

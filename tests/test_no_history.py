@@ -115,11 +115,15 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("scripts/cli_speed.py", "load average", "prints the machine's load beside each figure it measures"),
     ("scripts/htsim_compare.py", "load average", "prints the machine's load beside each figure it measures"),
     ("scripts/bulk_sweep.py", "load average", "prints the machine's load beside each figure it measures"),
-    ("scripts/gym_vector_speed.py", "load average", "prints the machine's load beside each figure it measures"),
+    (
+        "scripts/gym_vector_speed.py",
+        "load average",
+        "prints the machine's load beside each figure it measures",
+    ),
     # Real-time kernel runs record the machine's load when they start: a run on a busy machine is
     # flagged and set aside when a calmer run of the same point exists.
     ("docs/abe-kernel.md", "load", "the kernel runs' load flag, part of the method"),
-    ("docs/data/abe-kernel/abe-kernel.md", "load average", "the kernel runs' load flag, part of the method"),
+    ("docs/data/abe-kernel/abe-kernel.md", "load average", "the kernel runs' load flag (method)"),
     ("python/accelbrake/papers/abe/kernel.py", "load average", "the kernel runs' load flag"),
     ("tests/test_wifi.py", '"/tmp/unused"', "a path the code must not touch (the call fails first)"),
 ]
