@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelbrake.experiments.published import PUBLISHED
 from accelbrake.upstream import UPSTREAM_SCHEMES
 
 __all__ = ["SETUPS", "Point", "Setup", "plan", "rotate_trace", "run_point", "table", "write"]
@@ -271,7 +270,10 @@ def table(setup: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by = {(r["trace"], r["window_ms"], r["scheme"], r["impl"]): r for r in rows if r["setup"] == setup}
     windows = sorted({(r["trace"], r["window_ms"]) for r in rows if r["setup"] == setup})
     util_key = "utilization" if setup == "abc-table" else "throughput_mbps"
-    pub = {(p.ours, p.metric): p.value for p in PUBLISHED[setup] if p.ours and p.value is not None}
+    from accelbrake.papers import BY_KEY
+
+    paper = BY_KEY["abc" if setup.startswith("abc") else "c2tcp"]
+    pub = {(p.ours, p.metric): p.value for p in paper.published[setup] if p.ours and p.value is not None}
     pub_util = "norm. utilisation" if setup == "abc-table" else "norm. throughput"
     pub_p95 = "norm. p95 per-packet delay" if setup == "abc-table" else "norm. p95 queueing delay"
     out = []
