@@ -119,7 +119,7 @@ def test_reproduce_all_quick_cli(run_cli, tmp_path):
     for paper, line in zip(PAPERS, tail, strict=True):
         assert line.startswith(f"{SHORT[paper]}: ") and " reproduced" in line, line
         n = sum(1 for e in RESULTS if e.paper == paper)
-        assert f" of {n} results reproduced" in line
+        assert f" of {n} reproduced" in line
     again = run_cli(
         "reproduce",
         "all",

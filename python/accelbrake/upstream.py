@@ -3,6 +3,8 @@ have one, and the emulator options that run it. ``make upstream`` builds them.""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from accelbrake.cli._common import CliError
@@ -28,11 +30,29 @@ def upstream_argv(scheme: str, args: Any) -> list[str]:
         raise CliError(
             "--upstream: give it without --transport (the authors' programs are their own transport)"
         )
-    from accelbrake.upstream_table import _built, programs_dir
-
     if not _built(scheme):
         raise CliError(
             f"--upstream: the authors' {scheme} is not built in {programs_dir()} (run `make upstream`, "
             "or set ACCELBRAKE_UPSTREAM_DIR to where it was built)"
         )
     return ["--upstream", scheme]
+
+
+def programs_dir() -> Path:
+    """Where ``make upstream`` installs the programs (as the emulator looks for them)."""
+    d = os.environ.get("ACCELBRAKE_UPSTREAM_DIR")
+    if d:
+        return Path(d)
+    x = os.environ.get("XDG_DATA_HOME")
+    base = Path(x) if x else Path.home() / ".local" / "share"
+    return base / "accelbrake" / "upstream"
+
+
+def _built(scheme: str) -> bool:
+    first = {
+        "copa": "copa/sender",
+        "sprout": "sprout/sproutbt2",
+        "verus": "verus/verus_server",
+        "pcc-vivace": "pcc-vivace/sender/vivace_sender",
+    }[scheme]
+    return (programs_dir() / first).is_file()

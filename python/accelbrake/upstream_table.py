@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelbrake.upstream import UPSTREAM_SCHEMES
+from accelbrake.upstream import UPSTREAM_SCHEMES, _built, programs_dir  # noqa: F401
 
 __all__ = ["SETUPS", "Point", "Setup", "plan", "rotate_trace", "run_point", "table", "write"]
 
@@ -401,23 +401,3 @@ def available() -> str | None:
     if missing:
         return f"the authors' programs are not built ({', '.join(missing)}): run `make upstream`"
     return None
-
-
-def programs_dir() -> Path:
-    """Where ``make upstream`` installs the programs (as the emulator looks for them)."""
-    d = os.environ.get("ACCELBRAKE_UPSTREAM_DIR")
-    if d:
-        return Path(d)
-    x = os.environ.get("XDG_DATA_HOME")
-    base = Path(x) if x else Path.home() / ".local" / "share"
-    return base / "accelbrake" / "upstream"
-
-
-def _built(scheme: str) -> bool:
-    first = {
-        "copa": "copa/sender",
-        "sprout": "sprout/sproutbt2",
-        "verus": "verus/verus_server",
-        "pcc-vivace": "pcc-vivace/sender/vivace_sender",
-    }[scheme]
-    return (programs_dir() / first).is_file()

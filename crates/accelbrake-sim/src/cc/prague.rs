@@ -91,7 +91,7 @@ pub const PRAGUE: Scheme = Scheme {
     params: &[PARAMS],
     preset: &[],
     // Okabe–Ito blue (colour-blind safe, distinct from every other row).
-    style: ("#0072B2", "H"),
+    style: ("#E69F00", "H"),
     build: |v, _now, _rng| Ok(Box::new(Prague::new(PragueConfig::checked(v)?))),
     warnings: None,
 };
