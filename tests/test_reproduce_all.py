@@ -134,7 +134,7 @@ def test_reproduce_all_quick_cli(run_cli, tmp_path):
     )
     assert again.returncode == 0, again.stderr[-2000:]
     assert "0 now" in again.stdout and " now" in again.stdout
-    assert again.stdout.strip().splitlines()[-1].startswith("c2tcp: ")
+    assert again.stdout.strip().splitlines()[-1].startswith(f"{SHORT['c2tcp']}: ")
 
 
 def test_paper_option_only_with_all(run_cli):

@@ -243,7 +243,7 @@ def test_every_readme_command_works_from_an_empty_directory(installed, tmp_path)
         if run is None:
             ids = [a for a in argv[1:] if not a.startswith("-")]
             if argv[0] == "reproduce":
-                missing = [i for i in ids if i not in known]
+                missing = [i for i in ids if i != "all" and i not in known]
                 if missing:
                     failures.append((argv, f"unknown reproductions {missing}"))
             continue
