@@ -149,11 +149,12 @@ emu-tools:
 # The measured tables of README.md and docs/*.md: run their datasets (resumable, kept in
 # results/docs/), write docs/data/*.csv and docs/figures/abe.*, rewrite every
 # <!-- results:NAME --> region. tests/test_docs_results.py fails when a region is stale.
-# Also the picture of README.md and the site's home page: the demo's trade-off plot.
+# Also the picture of README.md and the site's home page: the demo's trade-off plot, drawn from
+# docs/data/demo-tradeoff.csv (tests/test_docs_demo.py fails when either is stale).
 results: install
 	$(BIN)/python -m accelbrake.papers.docs --out results/docs
 	$(BIN)/accelbrake reproduce abc-table --quick --no-progress --out results/docs/demo
-	cp results/docs/demo/abc-table-quick/plots/tradeoff.png docs/figures/demo-tradeoff.png
+	$(BIN)/python -m accelbrake.papers.demo results/docs/demo/abc-table-quick
 
 # Benchmarks, not part of `make test`: whole runs (docs/bench/results.md), CPU ns per data packet
 # against flows and bandwidth (docs/bench/curve.md; BASELINE=path/to/older/run for before/after),
