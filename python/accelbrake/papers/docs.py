@@ -166,6 +166,30 @@ def _copa_abc() -> dict[str, Any]:
     return doc
 
 
+#: BBR variants beside the default on the ABC paper's headline setup (docs/delay-schemes.md, "BBR vs
+#: the ABC paper"): the Linux 4.x differences and the later kernels' ACK-aggregation allowance.
+BBR_VARIANTS = {
+    "bbr-ltbw": ("BBR (lt_bw)", ["bbr.lt_bw=1"]),
+    "bbr-kernel4": ("BBR (kernel4)", ["bbr.kernel4=1"]),
+    "bbr-kernel4-ltbw": ("BBR (kernel4, lt_bw)", ["bbr.kernel4=1", "bbr.lt_bw=1"]),
+    "bbr-ackagg": ("BBR (ack_aggregation)", ["bbr.ack_aggregation=1"]),
+    "bbr-tso2": ("BBR (tso_segs 2)", ["bbr.tso_segs=2"]),
+    "bbr-nomargin": ("BBR (no pacing margin)", ["bbr.pacing_margin_percent=0"]),
+    "bbr-nodelack": ("BBR (per-packet ACKs)", ["flow.delayed_ack=false"]),
+}
+
+
+def _bbr_abc() -> dict[str, Any]:
+    """``accelbrake reproduce abc-table`` (ABC and BBR; 5 traces, 3 seeds) plus BBR variants."""
+    from accelbrake.papers import reproduction
+
+    doc = reproduction("abc-table").document(False, None)
+    doc["name"] = "bbr-abc"
+    doc["matrix"]["schemes"] = ["abc", "bbr", *BBR_VARIANTS]
+    doc["schemes"] = {k: {"scheme": "bbr", "label": lab, "set": st} for k, (lab, st) in BBR_VARIANTS.items()}
+    return doc
+
+
 def _proprate() -> dict[str, Any]:
     return {
         "name": "proprate-presets",
@@ -770,6 +794,14 @@ DATASETS: dict[str, Dataset] = {
             ("scheme", "trace", "seed"),
             check="sample",
             why="120 runs of 140 s; the test repeats one trace and one seed for every scheme and variant",
+        ),
+        Dataset(
+            "bbr-abc",
+            "sweep",
+            _bbr_abc,
+            ("scheme", "trace", "seed"),
+            check="sample",
+            why="135 runs of 140 s; the test repeats one trace and one seed for every scheme and variant",
         ),
         Dataset(
             "abc-checks",
@@ -1563,6 +1595,108 @@ def _render_reproduce_all_summary(d: pd.DataFrame) -> str:
     return render_summary(d)
 
 
+def _bbr_published() -> tuple[float, float]:
+    """The ABC paper's headline-table BBR row: utilisation and p95 delay normalised to ABC's."""
+    from accelbrake.papers.abc.published import PUBLISHED
+
+    rows = {p.metric: p.value for p in PUBLISHED["abc-table"] if p.ours == "bbr"}
+    return rows["norm. utilisation"], rows["norm. p95 per-packet delay"]
+
+
+def _render_bbr_intro(d: pd.DataFrame) -> str:
+    m = _copa_means(d)
+    a, b = m.loc["abc"], m.loc["bbr"]
+    ru = b["link_utilization"] / a["link_utilization"]
+    rd = b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"]
+    pu, pd_ = _bbr_published()
+    same = (ru > 1) == (pu > 1)
+    return (
+        f"`accelbrake reproduce abc-table` gives BBR {ru:.2f}× ABC's utilisation and {rd:.2f}× its p95 "
+        f"per-packet delay (ABC {100 * a['link_utilization']:.1f} %, {_ms(a['run_per_packet_delay_p95_ms'])}; "
+        f"means over the 5 traces of 3 seeds each); the paper has {pu:g} / {pd_:g}"
+        + (
+            "."
+            if same
+            else f", i.e. ABC about {100 * (1 / pu - 1):.0f} % ahead: the sign of the utilisation gap is the other way round."
+        )
+    )
+
+
+def _render_bbr_traces(d: pd.DataFrame) -> str:
+    t = d.groupby(["scheme", "trace"], sort=False)[
+        ["link_utilization", "run_per_packet_delay_p95_ms", "drops"]
+    ].mean()
+    a, b = t.loc["abc"], t.loc["bbr"]
+    rows = [
+        [
+            _trace(tr),
+            f"{100 * a.at[tr, 'link_utilization']:.1f} %",
+            f"{100 * b.at[tr, 'link_utilization']:.1f} %",
+            _ms(a.at[tr, "run_per_packet_delay_p95_ms"]),
+            _ms(b.at[tr, "run_per_packet_delay_p95_ms"]),
+            f"{b.at[tr, 'drops']:.0f}",
+        ]
+        for tr in a.index
+    ]
+    m = _copa_means(d)
+    rows.append(
+        [
+            "mean",
+            f"{100 * m.at['abc', 'link_utilization']:.1f} %",
+            f"{100 * m.at['bbr', 'link_utilization']:.1f} %",
+            _ms(m.at["abc", "run_per_packet_delay_p95_ms"]),
+            _ms(m.at["bbr", "run_per_packet_delay_p95_ms"]),
+            "",
+        ]
+    )
+    table = md_table(["trace", "ABC util.", "BBR util.", "ABC p95", "BBR p95", "BBR drops"], rows)
+    gap = 100 * (b["link_utilization"] - a["link_utilization"])
+    ratio = b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"]
+    ahead = (gap > 0).sum()
+    lead = (
+        f"BBR is ahead on every trace, by {gap.min():.0f}–{gap.max():.0f} points"
+        if ahead == len(gap)
+        else f"BBR is ahead on {ahead} of {len(gap)} traces (by {gap.min():+.0f} to {gap.max():+.0f} points)"
+    )
+    return (
+        f"{table}\n\n{lead}, and its p95 per-packet delay is {ratio.min():.1f}–{ratio.max():.1f}× ABC's "
+        "(the overshoot of the paper's Appendix A, Fig. 14)."
+    )
+
+
+def _render_bbr_variants(d: pd.DataFrame) -> str:
+    m = _copa_means(d)
+    a = m.loc["abc"]
+    au, ad = a["link_utilization"], a["run_per_packet_delay_p95_ms"]
+    rows = []
+    for key in ("bbr", *BBR_VARIANTS):
+        r = m.loc[key]
+        setting = "default" if key == "bbr" else " ".join(f"`{x}`" for x in BBR_VARIANTS[key][1])
+        rows.append(
+            [
+                setting,
+                f"{100 * r['link_utilization']:.1f} %",
+                _ms(r["run_per_packet_delay_p95_ms"]),
+                f"{r['link_utilization'] / au:.2f} / {r['run_per_packet_delay_p95_ms'] / ad:.2f}",
+            ]
+        )
+    table = md_table(
+        ["variant", "BBR util.", "BBR p95", f"vs ABC ({100 * au:.1f} %, {_ms(ad)})"], rows
+    )
+    t = d.groupby(["scheme", "trace"], sort=False)["link_utilization"].mean()
+    moved = [
+        f"{_trace(tr)} ({100 * t.at[('bbr', tr)]:.1f} → {100 * t.at[('bbr-ltbw', tr)]:.1f} %)"
+        for tr in t.loc["bbr"].index
+        if abs(t.at[("bbr-ltbw", tr)] - t.at[("bbr", tr)]) > 0.002
+    ]
+    lt = (
+        "`lt_bw` moves BBR's utilisation by more than 0.2 points only on " + ", ".join(moved) + "."
+        if moved
+        else "`lt_bw` moves no trace's utilisation by more than 0.2 points."
+    )
+    return f"{table}\n\n{lt}"
+
+
 @dataclass(frozen=True)
 class Region:
     name: str
@@ -1588,6 +1722,9 @@ REGIONS: tuple[Region, ...] = (
     Region("copa-abc-delta", "docs/delay-schemes.md", "copa-abc", _render_copa_delta),
     Region("copa-abc-drops", "docs/delay-schemes.md", "copa-abc", _render_copa_drops),
     Region("copa-abc-packet-size", "docs/delay-schemes.md", "copa-abc", _render_copa_packet_size),
+    Region("bbr-abc-intro", "docs/delay-schemes.md", "bbr-abc", _render_bbr_intro),
+    Region("bbr-abc-traces", "docs/delay-schemes.md", "bbr-abc", _render_bbr_traces),
+    Region("bbr-abc-variants", "docs/delay-schemes.md", "bbr-abc", _render_bbr_variants),
     Region("abc-checks", "docs/abc.md", "abc-checks", _render_abc_checks),
     Region("coexist-fig11-cause", "docs/coexistence.md", "coexistence", _render_fig11_cause),
     Region("coexist-sweep", "docs/coexistence.md", "coexistence", _render_coexist_sweep),
