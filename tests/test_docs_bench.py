@@ -97,3 +97,17 @@ def test_recorded_workload_is_what_the_simulator_runs_now(bench, scenario, recor
     assert abs(now["utilization"] - recorded["utilization"]) <= UTIL_TOL, (
         f"{hint} (utilisation {recorded['utilization']:.4f} timed, {now['utilization']:.4f} now)"
     )
+
+
+def test_python_controller_figures_were_timed_on_todays_run():
+    # scripts/pycc_overhead.py records the ACK count of its run (deterministic) beside the times.
+    import accelbrake
+
+    rec = json.loads((BENCH / "pycc.json").read_text(encoding="utf-8"))
+    assert rec["identical"], "docs/bench/pycc.json: the Python port gave a different run"
+    out = accelbrake.simulate(accelbrake.build_scenario("newreno", **rec["setup"]))
+    acks = out.summary["flows"][0]["packets_sent"]
+    assert abs(acks - rec["acks"]) <= WORKLOAD_TOL * rec["acks"], (
+        f"docs/bench/pycc.json is stale ({rec['acks']:,} ACKs timed, {acks:,} now): "
+        "rerun `python scripts/pycc_overhead.py --out docs/bench`"
+    )

@@ -414,7 +414,7 @@ def main() -> None:
     for p in reproductions.papers():
         write(f"reproductions/{p.key}.md", paper_page(p))
     parts = {"mutation-scores": mutation_table}
-    for name in ("results", "curve", "ns3", "htsim", "cli-speed"):
+    for name in ("results", "curve", "ns3", "htsim", "cli-speed", "pycc", "gym"):
         parts[f"bench-{name}"] = lambda name=name: bench_include(name)
     for page in ("performance.md", "testing.md"):
         text = (ROOT / "docs" / page).read_text(encoding="utf-8")
