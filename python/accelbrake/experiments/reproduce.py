@@ -210,6 +210,13 @@ def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, An
     """The comparison document of a finished reproduction (written to ``comparison.json``), with the
     verdict counts (``summary``: the "N of M reproduced" line)."""
     rows = rep.compare(results, out)
+    if _seeds_per_point(results) == 1:
+        # One seed per point: every judged row is from single runs; say so where the comparison
+        # did not (a spread needs at least two seeds).
+        for r in rows:
+            if r.get("kind") in ("number", "claim") and not r.get("spread_text"):
+                r["runs"] = 1
+                r["spread_text"] = "1 run"
     return {
         "id": rep.id,
         "title": rep.title,
@@ -219,6 +226,15 @@ def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, An
         "unavailable": list(rep.unavailable),
         "summary": summarise(rows),
     }
+
+
+def _seeds_per_point(results: pd.DataFrame) -> int | None:
+    """The most seeds any point (scheme × trace × other axes) of a sweep's results was run with."""
+    if "seed" not in results.columns or "run_id" not in results.columns or results.empty:
+        return None
+    keys = [c for c in ("scheme", "trace", "delay_ms", "buffer_packets", "flows") if c in results.columns]
+    runs = results.drop_duplicates("run_id")
+    return int(runs.groupby(keys, sort=False)["seed"].nunique().max()) if keys else None
 
 
 def summarise(rows: Sequence[dict[str, Any]]) -> str:
