@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from accelbrake.experiments.published import selects
 from accelbrake.papers import PAPERS
 
@@ -85,7 +84,10 @@ def literals(source: str) -> list[tuple[int, float]]:
     """(line, value) of every number in ``source``: number tokens and numbers inside strings."""
     out = []
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    string_types = {tokenize.STRING, *(getattr(tokenize, n) for n in ("FSTRING_MIDDLE",) if hasattr(tokenize, n))}
+    string_types = {
+        tokenize.STRING,
+        *(getattr(tokenize, n) for n in ("FSTRING_MIDDLE",) if hasattr(tokenize, n)),
+    }
     for tok in tokens:
         if tok.type == tokenize.NUMBER:
             try:
@@ -139,7 +141,11 @@ def test_every_paper_has_published_values():
 def test_the_scanner_finds_a_copy_and_ignores_unrelated_numbers():
     values = [
         Value(
-            0.66, frozenset({"abc-table", "Table 1"}), "abc", ("abc", "ABC"), "abc abc-table: Copa norm. utilisation: 0.66"
+            0.66,
+            frozenset({"abc-table", "Table 1"}),
+            "abc",
+            ("abc", "ABC"),
+            "abc abc-table: Copa norm. utilisation: 0.66",
         )
     ]
     src = 'ROWS = {\n    "abc-table": [("copa", 0.66)],\n}\nOTHER = 0.66\n\n\n\nX = 0.66\n'

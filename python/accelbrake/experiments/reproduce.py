@@ -26,7 +26,7 @@ import pandas as pd
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import verdicts as V
-from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
+from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment, quick_document
 from accelbrake.experiments.tracesets import TraceSet
 from accelbrake.tables import render_table
 
@@ -35,6 +35,7 @@ __all__ = [
     "Reproduction",
     "compare",
     "expand_traces",
+    "file_document",
     "format_comparison",
     "no_compare",
     "no_document",
@@ -65,6 +66,27 @@ def expand_traces(items: Sequence[str]) -> list[str]:
         else:
             out.append(item)
     return out
+
+
+def file_document(path: Path) -> Callable[[bool, list[str] | None], dict[str, Any]]:
+    """The document of a reproduction kept as an experiment file (``path``, TOML): the file as
+    written (without its ``[quick]`` table), or with ``quick`` that table applied
+    (:func:`accelbrake.experiments.spec.quick_document`); ``traces`` replace ``matrix.traces``."""
+
+    def build(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+        from accelbrake.experiments.spec import _parse_toml
+
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ExperimentError(f"{path}: {e}", key=str(path)) from None
+        doc = _parse_toml(text, str(path))
+        doc = quick_document(doc) if quick else {k: v for k, v in doc.items() if k != "quick"}
+        if traces:
+            doc.setdefault("matrix", {})["traces"] = list(traces)
+        return doc
+
+    return build
 
 
 def sweep_document(

@@ -298,25 +298,6 @@ def cmp_fig13(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def doc_fig11(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    return {
-        "name": "abc-fig11" + ("-quick" if quick else ""),
-        "description": "ABC Fig. 11: 1-16 ABC flows on a Verizon trace",
-        "matrix": {
-            "schemes": ["abc", "abc-floor2"],
-            "traces": traces or ["traces/Verizon-LTE-short.up"],
-            "delay_ms": [50.0],
-            "buffer_packets": [250],
-            "flows": [1, 2, 4, 8, 16],
-            "seeds": 1 if quick else 3,
-        },
-        "run": {"duration_s": 60.0 if quick else 140.0, "sample_ms": 100.0},
-        "schemes": {
-            "abc-floor2": {"scheme": "abc", "label": "ABC, window floor 2", "set": ["abc.min_window=2"]},
-        },
-    }
-
-
 def cmp_fig11(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     runs = results.drop_duplicates("run_id")
     per = runs.groupby(["scheme", "flows"])[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
@@ -367,28 +348,6 @@ def _fig11_growth(results: pd.DataFrame) -> dict[str, tuple[float, float]]:
     return out
 
 
-def doc_fig20(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    return {
-        "name": "abc-fig20" + ("-quick" if quick else ""),
-        "description": "ABC Fig. 20: a backlogged ABC flow beside 200 application-limited ABC flows",
-        "matrix": {
-            "schemes": ["abc", "abc-apps"],
-            "traces": traces or ["traces/Verizon-LTE-short.up"],
-            "delay_ms": [50.0],
-            "buffer_packets": [250],
-            "seeds": 1 if quick else 3,
-        },
-        "run": {"duration_s": 60.0 if quick else 140.0, "sample_ms": 1000.0},
-        "schemes": {
-            "abc-apps": {
-                "scheme": "abc",
-                "label": "ABC + 200 app-limited flows",
-                "apps": [{"scheme": "abc", "count": 200, "rate_mbps": 0.005}],
-            },
-        },
-    }
-
-
 def cmp_fig20(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     runs = results.drop_duplicates("run_id")
     per = runs.groupby("scheme")[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
@@ -415,7 +374,10 @@ def cmp_fig20(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
 
         rows.append(
             R.row(
-                u_pub, float(b["link_utilization"] / a["link_utilization"]), digits=3, seeds=per_seed("link_utilization")
+                u_pub,
+                float(b["link_utilization"] / a["link_utilization"]),
+                digits=3,
+                seeds=per_seed("link_utilization"),
             )
         )
         rows.append(

@@ -285,7 +285,9 @@ def _wifi_value(m: pd.DataFrame, pub: Published) -> tuple[float, str] | None:
             f"utilisation ABC_100 {100 * u[ref]:.1f} %, {pub.scheme} {100 * u[pub.ours]:.1f} %",
         )
     if body.startswith("throughput /"):
-        return float(u[pub.ours] / u[ref]), f"utilisation {100 * u[pub.ours]:.1f} % vs ABC_100 {100 * u[ref]:.1f} %"
+        return float(
+            u[pub.ours] / u[ref]
+        ), f"utilisation {100 * u[pub.ours]:.1f} % vs ABC_100 {100 * u[ref]:.1f} %"
     if body.startswith("p95 delay /"):
         return float(p95[pub.ours] / p95[ref]), f"{p95[pub.ours]:.0f} ms vs ABC_100 {p95[ref]:.0f} ms"
     return None
@@ -457,7 +459,9 @@ def run_fig6(out: Path, quick: bool, secs: float | None = None) -> tuple[list[di
                     pub_within, est / truth, note=f"estimate {est:.2f} vs truth {truth:.2f} Mbit/s", runs=1
                 )
             elif cap < 0.95 * truth:
-                row = R.row(pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s", runs=1)
+                row = R.row(
+                    pub_cap, est / cap, note=f"estimate {est:.2f} vs cap 2 × {on_air:.2f} Mbit/s", runs=1
+                )
             else:
                 row = R.info("ABC router", "estimate / true capacity, at the cap", est / truth, 3)
                 row["note"] = (

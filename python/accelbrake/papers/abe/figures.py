@@ -106,7 +106,9 @@ def fig8_verdicts(d: pd.DataFrame) -> list[dict[str, Any]]:
         if "grows with RTT" in pub.metric:
             vals = [gains[r] for r in rtts]
             ok = bool(len(vals) > 1 and np.all(np.diff(vals) > 0))
-            rows.append(R.row(pub, ok, note=" → ".join(f"RTT {r} ms {gains[r]:+.1f} %" for r in rtts), runs=1))
+            rows.append(
+                R.row(pub, ok, note=" → ".join(f"RTT {r} ms {gains[r]:+.1f} %" for r in rtts), runs=1)
+            )
             continue
         rtt = int(pub.metric.split("RTT ")[1].split(" ms")[0])
         g = d[d["rtt_ms"] == rtt].sort_values("beta_ecn")
@@ -120,7 +122,9 @@ def fig8_verdicts(d: pd.DataFrame) -> list[dict[str, Any]]:
             # Improves: the largest β_ecn beats 0.5, and no step down by more than 1 % of capacity
             # (noise between neighbouring β_ecn values is not a trend).
             ok = bool(tp[-1] > tp[0] and np.all(np.diff(tp) > -0.01 * FIG8_MBPS))
-            rows.append(R.row(pub, ok, note=f"{tp[0]:.2f} → {tp[-1]:.2f} Mbit/s ({gains[rtt]:+.1f} %)", runs=1))
+            rows.append(
+                R.row(pub, ok, note=f"{tp[0]:.2f} → {tp[-1]:.2f} Mbit/s ({gains[rtt]:+.1f} %)", runs=1)
+            )
     return rows
 
 
