@@ -203,6 +203,23 @@ def test_seed_spread_is_the_std_and_the_t_interval_of_the_mean():
     assert RW.row(pub, 6.0)["verdict"] == V.DIFFERS
 
 
+def test_a_row_from_one_run_says_so_and_differs_outside_the_band():
+    pub = Published("abc-table", "Cubic", "norm. p95 per-packet delay", "cubic", "4.78", 4.78)
+    one = RW.row(pub, 6.0, seeds=[6.0])
+    assert one["spread_text"] == "1 run" and one["runs"] == 1 and one["seed_std"] is None
+    # No spread: nothing to call noise, so outside the band is "differs".
+    assert one["verdict"] == V.DIFFERS
+    assert RW.row(pub, 6.0, runs=1)["spread_text"] == "1 run"
+    claim = Published("abc-fig7", "ABC", "outside", "abc", "ABC lies outside", claim=True)
+    assert RW.row(claim, True, runs=1)["spread_text"] == "1 run"
+    # Several seeds: the spread, not the count; unknown: blank.
+    assert RW.row(pub, 6.0, seeds=[5.0, 6.0, 7.0])["spread_text"].startswith("± ")
+    assert RW.row(pub, 6.0)["spread_text"] == ""
+    # Inside the band with a spread that leaves it: still reproduced (outside the band is needed).
+    ok = RW.row(pub, 4.8, seeds=[3.0, 4.8, 6.6])
+    assert ok["verdict"] == V.REPRODUCED
+
+
 def test_by_seed_pairs_the_kth_seed_of_every_point():
     import pandas as pd
 

@@ -26,7 +26,7 @@ import pandas as pd
 from accelbrake._io import atomic_path, atomic_write_json
 from accelbrake._text import did_you_mean
 from accelbrake.experiments import verdicts as V
-from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment
+from accelbrake.experiments.spec import ExperimentError, apply_overrides, parse_experiment, quick_document
 from accelbrake.experiments.tracesets import TraceSet
 from accelbrake.tables import render_table
 
@@ -35,6 +35,7 @@ __all__ = [
     "Reproduction",
     "compare",
     "expand_traces",
+    "file_document",
     "format_comparison",
     "no_compare",
     "no_document",
@@ -65,6 +66,27 @@ def expand_traces(items: Sequence[str]) -> list[str]:
         else:
             out.append(item)
     return out
+
+
+def file_document(path: Path) -> Callable[[bool, list[str] | None], dict[str, Any]]:
+    """The document of a reproduction kept as an experiment file (``path``, TOML): the file as
+    written (without its ``[quick]`` table), or with ``quick`` that table applied
+    (:func:`accelbrake.experiments.spec.quick_document`); ``traces`` replace ``matrix.traces``."""
+
+    def build(quick: bool, traces: list[str] | None) -> dict[str, Any]:
+        from accelbrake.experiments.spec import _parse_toml
+
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ExperimentError(f"{path}: {e}", key=str(path)) from None
+        doc = _parse_toml(text, str(path))
+        doc = quick_document(doc) if quick else {k: v for k, v in doc.items() if k != "quick"}
+        if traces:
+            doc.setdefault("matrix", {})["traces"] = list(traces)
+        return doc
+
+    return build
 
 
 def sweep_document(
@@ -210,6 +232,13 @@ def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, An
     """The comparison document of a finished reproduction (written to ``comparison.json``), with the
     verdict counts (``summary``: the "N of M reproduced" line)."""
     rows = rep.compare(results, out)
+    if _seeds_per_point(results) == 1:
+        # One seed per point: every judged row is from single runs; say so where the comparison
+        # did not (a spread needs at least two seeds).
+        for r in rows:
+            if r.get("kind") in ("number", "claim") and not r.get("spread_text"):
+                r["runs"] = 1
+                r["spread_text"] = "1 run"
     return {
         "id": rep.id,
         "title": rep.title,
@@ -219,6 +248,15 @@ def compare(rep: Reproduction, results: pd.DataFrame, out: Path) -> dict[str, An
         "unavailable": list(rep.unavailable),
         "summary": summarise(rows),
     }
+
+
+def _seeds_per_point(results: pd.DataFrame) -> int | None:
+    """The most seeds any point (scheme × trace × other axes) of a sweep's results was run with."""
+    if "seed" not in results.columns or "run_id" not in results.columns or results.empty:
+        return None
+    keys = [c for c in ("scheme", "trace", "delay_ms", "buffer_packets", "flows") if c in results.columns]
+    runs = results.drop_duplicates("run_id")
+    return int(runs.groupby(keys, sort=False)["seed"].nunique().max()) if keys else None
 
 
 def summarise(rows: Sequence[dict[str, Any]]) -> str:

@@ -8,6 +8,7 @@ The lab's part of every reproduction's comparison (:mod:`accelbrake.papers` hold
   mean) and "differs" needs the whole interval outside the tolerance band (outside the noise).
   Given ``emulated`` (the same number measured through the real-time emulator, or from the
   authors' code), the row carries it beside ours with its own ratio and verdict.
+  A row from a single run (one seed, or a deterministic run) says "1 run" in its spread column.
 * :func:`info`: our number where the paper gives only a figure (verdict ``not compared``).
 * Reductions the comparisons share: seed means per scheme and trace, their mean over traces, and
   whether a scheme lies outside the others' Pareto frontier.
@@ -72,16 +73,21 @@ def row(
     note: str = "",
     percent: bool = False,
     seeds: Sequence[float] | None = None,
+    runs: int | None = None,
     emulated: float | bool | None = None,
 ) -> dict[str, Any]:
     """One comparison row with its verdict (:func:`accelbrake.experiments.verdicts.judge`); ``ours``
     is a number, a yes/no answer to a claim, or ``None``. ``seeds``: our number per seed (same
-    normalisation as ``ours``), for the spread and the noise test; ``emulated``: the same number
-    measured another way (the real-time emulator, the authors' code), judged on its own."""
+    normalisation as ``ours``), for the spread and the noise test; ``runs``: how many seeds (or
+    deterministic runs) ``ours`` comes from when ``seeds`` is not given (1: the spread column says
+    "1 run"); ``emulated``: the same number measured another way (the real-time emulator, the
+    authors' code), judged on its own."""
     claim = pub.claim is not None
     has_range = pub.low is not None and pub.high is not None
     quantitative = not claim and (pub.value is not None or has_range)
     sp = spread(seeds) if quantitative else None
+    if seeds is not None:
+        runs = sum(1 for x in seeds if x is not None and math.isfinite(float(x)))
     v = V.judge(
         ours,
         value=pub.value,
@@ -111,7 +117,8 @@ def row(
         "seed_std": sp[0] if sp else None,
         "seed_ci_low": sp[1] if sp else None,
         "seed_ci_high": sp[2] if sp else None,
-        "spread_text": _spread_text(sp, digits, percent),
+        "runs": runs,
+        "spread_text": _spread_text(sp, digits, percent) or ("1 run" if runs == 1 else ""),
         "note": note,
     }
     if emulated is not None:

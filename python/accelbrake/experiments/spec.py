@@ -66,6 +66,7 @@ __all__ = [
     "SchemeEntry",
     "load_experiment",
     "parse_experiment",
+    "quick_document",
 ]
 
 
@@ -129,6 +130,8 @@ _TOP_KEYS: dict[str, str] = {
     "run": "table: settings shared by every run",
     "schemes": "table of tables: per-scheme overrides and variants",
     "hops": "array of tables ([[hops]]): more bottlenecks in series with the matrix's on the data path",
+    "quick": 'table: what `accelbrake reproduce --quick` changes, as dotted keys ("matrix.seeds" = 1, '
+    '"run.duration_s" = 40); a sweep runs the document as written',
 }
 
 #: Matrix axes left out of an experiment file: the default network (the core's catalog).
@@ -615,6 +618,33 @@ def _check_name(c: _Checker, name: str) -> None:
         )
 
 
+def _check_quick(c: _Checker, quick: Any) -> None:
+    """The ``[quick]`` table: each key a ``matrix.KEY`` or ``run.KEY`` of the format (its value is
+    checked when ``reproduce --quick`` applies it and parses the result)."""
+    if not isinstance(quick, Mapping):
+        raise c.fail("quick", f"expected a table of dotted keys, got {_type_name(quick)}")
+    for key in quick:
+        table, _, sub = str(key).partition(".")
+        allowed = {"matrix": MATRIX_KEYS, "run": RUN_KEYS}.get(table)
+        if allowed is None or sub not in allowed:
+            known = [f"{t}.{k}" for t, keys in (("matrix", MATRIX_KEYS), ("run", RUN_KEYS)) for k in keys]
+            raise c.fail(
+                f"quick.{key}", f"unknown key{did_you_mean(str(key), known)}; expected matrix.KEY or run.KEY"
+            )
+
+
+def quick_document(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``doc`` as ``reproduce --quick`` runs it: its ``[quick]`` table applied (each dotted key
+    replaces that key), ``-quick`` added to its name; the ``[quick]`` table itself removed."""
+    out = copy.deepcopy(dict(doc))
+    for key, value in out.pop("quick", {}).items():
+        table, _, sub = str(key).partition(".")
+        out.setdefault(table, {})[sub] = copy.deepcopy(value)
+    if "name" in out:
+        out["name"] = f"{out['name']}-quick"
+    return out
+
+
 def parse_experiment(
     doc: Mapping[str, Any],
     *,
@@ -648,6 +678,7 @@ def parse_experiment(
         raise c.fail("matrix", "missing: an experiment needs a [matrix] table with schemes and traces")
     matrix = c.table(doc, "matrix", MATRIX_KEYS, "matrix")
     run = c.table(doc, "run", RUN_KEYS, "run")
+    _check_quick(c, doc.get("quick", {}))
     max_runs = c.integer(run.get("max_runs", MAX_RUNS), "run.max_runs", "a number of runs", minimum=1)
     schemes_doc = doc.get("schemes", {})
     if not isinstance(schemes_doc, dict):

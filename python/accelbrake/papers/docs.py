@@ -1464,15 +1464,26 @@ def _render_copa_intro(d: pd.DataFrame) -> str:
     m = _copa_means(d)
     au, ap = m.at["abc", "link_utilization"], m.at["abc", "run_per_packet_delay_p95_ms"]
     cu, cp = m.at["copa", "link_utilization"], m.at["copa", "run_per_packet_delay_p95_ms"]
-    ru, rp = (cu / au) / 0.66, (cp / ap) / 0.85
+    pub = _abc_table_published()
+    pu, pp = pub[("copa", "norm. utilisation")], pub[("copa", "norm. p95 per-packet delay")]
+    abc_u, abc_p = pub[("abc", "utilisation")], pub[("abc", "p95 per-packet delay (ms)")]
+    ru, rp = (cu / au) / pu, (cp / ap) / pp
     within = "within" if max(abs(ru - 1), abs(rp - 1)) <= 0.2 else "outside"
     return (
         f"`accelbrake reproduce abc-table` gives Copa {cu / au:.2f}× ABC's utilisation and "
-        f"{cp / ap:.2f}× its p95 per-packet delay; the paper has 0.66 / 0.85 (ratios {ru:.2f} / "
-        f"{rp:.2f}, {within} ±20 %). ABC itself reproduces ({100 * au:.1f} % against 78 %, {ap:.0f} ms "
-        f"against 242 ms), so the gap is Copa's: about {100 * cu:.0f} % utilisation here against the "
-        "paper's ≈ 51 % (0.66 × 78 %)."
+        f"{cp / ap:.2f}× its p95 per-packet delay; the paper has {pu:g} / {pp:g} (ratios {ru:.2f} / "
+        f"{rp:.2f}, {within} ±20 %). ABC itself reproduces ({100 * au:.1f} % against {100 * abc_u:.0f} %, "
+        f"{ap:.0f} ms against {abc_p:.0f} ms), so the gap is Copa's: about {100 * cu:.0f} % utilisation "
+        f"here against the paper's ≈ {100 * pu * abc_u:.0f} % ({pu:g} × {100 * abc_u:.0f} %)."
     )
+
+
+def _abc_table_published() -> dict[tuple[str | None, str], float]:
+    """The ABC paper's headline table (:mod:`accelbrake.papers.abc.published`): (our scheme, metric)
+    → published value."""
+    from accelbrake.papers.abc.published import PUBLISHED
+
+    return {(p.ours, p.metric): float(p.value) for p in PUBLISHED["abc-table"] if p.value is not None}
 
 
 def _pct_ms(m: pd.DataFrame, s: str) -> str:

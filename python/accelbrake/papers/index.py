@@ -424,6 +424,7 @@ _ROW_COLUMNS = (
     "seed_std",
     "seed_ci_low",
     "seed_ci_high",
+    "runs",
     "published",
     "published_text",
     "ratio",

@@ -25,6 +25,7 @@ import pandas as pd
 
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
+from accelbrake.experiments.reproduce import file_document
 from accelbrake.papers.abc.published import PUBLISHED
 from accelbrake.papers.abc.setup import cellular
 
@@ -229,15 +230,7 @@ def _steps_of(doc: dict[str, Any]) -> list[tuple[float, float]]:
     return out
 
 
-def doc_abc_fig4(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    import tomllib
-
-    doc = tomllib.loads((FILES / "abc-fig4.toml").read_text(encoding="utf-8"))
-    if quick:
-        doc["name"] += "-quick"
-    if traces:
-        doc["matrix"]["traces"] = traces
-    return doc
+doc_abc_fig4 = file_document(FILES / "abc-fig4.toml")
 
 
 SETUPS["abc-fig4"] = (

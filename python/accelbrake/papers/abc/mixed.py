@@ -241,14 +241,16 @@ def cmp_fig13(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
             # load grows; each load is judged against the whole published range.
             metric = f"{pubs[2].metric}, {zload} short-flow load"
             pub = dataclasses.replace(pubs[2], metric=metric, ours=scheme)
-            rows.append(R.row(pub, c / a if a > 0 else math.nan, note=note, digits=2))
+            per_run = [y / x if x > 0 else math.nan for x, y in zip(abc, cubic, strict=True)]
+            rows.append(R.row(pub, c / a if a > 0 else math.nan, note=note, digits=2, seeds=per_run))
         elif load is not None:
-            for pub, ours, n, digits in (
-                (pubs[0], ratio, note, 2),
-                (pubs[1], float(np.nanmean(std)), "mean over runs", 3),
+            per_run = [x / y if y > 0 else math.nan for x, y in zip(abc, cubic, strict=True)]
+            for pub, ours, n, digits, seeds in (
+                (pubs[0], ratio, note, 2, per_run),
+                (pubs[1], float(np.nanmean(std)), "mean over runs", 3, std),
             ):
                 pub = dataclasses.replace(pub, metric=f"{pub.metric}, {load} short-flow load", ours=scheme)
-                rows.append(R.row(pub, ours, note=n, digits=digits))
+                rows.append(R.row(pub, ours, note=n, digits=digits, seeds=seeds))
         else:
             rows.append(R.info(scheme, "ABC / Cubic mean long-flow throughput", ratio, 2, note))
         rows.append(R.info(scheme, "Cubic long flows, mean Mbit/s", c, 2))
@@ -296,30 +298,12 @@ def cmp_fig13(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def doc_fig11(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    return {
-        "name": "abc-fig11" + ("-quick" if quick else ""),
-        "description": "ABC Fig. 11: 1-16 ABC flows on a Verizon trace",
-        "matrix": {
-            "schemes": ["abc", "abc-floor2"],
-            "traces": traces or ["traces/Verizon-LTE-short.up"],
-            "delay_ms": [50.0],
-            "buffer_packets": [250],
-            "flows": [1, 2, 4, 8, 16],
-            "seeds": 1 if quick else 3,
-        },
-        "run": {"duration_s": 60.0 if quick else 140.0, "sample_ms": 100.0},
-        "schemes": {
-            "abc-floor2": {"scheme": "abc", "label": "ABC, window floor 2", "set": ["abc.min_window=2"]},
-        },
-    }
-
-
 def cmp_fig11(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     runs = results.drop_duplicates("run_id")
     per = runs.groupby(["scheme", "flows"])[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
     rows: list[dict[str, Any]] = []
     d_pub, u_pub = PUBLISHED["abc-fig11"]
+    per_seed = R.by_seed(results, _fig11_growth)
     for scheme in ("abc", "abc-floor2"):
         if scheme not in per.index.get_level_values(0):
             continue
@@ -343,31 +327,25 @@ def cmp_fig11(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
             if scheme == "abc"
             else "floor 2: the remaining growth is the aggregate additive increase (App. C: x* = A·δ + d_t)"
         )
-        rows.append(R.row(pd_, dr, note=f"{lo} → {hi} flows; {cause}"))
-        rows.append(R.row(pu_, ur, note=f"{lo} → {hi} flows"))
+        seeds = [x.get(scheme, (math.nan, math.nan)) for x in per_seed]
+        rows.append(R.row(pd_, dr, note=f"{lo} → {hi} flows; {cause}", seeds=[d for d, _ in seeds]))
+        rows.append(R.row(pu_, ur, note=f"{lo} → {hi} flows", seeds=[u for _, u in seeds]))
     return rows
 
 
-def doc_fig20(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    return {
-        "name": "abc-fig20" + ("-quick" if quick else ""),
-        "description": "ABC Fig. 20: a backlogged ABC flow beside 200 application-limited ABC flows",
-        "matrix": {
-            "schemes": ["abc", "abc-apps"],
-            "traces": traces or ["traces/Verizon-LTE-short.up"],
-            "delay_ms": [50.0],
-            "buffer_packets": [250],
-            "seeds": 1 if quick else 3,
-        },
-        "run": {"duration_s": 60.0 if quick else 140.0, "sample_ms": 1000.0},
-        "schemes": {
-            "abc-apps": {
-                "scheme": "abc",
-                "label": "ABC + 200 app-limited flows",
-                "apps": [{"scheme": "abc", "count": 200, "rate_mbps": 0.005}],
-            },
-        },
-    }
+def _fig11_growth(results: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """Per scheme: the p95 delay and the utilisation at the most flows over those at the fewest."""
+    runs = results.drop_duplicates("run_id")
+    per = runs.groupby(["scheme", "flows"])[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
+    out = {}
+    for scheme in per.index.get_level_values(0).unique():
+        s = per.loc[scheme]
+        lo, hi = s.index.min(), s.index.max()
+        out[str(scheme)] = (
+            float(s.loc[hi, "run_per_packet_delay_p95_ms"] / s.loc[lo, "run_per_packet_delay_p95_ms"]),
+            float(s.loc[hi, "link_utilization"] / s.loc[lo, "link_utilization"]),
+        )
+    return out
 
 
 def cmp_fig20(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
@@ -378,19 +356,42 @@ def cmp_fig20(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
         rows.append(R.info(str(s), "p95 per-packet delay, ms", float(r["run_per_packet_delay_p95_ms"]), 0))
         rows.append(R.info(str(s), "utilisation", float(r["link_utilization"]), 3))
     bulk: dict[str, list[float]] = {}
+    bulk_seed: dict[str, dict[int, float]] = {}
     for r, summary, _scenario in R.run_documents(results, out):
-        bulk.setdefault(str(r["scheme"]), []).append(float(summary["flows"][0]["per_packet_delay_ms"]["p95"]))
+        p95 = float(summary["flows"][0]["per_packet_delay_ms"]["p95"])
+        bulk.setdefault(str(r["scheme"]), []).append(p95)
+        bulk_seed.setdefault(str(r["scheme"]), {})[int(r["seed"])] = p95
     for s, xs in bulk.items():
         rows.append(R.info(s, "backlogged flow: p95 per-packet delay, ms", float(np.mean(xs)), 0))
     u_pub, f_pub, d_pub = PUBLISHED["abc-fig20"]
     if {"abc", "abc-apps"} <= set(per.index):
         a, b = per.loc["abc"], per.loc["abc-apps"]
-        rows.append(R.row(u_pub, float(b["link_utilization"] / a["link_utilization"]), digits=3))
-        rows.append(R.row(f_pub, float(np.mean(bulk["abc-apps"]) / np.mean(bulk["abc"]))))
+        by_seed = runs.groupby(["scheme", "seed"])[["run_per_packet_delay_p95_ms", "link_utilization"]].mean()
+        seeds = sorted(set(bulk_seed["abc"]) & set(bulk_seed["abc-apps"]))
+
+        def per_seed(col: str) -> list[float]:
+            return [float(by_seed.loc[("abc-apps", k), col] / by_seed.loc[("abc", k), col]) for k in seeds]
+
+        rows.append(
+            R.row(
+                u_pub,
+                float(b["link_utilization"] / a["link_utilization"]),
+                digits=3,
+                seeds=per_seed("link_utilization"),
+            )
+        )
+        rows.append(
+            R.row(
+                f_pub,
+                float(np.mean(bulk["abc-apps"]) / np.mean(bulk["abc"])),
+                seeds=[bulk_seed["abc-apps"][k] / bulk_seed["abc"][k] for k in seeds],
+            )
+        )
         rows.append(
             R.row(
                 d_pub,
                 float(b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"]),
+                seeds=per_seed("run_per_packet_delay_p95_ms"),
                 note="our reading (not measured apart): the application-limited flows' packets sample time "
                 "uniformly while the backlogged flow's crowd into the high-capacity stretches, so all "
                 "packets together see more of the trace's slow stretches (docs/coexistence.md)",
@@ -541,11 +542,23 @@ def run_fig10(out: Path, quick: bool, secs: float | None = None) -> tuple[list[d
         i = float(np.mean([b for _, b in xs]))
         pub = pubs[f"ABC throughput / ideal rate, {name}"]
         rows.append(
-            R.row(pub, t / i, note=f"ABC {t:.2f} Mbit/s, ideal {i:.2f} Mbit/s (mean over bins and seeds)")
+            R.row(
+                pub,
+                t / i,
+                note=f"ABC {t:.2f} Mbit/s, ideal {i:.2f} Mbit/s (mean over bins and seeds)",
+                seeds=[a / b if b > 0 else math.nan for a, b in xs],
+            )
         )
     if qd["off"] and qd["on"]:
         a, b = float(np.mean(qd["off"])), float(np.mean(qd["on"]))
         rows.append(R.info("ABC", "per-packet delay p95 per bin, mean, no cross traffic (ms)", a, 0))
         rows.append(R.info("ABC", "per-packet delay p95 per bin, mean, with cross traffic (ms)", b, 0))
-        rows.append(R.row(pubs["lower delay without cross traffic"], a < b, note=f"{a:.0f} ms vs {b:.0f} ms"))
+        rows.append(
+            R.row(
+                pubs["lower delay without cross traffic"],
+                a < b,
+                note=f"{a:.0f} ms vs {b:.0f} ms",
+                runs=len(qd["off"]),
+            )
+        )
     return rows, len(seeds)

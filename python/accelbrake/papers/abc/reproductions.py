@@ -25,7 +25,7 @@ import pandas as pd
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
 from accelbrake.experiments.published import Published
-from accelbrake.experiments.reproduce import Reproduction, no_compare, no_document, set_traces
+from accelbrake.experiments.reproduce import Reproduction, file_document, no_compare, no_document, set_traces
 from accelbrake.experiments.tracesets import ABC_PAPER, CELLULAR_ROBUSTNESS, TraceSet
 from accelbrake.papers.abc import mechanisms as MECH
 from accelbrake.papers.abc import mixed as M
@@ -840,7 +840,7 @@ _ALL: list[Reproduction] = [
         "abc-fig11",
         TITLES["abc-fig11"],
         M.SETUP_FIG11,
-        M.doc_fig11,
+        file_document(MECH.FILES / "abc-fig11.toml"),
         lambda results, out: M.cmp_fig11(results, out),
         cite="Fig. 11, §7.5",
     ),
@@ -848,7 +848,7 @@ _ALL: list[Reproduction] = [
         "abc-fig20",
         TITLES["abc-fig20"],
         M.SETUP_FIG20,
-        M.doc_fig20,
+        file_document(MECH.FILES / "abc-fig20.toml"),
         lambda results, out: M.cmp_fig20(results, out),
         cite="Fig. 20, Appendix",
     ),

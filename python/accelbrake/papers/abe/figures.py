@@ -42,6 +42,7 @@ import pandas as pd
 
 from accelbrake.experiments import rows as R
 from accelbrake.experiments.published import Published
+from accelbrake.papers.abe.published import FIG8_RTT_UNAFFECTED_MS, FIG8_RTTS, PUBLISHED, RHO_CLOSE
 
 __all__ = [
     "CONV_BETAS",
@@ -62,8 +63,6 @@ __all__ = [
 
 #: Fig. 8's bottleneck, Mbit/s (its caption).
 FIG8_MBPS = 20.0
-#: RTT_path of Fig. 8, ms: §IV-B's set (the figure is not in our text of the paper).
-FIG8_RTTS: tuple[int, ...] = (100, 200, 400)
 #: β_ecn of the full run: §IV-B's 0.5-0.95 in steps of 0.05; quick: the ends and the middle.
 FIG8_BETAS: tuple[float, ...] = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
 FIG8_QUICK_BETAS: tuple[float, ...] = (0.5, 0.8, 0.95)
@@ -72,48 +71,16 @@ FIG8_QUICK_RTTS: tuple[int, ...] = (100, 400)
 #: holds ≥ 6 NewReno sawtooth cycles at 400 ms), and with ``--quick``.
 FIG8_DURATION_S = 300.0
 FIG8_QUICK_DURATION_S = 20.0
-#: "Basically unaffected": the median RTT moves by less than this across β_ecn, ms (CoDel's 5 ms
-#: target, the queueing delay the AQM aims at; our reading of the paper's words).
-FIG8_RTT_UNAFFECTED_MS = 5.0
-
 _SEC8 = "abe-fig8"
 
 
 def _fig8_published(rtts: Sequence[int]) -> list[Published]:
-    rows = []
-    for rtt in rtts:
-        rows.append(
-            Published(
-                _SEC8,
-                "NewReno",
-                f"Fig. 8: RTT {rtt} ms: throughput improves with β_ecn",
-                "newreno-abe",
-                "throughput improves with higher β_ecn (Fig. 8 caption)",
-                claim=True,
-            )
-        )
-    rows.append(
-        Published(
-            _SEC8,
-            "NewReno",
-            "Fig. 8: the gain of the largest β_ecn over 0.5 grows with RTT",
-            "newreno-abe",
-            "more so for large RTT_path (Fig. 8 caption)",
-            claim=True,
-        )
-    )
-    for rtt in rtts:
-        rows.append(
-            Published(
-                _SEC8,
-                "NewReno",
-                f"Fig. 8: RTT {rtt} ms: median RTT moves < {FIG8_RTT_UNAFFECTED_MS:g} ms across β_ecn",
-                "newreno-abe",
-                "the median RTT was basically unaffected by β_ecn (§IV-B)",
-                claim=True,
-            )
-        )
-    return rows
+    """The published claims of Fig. 8 (:mod:`accelbrake.papers.abe.published`) for the RTTs run."""
+    return [
+        p
+        for p in PUBLISHED[_SEC8]
+        if not p.metric.startswith("Fig. 8: RTT ") or int(p.metric.split("RTT ")[1].split(" ms")[0]) in rtts
+    ]
 
 
 def fig8_verdicts(d: pd.DataFrame) -> list[dict[str, Any]]:
@@ -139,7 +106,9 @@ def fig8_verdicts(d: pd.DataFrame) -> list[dict[str, Any]]:
         if "grows with RTT" in pub.metric:
             vals = [gains[r] for r in rtts]
             ok = bool(len(vals) > 1 and np.all(np.diff(vals) > 0))
-            rows.append(R.row(pub, ok, note=" → ".join(f"RTT {r} ms {gains[r]:+.1f} %" for r in rtts)))
+            rows.append(
+                R.row(pub, ok, note=" → ".join(f"RTT {r} ms {gains[r]:+.1f} %" for r in rtts), runs=1)
+            )
             continue
         rtt = int(pub.metric.split("RTT ")[1].split(" ms")[0])
         g = d[d["rtt_ms"] == rtt].sort_values("beta_ecn")
@@ -147,13 +116,15 @@ def fig8_verdicts(d: pd.DataFrame) -> list[dict[str, Any]]:
             m = g["median_rtt_ms"].to_numpy(float)
             spread = float(np.nanmax(m) - np.nanmin(m))
             note = f"median RTT {np.nanmin(m):.1f}-{np.nanmax(m):.1f} ms (spread {spread:.1f} ms)"
-            rows.append(R.row(pub, spread < FIG8_RTT_UNAFFECTED_MS, note=note))
+            rows.append(R.row(pub, spread < FIG8_RTT_UNAFFECTED_MS, note=note, runs=1))
         else:
             tp = g["throughput_mbps"].to_numpy(float)
             # Improves: the largest β_ecn beats 0.5, and no step down by more than 1 % of capacity
             # (noise between neighbouring β_ecn values is not a trend).
             ok = bool(tp[-1] > tp[0] and np.all(np.diff(tp) > -0.01 * FIG8_MBPS))
-            rows.append(R.row(pub, ok, note=f"{tp[0]:.2f} → {tp[-1]:.2f} Mbit/s ({gains[rtt]:+.1f} %)"))
+            rows.append(
+                R.row(pub, ok, note=f"{tp[0]:.2f} → {tp[-1]:.2f} Mbit/s ({gains[rtt]:+.1f} %)", runs=1)
+            )
     return rows
 
 
@@ -239,9 +210,6 @@ def conv_bin_ms(rtt_ms: float) -> float:
     """The bin width of a run at ``rtt_ms``: RTT/10, at least 1 ms, at most :data:`CONV_BIN_MAX_MS`."""
     return min(CONV_BIN_MAX_MS, max(1.0, rtt_ms / 10.0))
 
-
-#: "Close to 1": a median ρ up to this counts (our reading of "close to, or smaller than, 1").
-RHO_CLOSE = 1.25
 
 _SEC = "abe-convergence"
 _NAMES = {"cubic-abe": "Cubic", "newreno-abe": "NewReno"}
@@ -344,47 +312,8 @@ def _curves(rho: pd.DataFrame) -> pd.DataFrame:
 
 
 def _conv_published() -> list[Published]:
-    rows = [
-        Published(
-            _SEC,
-            "Cubic and NewReno",
-            f"Figs. 9-10: most curves (scheme × AQM × β_ecn) have a median ρ ≤ {RHO_CLOSE:g}",
-            "cubic-abe",
-            "in most cases the median ρ is close to, or smaller than, 1 (§IV-C)",
-            claim=True,
-        )
-    ]
-    for aqm in CONV_AQMS:
-        rows.append(
-            Published(
-                _SEC,
-                "Cubic",
-                f"Fig. 9 ({_AQM[aqm]}): for most β_ecn fewer than half of the cases converge faster (ρ < 1)",
-                "cubic-abe",
-                "for CUBIC no value of β_ecn could significantly improve it (generally, less than half "
-                "of the cases converged faster than the default case) (§IV-C)",
-                claim=True,
-            )
-        )
-    rows += [
-        Published(
-            _SEC,
-            "NewReno",
-            "Fig. 10 (PIE): every plotted β_ecn converges faster (ρ < 1) in more than half of the cases",
-            "newreno-abe",
-            "with PIE all the plotted values improve convergence in more than half of the cases (§IV-C)",
-            claim=True,
-        ),
-        Published(
-            _SEC,
-            "NewReno",
-            "Fig. 10 (PIE): β_ecn 0.75 has the largest share of faster cases",
-            "newreno-abe",
-            "a particularly good result for β_ecn = 0.75 (§IV-C)",
-            claim=True,
-        ),
-    ]
-    return rows
+    """The published claims of Figs. 9-10 (:mod:`accelbrake.papers.abe.published`)."""
+    return list(PUBLISHED[_SEC])
 
 
 def convergence_verdicts(rho: pd.DataFrame) -> list[dict[str, Any]]:
@@ -432,7 +361,8 @@ def convergence_verdicts(rho: pd.DataFrame) -> list[dict[str, Any]]:
                 ok = bool(len(c) > 1 and (best["beta_ecn"] - 0.75).abs().min() < 1e-9)
                 if ok and len(best) > 1:
                     note += " (tied)"
-        rows.append(R.row(pub, ok, note=note))
+        # One run per point (seed 0): the paper's plot has one ρ per experiment.
+        rows.append(R.row(pub, ok, note=note, runs=1))
     return rows
 
 

@@ -45,8 +45,10 @@ class PaperGain:
 
 @dataclass(frozen=True)
 class PaperDelayChange:
-    """A change of queueing delay the paper reports going from β_ecn ``base`` to ``beta``."""
+    """A change of queueing delay the paper reports going from β_ecn ``base`` to ``beta``: ``paper_ms``
+    is the change it states (``"+1 ms"``) or, when ``bound``, the bound it states (``"< 2 ms"``)."""
 
+    fig: str
     scheme: str
     aqm: str
     rtt_ms: int
@@ -55,6 +57,7 @@ class PaperDelayChange:
     stat: str  # "p50" or "p90"
     paper_ms: float
     paper_text: str
+    bound: bool = False
 
 
 #: Throughput gains at RTT 400 ms (paper §5: figures 4–7).
@@ -66,11 +69,24 @@ PAPER_GAINS: tuple[PaperGain, ...] = (
     PaperGain("cubic-abe", "codel", 400, 0.95, 0.7, 25.0),
     PaperGain("cubic-abe", "pie", 400, 0.95, 0.7, 15.0),
 )
-#: Queueing-delay changes at RTT 100 ms, NewReno with CoDel, β_ecn 0.5 → 0.85 ("+1 ms / < 2 ms").
-PAPER_DELAY_CHANGES: tuple[PaperDelayChange, ...] = (
-    PaperDelayChange("newreno-abe", "codel", 100, 0.5, 0.85, "p50", 1.0, "+1 ms"),
-    PaperDelayChange("newreno-abe", "codel", 100, 0.5, 0.85, "p90", 2.0, "< 2 ms"),
+#: Changes of the median and 90th-percentile queueing delay at RTT 100 ms (§IV-B): Fig. 5 (NewReno,
+#: CoDel, β_ecn 0.5 → 0.85) and Fig. 7 (Cubic, CoDel and PIE, β_ecn 0.7 → 0.85 and 0.7 → 0.95).
+DELAY_CHANGES: tuple[PaperDelayChange, ...] = (
+    PaperDelayChange("Fig. 5", "newreno-abe", "codel", 100, 0.5, 0.85, "p50", 1.0, "+1 ms"),
+    PaperDelayChange("Fig. 5", "newreno-abe", "codel", 100, 0.5, 0.85, "p90", 2.0, "< 2 ms", bound=True),
+    *(
+        c
+        for aqm in ("codel", "pie")
+        for c in (
+            PaperDelayChange("Fig. 7", "cubic-abe", aqm, 100, 0.7, 0.85, "p50", 2.5, "+2.5 ms"),
+            PaperDelayChange("Fig. 7", "cubic-abe", aqm, 100, 0.7, 0.85, "p90", 1.0, "< 1 ms", bound=True),
+            PaperDelayChange("Fig. 7", "cubic-abe", aqm, 100, 0.7, 0.95, "p50", 5.0, "+5 ms"),
+            PaperDelayChange("Fig. 7", "cubic-abe", aqm, 100, 0.7, 0.95, "p90", 1.0, "< 1 ms", bound=True),
+        )
+    ),
 )
+#: The ones ``accelbrake abe-sweep`` prints beside its table: Fig. 5's (NewReno with CoDel).
+PAPER_DELAY_CHANGES: tuple[PaperDelayChange, ...] = tuple(d for d in DELAY_CHANGES if d.fig == "Fig. 5")
 
 
 ABE_BUFFER_BETAS = (0.5, 0.7, 0.9)
@@ -253,32 +269,29 @@ def _figures_4_7() -> list[tuple[Published, tuple[str, str, int, float, float, s
             g.paper_pct,
         )
         out.append((pub, (g.scheme, g.aqm, g.rtt_ms, g.beta, g.base, "throughput_mbps")))
-    # Fig. 5 (NewReno, CoDel) and Fig. 7 (Cubic, CoDel and PIE), RTT 100 ms: changes of the median and
-    # 90th-percentile queueing delay (§IV-B).
-    changes = [
-        ("Fig. 5", "newreno-abe", "codel", 0.5, 0.85, "p50", 1.0, "+1 ms"),
-        ("Fig. 5", "newreno-abe", "codel", 0.5, 0.85, "p90", None, "< 2 ms"),
-    ]
-    for aqm in ("codel", "pie"):
-        changes += [
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.85, "p50", 2.5, "+2.5 ms"),
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.85, "p90", None, "< 1 ms"),
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.95, "p50", 5.0, "+5 ms"),
-            ("Fig. 7", "cubic-abe", aqm, 0.7, 0.95, "p90", None, "< 1 ms"),
-        ]
-    for fig, scheme, aqm, base, beta, stat, ms, text in changes:
-        name = _NAMES[scheme]
-        what = "median" if stat == "p50" else "90th-percentile"
+    for d in DELAY_CHANGES:
+        name = _NAMES[d.scheme]
+        what = "median" if d.stat == "p50" else "90th-percentile"
         metric = (
-            f"{fig}: {name} {what} queueing delay change ms with {_AQMS[aqm]}, RTT 100 ms, β_ecn "
-            f"{base:g} → {beta:g}"
+            f"{d.fig}: {name} {what} queueing delay change ms with {_AQMS[d.aqm]}, RTT {d.rtt_ms} ms, β_ecn "
+            f"{d.base:g} → {d.beta:g}"
         )
-        if ms is None:
-            bound = float(text.split("<")[1].split()[0])
-            pub = Published("abe-figures", name, metric + f" below {bound:g} ms", scheme, text, claim=True)
+        if d.bound:
+            pub = Published(
+                "abe-figures", name, metric + f" below {d.paper_ms:g} ms", d.scheme, d.paper_text, claim=True
+            )
         else:
-            pub = Published("abe-figures", name, metric, scheme, text, ms, low=ms - 1.0, high=ms + 1.0)
-        out.append((pub, (scheme, aqm, 100, beta, base, f"queueing_delay_{stat}_ms")))
+            pub = Published(
+                "abe-figures",
+                name,
+                metric,
+                d.scheme,
+                d.paper_text,
+                d.paper_ms,
+                low=d.paper_ms - 1.0,
+                high=d.paper_ms + 1.0,
+            )
+        out.append((pub, (d.scheme, d.aqm, d.rtt_ms, d.beta, d.base, f"queueing_delay_{d.stat}_ms")))
     return out
 
 
@@ -326,3 +339,86 @@ def _fairness() -> list[Published]:
 
 
 PUBLISHED["abe-fairness"] = _fairness()
+
+
+#: RTT_path of Fig. 8, ms: §IV-B's set (the figure itself is not in our text of the paper).
+FIG8_RTTS: tuple[int, ...] = (100, 200, 400)
+#: "Basically unaffected": the median RTT moves by less than this across β_ecn, ms (CoDel's 5 ms
+#: target, the queueing delay the AQM aims at; our reading of the paper's words).
+FIG8_RTT_UNAFFECTED_MS = 5.0
+
+PUBLISHED["abe-fig8"] = [
+    *[
+        Published(
+            "abe-fig8",
+            "NewReno",
+            f"Fig. 8: RTT {rtt} ms: throughput improves with β_ecn",
+            "newreno-abe",
+            "throughput improves with higher β_ecn (Fig. 8 caption)",
+            claim=True,
+        )
+        for rtt in FIG8_RTTS
+    ],
+    Published(
+        "abe-fig8",
+        "NewReno",
+        "Fig. 8: the gain of the largest β_ecn over 0.5 grows with RTT",
+        "newreno-abe",
+        "more so for large RTT_path (Fig. 8 caption)",
+        claim=True,
+    ),
+    *[
+        Published(
+            "abe-fig8",
+            "NewReno",
+            f"Fig. 8: RTT {rtt} ms: median RTT moves < {FIG8_RTT_UNAFFECTED_MS:g} ms across β_ecn",
+            "newreno-abe",
+            "the median RTT was basically unaffected by β_ecn (§IV-B)",
+            claim=True,
+        )
+        for rtt in FIG8_RTTS
+    ],
+]
+
+
+#: "Close to 1": a median ρ up to this counts (our reading of "close to, or smaller than, 1").
+RHO_CLOSE = 1.25
+
+PUBLISHED["abe-convergence"] = [
+    Published(
+        "abe-convergence",
+        "Cubic and NewReno",
+        f"Figs. 9-10: most curves (scheme × AQM × β_ecn) have a median ρ ≤ {RHO_CLOSE:g}",
+        "cubic-abe",
+        "in most cases the median ρ is close to, or smaller than, 1 (§IV-C)",
+        claim=True,
+    ),
+    *[
+        Published(
+            "abe-convergence",
+            "Cubic",
+            f"Fig. 9 ({name}): for most β_ecn fewer than half of the cases converge faster (ρ < 1)",
+            "cubic-abe",
+            "for CUBIC no value of β_ecn could significantly improve it (generally, less than half "
+            "of the cases converged faster than the default case) (§IV-C)",
+            claim=True,
+        )
+        for name in ("CoDel", "PIE")
+    ],
+    Published(
+        "abe-convergence",
+        "NewReno",
+        "Fig. 10 (PIE): every plotted β_ecn converges faster (ρ < 1) in more than half of the cases",
+        "newreno-abe",
+        "with PIE all the plotted values improve convergence in more than half of the cases (§IV-C)",
+        claim=True,
+    ),
+    Published(
+        "abe-convergence",
+        "NewReno",
+        "Fig. 10 (PIE): β_ecn 0.75 has the largest share of faster cases",
+        "newreno-abe",
+        "a particularly good result for β_ecn = 0.75 (§IV-C)",
+        claim=True,
+    ),
+]

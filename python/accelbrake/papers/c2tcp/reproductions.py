@@ -19,7 +19,7 @@ import pandas as pd
 
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
-from accelbrake.experiments.reproduce import Reproduction, set_traces, sweep_document
+from accelbrake.experiments.reproduce import Reproduction, file_document, set_traces, sweep_document
 from accelbrake.experiments.tracesets import C2TCP_PAPER
 from accelbrake.papers.c2tcp.published import C2TCP_TARGETS, CITATION, PUBLISHED, TITLES
 
@@ -101,10 +101,6 @@ def _cmp_c2tcp_table(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
 _C2TCP_TRACE = "traces/Verizon-LTE-short.up"
 
 
-#: Fig. 19's buffers, 75 KB to 1.5 MB, as full-size (1500-byte) packets.
-C2TCP_BUFFERS = (50, 100, 200, 500, 1000)
-
-
 _C2TCP_SET = ["queue.bytes=150000"]
 
 
@@ -130,21 +126,13 @@ def doc_c2tcp_target(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     )
 
 
-def doc_c2tcp_buffer(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    return sweep_document(
-        "c2tcp-buffer",
-        "C2TCP Fig. 19: buffers 75 KB-1.5 MB (50-1000 full-size packets), C2TCP and Cubic",
-        ["c2tcp", "cubic"],
-        traces or [_C2TCP_TRACE],
-        quick=quick,
-        delay_ms=10.0,
-        buffers=[C2TCP_BUFFERS[0], C2TCP_BUFFERS[-1]] if quick else list(C2TCP_BUFFERS),
-    )
+#: The experiment files of reproductions that are data, not code.
+FILES = Path(__file__).resolve().parent / "files"
 
 
 DOCS = {
     "c2tcp-target": doc_c2tcp_target,
-    "c2tcp-buffer": doc_c2tcp_buffer,
+    "c2tcp-buffer": file_document(FILES / "c2tcp-buffer.toml"),
 }
 
 
@@ -226,50 +214,6 @@ SETUP_FRIENDLINESS = (
 )
 
 
-#: Fig. 16: the schemes that join a Cubic flow (Sprout is left out by the paper: its model needs a
-#: varying link).
-_FRIENDLY = ("c2tcp", "cubic", "westwood", "bbr", "verus", "pcc-vivace")
-#: Fig. 17: (first flow, second flow) → matrix scheme; both C2TCP flows with the paper's 80 ms Target.
-_FIG17 = {"newreno-c2tcp": ("newreno", "c2tcp"), "c2tcp-c2tcp": ("c2tcp", "c2tcp")}
-
-
-def doc_friendliness(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    return {
-        "name": "c2tcp-friendliness" + ("-quick" if quick else ""),
-        "description": "C2TCP Figs. 16-17: a second flow joins a Cubic, NewReno or C2TCP flow after 30 s",
-        "matrix": {
-            "schemes": [*(f"cubic-{s}" for s in _FRIENDLY), *_FIG17],
-            "traces": traces or ["const:24"],
-            "delay_ms": [10.0],
-            "buffer_packets": [40],
-            "seeds": 1 if quick else 3,
-        },
-        "run": {
-            "duration_s": 60.0 if quick else 120.0,
-            "ack_mbps": 100.0,
-            "sample_ms": 500.0,
-            "flow_starts_s": [0.0, 3.0 if quick else 30.0],
-        },
-        "schemes": {
-            **{
-                f"cubic-{s}": {"scheme": "cubic", "label": f"Cubic, then {s}", "mix": f"cubic:1,{s}:1"}
-                for s in _FRIENDLY
-            },
-            "newreno-c2tcp": {
-                "scheme": "newreno",
-                "label": "NewReno, then C2TCP",
-                "mix": "newreno:1,c2tcp:1",
-            },
-            "c2tcp-c2tcp": {
-                "scheme": "c2tcp",
-                "label": "C2TCP, then C2TCP (Target 80 ms)",
-                "mix": "c2tcp:1,c2tcp:1",
-                "set": ["c2tcp.target=80"],
-            },
-        },
-    }
-
-
 def cmp_friendliness(results: pd.DataFrame, out: Path) -> list[dict[str, Any]]:
     ratios: dict[str, list[float]] = {}
     for r, _summary, scenario in R.run_documents(results, out):
@@ -307,7 +251,7 @@ _ALL: list[Reproduction] = [
         "c2tcp-friendliness",
         TITLES["c2tcp-friendliness"],
         SETUP_FRIENDLINESS,
-        doc_friendliness,
+        file_document(FILES / "c2tcp-friendliness.toml"),
         cmp_friendliness,
         cite="Figs. 16 and 17, §VII",
     ),

@@ -24,7 +24,7 @@ import pandas as pd
 
 from accelbrake.experiments import figures as F
 from accelbrake.experiments import rows as R
-from accelbrake.experiments.reproduce import Reproduction, sweep_document
+from accelbrake.experiments.reproduce import Reproduction, file_document, sweep_document
 from accelbrake.papers.proprate.published import CITATION, NFL_TARGETS, PUBLISHED, TITLES
 
 _R = partial(Reproduction, paper=CITATION, reference="proprate-m")
@@ -39,30 +39,6 @@ LTE_SHORT = (
 
 
 FRONTIER_TARGETS = (12.0, 16.0, 20.0, 30.0, 40.0, 60.0, 80.0, 100.0, 120.0)
-
-
-def doc_proprate_fig7(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    schemes = [
-        "proprate-l",
-        "proprate-m",
-        "proprate-h",
-        "cubic",
-        "bbr",
-        "sprout",
-        "verus",
-        "ledbat",
-        "vegas",
-        "westwood",
-    ]
-    return sweep_document(
-        "proprate-fig7",
-        "PropRate Fig. 7: PR(L/M/H) and the others on a mobile LTE trace",
-        [*schemes, "pcc-vivace"],
-        traces or ["traces/Verizon-LTE-short.up"],
-        quick=quick,
-        delay_ms=10.0,
-        buffers=[1000],
-    )
 
 
 def doc_proprate_frontier(quick: bool, traces: list[str] | None) -> dict[str, Any]:
@@ -115,29 +91,15 @@ def doc_proprate_nfl(quick: bool, traces: list[str] | None) -> dict[str, Any]:
     )
 
 
-def doc_proprate_contention(quick: bool, traces: list[str] | None) -> dict[str, Any]:
-    doc = sweep_document(
-        "proprate-contention",
-        "PropRate Fig. 10: a second flow of the same scheme after 30 s, both for another 60 s",
-        ["proprate-m", "proprate-h", "bbr", "cubic"],
-        traces or ["traces/Verizon-LTE-short.up", "traces/TMobile-LTE-short.up", "const:12"],
-        quick=quick,
-        delay_ms=10.0,
-        buffers=[1000],
-        full_s=90.0,
-        quick_s=90.0,
-        seeds=(1, 5),
-    )
-    doc["matrix"]["seeds"] = [1] if quick else [1, 2, 3, 4, 5]
-    doc["run"].update({"flow_starts_s": [0.0, 30.0], "sample_ms": 1000.0})
-    return doc
+#: The experiment files of reproductions that are data, not code.
+FILES = Path(__file__).resolve().parent / "files"
 
 
 DOCS = {
-    "proprate-fig7": doc_proprate_fig7,
+    "proprate-fig7": file_document(FILES / "proprate-fig7.toml"),
     "proprate-frontier": doc_proprate_frontier,
     "proprate-nfl": doc_proprate_nfl,
-    "proprate-contention": doc_proprate_contention,
+    "proprate-contention": file_document(FILES / "proprate-contention.toml"),
 }
 
 
