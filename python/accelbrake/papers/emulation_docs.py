@@ -21,7 +21,6 @@ imported by :mod:`accelbrake.papers.docs`, which adds its dataset, measure and r
 from __future__ import annotations
 
 import json
-import math
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,7 +50,8 @@ KERNEL_NAME = {"cubic": "cubic", "newreno": "reno", "bbr": "bbr"}
 OPTIONS = {  # one Linux behaviour at a time (Verizon cellular; "" = the defaults)
     "cubic": ("", "cubic.rack=true", "cubic.prr=true", "cubic.linux_rto=true",
               "cubic.linux_rto=true cubic.rack=true", "cubic.linux_rto=true cubic.rack=true cubic.prr=true"),
-    "newreno": ("", "newreno.rack=true", "newreno.linux_rto=true", "newreno.linux_rto=true newreno.rack=true"),
+    "newreno": ("", "newreno.rack=true", "newreno.linux_rto=true",
+                "newreno.linux_rto=true newreno.rack=true"),
     "bbr": ("", "bbr.ack_aggregation=true", "bbr.tso_segs=2", "bbr.ack_aggregation=true bbr.tso_segs=2",
             "bbr.tso_segs=0", "bbr.ack_aggregation=true bbr.tso_segs=0"),
 }  # fmt: skip
@@ -65,7 +65,8 @@ def _sets(opts: str) -> str:
 
 
 def _run(setup: str, scheme: str, secs: int, extra: str = "") -> str:
-    return f"run --scheme {scheme} {SETUPS[setup][1]} --buffer 250 --duration {secs} --set link.offset=0 {extra}".strip()
+    net = f"{SETUPS[setup][1]} --buffer 250 --duration {secs} --set link.offset=0"
+    return f"run --scheme {scheme} {net} {extra}".strip()
 
 
 def _sim_runs() -> dict[str, str]:
@@ -79,7 +80,9 @@ def _sim_runs() -> dict[str, str]:
             runs[f"option/{cc}/{v or 'defaults'}"] = _run("v", cc, 30, _sets(v))
     for v in ("", "bbr.ack_aggregation=true", "bbr.ack_aggregation=true bbr.tso_segs=2"):
         for seed in BBR_SEEDS:
-            runs[f"bbr-seeds/{v or 'defaults'}/{seed}"] = _run("v", "bbr", 30, f"{_sets(v)} --seed {seed}".strip())
+            runs[f"bbr-seeds/{v or 'defaults'}/{seed}"] = _run(
+                "v", "bbr", 30, f"{_sets(v)} --seed {seed}".strip()
+            )
     for s in SETUPS:
         for sc in ("abc", "abc-cubic"):
             runs[f"abc/{s}/{sc}"] = _run(s, sc, 60)
@@ -95,7 +98,9 @@ def _sim_runs() -> dict[str, str]:
         for seed in range(1, 6):
             runs[f"flows/{sc}/seed{seed}"] = _run("d", sc, 20, f"--flows 2 --seed {seed}")
     for seed in range(1, 4):
-        runs[f"flows/copa-nocomp/seed{seed}"] = _run("d", "copa", 20, f"--flows 2 --set copa.competitive=false --seed {seed}")
+        runs[f"flows/copa-nocomp/seed{seed}"] = _run(
+            "d", "copa", 20, f"--flows 2 --set copa.competitive=false --seed {seed}"
+        )
     return runs
 
 
@@ -160,7 +165,9 @@ def _emu_runs() -> dict[str, dict[str, tuple[str, int]]]:
     # the cellular trace spreads from run to run, hence more repeats.
     reps = {("d", "bbr"): 4, ("v", "cubic"): 3, ("v", "bbr"): 8}
     kernel = {
-        f"{s}/{k}": (_emulate(s, k, 30, "droptail"), reps.get((s, k), 2)) for s in SETUPS for k in KERNEL_NAME.values()
+        f"{s}/{k}": (_emulate(s, k, 30, "droptail"), reps.get((s, k), 2))
+        for s in SETUPS
+        for k in KERNEL_NAME.values()
     }
     abc = {}
     for s in SETUPS:
@@ -271,7 +278,15 @@ def _cmp_rows(
         ok = abs(du) <= tol[0] + 5e-4 and abs(dp) <= tol[1] + 5e-4
         n = f" (mean of {len(e)})" if len(e) > 1 else ""
         out.append(
-            [setup, label, f"{us:.3f} / {ue:.3f}{n}", _sgn(du), f"{_num(ps)} / {_num(pe)}", _sgn(dp), "yes" if ok else "no"]
+            [
+                setup,
+                label,
+                f"{us:.3f} / {ue:.3f}{n}",
+                _sgn(du),
+                f"{_num(ps)} / {_num(pe)}",
+                _sgn(dp),
+                "yes" if ok else "no",
+            ]
         )
     return out
 
@@ -291,7 +306,11 @@ def render_kernel(d: pd.DataFrame) -> str:
     rows = []
     for st in SETUPS:
         for cc, k in KERNEL_NAME.items():
-            a, b, e = _sim(d, f"kernel/{st}/{cc}"), _sim(d, f"linux/{st}/{cc}"), _emu("kernel-tcp", f"{st}/{k}")
+            a, b, e = (
+                _sim(d, f"kernel/{st}/{cc}"),
+                _sim(d, f"linux/{st}/{cc}"),
+                _emu("kernel-tcp", f"{st}/{k}"),
+            )
             ue, pe = _emu_mean(e, "utilization"), _emu_mean(e, "p95_ms")
             oks = []
             for s in (a, b):
@@ -301,7 +320,8 @@ def render_kernel(d: pd.DataFrame) -> str:
                 [SETUPS[st][0], f"{cc} / {k}", len(e),
                  f"{a['utilization']:.3f} / {b['utilization']:.3f} / {ue:.3f}",
                  f"{_sgn(_pct(float(a['utilization']), ue))}, {_sgn(_pct(float(b['utilization']), ue))}",
-                 f"{_num(a['p95_ms'])} / {_num(b['p95_ms'])} / {_num(pe)} ({_rng([float(x['p95_ms']) for x in e])})",
+                 f"{_num(a['p95_ms'])} / {_num(b['p95_ms'])} / {_num(pe)} "
+                 f"({_rng([float(x['p95_ms']) for x in e])})",
                  f"{_sgn(_pct(float(a['p95_ms']), pe))}, {_sgn(_pct(float(b['p95_ms']), pe))}",
                  " / ".join(oks),
                  f"{_num(a['drops'])} / {_num(b['drops'])} / {_num(_emu_mean(e, 'drops'))}"]
@@ -317,7 +337,7 @@ def render_kernel(d: pd.DataFrame) -> str:
         "within ±5 % / ±10 % (defaults / `--linux`)",
         "drops run / run `--linux` / emulate",
     )
-    return f"{_md(head, rows)}\n\n{_timing('kernel-tcp')}\n\n{_measured_note('kernel-tcp')}\n"
+    return f"{_md(head, rows)}\n\n{_timing('kernel-tcp').rstrip()}\n\n{_measured_note('kernel-tcp')}\n"
 
 
 def _rng(v: Sequence[float]) -> str:
@@ -370,23 +390,42 @@ def render_bbr_seeds(d: pd.DataFrame) -> str:
         p = [float(x["p95_ms"]) for x in s]
         u = [float(x["utilization"]) for x in s]
         opts = ", ".join(f"`{o}`" for o in v.split()) or "defaults"
-        rows.append([f"`run` {opts}, seeds {BBR_SEEDS[0]}–{BBR_SEEDS[-1]}", f"{min(u):.3f}–{max(u):.3f}", _rng(p), _num(mean(p))])
+        rows.append(
+            [
+                f"`run` {opts}, seeds {BBR_SEEDS[0]}–{BBR_SEEDS[-1]}",
+                f"{min(u):.3f}–{max(u):.3f}",
+                _rng(p),
+                _num(mean(p)),
+            ]
+        )
     e = _emu("kernel-tcp", "v/bbr")
     p = [float(x["p95_ms"]) for x in e]
     u = [float(x["utilization"]) for x in e]
-    rows.append([f"`emulate` (kernel BBR), {len(e)} runs", f"{min(u):.3f}–{max(u):.3f}", _rng(p), _num(mean(p))])
+    rows.append(
+        [f"`emulate` (kernel BBR), {len(e)} runs", f"{min(u):.3f}–{max(u):.3f}", _rng(p), _num(mean(p))]
+    )
     km = mean(p)
-    last = mean(float(_sim(d, f"bbr-seeds/bbr.ack_aggregation=true bbr.tso_segs=2/{seed}")["p95_ms"]) for seed in BBR_SEEDS)
+    last = mean(
+        float(_sim(d, f"bbr-seeds/bbr.ack_aggregation=true bbr.tso_segs=2/{seed}")["p95_ms"])
+        for seed in BBR_SEEDS
+    )
     first = mean(float(_sim(d, f"bbr-seeds/defaults/{seed}")["p95_ms"]) for seed in BBR_SEEDS)
-    body = _md(("BBR on the Verizon cellular setup", "utilisation", "p95 per-packet delay, ms", "mean p95, ms"), rows)
+    body = _md(
+        ("BBR on the Verizon cellular setup", "utilisation", "p95 per-packet delay, ms", "mean p95, ms"), rows
+    )
     return (
-        f"{body}\n\nThe kernel's mean p95 against the simulator's: {_sgn(_pct(first, km))} with the defaults, "
+        f"{body}\n\nThe kernel's mean p95 against the simulator's: {_sgn(_pct(first, km))} with the "
+        "defaults, "
         f"{_sgn(_pct(last, km))} with both options.\n\n{_measured_note('kernel-tcp')}\n"
     )
 
 
 def render_abc(d: pd.DataFrame) -> str:
-    labels = {"abc": "abc (ABC router)", "abc-cubic": "abc-cubic (ABC router)", "abc-cubic+droptail": "abc-cubic (drop-tail)"}
+    labels = {
+        "abc": "abc (ABC router)",
+        "abc-cubic": "abc-cubic (ABC router)",
+        "abc-cubic+droptail": "abc-cubic (drop-tail)",
+    }
     rows = [
         (SETUPS[s][0], lab, f"abc/{s}/{sc}", f"{s}/{sc}") for s in ("v", "d") for sc, lab in labels.items()
     ]
@@ -397,10 +436,13 @@ def render_abc(d: pd.DataFrame) -> str:
         for s in ("v", "d")
     )
     drops = ", ".join(
-        f"{_num(_emu('abc-ebpf', f'{s}/abc-cubic+droptail')[0]['drops'])} / {_num(_sim(d, f'abc/{s}/abc-cubic+droptail')['drops'])}"
+        f"{_num(_emu('abc-ebpf', f'{s}/abc-cubic+droptail')[0]['drops'])} / "
+        f"{_num(_sim(d, f'abc/{s}/abc-cubic+droptail')['drops'])}"
         for s in ("v", "d")
     )
-    abc_drops = sum(int(_emu("abc-ebpf", f"{s}/{sc}")[0]["drops"]) for s in ("v", "d") for sc in ("abc", "abc-cubic"))
+    abc_drops = sum(
+        int(_emu("abc-ebpf", f"{s}/{sc}")[0]["drops"]) for s in ("v", "d") for sc in ("abc", "abc-cubic")
+    )
     ec, sc_ = _emu("abc-ebpf", "v/cubic")[0], _sim(d, "abc/v/cubic")
     ea = _emu("abc-ebpf", "v/abc")[0]
     return (
@@ -411,7 +453,7 @@ def render_abc(d: pd.DataFrame) -> str:
         f"{_num(ec['p95_ms'])} ms (`run`: {sc_['utilization']:.3f} / {_num(sc_['p95_ms'])} ms), i.e. "
         f"{_sgn(_pct(ea['utilization'], ec['utilization']))} utilisation and "
         f"{_sgn(_pct(ea['p95_ms'], ec['p95_ms']))} p95 delay against ABC in eBPF.\n\n"
-        f"{_timing('abc-ebpf')}\n\n"
+        f"{_timing('abc-ebpf').rstrip()}\n\n"
         f"{_measured_note('abc-ebpf')}\n"
     )
 
@@ -436,8 +478,19 @@ def _timing(name: str) -> str:
 
 
 def render_user(d: pd.DataFrame) -> str:
-    labels = {"copa": "drop-tail", "vegas": "drop-tail", "cubic": "drop-tail", "bbr": "drop-tail", "abc": "ABC router", "xcp": "XCP router"}
-    rows = [(SETUPS[s][0], f"{sc} ({q})", f"user/{s}/{sc}", f"{s}/{sc}") for s in SETUPS for sc, q in labels.items()]
+    labels = {
+        "copa": "drop-tail",
+        "vegas": "drop-tail",
+        "cubic": "drop-tail",
+        "bbr": "drop-tail",
+        "abc": "ABC router",
+        "xcp": "XCP router",
+    }
+    rows = [
+        (SETUPS[s][0], f"{sc} ({q})", f"user/{s}/{sc}", f"{s}/{sc}")
+        for s in SETUPS
+        for sc, q in labels.items()
+    ]
     cmp = _cmp_rows(d, "user-space", rows, (0.10, 0.10))
     ok = sum(r[-1] == "yes" for r in cmp)
     body = _md([*CMP_HEADER, "within ±10 % / ±10 %"], cmp)
@@ -446,10 +499,11 @@ def render_user(d: pd.DataFrame) -> str:
         for s in SETUPS
         for sc in USER_SCHEMES
         for v in _emu("user-space", f"{s}/{sc}")
-        if v.get("rtos", 0) or v.get("recoveries", 0)
+        if v.get("timeouts", 0) or v.get("recoveries", 0)
     ]
     disturbed = "; ".join(
-        f"{sc} on {st}, one emulated run: RTOs {v.get('rtos', 0)} (spurious, undone: {v.get('spurious_rtos', 0)}), "
+        f"{sc} on {st}, one emulated run: RTOs {v.get('timeouts', 0)} "
+        f"(spurious, undone: {v.get('spurious_timeouts', 0)}), "
         f"recoveries {v.get('recoveries', 0)}, drops {v.get('drops', 0)}"
         for st, sc, v in retx
     )
@@ -471,30 +525,71 @@ def render_flows(d: pd.DataFrame) -> str:
         dp = ", ".join(_sgn(_pct(float(s["p95_ms"]), x["p95_ms"])) for x in e)
         jd = ", ".join(f"{x['jain_index']:.3f}" for x in e)
         tr = "kernel" if sc == "cubic" else "user-space"
-        rows.append([f"{sc} ({tr})", f"{s['utilization']:.3f} / {ud}", dd, f"{_num(s['p95_ms'])} / {pd_}", dp, f"{s['jain_index']:.3f} / {jd}"])
-        cell = lambda key, fmt: " / ".join([fmt(s[key]), *(fmt(x[key]) for x in e if key in x)])  # noqa: E731
+        rows.append(
+            [
+                f"{sc} ({tr})",
+                f"{s['utilization']:.3f} / {ud}",
+                dd,
+                f"{_num(s['p95_ms'])} / {pd_}",
+                dp,
+                f"{s['jain_index']:.3f} / {jd}",
+            ]
+        )
+
+        def cell(key: str, fmt: Any, s: pd.Series = s, e: list[dict[str, Any]] = e) -> str:
+            return " / ".join([fmt(s[key]), *(fmt(x[key]) for x in e if key in x)])
+
         per.append(
             [sc, cell("flow0_mbps", lambda v: f"{v:.2f}"), cell("flow1_mbps", lambda v: f"{v:.2f}"),
              cell("flow0_p95_ms", _num), cell("flow1_p95_ms", _num)]
         )  # fmt: skip
     t1 = _md(
-        ("scheme", "utilisation run / emulate", "Δ", "p95 per-packet delay run / emulate, ms", "Δ", "Jain's index run / emulate"),
+        (
+            "scheme",
+            "utilisation run / emulate",
+            "Δ",
+            "p95 per-packet delay run / emulate, ms",
+            "Δ",
+            "Jain's index run / emulate",
+        ),
         rows,
     )
-    t2 = _md(("scheme", "flow 0 throughput, Mbit/s", "flow 1 throughput, Mbit/s", "flow 0 p95, ms", "flow 1 p95, ms"), per)
+    t2 = _md(
+        (
+            "scheme",
+            "flow 0 throughput, Mbit/s",
+            "flow 1 throughput, Mbit/s",
+            "flow 0 p95, ms",
+            "flow 1 p95, ms",
+        ),
+        per,
+    )
+
+    def span(runs: Sequence[Any], key: str) -> str:
+        v = [float(x[key]) for x in runs]
+        return f"{min(v):.3f}–{max(v):.3f}"
+
     seeds = []
-    for sc in ("cubic", "copa"):
-        s = [_sim(d, f"flows/{sc}/seed{i}") for i in range(1, 6)]
+    for lab, rid, n in (
+        ("cubic", "cubic", 5),
+        ("copa", "copa", 5),
+        ("copa, `copa.competitive=false`", "copa-nocomp", 3),
+    ):
+        s = [_sim(d, f"flows/{rid}/seed{i}") for i in range(1, n + 1)]
         seeds.append(
-            [f"`run` {sc}, seeds 1–5", f"{min(x['utilization'] for x in s):.3f}–{max(x['utilization'] for x in s):.3f}",
-             _rng([x["p95_ms"] for x in s]), f"{min(x['jain_index'] for x in s):.3f}–{max(x['jain_index'] for x in s):.3f}"]
-        )  # fmt: skip
-    s = [_sim(d, f"flows/copa-nocomp/seed{i}") for i in range(1, 4)]
-    seeds.append(
-        ["`run` copa, `copa.competitive=false`, seeds 1–3", f"{min(x['utilization'] for x in s):.3f}–{max(x['utilization'] for x in s):.3f}",
-         _rng([x["p95_ms"] for x in s]), f"{min(x['jain_index'] for x in s):.3f}–{max(x['jain_index'] for x in s):.3f}"]
-    )  # fmt: skip
-    for rid, lab in (("cubic", "`emulate` cubic"), ("copa", "`emulate` copa"), ("copa-nocomp", "`emulate` copa, `copa.competitive=false`"), ("copa-one-flow", "`emulate` copa, one flow")):
+            [
+                f"`run` {lab}, seeds 1–{n}",
+                span(s, "utilization"),
+                _rng([x["p95_ms"] for x in s]),
+                span(s, "jain_index"),
+            ]
+        )
+    for rid, lab in (
+        ("cubic", "`emulate` cubic"),
+        ("copa", "`emulate` copa"),
+        ("copa-nocomp", "`emulate` copa, `copa.competitive=false`"),
+        ("copa-one-flow", "`emulate` copa, one flow"),
+    ):
         e = _emu("flows", rid)
         u = [x["utilization"] for x in e if "utilization" in x]
         p = [x["p95_ms"] for x in e if "p95_ms" in x]
@@ -503,7 +598,10 @@ def render_flows(d: pd.DataFrame) -> str:
             [f"{lab}, {len(e)} runs", f"{min(u):.3f}–{max(u):.3f}" if u else "—", _rng(p) if p else "—",
              f"{min(j):.3f}–{max(j):.3f}" if j else "—"]
         )  # fmt: skip
-    t3 = _md(("two flows, 24 Mbit/s dumbbell, 20 s", "utilisation", "p95 per-packet delay, ms", "Jain's index"), seeds)
+    t3 = _md(
+        ("two flows, 24 Mbit/s dumbbell, 20 s", "utilisation", "p95 per-packet delay, ms", "Jain's index"),
+        seeds,
+    )
     return (
         f"{t1}\n\nPer flow, `run` / each emulated run:\n\n{t2}\n\nSpread over seeds (`run`) and over runs "
         f"(`emulate`):\n\n{t3}\n\n{_measured_note('flows')}\n"
@@ -515,7 +613,9 @@ def _kept_up(x: dict[str, Any]) -> bool:
     ≤ 1 %), ≥ 99 % of the delivered packets received."""
     if "worst_bin_error" not in x:
         return bool(x["kept_up"])
-    return x["timing_p99_us"] < 1000 and x["received"] >= 0.99 * x["delivered"] and x["worst_bin_error"] <= 0.01
+    return (
+        x["timing_p99_us"] < 1000 and x["received"] >= 0.99 * x["delivered"] and x["worst_bin_error"] <= 0.01
+    )
 
 
 def _opt(x: dict[str, Any], key: str, fmt: Any) -> str:
@@ -545,7 +645,10 @@ def render_accuracy(d: pd.DataFrame) -> str:
          _opt(x, "timing_p99_us", _num), "yes" if _kept_up(x) else "no"]
         for x in sweep
     ]  # fmt: skip
-    sw = _md(("constant rate, Mbit/s", "worst bin error, by schedule", "timing error p50 µs", "p99 µs", "kept up"), srows)
+    sw = _md(
+        ("constant rate, Mbit/s", "worst bin error, by schedule", "timing error p50 µs", "p99 µs", "kept up"),
+        srows,
+    )
     best = max((x for x in sweep if _kept_up(x)), key=lambda x: x["rate_mbps"])
     return (
         f"{body}\n\nConstant links with `--rt`:\n\n{sw}\n\n"
