@@ -11,7 +11,6 @@ are checked by tests/test_docs_results.py (dataset ``emulation-sim``, regions ``
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import subprocess
 import sys
@@ -45,7 +44,8 @@ def test_every_recorded_command_still_parses(name):
             try:
                 args = E.parse(shlex.join(argv[1:]))
             except SystemExit as e:
-                pytest.fail(f"{E.EMU_DIR}/{name}.json {rid}: `{rec['command']}` no longer parses (status {e})")
+                where = f"{E.EMU_DIR}/{name}.json {rid}"
+                pytest.fail(f"{where}: `{rec['command']}` no longer parses (status {e})")
             assert args.command == "emulate", f"{name} {rid}: not an emulate command"
             assert args.json, f"{name} {rid}: the figures are read from --json"
         else:
@@ -99,18 +99,15 @@ def test_recorded_figures_obey_the_setup():
                 assert v["flow0_mbps"] + v["flow1_mbps"] <= 24.1, (name, rid, v)  # the 24 Mbit/s dumbbell
 
 
-def _sim_args(command: str) -> argparse.Namespace:
-    return E.parse(command)
-
-
 def test_simulator_and_emulator_runs_describe_the_same_setups():
     """Each `run` of a comparison has the link, ACK link, delay and duration of its `emulate`."""
-    pairs = [(f"kernel/{s}/{cc}", "kernel-tcp", f"{s}/{k}") for s in E.SETUPS for cc, k in E.KERNEL_NAME.items()]
+    kernel = E.KERNEL_NAME.items()
+    pairs = [(f"kernel/{s}/{cc}", "kernel-tcp", f"{s}/{k}") for s in E.SETUPS for cc, k in kernel]
     pairs += [(f"abc/{rid}", "abc-ebpf", rid) for rid in E.EMU_RUNS["abc-ebpf"]]
     pairs += [(f"user/{rid}", "user-space", rid) for rid in E.EMU_RUNS["user-space"]]
     pairs += [(f"flows/{sc}", "flows", sc) for sc in E.FLOW_SCHEMES]
     for sid, name, eid in pairs:
-        r = _sim_args(E.SIM_RUNS[sid])
+        r = E.parse(E.SIM_RUNS[sid])
         e = E.parse(E.EMU_RUNS[name][eid][0])
         for key in ("trace", "ack_trace", "delay", "duration", "flows"):
             assert getattr(r, key) == getattr(e, key), f"{sid} vs {name}/{eid}: {key}"
