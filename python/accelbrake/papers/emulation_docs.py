@@ -495,17 +495,18 @@ def render_user(d: pd.DataFrame) -> str:
     ok = sum(r[-1] == "yes" for r in cmp)
     body = _md([*CMP_HEADER, "within ±10 % / ±10 %"], cmp)
     retx = [
-        (SETUPS[s][0], sc, v)
+        (s, sc, v)
         for s in SETUPS
         for sc in USER_SCHEMES
         for v in _emu("user-space", f"{s}/{sc}")
         if v.get("timeouts", 0) or v.get("recoveries", 0)
     ]
     disturbed = "; ".join(
-        f"{sc} on {st}, one emulated run: RTOs {v.get('timeouts', 0)} "
-        f"(spurious, undone: {v.get('spurious_timeouts', 0)}), "
-        f"recoveries {v.get('recoveries', 0)}, drops {v.get('drops', 0)}"
-        for st, sc, v in retx
+        f"{sc} on {SETUPS[s][0]}, one emulated run: RTOs {v.get('timeouts', 0)} "
+        f"(spurious, undone: {v.get('spurious_timeouts', 0)}), recoveries {v.get('recoveries', 0)}, "
+        f"drops {v.get('drops', 0)} (`run`: RTOs {_num(_sim(d, f'user/{s}/{sc}')['timeouts'])}, "
+        f"drops {_num(_sim(d, f'user/{s}/{sc}')['drops'])})"
+        for s, sc, v in retx
     )
     return (
         f"{body}\n\n{ok} of {len(cmp)} within ±10 % / ±10 %. {_timing('user-space')}"
