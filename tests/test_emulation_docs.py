@@ -116,3 +116,14 @@ def test_simulator_and_emulator_runs_describe_the_same_setups():
 def test_the_simulator_dataset_holds_every_run_the_page_names():
     ds = D.DATASETS["emulation-sim"]
     assert set(D.read_data(ds)["run"]) == set(E.SIM_RUNS), "run `make results`"
+
+
+def test_the_pages_linux_options_are_the_comparison_scripts():
+    """The `run --linux` rows of the page are what `scripts/emu_vs_sim.py --linux` runs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("emu_vs_sim", E.ROOT / "scripts/emu_vs_sim.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    page = {cc: shlex.split(opts)[1::2] for cc, opts in E.LINUX.items()}
+    assert page == mod.LINUX
