@@ -1753,6 +1753,17 @@ REGIONS: tuple[Region, ...] = (
     Region("reproduce-all-summary", "README.md", "reproduce-all", _render_reproduce_all_summary),
 )
 
+# ---------------------------------------------------------------------------------------------
+# docs/emulation.md: the simulator's side of the comparisons with the emulator, and the regions
+# that put it beside the emulator's recorded runs (kept in their own module).
+from accelbrake.papers import emulation_docs as _emulation  # noqa: E402
+
+MEASURES.update(_emulation.MEASURES)
+DATASETS["emulation-sim"] = Dataset(
+    "emulation-sim", "probes", _emulation.sim_probes, ("run",), path=f"{_emulation.EMU_DIR}/sim.csv"
+)
+REGIONS = (*REGIONS, *(Region(n, "docs/emulation.md", "emulation-sim", f) for n, f in _emulation.REGIONS))
+
 #: Files that may hold regions (every marker in them must belong to :data:`REGIONS`).
 DOC_FILES = ("README.md", "docs/*.md")
 
