@@ -1605,6 +1605,13 @@ REGIONS: tuple[Region, ...] = (
     Region("reproduce-all-summary", "README.md", "reproduce-all", _render_reproduce_all_summary),
 )
 
+# The explicit-feedback schemes' page (docs/explicit-schemes.md) keeps its datasets and regions in
+# their own module.
+from accelbrake.papers import docs_schemes as _schemes  # noqa: E402
+
+DATASETS.update({a["name"]: Dataset(**a) for a in _schemes.DATASET_ARGS})
+REGIONS = (*REGIONS, *(Region(*a) for a in _schemes.REGION_ARGS))
+
 #: Files that may hold regions (every marker in them must belong to :data:`REGIONS`).
 DOC_FILES = ("README.md", "docs/*.md")
 
