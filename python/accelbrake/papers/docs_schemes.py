@@ -112,9 +112,32 @@ def _fig19() -> dict[str, Any]:
 
 #: PK-ABC's lookahead (ms) for the "where the gap comes from" table; 100 is PK-ABC itself.
 LOOKAHEADS = (0, 20, 50, 80)
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _script(name: str) -> Any:
+    """A module of the repository's scripts/ folder (the held-out and partial-oracle grids are
+    defined there, once)."""
+    import importlib.util
+    import sys
+
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    return mod
+
+
 #: PK-ABC's partial oracle (pk-abc.knowledge) and the η grid each k runs on (scripts/pk_knowledge.py).
-KS = (0.0, 0.25, 0.5, 0.75, 1.0)
-ETAS = (1.0, 0.98, 0.95, 0.92, 0.88, 0.84, 0.80, 0.75, 0.70)
+KS: tuple[float, ...] = _script("pk_knowledge").KS
+ETAS: tuple[float, ...] = _script("pk_knowledge").ETAS
 #: PK-ABC settings on Fig. 7b's trace (Verizon-LTE-short.up) against §7.6's 97 → 28 ms.
 PK_SETTINGS: dict[str, tuple[str, list[str]]] = {
     "pk-window50": ("`window` 50 ms", ["pk-abc.window=50"]),
@@ -173,6 +196,58 @@ def _predictive() -> dict[str, Any]:
     return doc
 
 
+#: The forecaster each family picks on the tuning traces (scripts/predict_abc_heldout.py), scored on
+#: the paper's traces. The renderer checks that the tuning still picks these; when it does not, the
+#: region cannot be rendered and the new pick is named.
+HELDOUT_PICKS: dict[str, str] = {
+    "trend": "trend h=400 g=0.1",
+    "learned": "learned g=0.25 falls",
+    "sprout": "sprout q=5% g=0.25",
+    "apply": "learned apply=delay g=0.5 falls",
+}
+
+
+def _heldout_configs() -> list[tuple[str, str, list[str]]]:
+    h = _script("predict_abc_heldout")
+    cands = {n: st for fam in h.FAMILIES.values() for n, st in fam.items()}
+    return h.configs_for(cands)
+
+
+def _heldout() -> dict[str, Any]:
+    """``scripts/predict_abc_heldout.py``: every candidate forecaster with ABC's η grid and PK-ABC
+    on the tuning traces (120 s, seed 0), the families' picks on the paper's (140 s, seeds 0–2)."""
+    from accelbrake import build_scenario
+
+    h = _script("predict_abc_heldout")
+    configs = _heldout_configs()
+    picks = set(HELDOUT_PICKS.values())
+    runs: dict[str, Any] = {}
+
+    def add(stage: str, trace: str, name: str, scheme: str, sets: list[str], secs: float, seed: int):
+        sc = build_scenario(scheme, trace=str(ROOT / "traces" / trace), duration_s=secs, seed=seed, sets=sets)
+        runs[f"{stage}/{trace}/{name}/seed{seed}"] = (sc, "summary")
+
+    for t in h.TUNE:
+        for name, scheme, sets in configs:
+            add("tune", t, name, scheme, sets, 120.0, 0)
+    for t in h.PAPER:
+        for name, scheme, sets in configs:
+            if scheme != "abc-predict" or name in picks:
+                for seed in (0, 1, 2):
+                    add("score", t, name, scheme, sets, 140.0, seed)
+    return runs
+
+
+def _heldout_sample() -> tuple[str, ...]:
+    h = _script("predict_abc_heldout")
+    names = [n for n, _, _ in _heldout_configs()]
+    keep = [n for n, sch, _ in _heldout_configs() if sch != "abc-predict" or n in HELDOUT_PICKS.values()]
+    return (
+        *(f"tune/{h.TUNE[0]}/{n}/seed0" for n in names),
+        *(f"score/{h.PAPER[0]}/{n}/seed0" for n in keep),
+    )
+
+
 #: Keyword arguments of :class:`accelbrake.papers.docs.Dataset`, one dict per dataset.
 DATASET_ARGS: tuple[dict[str, Any], ...] = (
     {
@@ -191,6 +266,16 @@ DATASET_ARGS: tuple[dict[str, Any], ...] = (
         "keys": ("scheme", "trace", "seed"),
         "check": "sample",
         "why": "960 runs of 140 s; the test repeats one trace and one seed for every scheme and variant",
+    },
+    {
+        "name": "predictive-heldout",
+        "kind": "probes",
+        "spec": _heldout,
+        "keys": ("run",),
+        "check": "sample",
+        "why": "496 runs (256 of 120 s, 240 of 140 s); the test repeats every configuration on the first "
+        "tuning trace and the scored ones on the first paper trace, seed 0",
+        "sample": _heldout_sample(),
     },
 )
 
@@ -548,4 +633,118 @@ REGION_ARGS: tuple[tuple[str, str, str, Any], ...] = (
     ("predictive-abc-lookahead", PAGE, "predictive-abc", _render_pk_lookahead),
     ("predictive-abc-knowledge", PAGE, "predictive-abc", _render_pk_knowledge),
     ("predictive-abc-settings", PAGE, "predictive-abc", _render_pk_settings),
+)
+
+
+# ---- predictive-heldout -------------------------------------------------------------------
+
+
+def _heldout_means(d: pd.DataFrame) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """(stage, trace, config) → seed means of (utilisation, p95 queueing delay ms)."""
+    parts = d["run"].str.split("/", expand=True)
+    x = d.assign(stage=parts[0], trace=parts[1], config=parts[2])
+    m = x.groupby(["stage", "trace", "config"], sort=False)[["utilization", "queueing_delay_p95_ms"]].mean()
+    return {k: (float(r["utilization"]), float(r["queueing_delay_p95_ms"])) for k, r in m.iterrows()}
+
+
+def _heldout_closed(m, stage: str, trace: str, name: str) -> tuple[float | None, float | None]:
+    """``predict_abc_heldout.closed``: (fraction of the ABC → PK-ABC gap closed at equal
+    utilisation, p95 of ABC with η lowered to that utilisation), None where the η grid does not
+    reach it or there is no gap."""
+    h = _script("predict_abc_heldout")
+    u, dl = m[(stage, trace, name)]
+    pts = sorted(m[(stage, trace, f"abc eta={e}")] for e in h.ETAS)
+    us = [p[0] for p in pts]
+    ref = None if u < us[0] or u > us[-1] else float(np.interp(u, us, [p[1] for p in pts]))
+    gap = m[(stage, trace, "abc eta=0.98")][1] - m[(stage, trace, "pk-abc")][1]
+    if ref is None or gap <= 0:
+        return None, ref
+    return (ref - dl) / gap, ref
+
+
+def _tuning(m, names: Sequence[str]) -> tuple[str, float]:
+    """The script's pick among ``names``: the best mean over the tuning traces (−1 without a score)."""
+    h = _script("predict_abc_heldout")
+    best, best_score = "", -np.inf
+    for n in names:
+        fr = [_heldout_closed(m, "tune", t, n)[0] for t in h.TUNE]
+        score = float(np.mean([-1.0 if f is None else f for f in fr]))
+        if score > best_score:
+            best, best_score = n, score
+    return best, best_score
+
+
+def _label(name: str) -> str:
+    """``trend h=400 g=0.1`` → ``trend 400 ms, 0.1`` (the page's column names)."""
+    w = dict(p.split("=", 1) for p in name.split() if "=" in p)
+    g = f"gain {w['g']}"
+    falls = ", falls_only" if name.endswith(" falls") else ""
+    if name.startswith("trend"):
+        return f"trend {w['h']} ms, {w['g']}"
+    if name.startswith("sprout"):
+        return f"sprout {w['q'].rstrip('%')} %, {g}{falls}"
+    if "apply" in w:
+        return f"learned, apply = {w['apply']}, {g}{falls}"
+    return f"learned, {g}{falls}"
+
+
+def _render_heldout_intro(d: pd.DataFrame) -> str:
+    h = _script("predict_abc_heldout")
+    m = _heldout_means(d)
+    umts = "TMobile-UMTS-driving.down"
+    pk, abc = m[("tune", umts, "pk-abc")][1], m[("tune", umts, "abc eta=0.98")][1]
+    every = [n for fam in h.FAMILIES.values() for n in fam]
+    pick, score = _tuning(m, every)
+    best = -1 / len(h.TUNE) if pk >= abc else 0.0
+    return (
+        f"On {umts} PK-ABC's p95 queueing delay is {pk:.1f} ms against ABC's {abc:.1f} ms"
+        + (", so there is no gap to close there and" if pk >= abc else ";")
+        + f" the best tuning mean short of a positive score is {_signed(best)}. "
+        f"All four families together pick {_label(pick)} (tuning mean {_signed(score)})."
+    )
+
+
+def _render_heldout(d: pd.DataFrame) -> str:
+    h = _script("predict_abc_heldout")
+    m = _heldout_means(d)
+    cols, tuning = [], []
+    for fam, want in HELDOUT_PICKS.items():
+        pick, score = _tuning(m, list(h.FAMILIES[fam]))
+        if pick != want:
+            raise ValueError(
+                f"predictive-heldout: the {fam} family now picks '{pick}', not '{want}': set "
+                "HELDOUT_PICKS in accelbrake/papers/docs_schemes.py and run `make results`"
+            )
+        cols.append(pick)
+        tuning.append(score)
+    rows, closed = [], {c: [] for c in cols}
+    for t in h.PAPER:
+        cells = []
+        for c in cols:
+            f, ref = _heldout_closed(m, "score", t, c)
+            u, q = m[("score", t, c)]
+            if f is not None:
+                closed[c].append(f)
+            cells.append(f"{u:.3f} / {q:.0f} · {'n/a' if ref is None else f'{ref:.0f}'} · {_fmt_closed(f)}")
+        rows.append([t, *cells])
+    rows.append(
+        ["**mean closed**", *(f"**{_signed(float(np.mean(v)))}**" if v else "n/a" for v in closed.values())]
+    )
+    rows.append(["tuning mean", *(_signed(s) for s in tuning)])
+    return _table(["trace", *(_label(c) for c in cols)], rows)
+
+
+def _render_heldout_learned_g1(d: pd.DataFrame) -> str:
+    h = _script("predict_abc_heldout")
+    m = _heldout_means(d)
+    fr = [_heldout_closed(m, "tune", t, "learned g=1")[0] for t in h.TUNE]
+    score = float(np.mean([-1.0 if f is None else f for f in fr]))
+    return f"(its tuning mean on the held-out script's tuning traces: {_signed(score)})."
+
+
+REGION_ARGS = (
+    *REGION_ARGS,
+    ("predictive-heldout-learned-g1", PAGE, "predictive-heldout", _render_heldout_learned_g1),
+    ("predictive-heldout-intro", PAGE, "predictive-heldout", _render_heldout_intro),
+    ("predictive-heldout", PAGE, "predictive-heldout", _render_heldout),
 )
