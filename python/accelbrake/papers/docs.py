@@ -1609,6 +1609,7 @@ REGIONS: tuple[Region, ...] = (
 # their own module.
 from accelbrake.papers import docs_schemes as _schemes  # noqa: E402
 
+MEASURES.update(_schemes.MEASURES)
 DATASETS.update({a["name"]: Dataset(**a) for a in _schemes.DATASET_ARGS})
 REGIONS = (*REGIONS, *(Region(*a) for a in _schemes.REGION_ARGS))
 

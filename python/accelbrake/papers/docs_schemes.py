@@ -12,6 +12,7 @@ where the docs quote "the five traces", the mean over the traces of those seed m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -747,4 +748,248 @@ REGION_ARGS = (
     ("predictive-heldout-learned-g1", PAGE, "predictive-heldout", _render_heldout_learned_g1),
     ("predictive-heldout-intro", PAGE, "predictive-heldout", _render_heldout_intro),
     ("predictive-heldout", PAGE, "predictive-heldout", _render_heldout),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/cellular-schemes.md: PCC-Vivace, Verus, Sprout
+
+CELLULAR_PAGE = "docs/cellular-schemes.md"
+
+
+def _constant12(
+    scheme: str, one_way_ms: float = 50.0, params: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``cellular.rs`` ``constant_12_delay``: one flow for 60 s on a constant 12 Mbit/s link,
+    250-packet drop-tail buffer, ``one_way_ms`` each way, 100 Mbit/s ACK link, seed 1."""
+    flow: dict[str, Any] = {"scheme": scheme, "fwd": [0], "rev": [1]}
+    if params:
+        flow["params"] = params
+    return {
+        "duration_ms": 60000.0,
+        "seed": 1,
+        "record_packets": False,
+        "hops": [
+            {
+                "link": {"type": "constant", "mbps": 12},
+                "queue": {"type": "droptail", "packets": 250},
+                "delay_ms": one_way_ms,
+            },
+            {
+                "link": {"type": "constant", "mbps": 100},
+                "queue": {"type": "infinite"},
+                "delay_ms": one_way_ms,
+            },
+        ],
+        "flows": [flow],
+    }
+
+
+def _m_cell(r: Any) -> dict[str, float]:
+    """Utilisation, queueing delay, drops and the largest window of the run's 100 ms samples."""
+    s = r.summary
+    return {
+        "utilization": s["utilization"],
+        "queueing_delay_mean_ms": s["queueing_delay_ms"]["mean"],
+        "queueing_delay_p95_ms": s["queueing_delay_ms"]["p95"],
+        "drops": float(sum(f["drops"] for f in s["flows"])),
+        "max_cwnd": float(r.flows_ts["cwnd"].max()),
+    }
+
+
+def _m_full_buffer(r: Any) -> dict[str, float]:
+    """How one flow holds the bottleneck (100 ms bins): its pacing rate over the link's capacity
+    of the last second, how often the 250-packet buffer is at least 225 packets full (overall and
+    where the bin's capacity is under 4 Mbit/s), the mean queue, the bins without a delivery."""
+    h = r.hops_ts
+    h = h[h["hop"] == 0].set_index("t_s").sort_index()
+    f = r.flows_ts
+    f = f[f["flow"] == 0].set_index("t_s").sort_index()
+    cap1s = h["capacity_mbps"].rolling(10, min_periods=10).mean()
+    ratio = (f["pacing_mbps"] / cap1s).dropna()
+    ratio = ratio[np.isfinite(ratio)] if len(ratio) else ratio
+    full = h["queue_packets"] >= 225
+    low = h["capacity_mbps"] < 4.0
+    return {
+        "pacing_over_2x_capacity": float((ratio > 2.0).mean()) if len(ratio) else math.nan,
+        "pacing_over_capacity_median": float(ratio.median()) if len(ratio) else math.nan,
+        "buffer_full": float(full.mean()),
+        "buffer_full_low_capacity": float(full[low].mean()),
+        "queue_mean_packets": float(h["queue_packets"].mean()),
+        "no_delivery": float((h["throughput_mbps"] <= 0.0).mean()),
+    }
+
+
+#: Measures of the probe datasets here, added to :data:`accelbrake.papers.docs.MEASURES`.
+MEASURES: dict[str, Any] = {"cell": _m_cell, "full_buffer": _m_full_buffer}
+
+
+def _cellular_probes() -> dict[str, Any]:
+    """``cellular.rs`` (seed 1) and the page's ``accelbrake run`` commands (seed 0, ABC setup)."""
+    from accelbrake import build_scenario
+
+    runs: dict[str, Any] = {
+        "const12/pcc-vivace": (_constant12("pcc-vivace"), "cell"),
+        "const12/verus": (_constant12("verus"), "cell"),
+        "const12/sprout-rtt100": (_constant12("sprout"), "cell"),
+        "const12/sprout-rtt20": (_constant12("sprout", 10.0), "cell"),
+        "const12/cubic": (_constant12("cubic"), "cell"),
+        "const12/sprout-exact-ticks": (_constant12("sprout", params={"exact_ticks": True}), "cell"),
+    }
+    for name, sets in (("verus", []), ("verus-loss-timer", ["verus.loss_timer_ms=150"])):
+        runs[f"run-const12/{name}"] = (
+            build_scenario("verus", trace="const:12", duration_s=60.0, seed=0, sets=sets),
+            "cell",
+        )
+    for scheme in ("pcc-vivace", "cubic"):
+        runs[f"verizon-down/{scheme}"] = (
+            build_scenario(
+                scheme, trace=str(ROOT / "traces" / "Verizon-LTE-short.down"), duration_s=140.0, seed=0
+            ),
+            "full_buffer",
+        )
+    return runs
+
+
+def _pcc_rack() -> dict[str, Any]:
+    """``accelbrake reproduce abc-table``'s ABC and PCC-Vivace, and PCC-Vivace with ``rack``."""
+    from accelbrake.papers import reproduction
+
+    doc = reproduction("abc-table").document(False, None)
+    doc["name"] = "pcc-rack"
+    doc["matrix"]["schemes"] = ["abc", "pcc-vivace", "pcc-rack"]
+    doc["schemes"] = {
+        "pcc-rack": {"scheme": "pcc-vivace", "label": "PCC-Vivace (rack)", "set": ["pcc-vivace.rack=true"]}
+    }
+    return doc
+
+
+DATASET_ARGS = (
+    *DATASET_ARGS,
+    {"name": "cellular-checks", "kind": "probes", "spec": _cellular_probes, "keys": ("run",)},
+    {
+        "name": "pcc-rack",
+        "kind": "sweep",
+        "spec": _pcc_rack,
+        "keys": ("scheme", "trace", "seed"),
+        "check": "sample",
+        "why": "45 runs of 140 s; the test repeats one trace and one seed for each scheme",
+    },
+)
+
+
+def _row(d: pd.DataFrame, run: str) -> pd.Series:
+    return d.set_index("run").loc[run]
+
+
+def _render_pcc_const(d: pd.DataFrame) -> str:
+    r = _row(d, "const12/pcc-vivace")
+    return (
+        f"utilisation {r['utilization']:.3f}, mean queueing delay {r['queueing_delay_mean_ms']:.1f} ms, "
+        f"p95 {r['queueing_delay_p95_ms']:.1f} ms."
+    )
+
+
+def _render_pcc_rack(d: pd.DataFrame) -> str:
+    m = d.groupby(["scheme", "trace"], sort=False)[[_U, _P95]].mean().groupby("scheme", sort=False).mean()
+    a = m.loc["abc"]
+
+    def row(s: str) -> str:
+        return f"{m.at[s, _U] / a[_U]:.2f} / {m.at[s, _P95] / a[_P95]:.2f}"
+
+    return (
+        f"With `rack` PCC-Vivace's `abc-table` row (utilisation / p95 per-packet delay, each over ABC's; "
+        f"3 seeds, the five traces) is {row('pcc-rack')}, against {row('pcc-vivace')} without."
+    )
+
+
+def _render_pcc_diag(d: pd.DataFrame) -> str:
+    p, c = _row(d, "verizon-down/pcc-vivace"), _row(d, "verizon-down/cubic")
+
+    def pct(v: float) -> str:
+        return f"{100 * v:.0f} %"
+
+    return (
+        f"The pacing rate is above twice the capacity (mean of the last 1 s) in "
+        f"{pct(p['pacing_over_2x_capacity'])} of the bins (median ratio "
+        f"{p['pacing_over_capacity_median']:.2f}); the 250-packet buffer is at least 225 packets full "
+        f"in {pct(p['buffer_full'])} of the bins ({pct(p['buffer_full_low_capacity'])} of those where "
+        f"capacity is under 4 Mbit/s), Cubic's in {pct(c['buffer_full'])} "
+        f"({pct(c['buffer_full_low_capacity'])}), although PCC's mean queue "
+        f"({p['queue_mean_packets']:.0f} packets) is "
+        f"{'below' if p['queue_mean_packets'] < c['queue_mean_packets'] else 'not below'} Cubic's "
+        f"({c['queue_mean_packets']:.0f}): PCC's queue is full or empty (no delivery in "
+        f"{pct(p['no_delivery'])} of the bins, Cubic {pct(c['no_delivery'])})."
+    )
+
+
+def _render_verus_loss_timer(d: pd.DataFrame) -> str:
+    t, v = _row(d, "run-const12/verus-loss-timer"), _row(d, "run-const12/verus")
+    return (
+        f"The window reached {_thousands(t['max_cwnd'])} packets, with {_thousands(t['drops'])} drops "
+        f"in 60 s (utilisation {t['utilization']:.3f}) against {_thousands(v['drops'])} "
+        f"({v['utilization']:.3f}) at the default."
+    )
+
+
+def _thousands(v: float) -> str:
+    """21 803 (a thin space between thousands, as the page writes counts)."""
+    return f"{v:,.0f}".replace(",", " ")
+
+
+def _render_verus_const(d: pd.DataFrame) -> str:
+    r, c = _row(d, "const12/verus"), _row(d, "run-const12/verus")
+    return (
+        f"utilisation {r['utilization']:.3f}, mean queueing delay {r['queueing_delay_mean_ms']:.0f} ms, "
+        f"p95 {r['queueing_delay_p95_ms']:.0f} ms (the buffer's limit; `accelbrake run --scheme verus "
+        f"--trace const:12 --duration 60 --seed 0`: {c['utilization']:.3f}, "
+        f"{c['queueing_delay_mean_ms']:.0f} ms, {c['queueing_delay_p95_ms']:.0f} ms)."
+    )
+
+
+def _render_sprout_table(d: pd.DataFrame) -> str:
+    def cells(run: str) -> list[str]:
+        r = _row(d, run)
+        return [
+            f"{r['utilization']:.3f}",
+            f"{r['queueing_delay_mean_ms']:.1f} / {r['queueing_delay_p95_ms']:.1f} ms",
+        ]
+
+    rows = [
+        [
+            "Sprout, RTT 100 ms",
+            *cells("const12/sprout-rtt100"),
+            "no queue (F/C < RTT); utilisation ≤ F/(C·RTT) = 0.82",
+        ],
+        ["Sprout, RTT 20 ms", *cells("const12/sprout-rtt20"), "standing queue F/C − RTT = 62 ms"],
+        ["Cubic, RTT 100 ms", *cells("const12/cubic"), ""],
+    ]
+    return _table(
+        [
+            "12 Mbit/s constant, 250-packet buffer, 60 s",
+            "utilisation",
+            "queueing delay mean / p95",
+            "predicted",
+        ],
+        rows,
+    )
+
+
+def _render_sprout_exact(d: pd.DataFrame) -> str:
+    r = _row(d, "const12/sprout-exact-ticks")
+    return (
+        f"(`sprout.exact_ticks=true`): utilisation {r['utilization']:.3f} on the constant 12 Mbit/s "
+        "link at 100 ms RTT (the integration test's setup), against the table's below."
+    )
+
+
+REGION_ARGS = (
+    *REGION_ARGS,
+    ("cellular-pcc-const", CELLULAR_PAGE, "cellular-checks", _render_pcc_const),
+    ("cellular-pcc-rack", CELLULAR_PAGE, "pcc-rack", _render_pcc_rack),
+    ("cellular-pcc-diag", CELLULAR_PAGE, "cellular-checks", _render_pcc_diag),
+    ("cellular-verus-loss-timer", CELLULAR_PAGE, "cellular-checks", _render_verus_loss_timer),
+    ("cellular-verus-const", CELLULAR_PAGE, "cellular-checks", _render_verus_const),
+    ("cellular-sprout-table", CELLULAR_PAGE, "cellular-checks", _render_sprout_table),
+    ("cellular-sprout-exact", CELLULAR_PAGE, "cellular-checks", _render_sprout_exact),
 )
