@@ -1763,6 +1763,13 @@ DATASETS["emulation-sim"] = Dataset(
     "emulation-sim", "probes", _emulation.sim_probes, ("run",), path=f"{_emulation.EMU_DIR}/sim.csv"
 )
 REGIONS = (*REGIONS, *(Region(n, "docs/emulation.md", "emulation-sim", f) for n, f in _emulation.REGIONS))
+# The explicit-feedback schemes' page (docs/explicit-schemes.md) keeps its datasets and regions in
+# their own module.
+from accelbrake.papers import docs_schemes as _schemes  # noqa: E402
+
+MEASURES.update(_schemes.MEASURES)
+DATASETS.update({a["name"]: Dataset(**a) for a in _schemes.DATASET_ARGS})
+REGIONS = (*REGIONS, *(Region(*a) for a in _schemes.REGION_ARGS))
 
 #: Files that may hold regions (every marker in them must belong to :data:`REGIONS`).
 DOC_FILES = ("README.md", "docs/*.md")
