@@ -1708,6 +1708,9 @@ def _render_bbr_variants(d: pd.DataFrame) -> str:
     return f"{table}\n\n{lt}"
 
 
+from accelbrake.papers.docs_findings import render_findings  # noqa: E402
+
+
 @dataclass(frozen=True)
 class Region:
     name: str
@@ -1751,6 +1754,7 @@ REGIONS: tuple[Region, ...] = (
     ),
     Region("reproduce-all", "docs/reproductions.md", "reproduce-all", _render_reproduce_all),
     Region("reproduce-all-summary", "README.md", "reproduce-all", _render_reproduce_all_summary),
+    Region("reproduce-findings", "docs/reproductions.md", "reproduce-all", render_findings),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -1842,11 +1846,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--only", action="append", help="a dataset name (repeatable)")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--render-only", action="store_true", help="rewrite the regions from the committed data, run nothing"
+    )
     args = ap.parse_args(argv)
     root = Path(args.root)
     names = args.only or list(DATASETS)
     t_all = time.monotonic()
-    for name in names:
+    for name in [] if args.render_only else names:
         ds = DATASETS[name]
         t0 = time.monotonic()
         data = run_dataset(ds, out_dir=Path(args.out) / name, jobs=args.jobs, progress=True, echo=print)
