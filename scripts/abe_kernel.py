@@ -6,7 +6,8 @@ the simulator over the same link, then judges each of the paper's numbers three 
 :mod:`accelbrake.papers.abe.kernel`). ``--quick``: the 400 ms points (the throughput gains of
 Figs. 4 and 6). Resumable: a rerun with the same ``--out`` reuses finished points. ``--jobs``: how
 many emulators run at once (2 on a 2-core machine; more makes the real-time link miss its times);
-``--repeats N``: kernel runs per point, averaged.
+``--repeats N``: kernel runs per point, averaged; ``--only ID...``: the points whose id contains one
+of these. NewReno at 400 ms runs 300 s (at least ``--duration``) and averages 5 simulator seeds.
 
 Needs root, the emulator (``make emu``) and clang/libbpf (``make emu-deps``). Not part of the tests.
 Run from the repository root, e.g.
@@ -35,6 +36,13 @@ def main() -> int:
     )
     ap.add_argument("--repeats", type=int, default=1, help="kernel runs per point, averaged (default 1)")
     ap.add_argument("--data", type=Path, help="also write the tables to this folder")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        default=(),
+        metavar="ID",
+        help="only the points whose id contains one of these, e.g. newreno-abe-codel-rtt400",
+    )
     a = ap.parse_args()
     if a.repeats < 1:
         print("abe_kernel: error: --repeats: expected 1 or more", file=sys.stderr)
@@ -48,9 +56,9 @@ def main() -> int:
     t0 = time.time()
     try:
         table, verdicts = abe_kernel.run(
-            a.out, quick=a.quick, jobs=a.jobs, duration_s=a.duration, repeats=a.repeats
+            a.out, quick=a.quick, jobs=a.jobs, duration_s=a.duration, repeats=a.repeats, only=a.only
         )
-    except RuntimeError as e:
+    except (RuntimeError, ValueError) as e:
         print(f"abe_kernel: error: {e}", file=sys.stderr)
         return 1
     for folder in [a.out] + ([a.data] if a.data else []):

@@ -35,6 +35,23 @@ def test_the_quick_set_is_the_400_ms_points_the_gains_need_and_the_full_set_adds
     assert ("newreno-abe", "codel", 100, 0.85) in full
 
 
+def test_newreno_at_400_ms_runs_several_sawtooths_and_keeps_its_runs_apart_from_60_s_ones(tmp_path):
+    nr, cu = ("newreno-abe", "codel", 400, 0.5), ("cubic-abe", "codel", 400, 0.7)
+    # One NewReno sawtooth at 400 ms after a β_ecn 0.5 cut: ~170 packets at 1 packet per RTT.
+    assert abe_kernel.LONG_DURATION_S >= 3 * 170 * 0.4
+    assert abe_kernel.duration_for(nr, 60.0) == abe_kernel.LONG_DURATION_S
+    assert abe_kernel.duration_for(("newreno-abe", "pie", 200, 0.5), 60.0) == 60.0
+    assert abe_kernel.duration_for(cu, 60.0) == 60.0 and abe_kernel.sim_seeds_for(cu) == 1
+    assert abe_kernel.sim_seeds_for(nr) == abe_kernel.LONG_SIM_SEEDS > 1
+    assert abe_kernel.kernel_file(tmp_path, nr, 0).name == "newreno-abe-codel-rtt400-b0.5.json"
+    assert abe_kernel.kernel_file(tmp_path, nr, 1, 300.0).name == "newreno-abe-codel-rtt400-b0.5-300s.r1.json"
+
+
+def test_only_names_no_point_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="--only nosuch: no point"):
+        abe_kernel.run(tmp_path, only=["nosuch"], log=lambda _: None)
+
+
 def _table(kernel: dict, sim: dict) -> pd.DataFrame:
     rows = []
     for p in abe_kernel.points(quick=True):

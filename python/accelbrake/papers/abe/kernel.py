@@ -78,6 +78,32 @@ BEFORE_SETS: dict[str, str] = {
     "newreno-abe": "newreno-abe.ecn_cwr=false",
     "cubic-abe": "cubic-abe.ecn_cwr=false",
 }
+#: Points whose 60-s run holds less than one sawtooth, run longer on both sides and with several
+#: simulator seeds: NewReno at 400 ms grows one packet per RTT (2.5 packets/s), so after a β_ecn 0.5
+#: reduction from the ~340-packet window it takes ~70 s to return; a 60-s run is then decided by
+#: where slow start ended (kernel runs of one point spread 0.38–0.53). 300 s hold about four
+#: sawtooths at β_ecn 0.5 and ten at 0.8.
+LONG_DURATION_S = 300.0
+#: Simulator seeds (the sender's host-jitter stream, the PIE's random draws) averaged at those
+#: points, as the kernel's repetitions are.
+LONG_SIM_SEEDS = 5
+
+
+def is_long(p: Point) -> bool:
+    """NewReno at 400 ms: the points :data:`LONG_DURATION_S` is for."""
+    return p[0] == "newreno-abe" and p[2] >= 400
+
+
+def duration_for(p: Point, duration_s: float) -> float:
+    """The run length of point ``p`` when the others run ``duration_s``."""
+    return max(duration_s, LONG_DURATION_S) if is_long(p) else duration_s
+
+
+def sim_seeds_for(p: Point) -> int:
+    """How many simulator seeds point ``p`` averages."""
+    return LONG_SIM_SEEDS if is_long(p) else 1
+
+
 #: Kernel vs simulator: per-point utilisation agrees within this ratio (the acceptance band).
 POINT_TOLERANCE = 0.10
 #: Kernel vs simulator: a gain agrees within this many percentage points, a delay change within
@@ -139,16 +165,18 @@ def _loadavg() -> float:
         return math.nan
 
 
-def kernel_file(out: Path, p: Point, rep: int) -> Path:
-    """Where repetition ``rep`` (0, 1, ...) of point ``p`` is kept."""
-    return out / "kernel" / (f"{point_id(p)}.json" if rep == 0 else f"{point_id(p)}.r{rep}.json")
+def kernel_file(out: Path, p: Point, rep: int, duration_s: float = DURATION_S) -> Path:
+    """Where repetition ``rep`` (0, 1, ...) of point ``p`` run for ``duration_s`` is kept (runs of
+    another length than :data:`DURATION_S` carry it in the name, so they never mix)."""
+    stem = point_id(p) + ("" if duration_s == DURATION_S else f"-{duration_s:g}s")
+    return out / "kernel" / (f"{stem}.json" if rep == 0 else f"{stem}.r{rep}.json")
 
 
 def kernel_point(p: Point, trace: Path, out: Path, duration_s: float, rep: int = 0) -> dict[str, Any]:
     """Run repetition ``rep`` of point ``p`` on kernel TCP (``accelbrake emulate --rt``) unless its
     file exists; return that record. Queueing delay is per data packet at the bottleneck (arrival
     to its delivery opportunity), from the emulator's per-packet table."""
-    dest = kernel_file(out, p, rep)
+    dest = kernel_file(out, p, rep, duration_s)
     if dest.exists():
         return json.loads(dest.read_text())
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -170,6 +198,7 @@ def kernel_point(p: Point, trace: Path, out: Path, duration_s: float, rep: int =
     tmp.unlink(missing_ok=True)
     rec = {
         "point": point_id(p),
+        "duration_s": duration_s,
         "utilization": s["utilization"],
         "queueing_delay_p50_ms": _pct(qd, 0.5),
         "queueing_delay_p90_ms": _pct(qd, 0.9),
@@ -199,7 +228,8 @@ def _queueing_from_packets(path: Path) -> list[float]:
 def sim_points(
     pts: Sequence[Point], trace: Path, out: Path, duration_s: float, before: bool
 ) -> dict[Point, dict]:
-    """The simulator's records of ``pts`` on the same link (resumable in ``out/sim``)."""
+    """The simulator's records of ``pts`` on the same link (resumable in ``out/sim``), each point
+    run for :func:`duration_for` and averaged over :func:`sim_seeds_for` seeds (0, 1, ...)."""
     from accelbrake.experiments.runner import Task, run_scenarios
     from accelbrake.scenarios import build_scenario
 
@@ -207,33 +237,50 @@ def sim_points(
     for p in pts:
         scheme, aqm, rtt, _ = p
         sets = _sets(p) + ([BEFORE_SETS[scheme]] if before else [])
-        sc = build_scenario(
-            scheme,
-            trace=str(trace),
-            ack_trace=str(trace),
-            delay_ms=rtt / 2.0,
-            duration_s=duration_s,
-            seed=0,
-            sets=sets,
-            record_packets=True,
-            queue=QUEUES[aqm],
-            ecn=True,
-        )
-        for hop in sc["hops"]:
-            hop["link"]["offset_ms"] = 0  # the emulator's link starts at the trace's first line
-        tasks.append(Task(p, sc, f"{point_id(p)}{' before' if before else ''}", {"point": point_id(p)}))
+        dur = duration_for(p, duration_s)
+        for seed in range(sim_seeds_for(p)):
+            sc = build_scenario(
+                scheme,
+                trace=str(trace),
+                ack_trace=str(trace),
+                delay_ms=rtt / 2.0,
+                duration_s=dur,
+                seed=seed,
+                sets=sets,
+                record_packets=True,
+                queue=QUEUES[aqm],
+                ecn=True,
+            )
+            for hop in sc["hops"]:
+                hop["link"]["offset_ms"] = 0  # the emulator's link starts at the trace's first line
+            name = (
+                f"{point_id(p)}{'' if dur == DURATION_S else f' {dur:g}s'}{f' seed {seed}' if seed else ''}"
+            )
+            tasks.append(Task((p, seed), sc, f"{name}{' before' if before else ''}", {"point": point_id(p)}))
     outcome = run_scenarios(tasks, out / "sim", kind="hop_quantiles", progress=False)
     recs = {}
     for p in pts:
-        res = outcome.results[p]
-        s = res["summary"]
-        hop = s["hops"][0]
-        recs[p] = {
-            "utilization": s["utilization"],
-            "queueing_delay_p50_ms": (hop.get("queueing_delay_ms") or {}).get("p50"),
-            "queueing_delay_p90_ms": res["hop_delay_ms"].get("p90"),
-            "marks": hop.get("marks"),
-        }
+        per = []
+        for seed in range(sim_seeds_for(p)):
+            res = outcome.results[(p, seed)]
+            s = res["summary"]
+            hop = s["hops"][0]
+            per.append(
+                {
+                    "utilization": s["utilization"],
+                    "queueing_delay_p50_ms": (hop.get("queueing_delay_ms") or {}).get("p50"),
+                    "queueing_delay_p90_ms": res["hop_delay_ms"].get("p90"),
+                    "marks": hop.get("marks"),
+                }
+            )
+        rec: dict[str, Any] = {}
+        for k in per[0]:
+            vals = [float(r[k]) for r in per if r[k] is not None]
+            rec[k] = sum(vals) / len(vals) if vals else None
+        rec["utilization_runs"] = " ".join(f"{r['utilization']:.3f}" for r in per)
+        rec["seeds"] = len(per)
+        rec["duration_s"] = duration_for(p, duration_s)
+        recs[p] = rec
     return recs
 
 
@@ -243,10 +290,10 @@ def sim_points(
 LOAD_LIMIT = 2.0
 
 
-def _reps(out: Path, p: Point, repeats: int) -> list[int]:
+def _reps(out: Path, p: Point, repeats: int, duration_s: float = DURATION_S) -> list[int]:
     """The repetitions of ``p`` to use: the first ``repeats``, and any further ones already kept."""
     n = max(1, repeats)
-    while kernel_file(out, p, n).exists():
+    while kernel_file(out, p, n, duration_s).exists():
         n += 1
     return list(range(n))
 
@@ -282,33 +329,43 @@ def run(
     jobs: int = 2,
     duration_s: float = DURATION_S,
     repeats: int = 1,
+    only: Sequence[str] = (),
     log: Callable[[str], Any] = print,
 ) -> tuple[Any, Any]:
     """Run every point not yet in ``out`` ``repeats`` times (kernel: at most ``jobs`` emulators at
     once; the kernel's number of a point is the mean of its repetitions), then return
-    ``(points_table, verdicts_table)`` as DataFrames."""
+    ``(points_table, verdicts_table)`` as DataFrames. NewReno at 400 ms runs for
+    :data:`LONG_DURATION_S` at least, on the simulator over :data:`LONG_SIM_SEEDS` seeds.
+    ``only``: run (and tabulate) just the points whose id contains one of these strings."""
     import pandas as pd
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     trace = write_trace(out / "link-10mbps.mahi")
     pts = points(quick)
+    if only:
+        pts = [p for p in pts if any(o in point_id(p) for o in only)]
+        if not pts:
+            raise ValueError(
+                f"--only {' '.join(only)}: no point's id contains that (ids: {point_id(points()[0])}, ...)"
+            )
+    dur = {p: duration_for(p, duration_s) for p in pts}
     t0 = time.time()
     runs = [(p, r) for r in range(max(1, repeats)) for p in pts]
-    todo = [(p, r) for p, r in runs if not kernel_file(out, p, r).exists()]
+    todo = [(p, r) for p, r in runs if not kernel_file(out, p, r, dur[p]).exists()]
     log(
         f"abe-kernel: {len(runs)} kernel runs ({len(pts)} points × {repeats}), "
         f"{len(runs) - len(todo)} done, {jobs} at once"
     )
 
     def one(pr: tuple[Point, int]) -> None:
-        k = kernel_point(pr[0], trace, out, duration_s, pr[1])
+        k = kernel_point(pr[0], trace, out, dur[pr[0]], pr[1])
         log(f"  {point_id(pr[0])} #{pr[1]}: utilisation {k['utilization']:.3f} (load {k['load_start']:.2f})")
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         list(ex.map(one, todo))
     kern = {
-        p: _mean_record([kernel_point(p, trace, out, duration_s, r) for r in _reps(out, p, repeats)])
+        p: _mean_record([kernel_point(p, trace, out, dur[p], r) for r in _reps(out, p, repeats, dur[p])])
         for p in pts
     }
     after = sim_points(pts, trace, out, duration_s, before=False)
@@ -322,6 +379,8 @@ def run(
                 "aqm": p[1],
                 "rtt_ms": p[2],
                 "beta_ecn": p[3],
+                "duration_s": dur[p],
+                "sim_seeds": a["seeds"],
                 "kernel_util": k["utilization"],
                 "sim_util": a["utilization"],
                 "sim_before_util": b["utilization"],
@@ -338,6 +397,7 @@ def run(
                 "kernel_drops": k["drops"],
                 "kernel_runs": k["runs"],
                 "kernel_util_runs": k["utilization_runs"],
+                "sim_util_runs": a["utilization_runs"],
                 "load_start": k["load_start"],
                 "load_end": k["load_end"],
                 "timing_error_p99_us": k["timing_error_p99_us"],
@@ -420,15 +480,17 @@ def _fmt(x: Any, d: int = 3) -> str:
 def markdown(table: Any, verdicts: Any) -> str:
     """Both tables as Markdown."""
     lines = [
-        "| scheme | AQM | RTT ms | β_ecn | kernel util (runs) | sim util (ratio) | sim before (ratio) | "
-        "p50 queue ms kernel / sim / before | p90 queue ms kernel / sim / before | load |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| scheme | AQM | RTT ms | β_ecn | run s | kernel util (runs) | sim util (ratio) | "
+        "sim before (ratio) | p50 queue ms kernel / sim / before | "
+        "p90 queue ms kernel / sim / before | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table.itertuples():
+        seeds = "" if r.sim_seeds == 1 else f"; seeds {r.sim_util_runs}"
         lines.append(
-            f"| {r.scheme} | {r.aqm} | {r.rtt_ms} | {r.beta_ecn:g} | "
+            f"| {r.scheme} | {r.aqm} | {r.rtt_ms} | {r.beta_ecn:g} | {r.duration_s:g} | "
             f"{r.kernel_util:.3f} ({r.kernel_util_runs}) | "
-            f"{r.sim_util:.3f} ({r.ratio:.2f}) | {r.sim_before_util:.3f} ({r.ratio_before:.2f}) | "
+            f"{r.sim_util:.3f} ({r.ratio:.2f}{seeds}) | {r.sim_before_util:.3f} ({r.ratio_before:.2f}) | "
             f"{_fmt(r.kernel_q50_ms, 1)} / {_fmt(r.sim_q50_ms, 1)} / {_fmt(r.sim_before_q50_ms, 1)} | "
             f"{_fmt(r.kernel_q90_ms, 1)} / {_fmt(r.sim_q90_ms, 1)} / {_fmt(r.sim_before_q90_ms, 1)} | "
             f"{r.load_start:.2f} |"
@@ -437,7 +499,9 @@ def markdown(table: Any, verdicts: Any) -> str:
         "",
         "Kernel runs marked * started at a load average above "
         f'{LOAD_LIMIT:g} and are left out of the mean when the point has a calmer run; "load" is the '
-        "largest load average at the start of the runs used.",
+        'largest load average at the start of the runs used. "run s": each run\'s length; NewReno at '
+        f"400 ms runs {LONG_DURATION_S:g} s (a 60-s run there holds less than one sawtooth) and its "
+        f"simulator column is the mean of {LONG_SIM_SEEDS} seeds (listed).",
         "",
         "| paper's number | paper | kernel (verdict) | simulator (verdict) | simulator before (verdict) | "
         "sim vs kernel | label |",
