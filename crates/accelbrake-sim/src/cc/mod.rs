@@ -129,6 +129,16 @@ pub trait CongestionControl: Send {
         PACING_MIN_BURST
     }
 
+    /// The RTT the connection's handshake measured, given once when the flow starts, before its
+    /// first segment. The simulator has no SYN exchange: this is the flow's propagation RTT, what
+    /// a SYN and SYN-ACK crossing idle links measure (their transmission times, queues met by a
+    /// flow that joins a busy link, and a trace link's wait for a delivery opportunity are not
+    /// included). Linux seeds `srtt` from the SYN-ACK (`tcp_synack_rtt_meas`) before the
+    /// controller's `init`; the sender's own estimator here starts empty, so a controller that
+    /// reads srtt before its first ACK (Prague's initial pacing rate) takes it from here.
+    #[allow(unused_variables)]
+    fn on_handshake(&mut self, rtt: Dur) {}
+
     /// A segment (new or retransmitted) was sent; `in_flight` includes it.
     #[allow(unused_variables)]
     fn on_sent(&mut self, now: Time, in_flight: u32) {}

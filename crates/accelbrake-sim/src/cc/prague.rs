@@ -25,7 +25,9 @@
 //!   step down sets ssthresh, which is what ends slow start.
 //! * **Pacing** (`prague_update_pacing_rate`): `MTU·max(W, in flight)/srtt`, twice that while the
 //!   window is below half of ssthresh; bursts of at most 250 µs of data
-//!   (`prague_burst_shift = 12`).
+//!   (`prague_burst_shift = 12`). The initial window is paced from the handshake's RTT
+//!   (`prague_init` with the SYN-ACK's `srtt_us`; here the flow's propagation RTT, see
+//!   [`CongestionControl::on_handshake`]).
 //!
 //! Not modelled (docs/l4s.md): the rate-based mode below 4 MTUs of window
 //! (`prague_cwnd_mode = 2` switches to it), MTU reduction at very low rates, the ±3 % pacing
@@ -296,6 +298,16 @@ impl CongestionControl for Prague {
         // max_tso_burst = max(1, rate/MTU >> prague_burst_shift): 250 µs of data.
         let pps = self.pacing_rate().unwrap_or(0.0) / f64::from(MTU);
         ((pps * BURST_SECONDS).floor() as u32).max(1)
+    }
+
+    fn on_handshake(&mut self, rtt: Dur) {
+        // prague_init runs after the handshake with `tp->srtt_us` from the SYN-ACK and sets the
+        // initial pacing rate from it ("If we have an initial RTT estimate, ensure we have an
+        // initial pacing rate", tcp_prague.c v0.7), so the initial window leaves paced at
+        // 2·IW·MTU/srtt rather than in one burst that DualPI2's 1-ms step would mark.
+        if rtt > Dur::ZERO {
+            self.srtt = Some(rtt);
+        }
     }
 
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {

@@ -330,10 +330,19 @@ fn collect_warnings(scenario: &Scenario, hops: &[Hop], end: Time) -> Result<Vec<
 /// Flow `id`'s endpoints (controller, sender, receiver) from its scenario entry. The controller's
 /// random stream is the flow's own (`CC_STREAMS + id`), so building it at the flow's start instead
 /// of with the simulation draws exactly the same numbers.
-fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::external::Externals>) -> Result<Live> {
+///
+/// `handshake_rtt` is the flow's propagation RTT, given to the controller as its handshake's RTT
+/// sample ([`cc::CongestionControl::on_handshake`]).
+fn build_live(
+    spec: &FlowSpec,
+    id: u32,
+    seed: u64,
+    externals: Option<&cc::external::Externals>,
+    handshake_rtt: Dur,
+) -> Result<Live> {
     let start = Time(Dur::from_millis_f64(spec.start_ms).0);
     let cc_rng = Rng::stream(seed, CC_STREAMS + id as u64);
-    let (controller, marking) = match externals.and_then(|x| x.get(&spec.scheme).map(|f| (x, f))) {
+    let (mut controller, marking) = match externals.and_then(|x| x.get(&spec.scheme).map(|f| (x, f))) {
         Some((x, factory)) => {
             let info = cc::external::BuildInfo {
                 flow: id,
@@ -352,6 +361,7 @@ fn build_live(spec: &FlowSpec, id: u32, seed: u64, externals: Option<&cc::extern
             )
         }
     };
+    controller.on_handshake(handshake_rtt);
     // VCP's low-load code 01 is ABC's accelerate codepoint; both echo per packet.
     let abc = matches!(marking, cc::Marking::Abc | cc::Marking::Vcp);
     let l4s = marking == cc::Marking::L4s;
@@ -412,7 +422,7 @@ impl Simulation {
             return;
         }
         let spec = &self.scenario.flows[fl.spec as usize];
-        let live = build_live(spec, f as u32, self.scenario.seed, None)
+        let live = build_live(spec, f as u32, self.scenario.seed, None, fl.prop_rtt)
             .expect("the flow's parameters were checked by building its controller with the simulation");
         fl.live = Some(Box::new(live));
     }
@@ -517,16 +527,11 @@ impl Simulation {
                 // one here and drop it, so that bad parameters are still refused before the run.
                 // Whether a controller builds depends only on its parameters (`start` and the
                 // random stream do not make it fail), so one per entry is enough.
-                drop(build_live(spec, flows.len() as u32, scenario.seed, None)?);
+                drop(build_live(spec, flows.len() as u32, scenario.seed, None, Dur::ZERO)?);
             }
             for _ in 0..spec.count {
                 let id = flows.len() as u32;
                 let start = Time(Dur::from_millis_f64(spec.start_ms).0);
-                let live = if external {
-                    Some(Box::new(build_live(spec, id, scenario.seed, externals)?))
-                } else {
-                    None
-                };
                 let extra_delay = Dur::from_millis_f64(spec.extra_delay_ms);
                 let fwd: Vec<u32> = spec.fwd.iter().map(|&h| h as u32).collect();
                 let rev: Vec<u32> = spec.rev.iter().map(|&h| h as u32).collect();
@@ -534,6 +539,11 @@ impl Simulation {
                     .iter()
                     .chain(rev.iter())
                     .fold(extra_delay, |acc, &h| acc + hops[h as usize].delay);
+                let live = if external {
+                    Some(Box::new(build_live(spec, id, scenario.seed, externals, prop_rtt)?))
+                } else {
+                    None
+                };
                 flows.push(Flow {
                     scheme: spec.scheme.clone(),
                     spec: k as u32,
