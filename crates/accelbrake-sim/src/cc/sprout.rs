@@ -197,6 +197,8 @@ pub struct Forecaster {
     last_flagged: bool,
     /// The previous tick ended with the sender still sending (its last arrival not flagged).
     prev_busy: bool,
+    /// A heartbeat arrived in the current tick (counted only with `exact_ticks`).
+    heartbeat_this_tick: bool,
     cached: Option<(Time, [u32; FORECAST_TICKS])>,
     /// The count distributions the forecast reads (code `ProcessForecastInterval`), shared by
     /// every forecaster of the same configuration; `None` only while it is being built.
@@ -315,6 +317,7 @@ impl Forecaster {
             idle_until: None,
             last_flagged: false,
             prev_busy: false,
+            heartbeat_this_tick: false,
             cached: None,
             table: None,
             cfg,
@@ -459,7 +462,14 @@ impl Forecaster {
         };
         while t + self.tick < now {
             self.evolve();
-            if self.count == 0 {
+            if self.count == 0 && self.heartbeat_this_tick {
+                // `exact_ticks`: a tick whose only arrival was a heartbeat is observed as one
+                // delivery, as the code does. Its receiver adds `len / 1400.0` per arrival
+                // (`Receiver::recv`) and observes `0 < count < 1` as 1 (`Receiver::advance_to`);
+                // the client's heartbeat, sent every `fallback_interval` = 50 ms while its window
+                // is empty (`sproutbt2.cc`), carries a few bytes of header and so counts so.
+                self.observe(1);
+            } else if self.count == 0 {
                 // Silence is evidence unless the sender said it would be quiet (code:
                 // `time_to_next`, renewed by heartbeats).
                 let idle = self.idle_until.is_some_and(|u| t + self.tick <= u);
@@ -478,6 +488,7 @@ impl Forecaster {
                 self.prev_busy = !self.last_flagged;
             }
             self.count = 0;
+            self.heartbeat_this_tick = false;
             t += self.tick;
         }
         self.time = Some(t);
@@ -492,9 +503,11 @@ impl Forecaster {
         self.idle_until = flight_end.then(|| now + Dur::from_millis_f64(HEARTBEAT_MS) + self.tick);
     }
 
-    /// A heartbeat arrived at `now`: the sender is alive and idle; not a delivery.
+    /// A heartbeat arrived at `now`: the sender is alive and idle; not a delivery, except that
+    /// with `exact_ticks` a tick with nothing else is observed as one (see `advance_to`).
     pub fn on_heartbeat(&mut self, now: Time) {
         self.advance_to(now);
+        self.heartbeat_this_tick = self.cfg.exact_ticks;
         self.last_flagged = true;
         self.prev_busy = false;
         self.idle_until = Some(now + Dur::from_millis_f64(HEARTBEAT_MS) + self.tick);
@@ -1103,6 +1116,41 @@ mod tests {
             bound.observe_at_least(3);
             assert_eq!(f.p, exact.p, "prev_busy {prev_busy}, flagged {flagged}");
             assert_ne!(f.p, bound.p, "the default rule would have given a lower bound here");
+        }
+    }
+
+    #[test]
+    fn with_exact_ticks_a_tick_with_only_a_heartbeat_is_one_delivery_as_in_the_code() {
+        // receiver.cc: `recv` adds `len / 1400.0` for every arrival, a heartbeat's few header
+        // bytes included, and `advance_to` observes `0 < count < 1` as 1. Without `exact_ticks`
+        // the model leaves a heartbeat uncounted (the tick is a promised silence).
+        let tick = Dur::from_millis(20);
+        let t0 = Time::from_millis(1);
+        for exact_ticks in [true, false] {
+            let cfg = SproutConfig {
+                exact_ticks,
+                ..SproutConfig::default()
+            };
+            let mut f = Forecaster::new(cfg);
+            f.advance_to(t0);
+            let mut one = f.clone();
+            let mut skipped = f.clone();
+            f.on_heartbeat(t0 + Dur::from_millis(5));
+            f.advance_to(t0 + tick + Dur::from_nanos(1));
+            one.evolve();
+            one.observe(1);
+            skipped.evolve();
+            if exact_ticks {
+                assert_eq!(f.p, one.p, "a heartbeat-only tick is observed as one delivery");
+            } else {
+                assert_eq!(f.p, skipped.p, "a heartbeat is no delivery and its tick no evidence");
+            }
+            // The next tick, with neither data nor heartbeat, is inside the heartbeat's promised
+            // 50 ms of silence and observes nothing either way.
+            let mut evolved = f.clone();
+            f.advance_to(t0 + tick + tick + Dur::from_nanos(1));
+            evolved.evolve();
+            assert_eq!(f.p, evolved.p);
         }
     }
 
