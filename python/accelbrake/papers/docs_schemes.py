@@ -407,13 +407,17 @@ def _render_vcp_ablation(d: pd.DataFrame) -> str:
     return _table(["VCP", "util. / mean delay", "ABC util. / VCP's"], rows)
 
 
+_ABC_OVER = "ABC utilisation / scheme's"
+
+
 def _render_vcp_intro(d: pd.DataFrame) -> str:
     m = _over_traces(d)
     a = m.loc["abc"]
     return (
         "**What sets VCP's utilisation.** Without undoing a spurious RTO, ABC's utilisation is "
         f"{a[_U] / m.at['vcp-noundo', _U]:.2f}× VCP's (with the undo, the default, "
-        f"{a[_U] / m.at['vcp', _U]:.2f}×; the paper: about 1.2, with VCP's delay slightly below ABC's). "
+        f"{a[_U] / m.at['vcp', _U]:.2f}×; the paper: about "
+        f"{_published('abc-fig18', 'VCP', _ABC_OVER)}, with VCP's delay slightly below ABC's). "
         "Each difference from ns-2's VCP (`vcp-queue.cc`, `vcp-src.cc`, `vcp-src.h`, `vcp-cmn.h`, by Xia) "
         "and the artifact's router (`vcp_packet_queue.cc`; the artifact has no VCP sender), tried "
         "with `accelbrake reproduce abc-fig18 --set …` (3 seeds, 140 s, the five traces; VCP's "
@@ -442,25 +446,47 @@ def _render_vcp_ai(d: pd.DataFrame) -> str:
     )
 
 
+def _published(fig: str, scheme: str, metric: str) -> str:
+    """The ABC paper's value for ``scheme`` and ``metric`` in ``fig`` (accelbrake.papers.abc)."""
+    from accelbrake.papers.abc.published import PUBLISHED
+
+    for p in PUBLISHED[fig]:
+        if p.scheme == scheme and p.metric == metric:
+            return f"{p.value:g}" if p.value is not None else p.text
+    raise KeyError(f"{fig}: no published {scheme} {metric!r}")
+
+
 def _render_repro(d: pd.DataFrame) -> str:
     m = _over_traces(d)
     a = m.loc["abc"]
+    f18 = "scheme's p95 delay / ABC's"
     rows = [
         [
             "`abc-table`, `abc-fig18`",
             "XCP utilisation / ABC's",
             f"{m.at['xcp', _U] / a[_U]:.2f}",
-            "0.97 (table), ≈ 1 (Fig. 18)",
+            f"{_published('abc-table', 'XCP', 'norm. utilisation')} (table), ≈ 1 (Fig. 18)",
         ],
         [
             "`abc-table`, `abc-fig18`",
             "XCP p95 per-packet delay / ABC's",
             f"{m.at['xcp', _P95] / a[_P95]:.2f}",
-            "2.04 (table), 2.05 (Fig. 18)",
+            f"{_published('abc-table', 'XCP', 'norm. p95 per-packet delay')} (table), "
+            f"{_published('abc-fig18', 'XCP', f18)} (Fig. 18)",
         ],
-        ["`abc-fig18`", "XCP_w p95 / ABC's", f"{m.at['xcp-w', _P95] / a[_P95]:.2f}", "1.4"],
-        ["`abc-fig18`", "ABC utilisation / RCP's", f"{a[_U] / m.at['rcp', _U]:.2f}", "1.2"],
-        ["`abc-fig18`", "ABC utilisation / VCP's", f"{a[_U] / m.at['vcp', _U]:.2f}", "1.2"],
+        ["`abc-fig18`", "XCP_w p95 / ABC's", f"{m.at['xcp-w', _P95] / a[_P95]:.2f}", _published("abc-fig18", "XCP_w", f18)],
+        [
+            "`abc-fig18`",
+            "ABC utilisation / RCP's",
+            f"{a[_U] / m.at['rcp', _U]:.2f}",
+            _published("abc-fig18", "RCP", "ABC utilisation / scheme's"),
+        ],
+        [
+            "`abc-fig18`",
+            "ABC utilisation / VCP's",
+            f"{a[_U] / m.at['vcp', _U]:.2f}",
+            _published("abc-fig18", "VCP", "ABC utilisation / scheme's"),
+        ],
     ]
     return _table(["id", "row", "ours", "paper"], rows)
 
@@ -605,12 +631,15 @@ def _render_pk_settings(d: pd.DataFrame) -> str:
     )
 
 
+_PK_Q = "p95 queueing delay (ms)"
+
+
 def _render_pk_repro(d: pd.DataFrame) -> str:
     t = _per_trace(d)
     up = [tr for tr in _traces(d) if tr.endswith("Verizon-LTE-short.up")][0]
     rows = [
-        ["`abc-pk`", "ABC p95 queueing delay", f"{t.at[('abc', up), _Q95]:.0f} ms", "97 ms"],
-        ["`abc-pk`", "PK-ABC p95 queueing delay", f"{t.at[('pk-abc', up), _Q95]:.0f} ms", "28 ms"],
+        ["`abc-pk`", "ABC p95 queueing delay", f"{t.at[('abc', up), _Q95]:.0f} ms", _published("abc-pk", "ABC", _PK_Q) + " ms"],
+        ["`abc-pk`", "PK-ABC p95 queueing delay", f"{t.at[('pk-abc', up), _Q95]:.0f} ms", _published("abc-pk", "PK-ABC", _PK_Q) + " ms"],
         ["`abc-pk`", "PK-ABC utilisation", f"{100 * t.at[('pk-abc', up), _U]:.1f} %", "~90 %"],
     ]
     return _table(["id", "row", "ours", "paper"], rows)
