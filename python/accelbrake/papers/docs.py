@@ -1490,29 +1490,28 @@ def _pct_ms(m: pd.DataFrame, s: str) -> str:
     return f"{100 * m.at[s, 'link_utilization']:.1f} % / {m.at[s, 'run_per_packet_delay_p95_ms']:.0f} ms"
 
 
-def _render_copa_traces(d: pd.DataFrame) -> str:
+def _abc_beside(d: pd.DataFrame, other: str) -> list[list[str]]:
+    """Per trace and the mean over traces (seed means): ABC's and ``other``'s utilisation, then
+    their p95 per-packet delays."""
     t = d.groupby(["scheme", "trace"], sort=False)[["link_utilization", "run_per_packet_delay_p95_ms"]].mean()
-    a, c = t.loc["abc"], t.loc["copa"]
-    rows = [
-        [
-            _trace(tr),
-            f"{100 * a.at[tr, 'link_utilization']:.1f} %",
-            f"{100 * c.at[tr, 'link_utilization']:.1f} %",
-            _ms(a.at[tr, "run_per_packet_delay_p95_ms"]),
-            _ms(c.at[tr, "run_per_packet_delay_p95_ms"]),
-        ]
-        for tr in a.index
-    ]
     m = _copa_means(d)
-    rows.append(
+    points = [(_trace(tr), t.loc["abc"].loc[tr], t.loc[other].loc[tr]) for tr in t.loc["abc"].index]
+    points.append(("mean", m.loc["abc"], m.loc[other]))
+    return [
         [
-            "mean",
-            f"{100 * m.at['abc', 'link_utilization']:.1f} %",
-            f"{100 * m.at['copa', 'link_utilization']:.1f} %",
-            _ms(m.at["abc", "run_per_packet_delay_p95_ms"]),
-            _ms(m.at["copa", "run_per_packet_delay_p95_ms"]),
+            name,
+            f"{100 * a['link_utilization']:.1f} %",
+            f"{100 * o['link_utilization']:.1f} %",
+            _ms(a["run_per_packet_delay_p95_ms"]),
+            _ms(o["run_per_packet_delay_p95_ms"]),
         ]
-    )
+        for name, a, o in points
+    ]
+
+
+def _render_copa_traces(d: pd.DataFrame) -> str:
+    rows = _abc_beside(d, "copa")
+    m = _copa_means(d)
     table = md_table(["trace", "ABC util.", "Copa util.", "ABC p95", "Copa p95"], rows)
     dl = m.loc["copa-delack"]
     return (
@@ -1638,28 +1637,8 @@ def _render_bbr_traces(d: pd.DataFrame) -> str:
         ["link_utilization", "run_per_packet_delay_p95_ms", "drops"]
     ].mean()
     a, b = t.loc["abc"], t.loc["bbr"]
-    rows = [
-        [
-            _trace(tr),
-            f"{100 * a.at[tr, 'link_utilization']:.1f} %",
-            f"{100 * b.at[tr, 'link_utilization']:.1f} %",
-            _ms(a.at[tr, "run_per_packet_delay_p95_ms"]),
-            _ms(b.at[tr, "run_per_packet_delay_p95_ms"]),
-            f"{b.at[tr, 'drops']:.0f}",
-        ]
-        for tr in a.index
-    ]
-    m = _copa_means(d)
-    rows.append(
-        [
-            "mean",
-            f"{100 * m.at['abc', 'link_utilization']:.1f} %",
-            f"{100 * m.at['bbr', 'link_utilization']:.1f} %",
-            _ms(m.at["abc", "run_per_packet_delay_p95_ms"]),
-            _ms(m.at["bbr", "run_per_packet_delay_p95_ms"]),
-            "",
-        ]
-    )
+    drops = [f"{x:.0f}" for x in b["drops"]] + [""]
+    rows = [[*r, dr] for r, dr in zip(_abc_beside(d, "bbr"), drops, strict=True)]
     table = md_table(["trace", "ABC util.", "BBR util.", "ABC p95", "BBR p95", "BBR drops"], rows)
     gap = 100 * (b["link_utilization"] - a["link_utilization"])
     ratio = b["run_per_packet_delay_p95_ms"] / a["run_per_packet_delay_p95_ms"]
