@@ -224,7 +224,9 @@ def markdown(rows: list[dict]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", help="comma-separated scenario keys; the other rows of the committed table are kept")
+    ap.add_argument(
+        "--only", help="comma-separated scenario keys; the other rows of the committed table are kept"
+    )
     ap.add_argument("--ns3-seconds", action="append", default=[], help="KEY=S: simulate S seconds for KEY")
     ap.add_argument("--repeat", type=int, default=3, help="runs of ours per scenario (best wall time)")
     ap.add_argument("--out", default="docs/bench")

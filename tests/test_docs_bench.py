@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -59,14 +59,17 @@ def _rows() -> list[tuple[str, str, dict]]:
 ROWS = _rows()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _run(scenario: str, duration_s: float | None) -> dict:
     cmd = [sys.executable, "-m", "accelbrake", "run", "--scenario", scenario, "--json"]
     if duration_s is not None:
         cmd += ["--duration", repr(duration_s)]
     proc = subprocess.run(
         cmd,
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, f"{scenario}: {proc.stderr.strip()}"
     return json.loads(proc.stdout)
@@ -85,7 +88,8 @@ def test_recorded_workload_is_what_the_simulator_runs_now(bench, scenario, recor
     # The ns-3 comparison sets its own simulated time per row (scripts/ns3_compare.py); the others
     # time the scenario file as it is.
     now = _run(scenario, recorded["simulated_s"] if bench == "ns3.json" else None)
-    hint = f"docs/bench/{bench}: {Path(scenario).stem} is stale: rerun `{RERUN[bench].format(key=Path(scenario).stem)}`"
+    key = Path(scenario).stem
+    hint = f"docs/bench/{bench}: {key} is stale: rerun `{RERUN[bench].format(key=key)}`"
     assert now["duration_s"] == pytest.approx(recorded["simulated_s"]), (
         f"{hint} (it timed {recorded['simulated_s']} simulated s, the scenario now runs {now['duration_s']})"
     )

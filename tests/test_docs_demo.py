@@ -30,9 +30,21 @@ def test_the_docs_show_the_figure():
 
 def test_the_committed_numbers_are_what_the_demo_produces_now(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "accelbrake", "reproduce", demo.REPRODUCTION, "--quick", "--no-report",
-         "--no-progress", "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "accelbrake",
+            "reproduce",
+            demo.REPRODUCTION,
+            "--quick",
+            "--no-report",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
@@ -41,11 +53,12 @@ def test_the_committed_numbers_are_what_the_demo_produces_now(tmp_path):
     fresh = pd.read_csv(tmp_path / "fresh.csv")
     committed = pd.read_csv(demo.DATA)
     assert list(fresh.columns) == list(committed.columns), HINT
-    assert list(zip(fresh["scheme"], fresh["trace"])) == list(zip(committed["scheme"], committed["trace"])), HINT
+    names = list(zip(fresh["scheme"], fresh["trace"], strict=True))
+    assert names == list(zip(committed["scheme"], committed["trace"], strict=True)), HINT
     for col in fresh.columns[2:]:
-        assert fresh[col].to_numpy(float) == pytest.approx(committed[col].to_numpy(float), rel=1e-9, abs=1e-12), (
-            f"{col}: {HINT}"
-        )
+        assert fresh[col].to_numpy(float) == pytest.approx(
+            committed[col].to_numpy(float), rel=1e-9, abs=1e-12
+        ), f"{col}: {HINT}"
 
 
 def test_a_damaged_figure_is_caught(tmp_path):

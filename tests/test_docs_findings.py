@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from accelbrake.papers.docs_findings import FINDING_KEYS, render_findings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -33,7 +33,9 @@ def points(run_dir: Path) -> pd.DataFrame:
 
     table = run_dir / "results.parquet"
     if not table.is_file():
-        raise SystemExit(f"{table}: not found; run `accelbrake reproduce {REPRODUCTION} --quick --out DIR` first")
+        raise SystemExit(
+            f"{table}: not found; run `accelbrake reproduce {REPRODUCTION} --quick --out DIR` first"
+        )
     agg = F.aggregate(pd.read_parquet(table))
     return agg[COLUMNS].reset_index(drop=True)
 
@@ -69,9 +71,12 @@ def source_of(figure: Path = FIGURE) -> str | None:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m accelbrake.papers.demo",
-        description="Keep the demo's plotted numbers in docs/data and draw the docs' trade-off figure from them.",
+        description="Keep the demo's plotted numbers in docs/data and draw the docs' trade-off figure "
+        "from them.",
     )
-    ap.add_argument("run_dir", type=Path, help=f"the output folder of `accelbrake reproduce {REPRODUCTION} --quick`")
+    ap.add_argument(
+        "run_dir", type=Path, help=f"the output folder of `accelbrake reproduce {REPRODUCTION} --quick`"
+    )
     args = ap.parse_args(argv)
     DATA.parent.mkdir(parents=True, exist_ok=True)
     points(args.run_dir).to_csv(DATA, index=False)

@@ -1622,12 +1622,14 @@ def _render_bbr_intro(d: pd.DataFrame) -> str:
     same = (ru > 1) == (pu > 1)
     return (
         f"`accelbrake reproduce abc-table` gives BBR {ru:.2f}× ABC's utilisation and {rd:.2f}× its p95 "
-        f"per-packet delay (ABC {100 * a['link_utilization']:.1f} %, {_ms(a['run_per_packet_delay_p95_ms'])}; "
+        f"per-packet delay (ABC {100 * a['link_utilization']:.1f} %, "
+        f"{_ms(a['run_per_packet_delay_p95_ms'])}; "
         f"means over the 5 traces of 3 seeds each); the paper has {pu:g} / {pd_:g}"
         + (
             "."
             if same
-            else f", i.e. ABC about {100 * (1 / pu - 1):.0f} % ahead: the sign of the utilisation gap is the other way round."
+            else f", i.e. ABC about {100 * (1 / pu - 1):.0f} % ahead: the sign of the utilisation gap "
+            "is the other way round."
         )
     )
 
@@ -1670,9 +1672,7 @@ def _render_bbr_variants(d: pd.DataFrame) -> str:
                 f"{r['link_utilization'] / au:.2f} / {r['run_per_packet_delay_p95_ms'] / ad:.2f}",
             ]
         )
-    table = md_table(
-        ["variant", "BBR util.", "BBR p95", f"vs ABC ({100 * au:.1f} %, {_ms(ad)})"], rows
-    )
+    table = md_table(["variant", "BBR util.", "BBR p95", f"vs ABC ({100 * au:.1f} %, {_ms(ad)})"], rows)
     t = d.groupby(["scheme", "trace"], sort=False)["link_utilization"].mean()
     moved = [
         f"{_trace(tr)} ({100 * t.at[('bbr', tr)]:.1f} → {100 * t.at[('bbr-ltbw', tr)]:.1f} %)"

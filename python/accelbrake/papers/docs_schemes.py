@@ -474,7 +474,12 @@ def _render_repro(d: pd.DataFrame) -> str:
             f"{_published('abc-table', 'XCP', 'norm. p95 per-packet delay')} (table), "
             f"{_published('abc-fig18', 'XCP', f18)} (Fig. 18)",
         ],
-        ["`abc-fig18`", "XCP_w p95 / ABC's", f"{m.at['xcp-w', _P95] / a[_P95]:.2f}", _published("abc-fig18", "XCP_w", f18)],
+        [
+            "`abc-fig18`",
+            "XCP_w p95 / ABC's",
+            f"{m.at['xcp-w', _P95] / a[_P95]:.2f}",
+            _published("abc-fig18", "XCP_w", f18),
+        ],
         [
             "`abc-fig18`",
             "ABC utilisation / RCP's",
@@ -638,8 +643,18 @@ def _render_pk_repro(d: pd.DataFrame) -> str:
     t = _per_trace(d)
     up = [tr for tr in _traces(d) if tr.endswith("Verizon-LTE-short.up")][0]
     rows = [
-        ["`abc-pk`", "ABC p95 queueing delay", f"{t.at[('abc', up), _Q95]:.0f} ms", _published("abc-pk", "ABC", _PK_Q) + " ms"],
-        ["`abc-pk`", "PK-ABC p95 queueing delay", f"{t.at[('pk-abc', up), _Q95]:.0f} ms", _published("abc-pk", "PK-ABC", _PK_Q) + " ms"],
+        [
+            "`abc-pk`",
+            "ABC p95 queueing delay",
+            f"{t.at[('abc', up), _Q95]:.0f} ms",
+            _published("abc-pk", "ABC", _PK_Q) + " ms",
+        ],
+        [
+            "`abc-pk`",
+            "PK-ABC p95 queueing delay",
+            f"{t.at[('pk-abc', up), _Q95]:.0f} ms",
+            _published("abc-pk", "PK-ABC", _PK_Q) + " ms",
+        ],
         ["`abc-pk`", "PK-ABC utilisation", f"{100 * t.at[('pk-abc', up), _U]:.1f} %", "~90 %"],
     ]
     return _table(["id", "row", "ours", "paper"], rows)
